@@ -1,0 +1,50 @@
+# Every target bootstraps .venv from python3 when it is missing, so a fresh clone needs nothing
+# but `make serve` or `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+HOST ?= 127.0.0.1
+PORT ?= 5006
+APP := dashboards/lecture.py
+
+.PHONY: serve test lint format docs chromium clean
+
+$(STAMP): pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -c constraints.txt -e '.[test]'
+	touch $(STAMP)
+
+## serve: the lecture on http://localhost:5006 (bound to localhost only)
+serve: $(STAMP)
+	@echo "Clase 04 en http://localhost:$(PORT)/"
+	$(BIN)/panel serve $(APP) --address $(HOST) --port $(PORT) \
+		--allow-websocket-origin localhost:$(PORT) --allow-websocket-origin 127.0.0.1:$(PORT) \
+		--index lecture
+
+## test: everything CI runs (lint, model tests, dashboard tests, browser tests)
+test: $(STAMP) chromium
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+## docs: regenerate the worked-examples document from the models
+docs: $(STAMP)
+	$(BIN)/python -m attnmodel.worked_examples --write docs/ejemplos-trabajados.md
+
+## chromium: Debian's Chromium for the browser tests (Playwright cannot download its own here)
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+		echo "Instalando chromium (apt-get)…"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
+
+clean:
+	rm -rf $(VENV) dist .pytest_cache .ruff_cache .hypothesis

@@ -1,0 +1,17 @@
+"""attnmodel: the models and the maths of "Clase 04 — Atención y Transformers".
+
+Pure numpy (``core``) and one ``param.Parameterized`` class per demo. Nothing here imports Panel,
+so the same objects drive the live lecture, the offline handout and the tests.
+"""
+
+from .capital import CapitalWalkthrough
+from .positional import PositionalEncodingDemo
+from .scaling import ScalingDemo
+from .self_attention import SelfAttention
+
+__all__ = [
+    "CapitalWalkthrough",
+    "PositionalEncodingDemo",
+    "ScalingDemo",
+    "SelfAttention",
+]

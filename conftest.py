@@ -1,0 +1,33 @@
+"""Fixtures shared by every test folder."""
+
+from __future__ import annotations
+
+import socket
+
+import numpy as np
+import pytest
+
+
+@pytest.fixture
+def rng():
+    """A seeded generator, so a failing random case can be replayed."""
+    return np.random.default_rng(20261129)
+
+
+@pytest.fixture
+def port():
+    """A free TCP port on 127.0.0.1."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def panel_cleanup():
+    """Reset Panel's global state after a test that built views."""
+    yield
+    import panel as pn
+
+    pn.state.kill_all_servers()
+    pn.state.cache.clear()
+    pn.state.curdoc = None

@@ -1,0 +1,216 @@
+"""Building blocks shared by the demo views: Spanish numbers, matrices, readouts, editors.
+
+Everything that holds state is built inside a function or a Viewer instance (one per browser
+session); nothing stateful lives at module level.
+"""
+
+from __future__ import annotations
+
+import html
+
+import holoviews as hv
+import numpy as np
+import panel as pn
+import param
+
+from attnmodel.formatting import es_number, es_percent, parse_es_number
+
+__all__ = [
+    "CSS",
+    "MatrixEditor",
+    "configure",
+    "es_number",
+    "es_percent",
+    "esc",
+    "math_md",
+    "matrix_html",
+    "readout_html",
+    "section_header",
+]
+
+ACCENT = "#1f5fa8"
+
+CSS = """
+:host { --accent: #1f5fa8; }
+.c04-matrix { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 2px 0; }
+.c04-matrix caption { caption-side: top; text-align: left; font-weight: 600; padding: 2px 0 4px; }
+.c04-matrix th { font-weight: 500; color: #555; padding: 2px 8px; text-align: center; }
+.c04-matrix td { padding: 3px 10px; text-align: right; border: 1px solid #d6dbe3; min-width: 3.5em; }
+.c04-matrix td.c04-masked { color: #999; background: #f3f3f3; }
+.c04-matrix td.c04-sum { border: none; color: #2a7a2a; font-size: 90%; text-align: left; }
+.c04-readout { display: inline-block; min-width: 11em; padding: 8px 14px; margin: 4px 8px 4px 0;
+  border-left: 4px solid #1f5fa8; background: #f5f8fc; }
+.c04-readout .c04-label { font-size: 85%; color: #444; }
+.c04-readout .c04-value { font-size: 170%; font-weight: 600; font-variant-numeric: tabular-nums; }
+.c04-readout .c04-unit { font-size: 85%; color: #666; }
+.c04-error { color: #a40000; font-size: 90%; min-height: 1.2em; }
+.c04-note { color: #555; font-size: 92%; }
+"""
+
+
+def configure() -> None:
+    """Load the Panel/HoloViews extensions the lecture needs (idempotent)."""
+    hv.extension("bokeh", logo=False)
+    pn.extension("mathjax", "tabulator", raw_css=[CSS], design="native", notifications=False)
+
+
+def esc(text) -> str:
+    """HTML-escape anything a user may have typed (tokens, sentences, cell text)."""
+    return html.escape(str(text), quote=True)
+
+
+def math_md(text: str, **params) -> pn.pane.Markdown:
+    """Markdown with MathJax: write math as $$...$$ (inline) — it renders offline."""
+    params.setdefault("sizing_mode", "stretch_width")
+    return pn.pane.Markdown(text, **params)
+
+
+def section_header(title: str, intro: str = "", anchor: str | None = None) -> pn.pane.Markdown:
+    anchor_html = f'<a id="{esc(anchor)}"></a>' if anchor else ""
+    body = f"{anchor_html}\n\n## {title}\n\n{intro}" if intro else f"{anchor_html}\n\n## {title}"
+    return math_md(body)
+
+
+def matrix_html(
+    matrix,
+    title: str = "",
+    row_labels=None,
+    col_labels=None,
+    decimals: int = 2,
+    row_sums: bool = False,
+    testid: str | None = None,
+    shade: bool = False,
+) -> str:
+    """An HTML table of a matrix with Spanish numbers; -inf shows as −∞ on a grey cell.
+
+    ``shade`` colours cells by value in [0, 1] (attention weights). Labels are escaped.
+    """
+    m = np.atleast_2d(np.asarray(matrix, dtype=float))
+    row_labels = row_labels if row_labels is not None else [str(i + 1) for i in range(m.shape[0])]
+    col_labels = col_labels if col_labels is not None else [str(j + 1) for j in range(m.shape[1])]
+    tid = f' data-testid="{esc(testid)}"' if testid else ""
+    parts = [f'<table class="c04-matrix"{tid}>']
+    if title:
+        parts.append(f"<caption>{title}</caption>")
+    parts.append("<tr><th></th>" + "".join(f"<th>{esc(c)}</th>" for c in col_labels))
+    if row_sums:
+        parts.append("<th></th>")
+    parts.append("</tr>")
+    for label, row in zip(row_labels, m, strict=True):
+        cells = []
+        for v in row:
+            if np.isneginf(v):
+                cells.append('<td class="c04-masked">−∞</td>')
+                continue
+            style = ""
+            if shade:
+                alpha = float(np.clip(v, 0, 1))
+                color = "#fff" if alpha > 0.55 else "#111"
+                style = f' style="background: rgba(31,95,168,{alpha:.3f}); color: {color}"'
+            cells.append(f"<td{style}>{es_number(v, decimals)}</td>")
+        total = ""
+        if row_sums:
+            finite = row[np.isfinite(row)]
+            total = f'<td class="c04-sum">Σ = {es_number(finite.sum(), decimals)}</td>'
+        parts.append(f"<tr><th>{esc(label)}</th>{''.join(cells)}{total}</tr>")
+    parts.append("</table>")
+    return "".join(parts)
+
+
+def readout_html(label: str, value: str, unit: str = "", testid: str | None = None) -> str:
+    tid = f' data-testid="{esc(testid)}"' if testid else ""
+    return (
+        f'<div class="c04-readout"{tid}><div class="c04-label">{label}</div>'
+        f'<div class="c04-value">{value}</div><div class="c04-unit">{unit}</div></div>'
+    )
+
+
+class MatrixEditor(pn.viewable.Viewer):
+    """Editable cells for one matrix parameter of a model.
+
+    Each cell accepts Spanish input ("1,5", "−2"). A bad value shows a Spanish message under the
+    grid, the cell goes back to the last valid value, and the model is not touched.
+    """
+
+    model = param.Parameter(doc="The param.Parameterized that owns the matrix.")
+    name_param = param.String(doc="Name of the matrix parameter on the model (e.g. 'X').")
+    title = param.String(default="", doc="Caption shown above the cells (Markdown/MathJax).")
+    cell_width = param.Integer(default=68)
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        matrix = getattr(self.model, self.name_param)
+        n_rows, n_cols = matrix.shape
+        self._inputs = [
+            [
+                pn.widgets.TextInput(
+                    value=es_number(matrix[i, j], 4).rstrip("0").rstrip(","),
+                    width=self.cell_width,
+                    margin=(2, 3),
+                    name="",
+                    css_classes=["c04-cell"],
+                    stylesheets=[":host input { text-align: right; }"],
+                )
+                for j in range(n_cols)
+            ]
+            for i in range(n_rows)
+        ]
+        for i, row in enumerate(self._inputs):
+            for j, widget in enumerate(row):
+                widget.param.watch(lambda event, i=i, j=j: self._on_edit(i, j, event), "value")
+        self.error = pn.pane.HTML("", css_classes=["c04-error"], margin=(0, 4))
+        self._syncing = False
+        self.model.param.watch(self._from_model, [self.name_param])
+        self._layout = pn.Column(
+            math_md(self.title, margin=(0, 4)) if self.title else None,
+            pn.GridBox(*[w for row in self._inputs for w in row], ncols=n_cols),
+            self.error,
+            margin=(4, 12, 4, 0),
+        )
+
+    @staticmethod
+    def _text(value: float) -> str:
+        text = es_number(value, 4)
+        return text.rstrip("0").rstrip(",") if "," in text else text
+
+    def _on_edit(self, i: int, j: int, event) -> None:
+        if self._syncing:
+            return
+        current = getattr(self.model, self.name_param)
+        try:
+            value = parse_es_number(event.new)
+            if value == current[i, j]:
+                self.error.object = ""
+                return
+            new = current.copy()
+            new[i, j] = value
+            setattr(self.model, self.name_param, new)
+        except ValueError as exc:
+            label = self.name_param
+            self.error.object = esc(f"{label}[{i + 1},{j + 1}]: {exc} Se mantiene el valor anterior.")
+            self._set_text(i, j, current[i, j])
+            return
+        self.error.object = ""
+
+    def _set_text(self, i: int, j: int, value: float) -> None:
+        self._syncing = True
+        try:
+            self._inputs[i][j].value = self._text(value)
+        finally:
+            self._syncing = False
+
+    def _from_model(self, event) -> None:
+        for i, row in enumerate(event.new):
+            for j, value in enumerate(row):
+                if parse_or_none(self._inputs[i][j].value) != value:
+                    self._set_text(i, j, value)
+
+    def __panel__(self):
+        return self._layout
+
+
+def parse_or_none(text) -> float | None:
+    try:
+        return parse_es_number(text)
+    except ValueError:
+        return None

@@ -1,0 +1,256 @@
+"""The servable lecture: "Clase 04 — Atención y Transformers".
+
+`make serve` runs `panel serve dashboards/lecture.py`. Every browser session gets its own models
+and views (built in `Lecture.__init__`, never at import); a section's view is built the first time
+it is shown. `?seccion=<id>` opens a section directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import panel as pn
+import param
+
+from attnmodel import (
+    AttentionExplorer,
+    CapitalWalkthrough,
+    MultiHeadDemo,
+    PositionalEncodingDemo,
+    ScalingDemo,
+    SelfAttention,
+)
+from dashboards.capital import CapitalView
+from dashboards.common import configure, esc, math_md
+from dashboards.explorer import ExplorerView
+from dashboards.multihead import MultiHeadView
+from dashboards.positional import PositionalView
+from dashboards.scaling import ScalingView
+from dashboards.self_attention import SelfAttentionView
+
+TITLE = "Clase 04 — Atención y Transformers"
+
+INTRO = r"""
+# Clase 04 — Atención y Transformers
+
+Aquí no hay matrices de adorno: $$Q$$, $$K$$, $$V$$, los puntajes, el softmax y la mezcla se
+calculan de verdad a partir de las matrices que puedes editar. Los valores por defecto reproducen,
+número a número, los ejemplos trabajados del apunte.
+
+$$\text{Attention}(Q,K,V) = \text{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V$$
+"""
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str
+    label: str
+    build: Callable[[Lecture], pn.viewable.Viewable]
+
+
+class Lecture(pn.viewable.Viewer):
+    """One browser session of the lecture: its models, its lazily built sections, its navigation."""
+
+    section = param.String(default="autoatencion", doc="Id of the section on screen.")
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        # The models are cheap; the views are built on first show.
+        self.self_attention = SelfAttention()
+        self.scaling = ScalingDemo()
+        self.multihead = MultiHeadDemo()
+        self.positional = PositionalEncodingDemo()
+        self.capital = CapitalWalkthrough()
+        self.explorer = AttentionExplorer()
+        self.sections = {s.id: s for s in SECTIONS}
+        self._built: dict[str, pn.viewable.Viewable] = {}
+        self.nav = pn.widgets.RadioButtonGroup(
+            options={s.label: s.id for s in SECTIONS},
+            value=self.section if self.section in self.sections else SECTIONS[0].id,
+            orientation="vertical",
+            button_type="primary",
+            button_style="outline",
+            sizing_mode="stretch_width",
+            stylesheets=[":host .bk-btn { text-align: left; white-space: normal; }"],
+        )
+        self.main = pn.Column(sizing_mode="stretch_width", min_height=600)
+        self.nav.param.watch(self._on_nav, "value")
+        self._show(self.nav.value)
+
+    def _on_nav(self, event) -> None:
+        self._show(event.new)
+        if pn.state.location is not None:
+            pn.state.location.update_query(seccion=event.new)
+
+    def _show(self, section_id: str) -> None:
+        if section_id not in self._built:
+            self._built[section_id] = self.sections[section_id].build(self)
+        self.section = section_id
+        self.main.objects = [self._built[section_id]]
+
+    def go(self, section_id: str) -> None:
+        """Navigate to a section (used by the "Para seguir jugando" buttons)."""
+        self.nav.value = section_id
+
+    def __panel__(self):
+        sidebar = pn.Column(
+            pn.pane.HTML("<b>Secciones</b>", margin=(10, 10, 0, 10)),
+            self.nav,
+            width=250,
+            margin=(10, 10),
+        )
+        return pn.Column(
+            math_md(INTRO, margin=(0, 20)),
+            pn.Row(sidebar, self.main, sizing_mode="stretch_width"),
+            sizing_mode="stretch_width",
+            max_width=1400,
+        )
+
+
+def _marker(section_id: str) -> pn.pane.HTML:
+    # A stable hook for the browser tests: present once the section has rendered.
+    return pn.pane.HTML(f'<span data-testid="section-{esc(section_id)}"></span>', margin=0, height=0)
+
+
+def _build_attention(lecture: Lecture):
+    return pn.Column(
+        _marker("autoatencion"),
+        SelfAttentionView(model=lecture.self_attention),
+        _marker("escalado"),
+        ScalingView(model=lecture.scaling),
+        sizing_mode="stretch_width",
+    )
+
+
+def _build_heads(lecture: Lecture):
+    return pn.Column(_marker("cabezas"), MultiHeadView(model=lecture.multihead),
+                     sizing_mode="stretch_width")
+
+
+def _build_position(lecture: Lecture):
+    return pn.Column(_marker("posicion"), PositionalView(model=lecture.positional),
+                     sizing_mode="stretch_width")
+
+
+def _build_capital(lecture: Lecture):
+    return pn.Column(_marker("capital"), CapitalView(model=lecture.capital),
+                     sizing_mode="stretch_width")
+
+
+def _build_explorer(lecture: Lecture):
+    return pn.Column(_marker("explorador"), ExplorerView(model=lecture.explorer),
+                     sizing_mode="stretch_width")
+
+
+@dataclass(frozen=True)
+class Exercise:
+    text: str
+    section: str
+    apply: Callable[[Lecture], None]
+
+
+def _causal(lecture: Lecture) -> None:
+    lecture.self_attention.causal = True
+
+
+def _large_scores(lecture: Lecture) -> None:
+    lecture.self_attention.param.update(preset="puntajes grandes", scaled=False, causal=False)
+
+
+def _wk_equals_wq(lecture: Lecture) -> None:
+    lecture.self_attention.param.update(preset="W_K = W_Q", scaled=True, causal=False)
+
+
+def _identity_zero(lecture: Lecture) -> None:
+    lecture.capital.identity = 0.0
+
+
+def _identity_minus(lecture: Lecture) -> None:
+    lecture.capital.identity = -0.90
+
+
+# The seed's "Para seguir jugando", each bullet a one-click action. The lecture numbers the demos
+# as the seed does: 1 autoatención (with √d_k), 2 cabezas, 3 posición, 4 la capital.
+EXERCISES = (
+    Exercise(
+        r"En la 1, activa la máscara causal: la fila del token 1 pasa a ser (1, 0, 0) — sin "
+        r"nada que mirar salvo a sí mismo, el softmax no tiene elección.",
+        "autoatencion",
+        _causal,
+    ),
+    Exercise(
+        r"Desactiva el escalado por $$\sqrt{d_k}$$ con el preset \"puntajes grandes\": el "
+        r"softmax colapsa a one-hot y el gradiente se apaga.",
+        "autoatencion",
+        _large_scores,
+    ),
+    Exercise(
+        r"Pon $$W_K = W_Q$$ (preset 2): la diagonal domina y cada token se mira a sí mismo. Las "
+        r"proyecciones aprendidas existen para poder romper eso.",
+        "autoatencion",
+        _wk_equals_wq,
+    ),
+    Exercise(
+        r"En la 4, arrastra la identidad del país hasta 0: el modelo queda genuinamente indeciso "
+        r"entre París y Roma, ambas con la misma probabilidad.",
+        "capital",
+        _identity_zero,
+    ),
+    Exercise(
+        r"En la 4, pon la identidad en −0.90 y compara: $$p(\text{Roma}) \approx 0.34$$, no "
+        r"0.38. La asimetría es real y el apunte explica por qué.",
+        "capital",
+        _identity_minus,
+    ),
+)
+
+
+def _build_exercises(lecture: Lecture):
+    rows = [_marker("jugar"), math_md("## Para seguir jugando")]
+    for n, exercise in enumerate(EXERCISES, start=1):
+        button = pn.widgets.Button(
+            name="Probarlo", button_type="primary", width=110, margin=(12, 10),
+            css_classes=[f"c04-exercise-{n}"],
+        )
+
+        def run(event, exercise=exercise):
+            exercise.apply(lecture)
+            lecture.go(exercise.section)
+
+        button.on_click(run)
+        rows.append(pn.Row(button, math_md(f"• {exercise.text}"), sizing_mode="stretch_width"))
+    return pn.Column(*rows, sizing_mode="stretch_width")
+
+
+SECTIONS = (
+    Section("autoatencion", "1 · Autoatención y √d_k", _build_attention),
+    Section("cabezas", "2 · Varias cabezas", _build_heads),
+    Section("posicion", "3 · Codificación posicional", _build_position),
+    Section("capital", "4 · «La capital de ___ es …»", _build_capital),
+    Section("explorador", "Explorador: ¿qué mira un Transformer?", _build_explorer),
+    Section("jugar", "Para seguir jugando", _build_exercises),
+)
+ALIASES = {"escalado": "autoatencion"}
+
+
+def create_lecture(section: str | None = None) -> Lecture:
+    """A new Lecture for one session; an unknown section id falls back to the first section."""
+    section = ALIASES.get(section, section)
+    ids = {s.id for s in SECTIONS}
+    return Lecture(section=section if section in ids else SECTIONS[0].id)
+
+
+def _requested_section() -> str | None:
+    args = pn.state.session_args.get("seccion") if pn.state.session_args else None
+    if not args:
+        return None
+    try:
+        return args[0].decode("utf-8", "replace")
+    except AttributeError:
+        return str(args[0])
+
+
+if __name__.startswith("bokeh_app"):
+    configure()
+    create_lecture(_requested_section()).servable(title=TITLE)

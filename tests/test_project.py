@@ -1,0 +1,77 @@
+"""The project files agree with each other: anaconda-project.yml, the Makefile, the README, CI."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _project():
+    return yaml.safe_load((ROOT / "anaconda-project.yml").read_text(encoding="utf-8"))
+
+
+def _make_recipe(target: str) -> str:
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    match = re.search(rf"^{re.escape(target)}:.*\n((?:\t.*\n|\s*\n)+)", text, re.MULTILINE)
+    assert match, f"Makefile has no target {target!r}"
+    return match.group(1)
+
+
+def test_anaconda_project_has_the_template_fields():
+    project = _project()
+    assert re.fullmatch(r"[a-z_]+", project["name"])
+    assert project["description"].strip()
+    assert project["platforms"]
+    for pkg in project["packages"]:
+        assert pkg == "pip" or ">=" in pkg, f"{pkg!r} needs a >= minimum pin"
+    assert project["dependencies"] == project["packages"]
+    assert "test" in project["env_specs"]
+
+
+def test_dashboard_command_serves_a_file_that_exists_like_make_serve():
+    command = _project()["commands"]["dashboard"]
+    assert command["supports_http_options"] is True
+    argv = shlex.split(command["unix"])
+    assert argv[:2] == ["panel", "serve"]
+    app = argv[2]
+    assert (ROOT / app).is_file()
+    recipe = _make_recipe("serve")
+    assert "panel serve $(APP)" in recipe
+    assert re.search(rf"^APP := {re.escape(app)}$", (ROOT / "Makefile").read_text(), re.MULTILINE)
+
+
+def test_test_command_runs_pytest_like_make_test():
+    command = _project()["commands"]["test"]
+    assert command["env_spec"] == "test"
+    assert shlex.split(command["unix"])[0] == "pytest"
+    assert "-m pytest" in _make_recipe("test")
+
+
+def test_every_command_maps_to_a_make_target():
+    mapping = {"dashboard": "serve", "test": "test", "export": "export"}
+    for name in _project()["commands"]:
+        _make_recipe(mapping[name])
+
+
+def test_ci_runs_make_test():
+    run = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "set -euo pipefail" in run
+    assert re.search(r"^make test$", run, re.MULTILINE)
+
+
+def test_readme_quick_start_is_the_two_commands():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quick = readme.split("## Inicio rápido", 1)[1].split("\n## ", 1)[0]
+    commands = re.findall(r"^make \w+", quick, re.MULTILINE)
+    assert commands == ["make serve", "make test"]
+
+
+def test_test_extra_lists_what_the_tests_import():
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    for pkg in ("pytest", "hypothesis", "playwright", "pytest-playwright", "pyyaml", "ruff"):
+        assert f'"{pkg}>=' in text

@@ -1,0 +1,145 @@
+"""Browser tests: the lecture served by `panel serve`, driven by Playwright in Debian's Chromium.
+
+Playwright cannot download its own browsers here, so it launches /usr/bin/chromium (installed by
+`make test`). Every request that does not go to 127.0.0.1/localhost is aborted and recorded, so a
+test can assert the page needs nothing from the internet.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
+LOCAL_PREFIXES = ("http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "ws://localhost",
+                  "data:", "blob:", "file:", "about:")
+
+pytestmark = pytest.mark.ui
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/ui/" in str(item.fspath).replace(os.sep, "/"):
+            item.add_marker(pytest.mark.ui)
+
+
+@pytest.fixture(scope="session")
+def browser_type_launch_args(browser_type_launch_args):
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"No se encontró Chromium en {CHROMIUM}: `make test` lo instala con apt-get.")
+    return {
+        **browser_type_launch_args,
+        "executable_path": CHROMIUM,
+        "args": [
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--no-first-run",
+            "--disable-sync",
+        ],
+    }
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def server():
+    """`panel serve` of the lecture (the same command as `make serve`) on a free port."""
+    port = _free_port()
+    log = open(ROOT / ".pytest_cache" / f"serve-{port}.log", "w+") if (ROOT / ".pytest_cache").exists() else subprocess.DEVNULL  # noqa: SIM115
+    cmd = [
+        sys.executable, "-m", "panel", "serve", "dashboards/lecture.py",
+        "--address", "127.0.0.1", "--port", str(port),
+        "--allow-websocket-origin", f"127.0.0.1:{port}",
+        "--allow-websocket-origin", f"localhost:{port}",
+        "--index", "lecture",
+    ]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            pytest.fail(f"panel serve terminó con código {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{base}/lecture", timeout=5) as r:
+                if r.status == 200:
+                    break
+        except OSError:
+            time.sleep(0.3)
+    else:
+        proc.kill()
+        pytest.fail("panel serve no respondió en 60 s")
+    yield {"base": base, "proc": proc, "log": log}
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+    if hasattr(log, "close"):
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def lecture_url(server):
+    return f"{server['base']}/lecture"
+
+
+class PageWatch:
+    """Console errors, page errors, dialogs and non-local requests seen by one page."""
+
+    def __init__(self, page):
+        self.console_errors: list[str] = []
+        self.external: list[str] = []
+        self.dialogs: list[str] = []
+        page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
+        page.on("pageerror", lambda e: self.console_errors.append(str(e)))
+
+        def on_dialog(dialog):
+            self.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        page.on("dialog", on_dialog)
+
+        def route(r):
+            url = r.request.url
+            if url.startswith(LOCAL_PREFIXES):
+                r.continue_()
+            else:
+                self.external.append(url)
+                r.abort()
+
+        page.route("**/*", route)
+
+
+@pytest.fixture
+def watch(page):
+    return PageWatch(page)
+
+
+def open_section(page, lecture_url: str, section: str, timeout: float = 30_000):
+    """Open the lecture on one section (?seccion=<id>) and wait until it has rendered."""
+    page.goto(f"{lecture_url}?seccion={section}")
+    page.locator(f'[data-testid="section-{section}"]').first.wait_for(timeout=timeout)
+    return page
+
+
+@pytest.fixture
+def open_lecture_section(page, watch, lecture_url):
+    def _open(section: str):
+        return open_section(page, lecture_url, section)
+
+    return _open
