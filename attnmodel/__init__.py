@@ -5,12 +5,16 @@ so the same objects drive the live lecture, the offline handout and the tests.
 """
 
 from .capital import CapitalWalkthrough
+from .explorer import AttentionExplorer
+from .multihead import MultiHeadDemo
 from .positional import PositionalEncodingDemo
 from .scaling import ScalingDemo
 from .self_attention import SelfAttention
 
 __all__ = [
+    "AttentionExplorer",
     "CapitalWalkthrough",
+    "MultiHeadDemo",
     "PositionalEncodingDemo",
     "ScalingDemo",
     "SelfAttention",

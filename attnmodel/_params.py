@@ -62,6 +62,4 @@ class Sentence(param.String):
         if n == 0:
             raise ValueError("La frase está vacía: escribe al menos una palabra.")
         if n > self.max_tokens:
-            raise ValueError(
-                f"La frase tiene {n} palabras; el máximo es {self.max_tokens}."
-            )
+            raise ValueError(f"La frase tiene {n} palabras; el máximo es {self.max_tokens}.")

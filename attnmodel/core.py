@@ -8,6 +8,8 @@ paper's names: ``query``, ``key``, ``value``, ``d_k``, ``n_heads``. No function 
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import math
 import unicodedata
 from typing import NamedTuple
@@ -31,7 +33,9 @@ __all__ = [
 
 
 def _is_real(x) -> bool:
-    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(x, (bool, np.bool_))
+    return isinstance(x, (int, float, np.integer, np.floating)) and not isinstance(
+        x, (bool, np.bool_)
+    )
 
 
 def _positive_int(value, name: str) -> int:
@@ -93,7 +97,8 @@ def softmax_jacobian_norm(p, axis: int = -1) -> np.ndarray:
     """Frobenius norm of the softmax Jacobian for each distribution along ``axis``.
 
     It is the size of the gradient that flows back through the softmax: 0 for a one-hot row,
-    sqrt(n - 1) / n for a uniform one. ``||diag(p) - pp^T||_F^2 = sum p^2 - 2 sum p^3 + (sum p^2)^2``.
+    sqrt(n - 1) / n for a uniform one.
+    ``||diag(p) - pp^T||_F^2 = sum p^2 - 2 sum p^3 + (sum p^2)^2``.
     """
     # [..., n] -> [...]
     p = np.moveaxis(np.asarray(p, dtype=float), axis, -1)
@@ -143,7 +148,9 @@ def scaled_dot_product_attention(
             f"query y key deben tener la misma d_k: {query.shape[1]} ≠ {key.shape[1]}."
         )
     if key.shape[0] != value.shape[0]:
-        raise ValueError(f"key y value deben tener las mismas filas: {key.shape[0]} ≠ {value.shape[0]}.")
+        raise ValueError(
+            f"key y value deben tener las mismas filas: {key.shape[0]} ≠ {value.shape[0]}."
+        )
     if causal and query.shape[0] > key.shape[0]:
         raise ValueError("Con máscara causal hace falta al menos tantas llaves como consultas.")
     d_k = query.shape[1]
@@ -208,3 +215,55 @@ def letter_trigrams(token: str) -> list[str]:
     """Letter trigrams of a token padded with '#' at both ends: 'gato' -> #ga, gat, ato, to#."""
     padded = f"#{_normalise_token(token)}#"
     return [padded[i : i + 3] for i in range(len(padded) - 2)]
+
+
+# Hashed letter-trigram vectors: the explorer's toy "embedding table". This section was appended
+# to the module, so its two imports sit here, next to their only users.
+
+
+def _trigram_matrix(trigrams: list[str], d_model: int, salt: int) -> np.ndarray:
+    # [k] trigrams -> [k, d_model], each row a fixed pseudo-random unit vector.
+    # SHAKE-256, never hash(): Python salts hash() per process, and the lecture's worked example
+    # must give the same numbers on every machine and every run.
+    digests = b"".join(
+        hashlib.shake_256(f"{salt}:{t}".encode("utf-8", "surrogatepass")).digest(4 * d_model)
+        for t in trigrams
+    )
+    words = np.frombuffer(digests, dtype="<u4").reshape(len(trigrams), d_model)
+    vectors = words.astype(float) / 2**32 * 2 - 1  # uniform in [-1, 1) per coordinate
+    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+
+@functools.lru_cache(maxsize=4096)
+def _token_vector(token: str, d_model: int, salt: int) -> np.ndarray:
+    # A token made only of combining marks normalises to "" and has no letter trigram; fall back
+    # to the trigrams of its raw characters so that every token gets a nonzero vector.
+    trigrams = letter_trigrams(token) or [f"#{token}#"[i : i + 3] for i in range(len(token))]
+    per_trigram = _trigram_matrix(trigrams, d_model, salt)
+    total = per_trigram.sum(axis=0)
+    norm = np.linalg.norm(total)
+    # A zero sum would need trigram vectors that cancel exactly; keep the first one then.
+    vector = total / norm if norm > 0 else per_trigram[0].copy()
+    vector.flags.writeable = False  # shared by the cache: nobody may edit it in place
+    return vector
+
+
+def trigram_vectors(tokens, d_model: int, salt: int = 0) -> np.ndarray:
+    """Unit vectors in R^d_model for ``tokens``, built from their letter trigrams.
+
+    Each trigram of :func:`letter_trigrams` maps to a fixed pseudo-random unit vector (its
+    coordinates come from SHAKE-256 of ``"salt:trigram"``), and a token is the normalised sum of
+    its trigram vectors. Tokens that share trigrams point in similar directions (gato ~ gatos);
+    tokens that share none are nearly orthogonal, up to the chance overlap of random vectors in a
+    small space. No learning is involved: the similarity is orthographic, not semantic.
+    """
+    # [n] tokens -> [n, d_model], each row of norm 1
+    if isinstance(d_model, bool) or not isinstance(d_model, (int, np.integer)) or d_model < 1:
+        raise ValueError(f"d_model debe ser un entero positivo, no {d_model!r}.")
+    tokens = [tokens] if isinstance(tokens, str) else list(tokens)
+    for token in tokens:
+        if not isinstance(token, str) or not token:
+            raise ValueError(f"Cada token debe ser un texto no vacío, no {token!r}.")
+    if not tokens:
+        return np.zeros((0, int(d_model)))
+    return np.stack([_token_vector(t, int(d_model), int(salt)) for t in tokens])

@@ -13,7 +13,7 @@ def es_number(x: float, decimals: int = 2, signed: bool = False) -> str:
     if math.isnan(x):
         return "—"
     if math.isinf(x):
-        return ("−∞" if x < 0 else "+∞" if signed else "∞")
+        return "−∞" if x < 0 else "+∞" if signed else "∞"
     text = f"{x:.{decimals}f}"
     if float(text) == 0:
         text = text.lstrip("-")

@@ -38,11 +38,29 @@ PRESETS: dict[str, dict[str, list[list[float]]]] = {
 class SelfAttention(param.Parameterized):
     """Q = X W_Q, K = X W_K, V = X W_V, A = softmax(Q K^T / sqrt(d_k)), Z = A V."""
 
-    X = Matrix(_X_426, shape=(3, 2), label_es="X", max_abs=MAX_ABS, doc="Embeddings de entrada, un token por fila (3×2).")
-    W_Q = Matrix(_W_Q_426, shape=(2, 2), label_es="W_Q", max_abs=MAX_ABS, doc="Proyección de consultas (2×2).")
-    W_K = Matrix(_W_K_426, shape=(2, 2), label_es="W_K", max_abs=MAX_ABS, doc="Proyección de llaves (2×2).")
-    W_V = Matrix(_W_V_426, shape=(2, 2), label_es="W_V", max_abs=MAX_ABS, doc="Proyección de valores (2×2).")
-    causal = param.Boolean(False, doc="Máscara causal: cada token solo mira a sí mismo y hacia atrás.")
+    X = Matrix(
+        _X_426,
+        shape=(3, 2),
+        label_es="X",
+        max_abs=MAX_ABS,
+        doc="Embeddings de entrada, un token por fila (3×2).",
+    )
+    W_Q = Matrix(
+        _W_Q_426,
+        shape=(2, 2),
+        label_es="W_Q",
+        max_abs=MAX_ABS,
+        doc="Proyección de consultas (2×2).",
+    )
+    W_K = Matrix(
+        _W_K_426, shape=(2, 2), label_es="W_K", max_abs=MAX_ABS, doc="Proyección de llaves (2×2)."
+    )
+    W_V = Matrix(
+        _W_V_426, shape=(2, 2), label_es="W_V", max_abs=MAX_ABS, doc="Proyección de valores (2×2)."
+    )
+    causal = param.Boolean(
+        False, doc="Máscara causal: cada token solo mira a sí mismo y hacia atrás."
+    )
     scaled = param.Boolean(True, doc="Dividir los puntajes por sqrt(d_k).")
     preset = param.Selector(
         default="4.2.6",
@@ -107,7 +125,9 @@ class SelfAttention(param.Parameterized):
         return self.X @ self.W_V
 
     def _attention(self):
-        return scaled_dot_product_attention(self.Q, self.K, self.V, causal=self.causal, scale=self.scaled)
+        return scaled_dot_product_attention(
+            self.Q, self.K, self.V, causal=self.causal, scale=self.scaled
+        )
 
     @property
     def scores(self) -> np.ndarray:

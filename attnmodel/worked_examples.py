@@ -13,8 +13,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .capital import COUNTRY_SLOT, DIMENSIONS, U, W_K, W_Q, W_V, CapitalWalkthrough
+from .capital import COUNTRY_SLOT, DIMENSIONS, W_K, W_Q, W_V, CapitalWalkthrough, U
+from .explorer import POSITION_WEIGHT, SCORE_SCALE, TOKEN_DIM, AttentionExplorer
 from .formatting import es_number, es_percent
+from .multihead import MultiHeadDemo
 from .positional import PositionalEncodingDemo
 from .scaling import N_KEYS, ScalingDemo
 from .self_attention import SelfAttention
@@ -120,9 +122,11 @@ def _self_attention() -> str:
 
 
 def _scaling() -> str:
-    rows = ["| $d_k$ | desviación del puntaje | √d_k | entropía sin escalar (bits) | "
-            "entropía con escalado (bits) | gradiente sin escalar | gradiente con escalado |",
-            "|---:|---:|---:|---:|---:|---:|---:|"]
+    rows = [
+        "| $d_k$ | desviación del puntaje | √d_k | entropía sin escalar (bits) | "
+        "entropía con escalado (bits) | gradiente sin escalar | gradiente con escalado |",
+        "|---:|---:|---:|---:|---:|---:|---:|",
+    ]
     for d_k in (1, 4, 16, 64, 256, 1024):
         s = ScalingDemo(d_k=d_k)
         rows.append(
@@ -133,7 +137,7 @@ def _scaling() -> str:
     s = ScalingDemo()
     return "\n".join(
         [
-            "## ¿Por qué dividir por √d_k? (demo 2)",
+            "## ¿Por qué dividir por √d_k? (demo 1, segunda parte)",
             "",
             f"Consultas y llaves con componentes independientes de varianza 1; {N_KEYS} llaves "
             "por consulta, 4000 consultas por fila de la tabla (semilla 0). La entropía máxima "
@@ -155,16 +159,54 @@ def _scaling() -> str:
     )
 
 
+def _multihead() -> str:
+    m = MultiHeadDemo()
+    out = [
+        "## Varias cabezas (demo 2)",
+        "",
+        f"Frase por defecto: «{m.sentence}». $d_{{model}} = {m.d_model}$, "
+        f"$h = {m.n_heads}$ cabezas de dimensión $d_{{model}}/h = {m.d_k}$. Patrones "
+        "ilustrativos: en un modelo real estos roles emergen del entrenamiento.",
+        "",
+    ]
+    tokens = m.tokens
+    for k, (name, weights) in enumerate(zip(m.head_names, m.weights, strict=True), start=1):
+        top = [
+            f"{tokens[i]} → {tokens[int(np.argmax(row))]} ({es_percent(row.max())})"
+            for i, row in enumerate(weights)
+        ]
+        out += [f"**Cabeza {k} · {name}:** " + "; ".join(top) + ".", ""]
+    out += [
+        "Suma de todas las cabezas (promedio de las matrices de pesos, lo que ve la capa "
+        "siguiente):",
+        "",
+        matrix_md(m.combined, tokens, tokens, 2),
+        "",
+    ]
+    m.n_heads = 1
+    single = m.weights[0]
+    top = [f"{tokens[i]} → {tokens[int(np.argmax(row))]}" for i, row in enumerate(single)]
+    out += [
+        f"Con una sola cabeza de dimensión {m.d_k} las cuatro relaciones comparten una "
+        "distribución: " + "; ".join(top) + ".",
+        "",
+    ]
+    return "\n".join(out)
+
+
 def _positional() -> str:
     p = PositionalEncodingDemo()
-    table = ["| Vector | dim 0 | dim 1 | dim 2 | dim 3 | Comentario |", "|---|---:|---:|---:|---:|---|"]
+    table = [
+        "| Vector | dim 0 | dim 1 | dim 2 | dim 3 | Comentario |",
+        "|---|---:|---:|---:|---:|---|",
+    ]
     for row in p.worked_table:
         values = " | ".join(es_number(v, 4) for v in row["values"])
         table.append(f"| {row['vector']} | {values} | {row['comment']} |")
     sim = p.similarity_normalised
     return "\n".join(
         [
-            "## Codificación posicional (demo 4)",
+            "## Codificación posicional (demo 3)",
             "",
             "$PE_{(pos,2i)} = \\sin(pos/10000^{2i/d})$, "
             "$PE_{(pos,2i+1)} = \\cos(pos/10000^{2i/d})$.",
@@ -192,7 +234,7 @@ def _capital() -> str:
     tok = m.tokens
     dims = list(DIMENSIONS)
     out = [
-        "## «La capital de ___ es …» — el recorrido completo (demo 5)",
+        "## «La capital de ___ es …» — el recorrido completo (demo 4)",
         "",
         "$d_{model} = 3$; dimensiones: 0 «lugar», 1 «función», 2 «identidad» "
         "(+1 Francia, −1 Italia).",
@@ -246,10 +288,14 @@ def _capital() -> str:
         matrix_md(U, m.vocabulary, dims),
         "",
     ]
-    rows = ["| identidad | país | " + " | ".join(m.vocabulary) + " | predicción | p | −ln p |",
-            "|---:|---|" + "---:|" * len(m.vocabulary) + "---|---:|---:|"]
-    logit_rows = ["| identidad | " + " | ".join(m.vocabulary) + " |",
-                  "|---:|" + "---:|" * len(m.vocabulary)]
+    rows = [
+        "| identidad | país | " + " | ".join(m.vocabulary) + " | predicción | p | −ln p |",
+        "|---:|---|" + "---:|" * len(m.vocabulary) + "---|---:|---:|",
+    ]
+    logit_rows = [
+        "| identidad | " + " | ".join(m.vocabulary) + " |",
+        "|---:|" + "---:|" * len(m.vocabulary),
+    ]
     for country, identity in (("Francia", 0.90), ("Francia", 0.0), ("Italia", -0.90)):
         m.country = country
         m.identity = identity
@@ -292,6 +338,60 @@ def _capital() -> str:
     return "\n".join(out)
 
 
+def _explorer() -> str:
+    m = AttentionExplorer()
+    tokens = m.tokens
+    header = "| Consulta | " + " | ".join(tokens) + " |"
+    rule = "|---|" + "---:|" * len(tokens)
+
+    def percent_row(label, row):
+        return f"| {label} | " + " | ".join(es_percent(p) for p in row) + " |"
+
+    out = [
+        "## Explorador: cómo decide un Transformer qué mirar",
+        "",
+        f"Frase «{m.sentence}», token que consulta: el segundo «gato» (índice {m.focus}), "
+        f"$T = {es_number(m.temperature, 0)}$, con posición y sin máscara. Cada palabra es un "
+        f"vector unitario de dimensión {TOKEN_DIM} hecho con sus trigramas de letras; la "
+        f"posición suma un vector sinusoidal de longitud {es_number(POSITION_WEIGHT)}; el "
+        f"puntaje es ${es_number(SCORE_SCALE)}\\,v_i\\cdot v_j$ y $Q = K = V$ = el vector.",
+        "",
+        "Fila del segundo «gato» (porcentajes redondeados):",
+        "",
+        header,
+        rule,
+        percent_row("gato", m.row),
+        "",
+        "Con un decimal: "
+        + ", ".join(f"{t} {es_percent(p, 1)}" for t, p in zip(tokens, m.row, strict=True))
+        + ".",
+        "",
+        "El mapa completo:",
+        "",
+        header,
+        rule,
+        *(percent_row(t, r) for t, r in zip(tokens, m.weights, strict=True)),
+        "",
+    ]
+    for temperature in (0.1, 3.0):
+        m.temperature = temperature
+        out += [
+            f"Con $T = {es_number(temperature, 1)}$: "
+            + ", ".join(f"{t} {es_percent(p)}" for t, p in zip(tokens, m.row, strict=True))
+            + ".",
+            "",
+        ]
+    m.temperature = 1.0
+    m.causal = True
+    out += [
+        "Con máscara causal la fila del segundo «gato» solo ve su pasado: "
+        + ", ".join(f"{t} {es_percent(p)}" for t, p in zip(tokens, m.row, strict=True))
+        + ".",
+        "",
+    ]
+    return "\n".join(out)
+
+
 def render() -> str:
     sections = [
         "# Ejemplos trabajados — Clase 04: Atención y Transformers",
@@ -303,8 +403,10 @@ def render() -> str:
         "",
         _self_attention(),
         _scaling(),
+        _multihead(),
         _positional(),
         _capital(),
+        _explorer(),
     ]
     return "\n".join(sections).rstrip() + "\n"
 
