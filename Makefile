@@ -8,7 +8,7 @@ HOST ?= 127.0.0.1
 PORT ?= 5006
 APP := dashboards/lecture.py
 
-.PHONY: serve test lint format docs chromium clean
+.PHONY: serve test lint format docs chromium clean bench
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -48,3 +48,7 @@ chromium:
 
 clean:
 	rm -rf $(VENV) dist .pytest_cache .ruff_cache .hypothesis
+
+## bench: server-side update time of every control (writes bench/results.json)
+bench: $(STAMP)
+	$(BIN)/python bench/bench_updates.py

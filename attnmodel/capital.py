@@ -78,6 +78,12 @@ class CapitalWalkthrough(param.Parameterized):
         doc="Identidad del país: +1 Francia pura, −1 Italia pura, 0 ninguna.",
     )
 
+    def __init__(self, **params):
+        super().__init__(**params)
+        # Watchers do not run for constructor arguments: a country given alone sets its identity.
+        if "country" in params and "identity" not in params:
+            self._country_sets_identity()
+
     @param.depends("country", watch=True)
     def _country_sets_identity(self):
         self.identity = COUNTRIES[self.country]

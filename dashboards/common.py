@@ -7,6 +7,7 @@ session); nothing stateful lives at module level.
 from __future__ import annotations
 
 import html
+import logging
 
 import holoviews as hv
 import numpy as np
@@ -35,7 +36,8 @@ CSS = """
 .c04-matrix { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 2px 0; }
 .c04-matrix caption { caption-side: top; text-align: left; font-weight: 600; padding: 2px 0 4px; }
 .c04-matrix th { font-weight: 500; color: #555; padding: 2px 8px; text-align: center; }
-.c04-matrix td { padding: 3px 10px; text-align: right; border: 1px solid #d6dbe3; min-width: 3.5em; }
+.c04-matrix td { padding: 3px 10px; text-align: right; border: 1px solid #d6dbe3;
+  min-width: 3.5em; }
 .c04-matrix td.c04-masked { color: #999; background: #f3f3f3; }
 .c04-matrix td.c04-sum { border: none; color: #2a7a2a; font-size: 90%; text-align: left; }
 .c04-readout { display: inline-block; min-width: 11em; padding: 8px 14px; margin: 4px 8px 4px 0;
@@ -49,7 +51,18 @@ CSS = """
 
 
 def configure() -> None:
-    """Load the Panel/HoloViews extensions the lecture needs (idempotent)."""
+    """Load the Panel/HoloViews extensions the lecture needs (idempotent).
+
+    Also sends the views' log (a rejected input is one INFO line) to stderr next to the
+    server's own log lines.
+    """
+    logger = logging.getLogger("dashboards")
+    if not logger.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
+        logger.addHandler(handler)
+        logger.setLevel(logging.INFO)
+        logger.propagate = False
     hv.extension("bokeh", logo=False)
     pn.extension("mathjax", "tabulator", raw_css=[CSS], design="native", notifications=False)
 
@@ -147,7 +160,6 @@ class MatrixEditor(pn.viewable.Viewer):
                     value=es_number(matrix[i, j], 4).rstrip("0").rstrip(","),
                     width=self.cell_width,
                     margin=(2, 3),
-                    name="",
                     css_classes=["c04-cell"],
                     stylesheets=[":host input { text-align: right; }"],
                 )
@@ -187,7 +199,9 @@ class MatrixEditor(pn.viewable.Viewer):
             setattr(self.model, self.name_param, new)
         except ValueError as exc:
             label = self.name_param
-            self.error.object = esc(f"{label}[{i + 1},{j + 1}]: {exc} Se mantiene el valor anterior.")
+            self.error.object = esc(
+                f"{label}[{i + 1},{j + 1}]: {exc} Se mantiene el valor anterior."
+            )
             self._set_text(i, j, current[i, j])
             return
         self.error.object = ""

@@ -38,7 +38,7 @@ Aquí no hay matrices de adorno: $$Q$$, $$K$$, $$V$$, los puntajes, el softmax y
 calculan de verdad a partir de las matrices que puedes editar. Los valores por defecto reproducen,
 número a número, los ejemplos trabajados del apunte.
 
-$$\text{Attention}(Q,K,V) = \text{softmax}\!\left(\frac{QK^\top}{\sqrt{d_k}}\right) V$$
+$$\text{Attention}(Q,K,V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V$$
 """
 
 
@@ -69,8 +69,8 @@ class Lecture(pn.viewable.Viewer):
             options={s.label: s.id for s in SECTIONS},
             value=self.section if self.section in self.sections else SECTIONS[0].id,
             orientation="vertical",
-            button_type="primary",
-            button_style="outline",
+            color="primary",
+            variant="outline",
             sizing_mode="stretch_width",
             stylesheets=[":host .bk-btn { text-align: left; white-space: normal; }"],
         )
@@ -110,7 +110,9 @@ class Lecture(pn.viewable.Viewer):
 
 def _marker(section_id: str) -> pn.pane.HTML:
     # A stable hook for the browser tests: present once the section has rendered.
-    return pn.pane.HTML(f'<span data-testid="section-{esc(section_id)}"></span>', margin=0, height=0)
+    return pn.pane.HTML(
+        f'<span data-testid="section-{esc(section_id)}"></span>', margin=0, height=0
+    )
 
 
 def _build_attention(lecture: Lecture):
@@ -124,23 +126,27 @@ def _build_attention(lecture: Lecture):
 
 
 def _build_heads(lecture: Lecture):
-    return pn.Column(_marker("cabezas"), MultiHeadView(model=lecture.multihead),
-                     sizing_mode="stretch_width")
+    return pn.Column(
+        _marker("cabezas"), MultiHeadView(model=lecture.multihead), sizing_mode="stretch_width"
+    )
 
 
 def _build_position(lecture: Lecture):
-    return pn.Column(_marker("posicion"), PositionalView(model=lecture.positional),
-                     sizing_mode="stretch_width")
+    return pn.Column(
+        _marker("posicion"), PositionalView(model=lecture.positional), sizing_mode="stretch_width"
+    )
 
 
 def _build_capital(lecture: Lecture):
-    return pn.Column(_marker("capital"), CapitalView(model=lecture.capital),
-                     sizing_mode="stretch_width")
+    return pn.Column(
+        _marker("capital"), CapitalView(model=lecture.capital), sizing_mode="stretch_width"
+    )
 
 
 def _build_explorer(lecture: Lecture):
-    return pn.Column(_marker("explorador"), ExplorerView(model=lecture.explorer),
-                     sizing_mode="stretch_width")
+    return pn.Column(
+        _marker("explorador"), ExplorerView(model=lecture.explorer), sizing_mode="stretch_width"
+    )
 
 
 @dataclass(frozen=True)
@@ -210,7 +216,10 @@ def _build_exercises(lecture: Lecture):
     rows = [_marker("jugar"), math_md("## Para seguir jugando")]
     for n, exercise in enumerate(EXERCISES, start=1):
         button = pn.widgets.Button(
-            name="Probarlo", button_type="primary", width=110, margin=(12, 10),
+            label="Probarlo",
+            color="primary",
+            width=110,
+            margin=(12, 10),
             css_classes=[f"c04-exercise-{n}"],
         )
 

@@ -24,8 +24,13 @@ sys.path.insert(0, str(ROOT))
 
 from dashboards.lecture import SECTIONS  # noqa: E402
 
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
 
 
 @contextlib.contextmanager
@@ -34,10 +39,24 @@ def served_lecture():
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "panel", "serve", "dashboards/lecture.py", "--address", "127.0.0.1",
-         "--port", str(port), "--allow-websocket-origin", f"127.0.0.1:{port}", "--index",
-         "lecture"],
-        cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "panel",
+            "serve",
+            "dashboards/lecture.py",
+            "--address",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--allow-websocket-origin",
+            f"127.0.0.1:{port}",
+            "--index",
+            "lecture",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}/lecture"
     try:
@@ -72,7 +91,9 @@ def capture(url: str, out_dir: Path) -> list[Path]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
     parser.add_argument("--url", help="URL de una clase ya servida (por defecto se sirve una)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
     args = parser.parse_args()

@@ -226,3 +226,8 @@ def test_bad_country_raises_and_keeps_the_value(bad):
         c.country = bad
     assert c.country == "Italia"
     assert c.identity == -0.90
+
+
+def test_country_given_to_the_constructor_sets_its_identity():
+    assert CapitalWalkthrough(country="Italia").identity == -0.90
+    assert CapitalWalkthrough(country="Italia", identity=0.2).identity == 0.2

@@ -20,8 +20,16 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
-LOCAL_PREFIXES = ("http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "ws://localhost",
-                  "data:", "blob:", "file:", "about:")
+LOCAL_PREFIXES = (
+    "http://127.0.0.1",
+    "http://localhost",
+    "ws://127.0.0.1",
+    "ws://localhost",
+    "data:",
+    "blob:",
+    "file:",
+    "about:",
+)
 
 pytestmark = pytest.mark.ui
 
@@ -60,13 +68,25 @@ def _free_port() -> int:
 def server():
     """`panel serve` of the lecture (the same command as `make serve`) on a free port."""
     port = _free_port()
-    log = open(ROOT / ".pytest_cache" / f"serve-{port}.log", "w+") if (ROOT / ".pytest_cache").exists() else subprocess.DEVNULL  # noqa: SIM115
+    log_dir = ROOT / ".pytest_cache"
+    log_dir.mkdir(exist_ok=True)
+    log = (log_dir / f"serve-{port}.log").open("w+")  # closed at teardown
     cmd = [
-        sys.executable, "-m", "panel", "serve", "dashboards/lecture.py",
-        "--address", "127.0.0.1", "--port", str(port),
-        "--allow-websocket-origin", f"127.0.0.1:{port}",
-        "--allow-websocket-origin", f"localhost:{port}",
-        "--index", "lecture",
+        sys.executable,
+        "-m",
+        "panel",
+        "serve",
+        "dashboards/lecture.py",
+        "--address",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--allow-websocket-origin",
+        f"127.0.0.1:{port}",
+        "--allow-websocket-origin",
+        f"localhost:{port}",
+        "--index",
+        "lecture",
     ]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
@@ -83,14 +103,13 @@ def server():
     else:
         proc.kill()
         pytest.fail("panel serve no respondió en 60 s")
-    yield {"base": base, "proc": proc, "log": log}
+    yield {"base": base, "proc": proc, "log": log, "log_path": log_dir / f"serve-{port}.log"}
     proc.terminate()
     try:
         proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
         proc.kill()
-    if hasattr(log, "close"):
-        log.close()
+    log.close()
 
 
 @pytest.fixture(scope="session")
@@ -133,7 +152,8 @@ def watch(page):
 def open_section(page, lecture_url: str, section: str, timeout: float = 30_000):
     """Open the lecture on one section (?seccion=<id>) and wait until it has rendered."""
     page.goto(f"{lecture_url}?seccion={section}")
-    page.locator(f'[data-testid="section-{section}"]').first.wait_for(timeout=timeout)
+    marker = page.locator(f'[data-testid="section-{section}"]').first
+    marker.wait_for(state="attached", timeout=timeout)
     return page
 
 

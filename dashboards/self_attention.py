@@ -1,0 +1,309 @@
+"""Demo 1: self-attention on three tokens, every matrix editable (worked example 4.2.6).
+
+The view only displays what ``attnmodel.self_attention.SelfAttention`` computes: Q, K, V, the
+scores, the weights A, the output Z and the size of the softmax gradient per row.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import ColumnDataSource, FactorRange, HoverTool, LinearColorMapper
+from bokeh.palettes import Blues256
+from bokeh.plotting import figure
+
+from attnmodel.self_attention import SelfAttention
+from dashboards.common import (
+    MatrixEditor,
+    configure,
+    es_number,
+    esc,
+    math_md,
+    matrix_html,
+    section_header,
+)
+
+log = logging.getLogger(__name__)
+
+TOKENS = ["token 1", "token 2", "token 3"]
+DIMS = ["dim 1", "dim 2"]
+
+# Labels on screen -> the model's preset names.
+PRESET_OPTIONS = {
+    "4.2.6 (de fábrica)": "4.2.6",
+    "Preset 1 · puntajes grandes": "puntajes grandes",
+    "Preset 2 · W_K = W_Q": "W_K = W_Q",
+    "personalizado": "personalizado",
+}
+
+INTRO = (
+    "Tres tokens, embeddings de dimensión 2. Todas las casillas son editables. Los valores de "
+    "fábrica son los del ejemplo trabajado 4.2.6 del apunte, así que puedes comprobar cada número "
+    "contra el texto."
+)
+
+FORMULA = (
+    r"$$Q = XW_Q,\quad K = XW_K,\quad V = XW_V,\qquad "
+    r"Z = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V$$"
+)
+
+SCORES_SCALED = r"Puntajes $$QK^\top/\sqrt{d_k}$$ (con $$d_k = %d$$)"
+SCORES_UNSCALED = r"Puntajes $$QK^\top$$ (sin escalar)"
+
+GRADIENT_NOTE = (
+    "Norma del jacobiano del softmax de cada fila: cuánta señal de gradiente llega a los "
+    "puntajes al entrenar. Con pesos uniformes sobre 3 tokens vale 0,4714; con una fila one-hot "
+    "vale 0 — el gradiente se apaga."
+)
+
+# ||J||_F of the uniform distribution over 3 keys: the largest a row can have.
+UNIFORM_GRADIENT = float(np.sqrt(2.0 / 9.0))
+# Below this a row is practically one-hot.
+FADED = 0.05
+
+MODEL_PARAMS = ["X", "W_Q", "W_K", "W_V", "causal", "scaled"]
+
+# Light for 0, dark blue for 1 (Bokeh's sequential palettes run dark -> light).
+HEAT_PALETTE = tuple(reversed(Blues256))
+
+
+def _decimals(matrix: np.ndarray) -> int:
+    """2 decimals when they are exact (the integers of 4.2.6), else 4."""
+    m = np.asarray(matrix, dtype=float)
+    return 2 if np.allclose(m, np.round(m, 2), rtol=0, atol=1e-12) else 4
+
+
+def _gradient_value(g: float) -> str:
+    # Four decimals hide the 0,00025 of "puntajes grandes"; five show it.
+    return es_number(g, 4 if g >= 1e-3 or g == 0 else 5)
+
+
+def gradient_html(gradient: np.ndarray) -> str:
+    """Per row: the gradient size, a bar relative to the uniform row, and a note when it fades."""
+    rows = []
+    for i, g in enumerate(np.asarray(gradient, dtype=float)):
+        width = 100 * float(np.clip(g / UNIFORM_GRADIENT, 0, 1))
+        note = ""
+        if g == 0:
+            note = "one-hot: gradiente nulo, el gradiente se apaga"
+        elif g < FADED:
+            note = "casi one-hot: el gradiente se apaga"
+        rows.append(
+            f'<tr><th>{esc(TOKENS[i])}</th><td data-testid="sa-gradient-{i + 1}">'
+            f"{_gradient_value(g)}</td>"
+            '<td style="border:none; min-width:8em"><div style="background:#1f5fa8; height:10px; '
+            f'width:{width:.1f}%"></div></td>'
+            f'<td class="c04-sum" style="color:#a40000">{note}</td></tr>'
+        )
+    return (
+        '<table class="c04-matrix" data-testid="sa-gradient">'
+        "<tr><th></th><th>‖J‖</th><th></th><th></th></tr>" + "".join(rows) + "</table>"
+    )
+
+
+class SelfAttentionView(pn.viewable.Viewer):
+    """Editable X, W_Q, W_K, W_V; Q, K, V, scores, A, Z and the softmax gradient per row.
+
+    data-testids (tables: one ``<tr>`` per token after the header row, numbers in ``<td>``):
+
+    - ``sa-Q``, ``sa-K``, ``sa-V``: Q = XW_Q, K = XW_K, V = XW_V (3×2).
+    - ``sa-scores``: scores, divided by √d_k when "Dividir por √d_k" is on; −∞ where masked.
+    - ``sa-weights``: A = softmax(·), 4 decimals, a last ``td.c04-sum`` per row "Σ = 1,0000".
+    - ``sa-Z``: output Z = AV (3×2).
+    - ``sa-gradient``: softmax gradient size per row; ``sa-gradient-1`` … ``sa-gradient-3`` are
+      its value cells.
+
+    Plot: ``heatmap`` is a plain Bokeh figure of A (Bokeh name ``sa-heatmap``); a change only
+    replaces the data of its source ``weights_source`` (Bokeh name ``sa-weights-source``;
+    columns ``llave``, ``consulta``, ``peso``, ``label``).
+
+    CSS classes for the browser tests: ``sa-editor-X`` (… ``-W_Q``, ``-W_K``, ``-W_V``) wraps each
+    editor (cells: ``.c04-cell input``), ``sa-preset`` (select), ``sa-causal``, ``sa-scaled``
+    (checkboxes).
+    """
+
+    model = param.ClassSelector(class_=SelfAttention)
+
+    def __init__(self, **params):
+        params.setdefault("model", SelfAttention())
+        super().__init__(**params)
+        m = self.model
+
+        self.editors = {
+            "X": MatrixEditor(model=m, name_param="X", title="Embeddings de entrada $$X$$ (3×2)"),
+            "W_Q": MatrixEditor(model=m, name_param="W_Q", title="$$W_Q$$"),
+            "W_K": MatrixEditor(model=m, name_param="W_K", title="$$W_K$$"),
+            "W_V": MatrixEditor(model=m, name_param="W_V", title="$$W_V$$"),
+        }
+        for name, editor in self.editors.items():
+            editor.error.param.watch(lambda e, name=name: self._log_rejected(name, e), "object")
+
+        self.preset_select = pn.widgets.Select.from_param(
+            m.param.preset,
+            options=PRESET_OPTIONS,
+            label="Valores de partida",
+            width=240,
+            css_classes=["sa-preset"],
+        )
+        self.causal_toggle = pn.widgets.Checkbox.from_param(
+            m.param.causal,
+            label="Máscara causal",
+            margin=(28, 15, 10, 15),
+            css_classes=["sa-causal"],
+        )
+        self.scaled_toggle = pn.widgets.Checkbox.from_param(
+            m.param.scaled,
+            label="Dividir por √d_k",
+            margin=(28, 15, 10, 15),
+            css_classes=["sa-scaled"],
+        )
+
+        html = {"margin": (0, 12, 8, 0)}
+        self.q_pane = pn.pane.HTML("", **html)
+        self.k_pane = pn.pane.HTML("", **html)
+        self.v_pane = pn.pane.HTML("", **html)
+        self.scores_title = math_md("", margin=(0, 4), width=320, sizing_mode=None)
+        self.scores_pane = pn.pane.HTML("", **html)
+        self.weights_pane = pn.pane.HTML("", **html)
+        self.z_pane = pn.pane.HTML("", **html)
+        self.gradient_pane = pn.pane.HTML("", **html)
+
+        self.weights_source, self.heatmap = self._heatmap_figure()
+
+        self._refresh()
+        m.param.watch(self._on_change, MODEL_PARAMS)
+
+        def titled(title, pane, width=None):
+            head = math_md(title, margin=(0, 4), width=width or 300, sizing_mode=None)
+            return pn.Column(head, pane, margin=(4, 16, 4, 0))
+
+        self._layout = pn.Column(
+            section_header("Autoatención sobre tres tokens", INTRO),
+            math_md(FORMULA),
+            pn.Row(
+                *(
+                    # A class per editor so the browser tests can find X's cells.
+                    pn.Column(editor, css_classes=[f"sa-editor-{name}"], margin=0)
+                    for name, editor in self.editors.items()
+                ),
+                sizing_mode="stretch_width",
+            ),
+            pn.Row(self.preset_select, self.causal_toggle, self.scaled_toggle),
+            pn.Row(
+                titled("$$Q = XW_Q$$", self.q_pane, 200),
+                titled("$$K = XW_K$$", self.k_pane, 200),
+                titled("$$V = XW_V$$", self.v_pane, 200),
+            ),
+            pn.Row(
+                pn.Column(self.scores_title, self.scores_pane, margin=(4, 16, 4, 0)),
+                titled(
+                    r"Pesos de atención $$A = \text{softmax}(\cdot)$$ — cada fila suma 1",
+                    self.weights_pane,
+                    390,
+                ),
+                pn.pane.Bokeh(self.heatmap, margin=(20, 0, 0, 0)),
+            ),
+            pn.Row(
+                titled("Salida $$Z = AV$$ (3×2)", self.z_pane, 220),
+                pn.Column(
+                    math_md(
+                        "Tamaño del gradiente del softmax por fila",
+                        margin=(0, 4),
+                        width=420,
+                        sizing_mode=None,
+                    ),
+                    self.gradient_pane,
+                    pn.pane.HTML(
+                        f'<div class="c04-note">{GRADIENT_NOTE}</div>', width=480, margin=(0, 4)
+                    ),
+                    margin=(4, 16, 4, 0),
+                ),
+            ),
+            sizing_mode="stretch_width",
+        )
+
+    @staticmethod
+    def _log_rejected(name: str, event) -> None:
+        if event.new:
+            log.info("Casilla de %s rechazada; se mantiene el valor anterior.", name)
+
+    def _on_change(self, *events) -> None:
+        self._refresh()
+
+    def _refresh(self) -> None:
+        """Compute once from the model, then update every pane in one hold."""
+        m = self.model
+        q, k, v = m.Q, m.K, m.V
+        scores, weights, z, gradient = m.scores, m.weights, m.Z, m.gradient
+        with pn.io.hold():
+            self.q_pane.object = matrix_html(q, "", TOKENS, DIMS, _decimals(q), testid="sa-Q")
+            self.k_pane.object = matrix_html(k, "", TOKENS, DIMS, _decimals(k), testid="sa-K")
+            self.v_pane.object = matrix_html(v, "", TOKENS, DIMS, _decimals(v), testid="sa-V")
+            self.scores_title.object = SCORES_SCALED % m.d_k if m.scaled else SCORES_UNSCALED
+            self.scores_pane.object = matrix_html(scores, "", TOKENS, TOKENS, 4, testid="sa-scores")
+            self.weights_pane.object = matrix_html(
+                weights, "", TOKENS, TOKENS, 4, row_sums=True, testid="sa-weights", shade=True
+            )
+            self.z_pane.object = matrix_html(z, "", TOKENS, DIMS, 4, testid="sa-Z")
+            self.gradient_pane.object = gradient_html(gradient)
+            self.weights_source.data = self._heatmap_data(weights)
+
+    @staticmethod
+    def _heatmap_data(weights: np.ndarray) -> dict[str, list]:
+        """One row per cell (query i, key j) of A, with its Spanish hover text."""
+        w = np.asarray(weights, dtype=float)
+        cells = [(i, j) for i in range(3) for j in range(3)]
+        return {
+            "llave": [TOKENS[j] for _, j in cells],
+            "consulta": [TOKENS[i] for i, _ in cells],
+            "peso": [float(w[i, j]) for i, j in cells],
+            "label": [es_number(w[i, j], 4) for i, j in cells],
+        }
+
+    def _heatmap_figure(self) -> tuple[ColumnDataSource, figure]:
+        """A as a heat map, built once; only its source's data changes afterwards."""
+        source = ColumnDataSource(self._heatmap_data(self.model.weights), name="sa-weights-source")
+        fig = figure(
+            name="sa-heatmap",
+            title="A como mapa de calor",
+            x_range=FactorRange(factors=list(TOKENS)),
+            # Token 1 on top, as in the table.
+            y_range=FactorRange(factors=list(reversed(TOKENS))),
+            width=250,
+            height=210,
+            toolbar_location=None,
+            tools="",
+            x_axis_label="token mirado",
+            y_axis_label="consulta",
+        )
+        mapper = LinearColorMapper(palette=HEAT_PALETTE, low=0, high=1)
+        fig.rect(
+            x="llave",
+            y="consulta",
+            width=1,
+            height=1,
+            source=source,
+            fill_color={"field": "peso", "transform": mapper},
+            line_color=None,
+        )
+        fig.add_tools(
+            HoverTool(
+                tooltips=[("consulta", "@consulta"), ("token mirado", "@llave"), ("peso", "@label")]
+            )
+        )
+        fig.grid.visible = False
+        fig.outline_line_color = None
+        fig.axis.major_tick_line_color = None
+        fig.axis.axis_line_color = None
+        return source, fig
+
+    def __panel__(self):
+        return self._layout
+
+
+if __name__.startswith("bokeh_app"):
+    configure()
+    SelfAttentionView().servable(title="Autoatención sobre tres tokens")

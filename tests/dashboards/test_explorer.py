@@ -1,0 +1,335 @@
+"""ExplorerView without a browser: the controls drive the model and the panes follow it."""
+
+from __future__ import annotations
+
+from html.parser import HTMLParser
+
+import numpy as np
+import panel as pn
+import pytest
+
+from attnmodel.explorer import DEFAULT_SENTENCE, AttentionExplorer, percentages
+from dashboards.explorer import CAVEAT, LEAD, TITLE, ExplorerView, heatmap_html, token_labels
+
+SEED_ROW = ["0 %", "39 %", "3 %", "0 %", "0 %", "44 %", "2 %", "11 %"]
+
+
+class _ByTestid(HTMLParser):
+    """Text and class of every element carrying a data-testid (nested ones included)."""
+
+    def __init__(self):
+        super().__init__()
+        self.texts: dict[str, str] = {}
+        self.classes: dict[str, str] = {}
+        self._open: list[tuple[str, str | None]] = []  # (tag, testid)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        testid = attrs.get("data-testid")
+        if testid is not None:
+            self.texts[testid] = ""
+            self.classes[testid] = attrs.get("class") or ""
+        self._open.append((tag, testid))
+
+    def handle_endtag(self, tag):
+        while self._open:
+            if self._open.pop()[0] == tag:
+                break
+
+    def handle_data(self, data):
+        for _, testid in self._open:
+            if testid is not None:
+                self.texts[testid] += data
+
+
+def by_testid(html: str) -> _ByTestid:
+    parser = _ByTestid()
+    parser.feed(html)
+    return parser
+
+
+def cells(view: ExplorerView) -> list[list[str]]:
+    parsed = by_testid(view.table.object)
+    n = len(view.model.tokens)
+    return [[parsed.texts[f"cell-{i}-{j}"] for j in range(n)] for i in range(n)]
+
+
+def expected_cells(model: AttentionExplorer) -> list[list[str]]:
+    return [[f"{p} %" for p in row] for row in percentages(model.weights).tolist()]
+
+
+def row_texts(view: ExplorerView) -> list[str]:
+    parsed = by_testid(view.row.object)
+    return [parsed.texts[f"row-{j}"] for j in range(len(view.model.tokens))]
+
+
+def header(view: ExplorerView) -> list[str]:
+    # The <th> texts of the first table row: "Consulta", then the tokens.
+    parser = _Header()
+    parser.feed(view.table.object)
+    return parser.head
+
+
+class _Header(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.head: list[str] = []
+        self._in_head = self._in_th = False
+
+    def handle_starttag(self, tag, attrs):
+        self._in_head |= tag == "thead"
+        if self._in_head and tag == "th":
+            self._in_th = True
+            self.head.append("")
+
+    def handle_endtag(self, tag):
+        if tag == "thead":
+            self._in_head = False
+        if tag == "th":
+            self._in_th = False
+
+    def handle_data(self, data):
+        if self._in_th:
+            self.head[-1] += data
+
+
+def all_pane_texts(view: ExplorerView) -> list[str]:
+    # In layout order (a function selector walks the tree depth first).
+    panes = view.__panel__().select(lambda o: isinstance(o, (pn.pane.HTML, pn.pane.Markdown)))
+    return [p.object for p in panes]
+
+
+def error_text(view: ExplorerView) -> str:
+    return by_testid(view.sentence_error.object).texts["explorer-sentence-error"]
+
+
+@pytest.fixture
+def view(panel_cleanup):
+    return ExplorerView()
+
+
+def test_builds_with_seed_text_in_order(view):
+    layout = view.__panel__()
+    assert isinstance(layout, pn.Column)
+    text = "\n".join(all_pane_texts(view))
+    ordered = [
+        TITLE,
+        LEAD,
+        "#transformers",
+        "#atencion",
+        "#fundamentos",
+        "El problema que resuelve",
+        "Mueve las variables",
+        "Antes de la teoría, tócalo. Elige un token, cambia la frase, arrastra los deslizadores.",
+        "Token que consulta (fila del mapa)",
+        'data-testid="explorer-table"',
+        "Adónde mira gato",
+        CAVEAT,
+        "Fíjate en tres cosas:",
+        "Qué está pasando dentro",
+        r"\frac{\exp(s_{ij}/T)}{\sum_k \exp(s_{ik}/T)}",
+        "Un token que atiende 80 % a otro sale pareciéndose un 80 % a él.",
+        "Queries, keys y values",
+        "| Nombre | Pregunta que responde |",
+        "| Key (K) | ¿Qué ofrezco para que me encuentren? |",
+        "Qué tiene de juguete el visualizador",
+        "Para llevarte",
+        "Todo lo demás son detalles de ingeniería sobre esa idea.",
+    ]
+    positions = [text.find(s) for s in ordered]
+    assert all(p >= 0 for p in positions), [
+        s for s, p in zip(ordered, positions, strict=True) if p < 0
+    ]
+    assert positions == sorted(positions)
+
+
+def test_default_table_is_the_seed(view):
+    assert header(view) == ["Consulta", *DEFAULT_SENTENCE.split()]
+    assert cells(view)[5] == SEED_ROW
+    assert cells(view) == expected_cells(view.model)
+    assert row_texts(view) == SEED_ROW
+    assert by_testid(view.row.object).texts["explorer-row-title"] == "Adónde mira gato"
+    # The focus row is the highlighted one.
+    assert view.table.object.count('<tr class="f">') == 1
+
+
+def test_duplicate_tokens_get_unique_readable_labels(view):
+    assert list(view.token_buttons.options) == [
+        "El", "gato", "duerme", "porque", "el", "gato (2)", "está", "cansado",
+    ]  # fmt: skip
+    assert view.token_buttons.options["gato (2)"] == 5
+    assert view.token_buttons.value == 5
+    assert view.token_select.options["5 · gato"] == 5
+    assert view.token_select.value == 5
+    assert token_labels(["a", "a", "a"]) == ["a", "a (2)", "a (3)"]
+
+
+def test_clicking_a_token_sets_focus_and_heading(view):
+    view.token_buttons.value = view.token_buttons.options["duerme"]
+    assert view.model.focus == 2
+    assert view.token_select.value == 2
+    assert by_testid(view.row.object).texts["explorer-row-title"] == "Adónde mira duerme"
+    assert row_texts(view) == [f"{p} %" for p in view.model.row_percentages]
+    assert '<tr class="f"><th>duerme</th>' in view.table.object
+
+
+def test_select_sets_focus_and_buttons_follow(view):
+    view.token_select.value = view.token_select.options["1 · gato"]
+    assert view.model.focus == 1
+    assert view.token_buttons.value == 1
+    assert row_texts(view) == [f"{p} %" for p in view.model.row_percentages]
+    view.model.focus = 7  # model -> both widgets
+    assert view.token_buttons.value == 7
+    assert view.token_select.value == 7
+    assert by_testid(view.row.object).texts["explorer-row-title"] == "Adónde mira cansado"
+
+
+def test_temperature_slider_reaches_model_and_table(view):
+    slider = view.temperature_slider
+    assert (slider.start, slider.end, slider.step) == (0.1, 3.0, 0.05)
+    assert slider.label == "Temperatura T"
+    before = cells(view)
+    slider.value = 0.1
+    assert view.model.temperature == pytest.approx(0.1)
+    assert cells(view) == expected_cells(view.model)
+    assert cells(view) != before
+    assert max(view.model.row_percentages) >= 75
+    view.model.temperature = 3.0  # model -> slider
+    assert slider.value == pytest.approx(3.0)
+    assert cells(view) == expected_cells(view.model)
+
+
+def test_positional_checkbox_reaches_model_and_table(view):
+    before = cells(view)
+    view.positional_box.value = False
+    assert view.model.positional is False
+    assert cells(view) == expected_cells(view.model)
+    assert cells(view) != before
+    # Without position the two "gato" are the same vector: identical rows.
+    assert cells(view)[1] == cells(view)[5]
+    view.model.positional = True
+    assert view.positional_box.value is True
+
+
+def test_causal_checkbox_switches_off_the_upper_triangle(view):
+    view.causal_box.value = True
+    assert view.model.causal is True
+    table = cells(view)
+    assert table == expected_cells(view.model)
+    parsed = by_testid(view.table.object)
+    n = len(table)
+    for i in range(n):
+        for j in range(n):
+            masked = "m" in parsed.classes[f"cell-{i}-{j}"].split()
+            assert masked == (j > i)
+            if j > i:
+                assert table[i][j] == "0 %"
+    assert table[0][0] == "100 %"
+    view.model.causal = False
+    assert view.causal_box.value is False
+    assert "m" not in by_testid(view.table.object).classes["cell-0-1"].split()
+
+
+def test_new_sentence_updates_everything(view):
+    view.sentence_input.value = "la reina habla con el rey"
+    m = view.model
+    assert m.sentence == "la reina habla con el rey"
+    assert m.focus == 5  # still in range
+    assert header(view) == ["Consulta", "la", "reina", "habla", "con", "el", "rey"]
+    assert cells(view) == expected_cells(m)
+    assert list(view.token_buttons.options) == ["la", "reina", "habla", "con", "el", "rey"]
+    assert next(iter(view.token_select.options)) == "0 · la"
+    assert error_text(view) == ""
+    # A shorter sentence moves the focus to its last token, and the widgets follow.
+    view.sentence_input.value = "hola mundo"
+    assert m.focus == 1
+    assert view.token_buttons.value == 1
+    assert view.token_select.value == 1
+    assert by_testid(view.row.object).texts["explorer-row-title"] == "Adónde mira mundo"
+    assert cells(view) == expected_cells(m)
+    # model -> box
+    m.sentence = "uno dos tres"
+    assert view.sentence_input.value == "uno dos tres"
+
+
+@pytest.mark.parametrize(
+    ("text", "fragment"),
+    [("", "La frase está vacía"), ("   ", "La frase está vacía"), (" ".join(["a"] * 41), "41")],
+)
+def test_bad_sentence_shows_message_and_keeps_model(view, text, fragment):
+    before_table = view.table.object
+    view.sentence_input.value = text
+    assert view.model.sentence == DEFAULT_SENTENCE
+    assert view.table.object == before_table
+    message = error_text(view)
+    assert fragment in message
+    assert "Se mantiene la frase anterior." in message
+    # A valid sentence clears the message.
+    view.sentence_input.value = "otra frase"
+    assert error_text(view) == ""
+
+
+def test_html_in_the_sentence_is_escaped_everywhere(view):
+    view.sentence_input.value = "<script>alert(1)</script> <img src=x onerror=alert(1)> hola"
+    m = view.model
+    assert m.tokens[0] == "<script>alert(1)</script>"
+    m.focus = 0
+    for text in all_pane_texts(view):
+        assert "<script" not in text
+        assert "<img" not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in view.table.object
+    assert by_testid(view.row.object).texts["explorer-row-title"] == (
+        "Adónde mira <script>alert(1)</script>"
+    )
+    assert header(view)[1] == "<script>alert(1)</script>"
+    # Bokeh shows button and option labels as text: they keep what was typed.
+    assert "<script>alert(1)</script>" in view.token_buttons.options
+
+
+def test_notice_buttons_put_the_app_in_their_state(view):
+    m = view.model
+    m.param.update(sentence="hola mundo", temperature=2.0, positional=False, causal=True)
+    view.reset_button.clicks += 1
+    assert (m.sentence, m.focus, m.temperature, m.positional, m.causal) == (
+        DEFAULT_SENTENCE, 5, 1.0, True, False,
+    )  # fmt: skip
+    assert cells(view)[5] == SEED_ROW
+    assert view.sentence_input.value == DEFAULT_SENTENCE
+    assert view.token_buttons.value == 5
+
+    view.cold_button.clicks += 1
+    assert m.temperature == pytest.approx(0.1)
+    assert view.temperature_slider.value == pytest.approx(0.1)
+    assert max(m.row_percentages) >= 75
+    assert row_texts(view) == [f"{p} %" for p in m.row_percentages]
+
+    view.hot_button.clicks += 1
+    assert m.temperature == pytest.approx(3.0)
+    assert max(m.row_percentages) < 30
+    assert cells(view) == expected_cells(m)
+
+    view.causal_button.clicks += 1
+    assert m.causal is True
+    assert view.causal_box.value is True
+    assert cells(view)[0][1] == "0 %"
+    assert cells(view) == expected_cells(m)
+
+
+def test_reset_drops_a_rejected_text_from_the_box(view):
+    view.sentence_input.value = ""
+    assert error_text(view)
+    view.reset_button.clicks += 1
+    assert view.sentence_input.value == DEFAULT_SENTENCE
+    assert error_text(view) == ""
+
+
+def test_forty_token_sentence_updates_every_cell(view):
+    words = " ".join(f"palabra{i % 7}x{i}" for i in range(40))
+    view.sentence_input.value = words
+    assert len(cells(view)) == 40
+    assert cells(view) == expected_cells(view.model)
+    for t in np.linspace(0.1, 3.0, 4):
+        view.model.temperature = float(t)
+        assert cells(view) == expected_cells(view.model)
+    html = heatmap_html([f"t{i}" for i in range(40)], np.full((40, 40), 1 / 40), 3, causal=False)
+    assert html.count("<td") == 1600

@@ -1,0 +1,109 @@
+"""The lecture page: sections built lazily per session, navigation, the "Para seguir jugando"
+exercises (each a one-click action that makes the seed's claim true on screen)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from dashboards import lecture
+from dashboards.lecture import EXERCISES, SECTIONS, Lecture, create_lecture
+
+
+@pytest.fixture
+def lect():
+    return create_lecture()
+
+
+def test_only_the_first_section_is_built_at_start(lect):
+    assert list(lect._built) == [SECTIONS[0].id]
+    assert lect.main.objects == [lect._built[SECTIONS[0].id]]
+
+
+def test_navigating_builds_a_section_once_and_shows_it(lect):
+    lect.nav.value = "capital"
+    built = lect._built["capital"]
+    assert lect.main.objects == [built]
+    lect.nav.value = "autoatencion"
+    lect.nav.value = "capital"
+    assert lect._built["capital"] is built
+
+
+@pytest.mark.parametrize("section", [s.id for s in SECTIONS])
+def test_every_section_builds(lect, section):
+    lect.go(section)
+    assert lect.section == section
+    assert lect.main.objects
+
+
+@pytest.mark.parametrize(
+    ("requested", "shown"),
+    [
+        ("capital", "capital"),
+        ("escalado", "autoatencion"),
+        ("zzz", "autoatencion"),
+        (None, "autoatencion"),
+        ("<script>", "autoatencion"),
+    ],
+)
+def test_requested_section_falls_back_to_the_first(requested, shown):
+    assert create_lecture(requested).section == shown
+
+
+def test_two_sessions_share_no_model():
+    a, b = create_lecture(), create_lecture()
+    a.self_attention.causal = True
+    assert b.self_attention.causal is False
+    assert a.self_attention is not b.self_attention
+    assert a.nav is not b.nav
+
+
+def _exercise(n: int) -> tuple[Lecture, object]:
+    lect = create_lecture()
+    lect.go("jugar")
+    exercise = EXERCISES[n]
+    buttons = [
+        obj
+        for obj in lect._built["jugar"].select(lecture.pn.widgets.Button)
+        if f"c04-exercise-{n + 1}" in obj.css_classes
+    ]
+    assert len(buttons) == 1
+    buttons[0].clicks += 1
+    assert lect.section == exercise.section
+    return lect, exercise
+
+
+def test_exercise_causal_mask_makes_row_of_token_1_one_zero_zero():
+    lect, _ = _exercise(0)
+    np.testing.assert_array_equal(lect.self_attention.weights[0], [1.0, 0.0, 0.0])
+
+
+def test_exercise_large_scores_without_scaling_collapses_to_one_hot_and_gradient_fades():
+    lect, _ = _exercise(1)
+    m = lect.self_attention
+    assert m.preset == "puntajes grandes"
+    assert not m.scaled
+    assert (m.weights.max(axis=1) > 0.99).all()
+    assert (m.gradient < 1e-3).all()
+
+
+def test_exercise_wk_equals_wq_makes_the_diagonal_dominate():
+    lect, _ = _exercise(2)
+    w = lect.self_attention.weights
+    np.testing.assert_array_equal(w.argmax(axis=1), [0, 1, 2])
+
+
+def test_exercise_identity_zero_makes_paris_and_roma_equally_likely():
+    lect, _ = _exercise(3)
+    p = lect.capital.probabilities
+    assert p["París"] == p["Roma"]
+    assert "empate" in lect.capital.prediction
+
+
+def test_exercise_identity_minus_090_gives_roma_about_034_not_038():
+    lect, _ = _exercise(4)
+    p = lect.capital.probabilities
+    assert round(p["Roma"], 2) == 0.34
+    assert not math.isclose(p["Roma"], 0.38, abs_tol=0.01)

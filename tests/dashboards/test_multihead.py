@@ -1,0 +1,302 @@
+"""MultiHeadView without a browser: controls reach the model, plots and lists follow it."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import panel as pn
+import pytest
+from bokeh.models import CustomJS, HoverTool, MultiLine, Rect
+
+from attnmodel.formatting import es_number, es_percent
+from attnmodel.multihead import SENTENCES, MultiHeadDemo
+from dashboards.common import configure
+from dashboards.multihead import (
+    ARC_POINTS,
+    ARC_WIDTH,
+    HEAD_COLORS,
+    HEAT_PALETTE,
+    MAX_HEADS,
+    SINGLE_HEAD_COLOR,
+    MultiHeadView,
+    arcs_from,
+    unique_labels,
+)
+
+pytestmark = pytest.mark.usefixtures("panel_cleanup")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _extensions():
+    configure()
+
+
+@pytest.fixture
+def view():
+    return MultiHeadView()
+
+
+def arc_rows(source) -> list[dict]:
+    """One dict per arc (one row of the arc source the browser draws)."""
+    data = source.data
+    lengths = {len(v) for v in data.values()}
+    assert len(lengths) == 1, "every column of a source has the same length"
+    return [{name: values[k] for name, values in data.items()} for k in range(lengths.pop())]
+
+
+def token_labels(view) -> list[str]:
+    return list(view.token_source.data["token"])
+
+
+def heat_matrix(source, n: int, column: str = "peso") -> np.ndarray:
+    """A matrix source's column as [n, n]: rows are the query i, columns the attended j."""
+    return np.asarray(source.data[column]).reshape(n, n)
+
+
+def only(items):
+    assert len(items) == 1
+    return items[0]
+
+
+def top_items(html: str) -> list[str]:
+    return re.findall(r"<li[^>]*>(.*?)</li>", html)
+
+
+def expected_top(model, weights) -> list[str]:
+    tokens, w = model.tokens, np.asarray(weights)
+    return [
+        f"{tokens[i]} → {tokens[int(np.argmax(w[i]))]} {es_percent(w[i].max())}"
+        for i in range(len(tokens))
+    ]
+
+
+def test_builds_with_default_model(view):
+    layout = view.__panel__()
+    assert layout is view.__panel__()  # built once
+    root = layout.get_root()
+    assert root is not None
+    assert isinstance(view.model, MultiHeadDemo)
+    assert view.sentence_select.value == SENTENCES[0]
+    assert view.heads_buttons.value == 4
+    assert view.sentence_select.name == "Frase"
+    assert view.heads_buttons.name == "Cabezas"
+    assert [p.visible for p in view.head_panels] == [True] * MAX_HEADS
+
+
+def test_each_view_has_its_own_widgets():
+    a, b = MultiHeadView(), MultiHeadView()
+    assert a.model is not b.model
+    assert a.sentence_select is not b.sentence_select
+    a.sentence_select.value = SENTENCES[1]
+    assert b.model.sentence == SENTENCES[0]
+
+
+def test_sentence_widget_reaches_model_and_back(view):
+    view.sentence_select.value = SENTENCES[2]
+    assert view.model.sentence == SENTENCES[2]
+    view.model.sentence = SENTENCES[3]
+    assert view.sentence_select.value == SENTENCES[3]
+
+
+def test_heads_widget_reaches_model_and_back(view):
+    view.heads_buttons.value = 2
+    assert view.model.n_heads == 2
+    view.model.n_heads = 3
+    assert view.heads_buttons.value == 3
+
+
+@pytest.mark.parametrize("h", [1, 2, 3, 4])
+def test_n_heads_shows_that_many_panels(view, h):
+    view.heads_buttons.value = h
+    m = view.model
+    assert [p.visible for p in view.head_panels] == [k < h for k in range(MAX_HEADS)]
+    for k in range(MAX_HEADS):
+        title, top = view.head_titles[k].object, view.head_tops[k].object
+        if k < h:
+            assert f'data-testid="head-{k + 1}-title"' in title
+            assert m.head_names[k] in title
+            assert top_items(top) == expected_top(m, m.weights[k])
+            assert len(arc_rows(view.arc_sources[k])) == len(m.arcs(k))
+            n = len(m.tokens)
+            np.testing.assert_allclose(heat_matrix(view.heat_sources[k], n), m.weights[k])
+        else:
+            assert title == top == ""
+            assert arc_rows(view.arc_sources[k]) == []
+            assert len(view.heat_sources[k].data["peso"]) == 0
+    assert view.dims.object.endswith(
+        f"d_model = 24, h = {h} → cada cabeza de dimensión {24 // h}</div>"
+    )
+
+
+def test_single_head_carries_all_relations(view):
+    view.model.n_heads = 1
+    assert "una sola cabeza: las cuatro relaciones a la vez" in view.head_titles[0].object
+    lines = only([r for r in view.arc_figures[0].renderers if isinstance(r.glyph, MultiLine)])
+    assert lines.glyph.line_color == SINGLE_HEAD_COLOR
+    view.model.n_heads = 2
+    assert lines.glyph.line_color == HEAD_COLORS[0]
+    view.model.n_heads = 1
+    np.testing.assert_allclose(
+        [r["peso"] for r in arc_rows(view.arc_sources[0])],
+        [a for _, _, a in view.model.arcs(0)],
+    )
+
+
+def test_default_head_names_and_relations(view):
+    tops = [top_items(t.object) for t in view.head_tops]
+    assert "Cabeza 2 · sujeto–verbo" in view.head_titles[1].object
+    assert "Cabeza 3 · pronombre → antecedente" in view.head_titles[2].object
+    # The relations the lecture points at, with the model's own percentages.
+    w = view.model.weights
+    assert f"mordió → perro {es_percent(w[1, 2, 1])}" in tops[1]
+    assert f"él → perro {es_percent(w[2, 6, 1])}" in tops[2]
+    assert f"El → perro {es_percent(w[3, 0, 1])}" in tops[3]
+
+
+@pytest.mark.parametrize("sentence", SENTENCES[1:])
+def test_sentence_changes_tokens_arcs_and_lists(view, sentence):
+    before = arc_rows(view.arc_sources[2])
+    view.sentence_select.value = sentence
+    m = view.model
+    assert token_labels(view) == m.tokens
+    for k in range(m.n_heads):
+        rows = arc_rows(view.arc_sources[k])
+        assert [(r["fila"], r["col"]) for r in rows] == [(i, j) for i, j, _ in m.arcs(k)]
+        assert top_items(view.head_tops[k].object) == expected_top(m, m.weights[k])
+    assert rows != before
+    assert top_items(view.combined_top.object) == expected_top(m, m.combined)
+
+
+@pytest.mark.parametrize("sentence", SENTENCES)
+def test_arc_width_and_alpha_are_proportional_to_weights(view, sentence):
+    view.model.sentence = sentence
+    m = view.model
+    for k in range(m.n_heads):
+        rows = arc_rows(view.arc_sources[k])
+        assert rows, "every head draws some arcs"
+        for r in rows:
+            i, j = int(r["fila"]), int(r["col"])
+            assert r["peso"] == pytest.approx(m.weights[k, i, j])
+            assert r["peso"] >= m.arc_threshold
+            assert r["line_width"] == pytest.approx(ARC_WIDTH * m.weights[k, i, j])
+            assert r["line_alpha"] == pytest.approx(m.weights[k, i, j])
+            assert r["relacion"] == f"{m.tokens[i]} → {m.tokens[j]}: α = {es_number(r['peso'])}"
+            # From the querying token i to the attended token j.
+            assert r["xs"][0] == pytest.approx(i)
+            if i != j:
+                assert r["xs"][ARC_POINTS - 1] == pytest.approx(j)
+            assert len(r["xs"]) == len(r["ys"])
+
+
+def test_arc_glyph_maps_weight_to_line_alpha_and_width(view):
+    m = view.model
+    fig = view.arc_figures[1]
+    renderer = only([r for r in fig.renderers if isinstance(r.glyph, MultiLine)])
+    source = renderer.data_source
+    assert source is view.arc_sources[1]
+    assert source.name == "multihead-arcs-2"
+    assert renderer.glyph.xs.field == "xs"
+    assert renderer.glyph.line_alpha.field == "line_alpha"
+    assert renderer.glyph.line_width.field == "line_width"
+    expected = np.array([a for _, _, a in m.arcs(1)])
+    np.testing.assert_allclose(source.data["line_alpha"], expected)
+    np.testing.assert_allclose(source.data["line_width"], ARC_WIDTH * expected)
+    np.testing.assert_allclose(source.data["peso"], expected)
+    assert list(source.data["fila"]) == [i for i, _, _ in m.arcs(1)]
+    assert list(source.data["col"]) == [j for _, j, _ in m.arcs(1)]
+    # The browser fades line_alpha in place: it must not be the peso array itself.
+    assert source.data["line_alpha"] is not source.data["peso"]
+    hover = only([t for t in fig.tools if isinstance(t, HoverTool)])
+    assert hover.renderers == [renderer]
+
+
+def test_arc_sources_have_stable_unique_names(view):
+    names = [s.name for s in [*view.arc_sources, view.combined_arc_source]]
+    assert names == [f"multihead-arcs-{k}" for k in range(1, MAX_HEADS + 1)] + [
+        "multihead-arcs-suma"
+    ]
+    heat = [s.name for s in [*view.heat_sources, view.combined_heat_source]]
+    assert heat == [f"multihead-heat-{k}" for k in range(1, MAX_HEADS + 1)] + [
+        "multihead-heat-suma"
+    ]
+
+
+def test_heatmap_is_the_weight_matrix_with_a_client_side_hover(view):
+    m = view.model
+    source = view.heat_sources[3]
+    n = len(m.tokens)
+    labels = unique_labels(m.tokens)
+    np.testing.assert_allclose(heat_matrix(source, n), m.weights[3])
+    assert (heat_matrix(source, n, "fila") == np.arange(n)[:, None]).all()
+    assert heat_matrix(source, n, "consulta").tolist() == [[t] * n for t in labels]
+    assert heat_matrix(source, n, "atendido").tolist() == [labels] * n
+    # Blues from light (α = 0) to dark (α = 1), precomputed per cell.
+    shade = np.clip((m.weights[3] * len(HEAT_PALETTE)).astype(int), 0, len(HEAT_PALETTE) - 1)
+    assert heat_matrix(source, n, "color").tolist() == HEAT_PALETTE[shade].tolist()
+    texts = heat_matrix(source, n, "texto")
+    values = heat_matrix(source, n, "valor")
+    for i in range(n):
+        for j in range(n):
+            a = m.weights[3, i, j]
+            assert texts[i, j] == f"{es_number(a)} ({es_percent(a)})"
+            assert values[i, j] == (es_number(a) if a >= m.arc_threshold else "")
+
+    fig = view.heat_figures[3]
+    assert list(fig.x_range.factors) == labels
+    assert list(fig.y_range.factors) == labels[::-1]  # query row 0 at the top
+    assert fig.xaxis[0].axis_label == "token atendido j"
+    assert fig.yaxis[0].axis_label == "token que consulta i"
+    cells = only([r for r in fig.renderers if isinstance(r.glyph, Rect)])
+    assert cells.data_source is source
+    assert cells.glyph.fill_color.field == "color"
+    hover = only([t for t in fig.tools if isinstance(t, HoverTool)])
+    assert hover.renderers == [cells]
+    assert isinstance(hover.callback, CustomJS)
+    assert hover.callback.args["name"] == "multihead-arcs-4"
+    assert "mouseleave" in fig.js_event_callbacks
+
+
+def test_plots_are_built_once_and_updated_in_place(view):
+    panes = view.__panel__().select(pn.pane.Bokeh)
+    assert len(panes) == 2 * (MAX_HEADS + 1)
+    assert not view.__panel__().select(pn.pane.HoloViews)
+    figures = [p.object for p in panes]
+    sources = [*view.arc_sources, *view.heat_sources, view.token_source]
+    view.model.sentence = SENTENCES[1]
+    view.model.n_heads = 2
+    assert all(p.object is f for p, f in zip(panes, figures, strict=True))
+    now = [*view.arc_sources, *view.heat_sources, view.token_source]
+    assert all(a is b for a, b in zip(now, sources, strict=True))
+    assert token_labels(view) == view.model.tokens
+
+
+def test_combined_is_the_mean_of_the_heads(view):
+    view.model.n_heads = 2
+    m = view.model
+    n = len(m.tokens)
+    np.testing.assert_allclose(heat_matrix(view.combined_heat_source, n), m.combined)
+    rows = arc_rows(view.combined_arc_source)
+    expected = arcs_from(m.combined, m.arc_threshold)
+    assert [(r["fila"], r["col"]) for r in rows] == [(i, j) for i, j, _ in expected]
+    np.testing.assert_allclose([r["peso"] for r in rows], [a for _, _, a in expected])
+    assert top_items(view.combined_top.object) == expected_top(m, m.combined)
+
+
+def test_threshold_on_the_model_redraws_the_arcs(view):
+    view.model.arc_threshold = 0.5
+    rows = arc_rows(view.arc_sources[1])
+    assert [(r["fila"], r["col"]) for r in rows] == [(i, j) for i, j, _ in view.model.arcs(1)]
+    assert all(r["peso"] >= 0.5 for r in rows)
+    view.model.arc_threshold = 1.0
+    assert arc_rows(view.arc_sources[0]) == []
+    assert set(view.heat_sources[0].data["valor"]) == {""}
+
+
+def test_rejected_model_value_leaves_everything_as_it_was(view):
+    before = view.head_tops[0].object
+    with pytest.raises(ValueError, match="número de cabezas"):
+        view.model.n_heads = 5
+    assert view.model.n_heads == 4
+    assert view.heads_buttons.value == 4
+    assert view.head_tops[0].object == before

@@ -1,0 +1,263 @@
+"""SelfAttentionView without a browser: widgets <-> model, and the numbers the panes show."""
+
+from __future__ import annotations
+
+import logging
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+from attnmodel.formatting import es_number
+from attnmodel.self_attention import SelfAttention
+from dashboards.self_attention import TOKENS, SelfAttentionView
+
+
+class _Table(HTMLParser):
+    """The <td> texts of one table (by data-testid), row by row, without the Σ column."""
+
+    def __init__(self, testid: str):
+        super().__init__()
+        self.testid, self.depth, self.rows, self._cell = testid, 0, [], None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table" and attrs.get("data-testid") == self.testid:
+            self.depth = 1
+        elif self.depth and tag == "tr":
+            self.rows.append([])
+        elif self.depth and tag == "td" and "c04-sum" not in (attrs.get("class") or ""):
+            self._cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.depth = 0
+        elif tag == "td" and self._cell is not None:
+            self.rows[-1].append(self._cell)
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+
+
+def table(html: str, testid: str) -> list[list[str]]:
+    parser = _Table(testid)
+    parser.feed(html)
+    rows = [r for r in parser.rows if r]
+    assert rows, f"no table {testid!r} in the pane"
+    return rows
+
+
+def expected(matrix, decimals: int) -> list[list[str]]:
+    return [[es_number(v, decimals) for v in row] for row in np.asarray(matrix)]
+
+
+def assert_shows_model(view: SelfAttentionView) -> None:
+    m = view.model
+    assert table(view.scores_pane.object, "sa-scores") == expected(m.scores, 4)
+    assert table(view.weights_pane.object, "sa-weights") == expected(m.weights, 4)
+    assert table(view.z_pane.object, "sa-Z") == expected(m.Z, 4)
+    for pane, name, value in (
+        (view.q_pane, "sa-Q", m.Q),
+        (view.k_pane, "sa-K", m.K),
+        (view.v_pane, "sa-V", m.V),
+    ):
+        shown = table(pane.object, name)
+        decimals = len(shown[0][0].split(",")[1])
+        assert decimals in (2, 4)
+        assert shown == expected(value, decimals)
+    gradient = table(view.gradient_pane.object, "sa-gradient")
+    assert len(gradient) == 3
+    for row, g in zip(gradient, m.gradient, strict=True):
+        assert abs(float(row[0].replace(",", ".").replace("−", "-")) - g) < 1e-4
+
+
+@pytest.fixture
+def view(panel_cleanup):
+    v = SelfAttentionView()
+    v.__panel__().get_root()  # every Bokeh model builds
+    return v
+
+
+def test_builds_with_the_seed_text_and_the_426_numbers(view):
+    assert view.__panel__() is view.__panel__()  # built once
+    assert view.model.preset == "4.2.6"
+    assert_shows_model(view)
+    # The worked example 4.2.6, as the docs print it (4 decimals).
+    assert table(view.weights_pane.object, "sa-weights")[0] == ["0,2840", "0,1400", "0,5760"]
+    assert table(view.z_pane.object, "sa-Z")[0] == ["1,5760", "1,4320"]
+    assert view.weights_pane.object.count("Σ = 1,0000") == 3
+    assert "Dividir por √d_k" in view.scaled_toggle.label
+    assert view.causal_toggle.label == "Máscara causal"
+    assert view.preset_select.options == {
+        "4.2.6 (de fábrica)": "4.2.6",
+        "Preset 1 · puntajes grandes": "puntajes grandes",
+        "Preset 2 · W_K = W_Q": "W_K = W_Q",
+        "personalizado": "personalizado",
+    }
+
+
+def _all_text(view) -> str:
+    return "\n".join(str(getattr(o, "object", "")) for o in view.__panel__().select())
+
+
+def test_seed_captions_are_on_screen(view):
+    text = _all_text(view)
+    for caption in (
+        "Tres tokens, embeddings de dimensión 2. Todas las casillas son editables. Los valores de "
+        "fábrica son los del ejemplo trabajado 4.2.6 del apunte, así que puedes comprobar cada "
+        "número contra el texto.",
+        "$$Q = XW_Q$$",
+        "$$K = XW_K$$",
+        "$$V = XW_V$$",
+        r"Pesos de atención $$A = \text{softmax}(\cdot)$$ — cada fila suma 1",
+        "Salida $$Z = AV$$ (3×2)",
+        "Tamaño del gradiente del softmax por fila",
+    ):
+        assert caption in text
+    titles = [e.title for e in view.editors.values()]
+    assert titles == ["Embeddings de entrada $$X$$ (3×2)", "$$W_Q$$", "$$W_K$$", "$$W_V$$"]
+
+
+def test_causal_checkbox_masks_and_updates_the_tables(view):
+    view.causal_toggle.value = True
+    assert view.model.causal is True
+    assert table(view.weights_pane.object, "sa-weights")[0] == ["1,0000", "0,0000", "0,0000"]
+    assert table(view.scores_pane.object, "sa-scores")[0][1:] == ["−∞", "−∞"]
+    assert_shows_model(view)
+    assert table(view.gradient_pane.object, "sa-gradient")[0] == ["0,0000", ""]
+    assert "el gradiente se apaga" in view.gradient_pane.object
+    view.model.causal = False
+    assert view.causal_toggle.value is False
+    assert "−∞" not in view.scores_pane.object
+    assert_shows_model(view)
+
+
+def test_scaled_checkbox_switches_the_scores(view):
+    scaled_scores = view.model.scores
+    assert "sqrt{d_k}" in view.scores_title.object
+    view.scaled_toggle.value = False
+    assert view.model.scaled is False
+    assert "(sin escalar)" in view.scores_title.object
+    np.testing.assert_allclose(view.model.scores, scaled_scores * np.sqrt(2))
+    assert table(view.scores_pane.object, "sa-scores")[0] == ["2,0000", "1,0000", "3,0000"]
+    assert_shows_model(view)
+    view.model.scaled = True
+    assert view.scaled_toggle.value is True
+    assert "sqrt{d_k}" in view.scores_title.object
+
+
+def test_preset_select_loads_the_matrices(view):
+    view.preset_select.value = "puntajes grandes"
+    view.scaled_toggle.value = False
+    m = view.model
+    assert m.preset == "puntajes grandes"
+    np.testing.assert_array_equal(m.X, 3 * np.array([[1, 0], [0, 1], [1, 1]]))
+    assert view.editors["X"]._inputs[2][1].value == "3"
+    assert_shows_model(view)
+    # The softmax saturates: every row is practically one-hot, the gradient fades.
+    assert view.gradient_pane.object.count("el gradiente se apaga") == 3
+    m.preset = "W_K = W_Q"
+    assert view.preset_select.value == "W_K = W_Q"
+    weights = table(view.weights_pane.object, "sa-weights")
+    for i in range(3):  # the diagonal dominates
+        row = [float(c.replace(",", ".")) for c in weights[i]]
+        assert int(np.argmax(row)) == i
+    assert_shows_model(view)
+
+
+def test_typing_a_spanish_number_edits_the_model(view):
+    cell = view.editors["X"]._inputs[0][0]
+    cell.value = "1,5"
+    m = view.model
+    assert m.X[0, 0] == 1.5
+    assert m.preset == "personalizado"
+    assert view.preset_select.value == "personalizado"
+    assert view.editors["X"].error.object == ""
+    reference = SelfAttention(X=[[1.5, 0], [0, 1], [1, 1]])
+    assert table(view.weights_pane.object, "sa-weights") == expected(reference.weights, 4)
+    assert_shows_model(view)
+
+
+@pytest.mark.parametrize("text", ["abc", "", "1e400", "nan", "2e7"])
+def test_bad_cell_keeps_the_model_and_shows_a_message(view, text, caplog):
+    before = view.weights_pane.object
+    x_before = view.model.X.copy()
+    cell = view.editors["X"]._inputs[0][0]
+    with caplog.at_level(logging.INFO, logger="dashboards.self_attention"):
+        cell.value = text
+    np.testing.assert_array_equal(view.model.X, x_before)
+    assert view.weights_pane.object == before
+    message = view.editors["X"].error.object
+    assert "Se mantiene el valor anterior" in message
+    assert cell.value == "1"  # back to the last valid value
+    assert view.model.preset == "4.2.6"
+    ours = [r for r in caplog.records if r.name == "dashboards.self_attention"]
+    assert [r.levelno for r in ours] == [logging.INFO]
+    assert not any(r.exc_info for r in caplog.records)
+    assert all(r.levelno < logging.WARNING for r in caplog.records)
+
+
+def test_bad_cell_text_is_escaped(view):
+    view.editors["W_V"]._inputs[0][0].value = "<b>x</b>"
+    message = view.editors["W_V"].error.object
+    assert "<b>" not in message
+    assert "&lt;b&gt;" in message
+
+
+def test_heatmap_follows_the_model(view):
+    source = view.weights_source
+    assert source.name == "sa-weights-source"
+
+    def heat():
+        data = source.data
+        out = np.full((3, 3), np.nan)
+        for key, query, weight in zip(data["llave"], data["consulta"], data["peso"], strict=True):
+            out[TOKENS.index(query), TOKENS.index(key)] = weight
+        return out
+
+    def labels():
+        data = source.data
+        cells = zip(data["consulta"], data["llave"], strict=True)
+        return dict(zip(cells, data["label"], strict=True))
+
+    np.testing.assert_allclose(heat(), view.model.weights)
+    assert labels()[("token 1", "token 3")] == es_number(view.model.weights[0, 2], 4) == "0,5760"
+    view.causal_toggle.value = True
+    np.testing.assert_allclose(heat(), view.model.weights)
+    assert heat()[0].tolist() == [1.0, 0.0, 0.0]
+    assert labels()[("token 1", "token 1")] == "1,0000"
+    view.editors["X"]._inputs[0][0].value = "2"
+    np.testing.assert_allclose(heat(), view.model.weights)
+    # Fixed axes: token 1 on top, keys in order; the figure is the one built in __init__.
+    assert list(view.heatmap.x_range.factors) == TOKENS
+    assert list(view.heatmap.y_range.factors) == TOKENS[::-1]
+
+
+def test_one_refresh_per_preset_change(view, monkeypatch):
+    calls = []
+    original = view._refresh
+    monkeypatch.setattr(view, "_refresh", lambda: (calls.append(1), original()))
+    view.preset_select.value = "puntajes grandes"
+    assert len(calls) == 1
+
+
+def test_views_do_not_share_state(panel_cleanup):
+    a, b = SelfAttentionView(), SelfAttentionView()
+    assert a.model is not b.model
+    assert a.causal_toggle is not b.causal_toggle
+    a.causal_toggle.value = True
+    a.editors["X"]._inputs[0][0].value = "2"
+    assert b.model.causal is False
+    assert b.model.X[0, 0] == 1.0
+    assert table(b.weights_pane.object, "sa-weights")[0] == ["0,2840", "0,1400", "0,5760"]
+
+
+def test_view_uses_the_given_model(panel_cleanup):
+    model = SelfAttention(causal=True)
+    view = SelfAttentionView(model=model)
+    assert view.model is model
+    assert view.causal_toggle.value is True
+    assert re.search(r"1,0000</td><td[^>]*>0,0000", view.weights_pane.object)

@@ -1,0 +1,98 @@
+"""The whole lecture in Chromium: the index URL, the navigation, every section's heading with no
+console error and no request outside localhost, and the "Para seguir jugando" buttons."""
+
+from __future__ import annotations
+
+import urllib.request
+
+from playwright.sync_api import expect
+
+from attnmodel import CapitalWalkthrough
+from attnmodel.formatting import es_number
+from dashboards.lecture import SECTIONS
+
+HEADINGS = {
+    "autoatencion": "Autoatención sobre tres tokens",
+    "cabezas": "Varias cabezas, varias relaciones a la vez",
+    "posicion": "La matriz de codificación posicional",
+    "capital": "La capital de ___ es",
+    "explorador": "Atención: cómo decide un Transformer qué mirar",
+    "jugar": "Para seguir jugando",
+}
+
+
+def test_root_url_serves_the_lecture(server):
+    with urllib.request.urlopen(server["base"] + "/", timeout=30) as response:
+        body = response.read().decode("utf-8")
+    assert response.status == 200
+    assert "Clase 04" in body
+
+
+def test_navigation_shows_every_section_without_errors_or_external_requests(
+    page, watch, lecture_url
+):
+    assert set(HEADINGS) == {s.id for s in SECTIONS}
+    page.goto(lecture_url)
+    expect(page.get_by_text("Clase 04 — Atención y Transformers").first).to_be_visible(
+        timeout=30_000
+    )
+    for section in SECTIONS:
+        page.get_by_role("button", name=section.label).click()
+        page.locator(f'[data-testid="section-{section.id}"]').first.wait_for(
+            state="attached", timeout=30_000
+        )
+        expect(page.get_by_text(HEADINGS[section.id]).first).to_be_visible()
+    assert watch.console_errors == []
+    assert watch.external == []
+
+
+def test_causal_exercise_makes_row_of_token_1_one_zero_zero(page, watch, open_lecture_section):
+    open_lecture_section("jugar")
+    page.locator(".c04-exercise-1 button").click()
+    first_row = page.locator('[data-testid="sa-weights"] tr').nth(1).locator("td:not(.c04-sum)")
+    expect(first_row).to_have_text(["1,0000", "0,0000", "0,0000"], timeout=30_000)
+    assert watch.console_errors == []
+
+
+def test_identity_zero_exercise_leaves_the_model_undecided(page, watch, open_lecture_section):
+    open_lecture_section("jugar")
+    page.locator(".c04-exercise-4 button").click()
+    expect(page.locator('[data-testid="capital-prediction"]')).to_contain_text(
+        "empate", timeout=30_000
+    )
+    assert watch.console_errors == []
+
+
+def test_identity_exercise_shows_roma_about_034(page, watch, open_lecture_section):
+    open_lecture_section("jugar")
+    page.locator(".c04-exercise-5 button").click()
+    expected = CapitalWalkthrough(country="Italia").probability
+    expect(page.locator('[data-testid="capital-prediction"]')).to_contain_text("Roma")
+    expect(page.locator('[data-testid="capital-probability"]')).to_contain_text(
+        es_number(expected, 4)
+    )
+
+
+def test_bad_input_leaves_only_info_lines_in_the_server_log(
+    page, watch, server, open_lecture_section
+):
+    log_path = server["log_path"]
+    start = log_path.stat().st_size
+    open_lecture_section("autoatencion")
+    cell = page.locator(".sa-editor-X input").first
+    for bad in ("abc", "", "1e400", "nan"):
+        cell.fill(bad)
+        cell.press("Enter")
+        expect(page.locator(".c04-error").first).to_contain_text("Se mantiene el valor anterior")
+    open_lecture_section("explorador")
+    box = page.get_by_placeholder("Escribe una frase y pulsa Enter")
+    box.fill("   ")
+    box.press("Enter")
+    expect(page.get_by_text("Se mantiene la frase anterior").first).to_be_visible()
+    page.wait_for_timeout(500)
+    with log_path.open(encoding="utf-8", errors="replace") as log:
+        log.seek(start)
+        new_lines = [line for line in log.read().splitlines() if line.strip()]
+    assert not [line for line in new_lines if "Traceback" in line or " ERROR " in line]
+    assert any("rechazada" in line for line in new_lines)
+    assert watch.console_errors == []

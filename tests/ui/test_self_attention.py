@@ -1,0 +1,139 @@
+"""Browser: demo 1 (self-attention on 3 tokens) on the served lecture, section "autoatencion"."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from attnmodel.formatting import es_number
+from attnmodel.self_attention import SelfAttention
+
+pytestmark = pytest.mark.ui
+
+SECTION = "autoatencion"
+
+# True once the Bokeh ColumnDataSource with that name holds `expected` in `column` (±1e-9).
+SOURCE_HOLDS_JS = """([name, column, expected]) => {
+    for (const doc of Bokeh.documents) {
+        const source = doc.get_model_by_name(name);
+        if (source) {
+            const data = source.data instanceof Map ? source.data.get(column) : source.data[column];
+            const values = Array.from(data);
+            return values.length === expected.length &&
+                values.every((v, i) => Math.abs(v - expected[i]) < 1e-9);
+        }
+    }
+    return false;
+}"""
+
+
+def wait_for_numbers(page) -> None:
+    page.locator('[data-testid="sa-weights"]').first.wait_for(timeout=30_000)
+
+
+def open_second_session(browser, url: str, errors: list[str]):
+    """A second browser context (another session); open_lecture_section drives `page` only."""
+    context = browser.new_context()
+    other = context.new_page()
+    other.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    other.goto(url)
+    wait_for_numbers(other)
+    return context, other
+
+
+def expect_heatmap(page, weights) -> None:
+    """The heat map's source (found by its Bokeh name) holds A row by row."""
+    expected = [float(w) for w in weights.ravel()]
+    page.wait_for_function(
+        SOURCE_HOLDS_JS, arg=["sa-weights-source", "peso", expected], timeout=10_000
+    )
+
+
+def row(page, testid: str, i: int):
+    """The number cells of row i (1 = token 1) of a table, without the Σ column."""
+    return page.locator(f'[data-testid="{testid}"] tr').nth(i).locator("td:not(.c04-sum)")
+
+
+def numbers(values, decimals: int = 4) -> list[str]:
+    return [es_number(v, decimals) for v in values]
+
+
+def x_cell(page, i: int = 0):
+    return page.locator(".sa-editor-X .c04-cell input").nth(i)
+
+
+def test_defaults_mask_and_cell_edits(page, watch, open_lecture_section):
+    open_lecture_section(SECTION)
+    wait_for_numbers(page)
+    expect(page.get_by_text("Autoatención sobre tres tokens")).to_be_visible()
+    expect(page.get_by_text("Tres tokens, embeddings de dimensión 2.", exact=False)).to_be_visible()
+    model = SelfAttention()
+
+    # Worked example 4.2.6, as the model computes it.
+    expect(row(page, "sa-weights", 1)).to_have_text(["0,2840", "0,1400", "0,5760"])
+    expect(row(page, "sa-Z", 1)).to_have_text(["1,5760", "1,4320"])
+    for i in (2, 3):
+        expect(row(page, "sa-weights", i)).to_have_text(numbers(model.weights[i - 1]))
+        expect(row(page, "sa-scores", i)).to_have_text(numbers(model.scores[i - 1]))
+    expect(page.locator('[data-testid="sa-weights"] td.c04-sum').first).to_have_text("Σ = 1,0000")
+    expect_heatmap(page, model.weights)
+
+    # Causal mask: token 1 can only look at itself.
+    page.locator(".sa-causal input").check()
+    expect(row(page, "sa-weights", 1)).to_have_text(["1,0000", "0,0000", "0,0000"])
+    expect(row(page, "sa-scores", 1)).to_have_text([es_number(model.scores[0, 0], 4), "−∞", "−∞"])
+    expect(page.get_by_text("one-hot: gradiente nulo", exact=False)).to_be_visible()
+    model.causal = True
+    expect(row(page, "sa-weights", 2)).to_have_text(numbers(model.weights[1]))
+    expect_heatmap(page, model.weights)
+
+    # A bad cell: Spanish message, old value back, numbers unchanged.
+    cell = x_cell(page)
+    cell.fill("abc")
+    cell.press("Enter")
+    expect(page.get_by_text("«abc» no es un número", exact=False)).to_be_visible()
+    expect(cell).to_have_value("1")
+    expect(row(page, "sa-weights", 2)).to_have_text(numbers(model.weights[1]))
+    expect(row(page, "sa-Z", 2)).to_have_text(numbers(model.Z[1]))
+
+    # A Spanish decimal: the model recomputes with X[1,1] = 1,5.
+    cell.fill("1,5")
+    cell.press("Enter")
+    model.set_cell("X", 0, 0, 1.5)
+    for i in (1, 2, 3):
+        expect(row(page, "sa-weights", i)).to_have_text(numbers(model.weights[i - 1]))
+        expect(row(page, "sa-Z", i)).to_have_text(numbers(model.Z[i - 1]))
+    expect(row(page, "sa-Q", 1)).to_have_text(["3,00", "1,50"])
+    expect(page.get_by_text("no es un número", exact=False)).to_have_count(0)
+    expect(page.locator(".sa-preset select")).to_have_value(
+        page.locator(".sa-preset option", has_text="personalizado").get_attribute("value")
+    )
+
+    assert watch.console_errors == []
+    assert watch.external == []
+
+
+def test_two_sessions_do_not_share_edits(page, watch, open_lecture_section, browser):
+    open_lecture_section(SECTION)
+    wait_for_numbers(page)
+    errors: list[str] = []
+    context, second = open_second_session(browser, page.url, errors)
+    try:
+        cell = x_cell(page)
+        cell.fill("2")
+        cell.press("Enter")
+        edited = SelfAttention(X=[[2, 0], [0, 1], [1, 1]])
+        expect(row(page, "sa-weights", 1)).to_have_text(numbers(edited.weights[0]))
+        expect(row(second, "sa-weights", 1)).to_have_text(["0,2840", "0,1400", "0,5760"])
+        expect(x_cell(second)).to_have_value("1")
+        expect_heatmap(second, SelfAttention().weights)
+        page.locator(".sa-causal input").check()
+        expect(row(page, "sa-weights", 1)).to_have_text(["1,0000", "0,0000", "0,0000"])
+        second.reload()
+        wait_for_numbers(second)
+        expect(row(second, "sa-weights", 1)).to_have_text(["0,2840", "0,1400", "0,5760"])
+        expect(second.locator(".sa-causal input")).not_to_be_checked()
+    finally:
+        context.close()
+    assert errors == []
+    assert watch.console_errors == []
