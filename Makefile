@@ -6,7 +6,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 5006
-APP := dashboards/lecture.py
+# The lecture (index page) and every demo servable alone; same list as dashboards.APPS.
+APPS := dashboards/lecture.py dashboards/self_attention.py dashboards/scaling.py \
+	dashboards/multihead.py dashboards/positional.py dashboards/capital.py dashboards/explorer.py
 
 .PHONY: serve test lint format docs chromium clean bench
 
@@ -18,7 +20,7 @@ $(STAMP): pyproject.toml constraints.txt
 ## serve: the lecture on http://localhost:5006 (bound to localhost only)
 serve: $(STAMP)
 	@echo "Clase 04 en http://localhost:$(PORT)/"
-	$(BIN)/panel serve $(APP) --address $(HOST) --port $(PORT) \
+	$(BIN)/panel serve $(APPS) --address $(HOST) --port $(PORT) \
 		--allow-websocket-origin localhost:$(PORT) --allow-websocket-origin 127.0.0.1:$(PORT) \
 		--index lecture
 

@@ -33,16 +33,29 @@ def test_anaconda_project_has_the_template_fields():
     assert "test" in project["env_specs"]
 
 
-def test_dashboard_command_serves_a_file_that_exists_like_make_serve():
+def _make_apps() -> list[str]:
+    text = (ROOT / "Makefile").read_text(encoding="utf-8").replace("\\\n", " ")
+    match = re.search(r"^APPS := (.*)$", text, re.MULTILINE)
+    assert match, "Makefile has no APPS"
+    return match.group(1).split()
+
+
+def test_dashboard_command_serves_the_same_files_as_make_serve():
     command = _project()["commands"]["dashboard"]
     assert command["supports_http_options"] is True
     argv = shlex.split(command["unix"])
     assert argv[:2] == ["panel", "serve"]
-    app = argv[2]
-    assert (ROOT / app).is_file()
-    recipe = _make_recipe("serve")
-    assert "panel serve $(APP)" in recipe
-    assert re.search(rf"^APP := {re.escape(app)}$", (ROOT / "Makefile").read_text(), re.MULTILINE)
+    apps = [a for a in argv[2:] if a.endswith(".py")]
+    assert apps == _make_apps()
+    assert "panel serve $(APPS)" in _make_recipe("serve")
+    for app in apps:
+        assert (ROOT / app).is_file()
+
+
+def test_make_serve_lists_every_app_of_the_package():
+    import dashboards
+
+    assert _make_apps() == [f"dashboards/{name}.py" for name in dashboards.APPS]
 
 
 def test_test_command_runs_pytest_like_make_test():

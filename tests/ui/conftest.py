@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from dashboards import APPS
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
 LOCAL_PREFIXES = (
@@ -76,7 +78,7 @@ def server():
         "-m",
         "panel",
         "serve",
-        "dashboards/lecture.py",
+        *(f"dashboards/{name}.py" for name in APPS),
         "--address",
         "127.0.0.1",
         "--port",

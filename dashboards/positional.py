@@ -1,0 +1,385 @@
+"""Demo 3 of the lecture: the sinusoidal positional encoding matrix, its similarity vs distance
+curve and the worked d = 4 table of the notes."""
+
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import (
+    ColorBar,
+    ColumnDataSource,
+    CustomJSHover,
+    CustomJSTickFormatter,
+    FixedTicker,
+    HoverTool,
+    LinearColorMapper,
+    Range1d,
+)
+from bokeh.palettes import RdBu11, interp_palette
+from bokeh.plotting import figure
+
+from attnmodel import PositionalEncodingDemo
+from dashboards.common import configure, es_number, esc, math_md, section_header
+
+log = logging.getLogger(__name__)
+
+TITLE = "La matriz de codificación posicional"
+
+# Markdown eats the backslash of "\!" (an escaped "!") before MathJax sees it, hence "\\!".
+FORMULA = (
+    r"$$PE_{(pos,2i)} = \sin\\!\left(\frac{pos}{10000^{2i/d}}\right), \quad "
+    r"PE_{(pos,2i+1)} = \cos\\!\left(\frac{pos}{10000^{2i/d}}\right)$$"
+)
+
+HEATMAP_CAPTION = (
+    "Una fila por posición, una columna por dimensión. Las columnas de la izquierda (alta "
+    "frecuencia) cambian en cada paso: distinguen vecinos. Las de la derecha (baja frecuencia) "
+    "apenas se mueven: distinguen regiones lejanas."
+)
+
+SIMILARITY_CAPTION = (
+    r"Similitud $$PE_{pos} \cdot PE_{pos+\Delta}$$ en función de la separación $$\Delta$$: decae "
+    r"de forma suave y solo depende de la distancia, no de la posición absoluta. Esa es la "
+    r'propiedad que permite al modelo razonar sobre "hace tres palabras".'
+)
+
+CURVES_NOTE = (
+    "Las curvas discontinuas parten de las posiciones 10 y 20 en lugar de la 0: caen justo "
+    "encima de la continua."
+)
+
+TABLE_TITLE = r"### El ejemplo del apunte: tres tokens contiguos con $$d = 4$$"
+
+SUM_PARAGRAPH = (
+    r"**La suma no destruye el contenido.** $$x + PE(pos)$$ desplaza el embedding a una zona del "
+    r"espacio donde una proyección lineal ($$W_Q$$, $$W_K$$) todavía puede leer por separado qué "
+    r"palabra es y en qué posición está. Sin este paso, la atención sería estrictamente invariante "
+    r'a permutaciones: "el perro mordió al hombre" y "el hombre mordió al perro" darían '
+    r"exactamente lo mismo."
+)
+
+LABELS = {"n_positions": "El número de posiciones", "d_model": "d_model"}
+
+# Axis ticks in Spanish: 0,5 and −1 (and no float noise such as 0.30000000000000004).
+AXIS_TICK_JS = (
+    "return String(Math.round(tick * 1e6) / 1e6).replace('-', '\u2212').replace('.', ',');"
+)
+
+# Extra start positions of the similarity curve: drawn dashed over the pos = 0 curve to show that
+# the curve depends only on Δ.
+EXTRA_STARTS = (10, 20)
+CURVE_STARTS = (0, *EXTRA_STARTS)
+CURVE_COLORS = {0: "#1f5fa8", 10: "#d95f02", 20: "#2a9d3a"}
+
+# Diverging blue (−1) → white (0) → red (+1), as HoloViews' "RdBu_r" was.
+PE_PALETTE = tuple(interp_palette(RdBu11, 256))
+
+# Hover texts in Spanish: whole positions/dimensions, values with a decimal comma.
+ROUND_JS = "return String(Math.round(value));"
+VALUE_JS = "return value.toFixed(4).replace('-', '\u2212').replace('.', ',');"
+
+# Bokeh names (found in the browser with Bokeh.documents[0].get_model_by_name).
+HEATMAP_SOURCE = "pe-heatmap-source"
+SIMILARITY_SOURCE = "pe-similarity-source-{start}"
+
+
+def heatmap_data(pe: np.ndarray) -> dict:
+    """The image glyph's columns: row = position, column = dimension, cell centres on integers.
+
+    float32 halves what a 512 × 512 matrix sends to the browser; the colours and the 4-decimal
+    hover do not need more.
+    """
+    n, d = pe.shape
+    return {
+        "image": [np.ascontiguousarray(pe, dtype=np.float32)],
+        "x": [-0.5],
+        "y": [-0.5],
+        "dw": [d],
+        "dh": [n],
+    }
+
+
+def curve_data(similarity: np.ndarray) -> dict:
+    """One similarity curve: Δ, the value and its Spanish text for the hover."""
+    return {
+        "delta": np.arange(len(similarity)),
+        "similitud": np.asarray(similarity, dtype=float),
+        "label": [es_number(v, 4) for v in similarity],
+    }
+
+
+def worked_table_html(rows: list[dict], testid: str = "pe-worked-table") -> str:
+    """The d = 4 table of the notes: Vector | dim 0..3 | Comentario, 4 decimals."""
+    n_dims = len(rows[0]["values"])
+    head = "".join(f"<th>dim {j}</th>" for j in range(n_dims))
+    parts = [
+        f'<table class="c04-matrix c04-pe-worked" data-testid="{esc(testid)}">',
+        f"<tr><th>Vector</th>{head}<th>Comentario</th></tr>",
+    ]
+    for row in rows:
+        cells = "".join(f"<td>{es_number(v, 4)}</td>" for v in row["values"])
+        # Rows of the sum are what enters attention: make them stand out.
+        strong = ' class="c04-pe-sum"' if "+" in row["vector"] else ""
+        parts.append(
+            f"<tr{strong}><th>{esc(row['vector'])}</th>{cells}"
+            f'<td class="c04-pe-comment">{esc(row["comment"])}</td></tr>'
+        )
+    parts.append("</table>")
+    return "".join(parts)
+
+
+TABLE_CSS = """
+.c04-pe-worked th:first-child, .c04-pe-worked th:last-child { text-align: left; }
+.c04-pe-worked th:first-child { white-space: nowrap; }
+.c04-pe-worked td.c04-pe-comment { text-align: left; border: none; color: #444; min-width: 16em; }
+.c04-pe-worked tr.c04-pe-sum td:not(.c04-pe-comment) { background: #eef4fb; font-weight: 600; }
+"""
+
+
+class PositionalView(pn.viewable.Viewer):
+    """The positional-encoding section: formula, PE heatmap, similarity curve, worked table.
+
+    Controls: ``n_positions`` and ``d_model`` sliders, two-way bound to the model. ``d_model``
+    moves in steps of 2 from 2, so the slider only offers even values; a value the model rejects
+    anyway (odd, out of bounds) shows a Spanish message under the sliders
+    (``self.error``, data-testid ``pe-error``) and the slider goes back to the model's value.
+
+    data-testids: ``pe-shape`` (current size of the matrix, "50 posiciones × 64 dimensiones"),
+    ``pe-worked-table`` (the d = 4 table of the notes).
+
+    Plots: plain Bokeh figures built once. ``self.heatmap`` (Bokeh name ``pe-heatmap``) draws an
+    ``image`` glyph from ``self.heatmap_source`` (name ``pe-heatmap-source``; columns ``image``
+    = [encoding as float32, row = position], ``x``, ``y``, ``dw``, ``dh``), colours fixed at
+    −1..1, position 0 at the top (the y range is flipped). ``self.similarity_plot`` (name
+    ``pe-similarity``) has one line per start position 0, 10, 20 from
+    ``self.similarity_sources[start]`` (names ``pe-similarity-source-0``, ``-10``, ``-20``;
+    columns ``delta``, ``similitud``, ``label``); a start beyond the last position is an empty
+    curve. A model change sets each source's ``data`` once and the ranges/title, in one
+    ``pn.io.hold()``.
+    """
+
+    model = param.ClassSelector(class_=PositionalEncodingDemo)
+
+    def __init__(self, **params):
+        params.setdefault("model", PositionalEncodingDemo())
+        super().__init__(**params)
+        model = self.model
+        n_bounds = model.param.n_positions.bounds
+        d_bounds = model.param.d_model.bounds
+        self.n_slider = pn.widgets.IntSlider(
+            label="Número de posiciones (filas)",
+            value=model.n_positions,
+            start=n_bounds[0],
+            end=n_bounds[1],
+            step=1,
+            width=320,
+        )
+        # Start at the (even) lower bound with step 2: every value the slider offers is even.
+        self.d_slider = pn.widgets.IntSlider(
+            label="d_model (dimensiones, par)",
+            value=model.d_model,
+            start=d_bounds[0],
+            end=d_bounds[1],
+            step=2,
+            width=320,
+        )
+        self.error = pn.pane.HTML("", css_classes=["c04-error"], margin=(0, 10))
+        self.shape = pn.pane.HTML(self._shape_html(), margin=(18, 10))
+        self._syncing = False
+        self._sliders = {"n_positions": self.n_slider, "d_model": self.d_slider}
+        for name, slider in self._sliders.items():
+            slider.param.watch(lambda event, name=name: self._from_widget(name, event), "value")
+        model.param.watch(self._from_model, ["n_positions", "d_model"])
+
+        # Bokeh models belong to one document: figures, sources and formatters per view.
+        self.heatmap_source = ColumnDataSource(heatmap_data(model.encoding), name=HEATMAP_SOURCE)
+        self.heatmap = self._heatmap_figure()
+        self.similarity_sources = {
+            start: ColumnDataSource(curve_data([]), name=SIMILARITY_SOURCE.format(start=start))
+            for start in CURVE_STARTS
+        }
+        self.similarity_plot = self._similarity_figure()
+        self._update_plots()
+        self.worked_table = pn.pane.HTML(
+            worked_table_html(model.worked_table),
+            stylesheets=[TABLE_CSS],
+            sizing_mode="stretch_width",
+        )
+        self._layout = pn.Column(
+            section_header(TITLE, anchor="posicion"),
+            math_md(FORMULA, stylesheets=[":host { text-align: center; font-size: 115%; }"]),
+            pn.Row(self.n_slider, self.d_slider, self.shape),
+            self.error,
+            pn.pane.Bokeh(self.heatmap, sizing_mode="stretch_width"),
+            math_md(HEATMAP_CAPTION, css_classes=["c04-note"]),
+            math_md("### Ondas y distancia relativa"),
+            pn.pane.Bokeh(self.similarity_plot, sizing_mode="stretch_width"),
+            math_md(f"{SIMILARITY_CAPTION}\n\n{CURVES_NOTE}", css_classes=["c04-note"]),
+            math_md(TABLE_TITLE),
+            self.worked_table,
+            math_md(SUM_PARAGRAPH),
+            sizing_mode="stretch_width",
+        )
+
+    def _shape_html(self) -> str:
+        n, d = self.model.n_positions, self.model.d_model
+        return (
+            f'<span class="c04-note" data-testid="pe-shape">{n} posiciones × {d} dimensiones</span>'
+        )
+
+    def _from_widget(self, name: str, event) -> None:
+        if self._syncing or event.new == getattr(self.model, name):
+            return
+        lo, hi = self.model.param[name].bounds
+        try:
+            # param's own bounds message is in English: check the bounds here, in Spanish.
+            if not lo <= event.new <= hi:
+                raise ValueError(f"{LABELS[name]} debe estar entre {lo} y {hi}, no {event.new}.")
+            setattr(self.model, name, event.new)
+        except ValueError as exc:
+            # The model keeps its last valid value; put the slider back on it.
+            log.info("Valor rechazado para %s: %s", name, exc)
+            message = esc(f"{exc} Se mantiene el valor anterior.")
+            self.error.object = f'<span data-testid="pe-error">{message}</span>'
+            self._set_slider(name, getattr(self.model, name))
+            return
+        self.error.object = ""
+
+    def _from_model(self, *events) -> None:
+        with pn.io.hold():
+            for event in events:  # several at once after model.param.update(...)
+                self._set_slider(event.name, event.new)
+            self.shape.object = self._shape_html()
+            self._update_plots()
+
+    def _set_slider(self, name: str, value: int) -> None:
+        self._syncing = True
+        try:
+            self._sliders[name].value = value
+        finally:
+            self._syncing = False
+
+    # -- plots ---------------------------------------------------------------------------------
+
+    def _heatmap_figure(self):
+        fig = figure(
+            name="pe-heatmap",
+            height=420,
+            sizing_mode="stretch_width",
+            # Flipped y range: position 0 at the top, as in the notes' matrix.
+            x_range=Range1d(-0.5, 0.5),
+            y_range=Range1d(0.5, -0.5),
+            tools="pan,wheel_zoom,reset",
+            active_scroll=None,  # the page scrolls; zoom only when chosen in the toolbar
+            toolbar_location="right",
+            x_axis_label="dimensión",
+            y_axis_label="posición",
+            output_backend="canvas",
+        )
+        mapper = LinearColorMapper(palette=PE_PALETTE, low=-1.0, high=1.0)
+        image = fig.image(
+            image="image",
+            x="x",
+            y="y",
+            dw="dw",
+            dh="dh",
+            source=self.heatmap_source,
+            color_mapper=mapper,
+        )
+        fig.add_tools(
+            HoverTool(
+                renderers=[image],
+                tooltips=[
+                    ("posición", "$y{custom}"),
+                    ("dimensión", "$x{custom}"),
+                    ("PE", "@image{custom}"),
+                ],
+                formatters={
+                    "$x": CustomJSHover(code=ROUND_JS),
+                    "$y": CustomJSHover(code=ROUND_JS),
+                    "@image": CustomJSHover(code=VALUE_JS),
+                },
+            )
+        )
+        fig.add_layout(
+            ColorBar(
+                color_mapper=mapper,
+                ticker=FixedTicker(ticks=[-1.0, -0.5, 0.0, 0.5, 1.0]),
+                formatter=CustomJSTickFormatter(code=AXIS_TICK_JS),
+                width=12,
+            ),
+            "right",
+        )
+        fig.grid.visible = False
+        fig.axis.minor_tick_line_color = None
+        fig.toolbar.logo = None
+        return fig
+
+    def _similarity_figure(self):
+        fig = figure(
+            name="pe-similarity",
+            height=300,
+            sizing_mode="stretch_width",
+            x_range=Range1d(0, 1),
+            y_range=Range1d(-1.05, 1.05),
+            tools="pan,wheel_zoom,reset",
+            active_scroll=None,
+            toolbar_location="right",
+            x_axis_label="Δ (separación entre posiciones)",
+            y_axis_label="similitud normalizada",
+            output_backend="canvas",
+        )
+        for start in CURVE_STARTS:
+            line = fig.line(
+                x="delta",
+                y="similitud",
+                source=self.similarity_sources[start],
+                color=CURVE_COLORS[start],
+                line_width=3 if start == 0 else 2,
+                line_dash="solid" if start == 0 else "dashed",
+                legend_label=f"desde pos = {start}",
+                name=f"desde pos = {start}",
+            )
+            fig.add_tools(
+                HoverTool(
+                    renderers=[line],
+                    tooltips=[("curva", "$name"), ("Δ", "@delta"), ("similitud", "@label")],
+                    mode="vline",
+                )
+            )
+        fig.yaxis.formatter = CustomJSTickFormatter(code=AXIS_TICK_JS)
+        fig.legend.location = "bottom_left"
+        fig.axis.minor_tick_line_color = None
+        fig.toolbar.logo = None
+        return fig
+
+    def _update_plots(self) -> None:
+        """New data for every source (one assignment each), then ranges and title."""
+        pe = self.model.encoding  # [n_positions, d_model], computed once per change
+        n, d = pe.shape
+        half = d / 2  # the value at Δ = 0, so every curve starts at 1
+        with pn.io.hold():
+            self.heatmap_source.data = heatmap_data(pe)
+            for start, source in self.similarity_sources.items():
+                # PE_start · PE_(start+Δ), as model.similarity_from(start), from the same matrix.
+                sim = pe[start:] @ pe[start] / half if start < n else np.array([])
+                source.data = curve_data(sim)
+            # Ranges follow the shape (reset_* too, so the reset tool returns to the new shape).
+            for rng, start, end in (
+                (self.heatmap.x_range, -0.5, d - 0.5),
+                (self.heatmap.y_range, n - 0.5, -0.5),
+                (self.similarity_plot.x_range, 0, n - 1),
+            ):
+                rng.update(start=start, end=end, reset_start=start, reset_end=end)
+            self.heatmap.title.text = f"PE: {n} posiciones × {d} dimensiones"
+
+    def __panel__(self):
+        return self._layout
+
+
+if __name__.startswith("bokeh_app"):
+    configure()
+    PositionalView().servable(title=TITLE)

@@ -1,0 +1,296 @@
+"""CapitalView without a browser: country and identity drive every step on screen."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import panel as pn
+import pytest
+from bokeh.models import ColumnDataSource, GlyphRenderer, VBar
+
+from attnmodel import CapitalWalkthrough
+from attnmodel.formatting import es_number
+from dashboards.capital import ATTENTION_CAPTION, DISTRIBUTION_CAPTION, INTRO, CapitalView
+
+VOCAB = ["París", "Roma", "grande", "bonita", "antigua", "famosa", "una", "muy"]
+
+
+class _Table(HTMLParser):
+    """Rows of cell texts of the table with a given data-testid."""
+
+    def __init__(self, testid: str):
+        super().__init__()
+        self.testid, self.depth, self.rows, self._cell = testid, 0, [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table" and (self.depth or dict(attrs).get("data-testid") == self.testid):
+            self.depth += 1
+        elif self.depth and tag == "tr":
+            self.rows.append([])
+        elif self.depth and tag in ("td", "th"):
+            self._cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "table" and self.depth:
+            self.depth -= 1
+        elif self.depth and tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append(self._cell.strip())
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+
+
+def table(html: str, testid: str) -> list[list[str]]:
+    parser = _Table(testid)
+    parser.feed(html)
+    assert parser.rows, f"no table {testid!r}"
+    return parser.rows
+
+
+def readout(view: CapitalView, testid: str) -> str:
+    match = re.search(
+        rf'data-testid="{testid}">.*?<div class="c04-value">(.*?)</div>', view.readouts.object
+    )
+    assert match, testid
+    return match.group(1)
+
+
+def column(view_html: str, testid: str) -> dict[str, str]:
+    """A vertical word -> value table (logits, probabilities)."""
+    return {row[0]: row[1] for row in table(view_html, testid)[1:]}
+
+
+def source(view: CapitalView, name: str) -> dict:
+    """A bar chart's data, found by its stable Bokeh name as the browser finds it."""
+    figures = (view.attention_bars, view.probability_bars)
+    [found] = {s for fig in figures for s in fig.select({"type": ColumnDataSource, "name": name})}
+    return found.data
+
+
+def attention_bars(view: CapitalView) -> dict:
+    return source(view, "capital-attention-source")
+
+
+def probability_bars(view: CapitalView) -> dict:
+    return source(view, "capital-probabilities-source")
+
+
+@pytest.fixture
+def view(panel_cleanup):
+    v = CapitalView()
+    v.__panel__().get_root()  # renders the plots
+    return v
+
+
+def test_builds_with_the_seed_text(view):
+    layout = view.__panel__()
+    assert isinstance(layout, pn.Column)
+    text = "\n".join(p.object for p in layout.select(pn.pane.Markdown))
+    assert '"La capital de \\_\\_\\_ es …" — el recorrido completo, calculado' in text
+    for piece in (INTRO, ATTENTION_CAPTION, DISTRIBUTION_CAPTION):
+        assert piece in text
+    titles = [card.title for card in layout.select(pn.Card)]
+    assert titles == [
+        "1 · Tokens",
+        "2 · Embeddings",
+        "3 · + posición",
+        "4 · Q, K, V",
+        "5 · Puntajes de «es» (÷ √3)",
+        "6 · Softmax",
+        "7 · Vector mezclado",
+        "8 · Logits → probabilidades",
+    ]
+    assert "Pérdida si acierta" in view.readouts.object
+    assert "−ln p" in view.readouts.object
+
+
+def test_default_numbers_are_the_notes(view):
+    # docs/ejemplos-trabajados.md, identity +0,90.
+    assert readout(view, "capital-prediction") == "París"
+    assert readout(view, "capital-probability") == "0,3805"
+    assert readout(view, "capital-loss") == "0,9662"
+    assert table(view.attention_row.object, "capital-attention-row")[1][1:6] == [
+        "0,0038",
+        "0,3151",
+        "0,0337",
+        "0,6468",
+        "0,0006",
+    ]
+    assert table(view.scores.object, "capital-scores")[1][1:] == [
+        "0,0000",
+        "4,4188",
+        "2,1820",
+        "5,1379",
+        "−1,8160",
+    ]
+    assert "(1,9953; −0,2850; 0,5821)" in view.mixed.object
+    assert table(view.query.object, "capital-query")[1] == ["es", "4,16", "0,00", "0,00"]
+    assert table(view.embeddings.object, "capital-embeddings")[4] == [
+        "Francia",
+        "2,00",
+        "0,00",
+        "0,90",
+    ]
+    assert table(view.with_position.object, "capital-with-position")[4] == [
+        "Francia",
+        "2,1411",
+        "−0,9900",
+        "0,9000",
+    ]
+
+
+def test_steps_show_the_model(view):
+    model = view.model
+    emb = table(view.embeddings.object, "capital-embeddings")
+    assert emb[0] == ["", "lugar", "función", "identidad"]
+    assert [r[0] for r in emb[1:]] == model.tokens
+    for name, pane, values in [
+        ("capital-pe", view.pe, model.positional),
+        ("capital-with-position", view.with_position, model.with_position),
+        ("capital-keys", view.keys, model.K),
+        ("capital-values", view.values, model.V),
+    ]:
+        rows = table(pane.object, name)[1:]
+        assert [r[1:] for r in rows] == [[es_number(v, 4) for v in row] for row in values]
+    for word, logit in zip(VOCAB, model.logits, strict=True):
+        assert column(view.logits.object, "capital-logits")[word] == es_number(logit, 4)
+    for word, p in zip(VOCAB, model.probability_vector, strict=True):
+        assert column(view.probabilities.object, "capital-probabilities")[word] == es_number(p, 4)
+
+
+def test_country_select_sets_identity_slider_and_readouts(view):
+    view.country_select.value = "Italia"
+    assert view.model.country == "Italia"
+    assert view.model.identity == pytest.approx(-0.90)
+    assert view.identity_slider.value == pytest.approx(-0.90)
+    expected = CapitalWalkthrough(country="Italia", identity=-0.90)
+    assert readout(view, "capital-prediction") == "Roma" == expected.prediction
+    assert readout(view, "capital-probability") == es_number(expected.probability, 4) == "0,3398"
+    assert readout(view, "capital-loss") == es_number(expected.loss, 4)
+    assert "Italia" in view.tokens.object
+    assert table(view.embeddings.object, "capital-embeddings")[4][0] == "Italia"
+    view.country_select.value = "Francia"
+    assert view.identity_slider.value == pytest.approx(0.90)
+    assert readout(view, "capital-prediction") == "París"
+
+
+@pytest.mark.parametrize("identity", [0.5, 0.0, -0.3, -1.0, 1.0])
+def test_identity_slider_changes_probabilities_and_readouts(view, identity):
+    view.identity_slider.value = identity
+    assert view.model.identity == identity
+    expected = CapitalWalkthrough(identity=identity)
+    probabilities = column(view.probabilities.object, "capital-probabilities")
+    assert probabilities == {w: es_number(p, 4) for w, p in expected.probabilities.items()}
+    assert readout(view, "capital-prediction") == expected.prediction
+    assert readout(view, "capital-probability") == es_number(expected.probability, 4)
+    assert readout(view, "capital-loss") == es_number(expected.loss, 4)
+    bars = probability_bars(view)
+    assert bars["palabra"] == VOCAB
+    np.testing.assert_allclose(bars["p"], expected.probability_vector)
+    assert bars["label"] == [es_number(p, 4) for p in expected.probability_vector]
+
+
+def test_identity_zero_is_a_tie(view):
+    view.identity_slider.value = 0.0
+    assert readout(view, "capital-prediction") == "París o Roma (empate)"
+    probabilities = column(view.probabilities.object, "capital-probabilities")
+    assert probabilities["París"] == probabilities["Roma"] == "0,2374"
+    assert "p(París) = p(Roma)" in view.readouts.object
+
+
+def test_attention_row_is_identical_for_every_identity(view):
+    texts, bars = [], []
+    for identity in (0.9, 0.0, -0.9):
+        view.identity_slider.value = identity
+        texts.append(table(view.attention_row.object, "capital-attention-row")[1])
+        bars.append(attention_bars(view)["peso"])
+    assert texts[0] == texts[1] == texts[2]
+    np.testing.assert_allclose(bars[0], bars[1])
+    np.testing.assert_allclose(bars[0], bars[2])
+    np.testing.assert_allclose(bars[0], view.model.attention_row)
+    # ... and for the other country, whose name is the only change in the header row.
+    view.country_select.value = "Italia"
+    assert table(view.attention_row.object, "capital-attention-row")[1] == texts[0]
+
+
+def test_other_six_words_have_logit_zero(view):
+    for identity in (0.9, -0.45):
+        view.identity_slider.value = identity
+        logits = column(view.logits.object, "capital-logits")
+        assert [logits[w] for w in VOCAB[2:]] == ["0,0000"] * 6
+        assert logits["París"] != "0,0000"
+        probabilities = column(view.probabilities.object, "capital-probabilities")
+        assert len({probabilities[w] for w in VOCAB[2:]}) == 1
+
+
+def test_attention_bars_follow_the_country(view):
+    bars = attention_bars(view)
+    assert bars["token"] == ["0 · La", "1 · capital", "2 · de", "3 · Francia", "4 · es"]
+    assert bars["label"] == ["0,0038", "0,3151", "0,0337", "0,6468", "0,0006"]
+    assert list(view.attention_bars.x_range.factors) == bars["token"]
+    view.country_select.value = "Italia"
+    bars = attention_bars(view)
+    assert bars["token"][3] == "3 · Italia"
+    assert list(view.attention_bars.x_range.factors) == bars["token"]
+    np.testing.assert_allclose(bars["peso"], view.model.attention_row)
+
+
+def test_bar_charts_are_built_once(view):
+    root = view.__panel__().get_root()
+    renderers = [r for r in root.select({"type": GlyphRenderer}) if isinstance(r.glyph, VBar)]
+    assert {r.data_source.name for r in renderers} == {
+        "capital-attention-source",
+        "capital-probabilities-source",
+    }
+    view.identity_slider.value = -0.4
+    view.country_select.value = "Italia"
+    after = [r for r in root.select({"type": GlyphRenderer}) if isinstance(r.glyph, VBar)]
+    assert {r.id for r in after} == {r.id for r in renderers}  # same figures, new data
+    assert list(view.probability_bars.x_range.factors) == VOCAB
+    assert (view.probability_bars.y_range.start, view.probability_bars.y_range.end) == (0, 0.6)
+    assert (view.attention_bars.y_range.start, view.attention_bars.y_range.end) == (0, 1)
+    assert view.probability_bars.xaxis.axis_label == "palabra siguiente"
+    assert view.attention_bars.yaxis.axis_label == "peso de atención"
+
+
+def test_vocabulary_bar_colours(view):
+    colors = probability_bars(view)["color"]
+    assert colors[:2] == ["#1f5fa8", "#d95f02"]  # París, Roma
+    assert len(set(colors[2:])) == 1  # the six "resto" words
+
+
+def test_model_changes_move_the_widgets(view):
+    view.model.identity = 0.25
+    assert view.identity_slider.value == 0.25
+    assert readout(view, "capital-probability") == es_number(view.model.probability, 4)
+    view.model.country = "Italia"
+    assert view.country_select.value == "Italia"
+    assert view.identity_slider.value == pytest.approx(-0.90)
+
+
+def test_asymmetry_box_uses_the_model_slopes(view):
+    slopes = view.model.identity_slopes
+    html = view.asymmetry.object
+    assert f'data-testid="capital-slope-paris">{es_number(slopes["París"], 4)}<' in html
+    assert f'data-testid="capital-slope-roma">{es_number(slopes["Roma"], 4)}<' in html
+    assert "× 1,00" in html
+    assert "× (−0,61)" in html
+    assert "p(París | +0,90) = 0,3805" in html
+    assert "p(Roma | −0,90) = 0,3398" in html
+    view.identity_slider.value = 0.5
+    assert (
+        "p(Roma | −0,50) = " + es_number(CapitalWalkthrough(identity=-0.5).probabilities["Roma"], 4)
+        in view.asymmetry.object
+    )
+
+
+def test_identity_slider_range(view):
+    slider = view.identity_slider
+    assert (slider.start, slider.end, slider.step) == (-1.0, 1.0, 0.01)
+    assert slider.label == "Identidad del país"
+    assert view.country_select.label == "País"
+    assert list(view.country_select.options) == ["Francia", "Italia"]

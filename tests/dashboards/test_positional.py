@@ -1,0 +1,263 @@
+"""PositionalView without a browser: the widgets drive the model and the plots follow it."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import numpy as np
+import panel as pn
+import pytest
+from bokeh.models import ColorBar, ColumnDataSource, GlyphRenderer, Image, Line
+
+from attnmodel import PositionalEncodingDemo
+from attnmodel.formatting import es_number
+from dashboards.positional import (
+    FORMULA,
+    HEATMAP_CAPTION,
+    SIMILARITY_CAPTION,
+    SUM_PARAGRAPH,
+    TITLE,
+    PositionalView,
+)
+
+
+class _Table(HTMLParser):
+    """Rows of cell texts of the table with a given data-testid."""
+
+    def __init__(self, testid: str):
+        super().__init__()
+        self.testid, self.depth, self.rows, self._cell = testid, 0, [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table" and (self.depth or dict(attrs).get("data-testid") == self.testid):
+            self.depth += 1
+        elif self.depth and tag == "tr":
+            self.rows.append([])
+        elif self.depth and tag in ("td", "th"):
+            self._cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "table" and self.depth:
+            self.depth -= 1
+        elif self.depth and tag in ("td", "th") and self._cell is not None:
+            self.rows[-1].append(self._cell.strip())
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+
+
+def table(html: str, testid: str) -> list[list[str]]:
+    parser = _Table(testid)
+    parser.feed(html)
+    assert parser.rows, f"no table {testid!r}"
+    return parser.rows
+
+
+def markdown_texts(layout) -> str:
+    return "\n".join(p.object for p in layout.select(pn.pane.Markdown))
+
+
+def image_renderer(root) -> GlyphRenderer:
+    [renderer] = [r for r in root.select({"type": GlyphRenderer}) if isinstance(r.glyph, Image)]
+    return renderer
+
+
+def source(root, name: str) -> ColumnDataSource:
+    """A source by its stable Bokeh name, as the browser finds it."""
+    [found] = list(root.select({"type": ColumnDataSource, "name": name}))
+    return found
+
+
+def curves(root) -> list[dict]:
+    """The data of the three similarity curves (from pos = 0, 10, 20)."""
+    return [source(root, f"pe-similarity-source-{start}").data for start in (0, 10, 20)]
+
+
+@pytest.fixture
+def view(panel_cleanup):
+    v = PositionalView()
+    v.__panel__().get_root()  # renders the plots
+    return v
+
+
+def test_builds_with_the_seed_text(view):
+    layout = view.__panel__()
+    assert isinstance(layout, pn.Column)
+    text = markdown_texts(layout)
+    for piece in (TITLE, FORMULA, HEATMAP_CAPTION, SIMILARITY_CAPTION, SUM_PARAGRAPH):
+        assert piece in text
+    assert "### Ondas y distancia relativa" in text
+    assert "El ejemplo del apunte: tres tokens contiguos con $$d = 4$$" in text
+    assert "darían exactamente lo mismo." in text
+    assert r"\sin\\!\left(" in FORMULA  # survives Markdown as \! for MathJax
+
+
+def test_default_model_is_created_per_view(panel_cleanup):
+    a, b = PositionalView(), PositionalView()
+    assert a.model is not b.model
+    model = PositionalEncodingDemo(n_positions=20, d_model=8)
+    assert PositionalView(model=model).model is model
+
+
+def test_worked_table_is_the_notes_table(view):
+    rows = table(view.worked_table.object, "pe-worked-table")
+    assert rows[0] == ["Vector", "dim 0", "dim 1", "dim 2", "dim 3", "Comentario"]
+    body = rows[1:]
+    expected = view.model.worked_table
+    assert len(body) == len(expected) == 9
+    for cells, row in zip(body, expected, strict=True):
+        assert cells[0] == row["vector"]
+        assert cells[1:5] == [es_number(v, 4) for v in row["values"]]
+        assert cells[5] == row["comment"]
+    # Numbers stated by the notes (docs/ejemplos-trabajados.md).
+    assert body[4][:5] == ["PE(1)", "0,8415", "0,5403", "0,0100", "1,0000"]
+    assert body[8][:5] == ["x(mordió) + PE(2)", "0,6093", "0,1839", "0,1200", "0,5998"]
+
+
+def test_heatmap_follows_d_model_slider_in_place(view):
+    root = view.__panel__().get_root()
+    renderer = image_renderer(root)
+    assert renderer.data_source.data["image"][0].shape == (50, 64)
+    view.d_slider.value = 8
+    assert view.model.d_model == 8
+    assert image_renderer(root) is renderer  # updated, not rebuilt
+    assert renderer.data_source is source(root, "pe-heatmap-source")
+    image = renderer.data_source.data["image"][0]
+    assert image.shape == (50, 8)
+    # Row = position, column = dimension; float32 on the wire.
+    np.testing.assert_allclose(image, view.model.encoding, atol=1e-6)
+    assert "50 posiciones × 8 dimensiones" in view.shape.object
+    # The ranges follow the new shape; position 0 stays at the top (flipped y range).
+    assert (view.heatmap.x_range.start, view.heatmap.x_range.end) == (-0.5, 7.5)
+    assert (view.heatmap.y_range.start, view.heatmap.y_range.end) == (49.5, -0.5)
+    assert view.heatmap.title.text == "PE: 50 posiciones × 8 dimensiones"
+
+
+def test_heatmap_follows_n_positions_slider(view):
+    root = view.__panel__().get_root()
+    data = source(root, "pe-heatmap-source").data
+    view.n_slider.value = 12
+    assert view.model.n_positions == 12
+    new = source(root, "pe-heatmap-source").data
+    assert new is not data  # one full new dict per change
+    [image] = new["image"]
+    assert image.shape == (12, 64)
+    np.testing.assert_allclose(image, view.model.encoding, atol=1e-6)
+    # Cell centres on whole positions/dimensions.
+    assert (new["x"], new["y"], new["dw"], new["dh"]) == ([-0.5], [-0.5], [64], [12])
+    assert (view.heatmap.y_range.start, view.heatmap.y_range.end) == (11.5, -0.5)
+    assert (view.heatmap.y_range.reset_start, view.heatmap.y_range.reset_end) == (11.5, -0.5)
+    assert view.heatmap.xaxis.axis_label == "dimensión"
+    assert view.heatmap.yaxis.axis_label == "posición"
+    assert 'data-testid="pe-shape">12 posiciones × 64 dimensiones' in view.shape.object
+
+
+def test_heatmap_colours_are_fixed(view):
+    root = view.__panel__().get_root()
+    mapper = image_renderer(root).glyph.color_mapper
+    assert (mapper.low, mapper.high) == (-1.0, 1.0)
+    # Diverging: blue for −1, red for +1.
+    assert mapper.palette[0] == "#053061"
+    assert mapper.palette[-1] == "#67001f"
+    [bar] = view.heatmap.select({"type": ColorBar})
+    assert bar.color_mapper is mapper
+    view.d_slider.value = 4
+    assert (mapper.low, mapper.high) == (-1.0, 1.0)
+
+
+def test_similarity_curves(view):
+    root = view.__panel__().get_root()
+    view.d_slider.value = 16
+    data = curves(root)
+    base = view.model.similarity_normalised
+    np.testing.assert_allclose(data[0]["similitud"], base)
+    np.testing.assert_allclose(data[0]["delta"], view.model.deltas)
+    assert data[0]["label"][:2] == ["1,0000", es_number(base[1], 4)]
+    for curve, start in zip(data[1:], (10, 20), strict=True):
+        values = curve["similitud"]
+        np.testing.assert_allclose(values, view.model.similarity_from(start) / 8)
+        np.testing.assert_allclose(curve["delta"], np.arange(len(values)))
+        # The point of the dashed curves: they lie on the pos = 0 curve.
+        np.testing.assert_allclose(values, base[: len(values)], atol=1e-9)
+    assert (view.similarity_plot.x_range.start, view.similarity_plot.x_range.end) == (0, 49)
+    assert (view.similarity_plot.y_range.start, view.similarity_plot.y_range.end) == (
+        -1.05,
+        1.05,
+    )
+
+
+def test_similarity_lines_solid_then_dashed(view):
+    root = view.__panel__().get_root()
+    lines = [r for r in root.select({"type": GlyphRenderer}) if isinstance(r.glyph, Line)]
+    # select() walks the model graph in no fixed order: compare by source name.
+    dashes = {r.data_source.name: r.glyph.line_dash for r in lines}
+    assert dashes == {
+        "pe-similarity-source-0": [],  # solid
+        "pe-similarity-source-10": [6],  # dashed
+        "pe-similarity-source-20": [6],
+    }
+    labels = [item.label.value for item in view.similarity_plot.legend[0].items]
+    assert labels == ["desde pos = 0", "desde pos = 10", "desde pos = 20"]
+
+
+def test_similarity_with_few_positions_keeps_three_curves(view):
+    root = view.__panel__().get_root()
+    view.n_slider.value = 8
+    data = curves(root)
+    assert len(data[0]["similitud"]) == 8
+    assert len(data[1]["similitud"]) == len(data[2]["similitud"]) == 0
+    assert (view.similarity_plot.x_range.start, view.similarity_plot.x_range.end) == (0, 7)
+
+
+def test_model_changes_move_the_sliders(view):
+    view.__panel__()
+    view.model.param.update(n_positions=30, d_model=10)
+    assert view.n_slider.value == 30
+    assert view.d_slider.value == 10
+    assert "30 posiciones × 10 dimensiones" in view.shape.object
+
+
+def test_largest_matrix_goes_as_float32(view):
+    root = view.__panel__().get_root()
+    view.model.param.update(n_positions=512, d_model=512)
+    [image] = source(root, "pe-heatmap-source").data["image"]
+    assert image.shape == (512, 512)
+    assert image.dtype == np.float32  # half the bytes of float64 on the websocket
+    assert image.flags.c_contiguous
+    np.testing.assert_allclose(image, view.model.encoding, atol=1e-6)
+    assert len(curves(root)[0]["similitud"]) == 512
+
+
+def test_d_model_slider_offers_only_even_values(view):
+    assert view.d_slider.start % 2 == 0
+    assert view.d_slider.step == 2
+    assert (view.d_slider.start, view.d_slider.end) == view.model.param.d_model.bounds
+
+
+@pytest.mark.parametrize(
+    ("slider", "bad", "message"),
+    [
+        ("d_slider", 7, "d_model debe ser par"),
+        ("n_slider", 1000, "El número de posiciones debe estar entre 2 y 512"),
+        ("d_slider", 0, "d_model debe estar entre 2 y 512"),
+    ],
+)
+def test_bad_value_shows_message_and_keeps_model(view, slider, bad, message):
+    view.__panel__()
+    before = (view.model.n_positions, view.model.d_model)
+    getattr(view, slider).value = bad
+    assert (view.model.n_positions, view.model.d_model) == before
+    assert message in view.error.object
+    assert "Se mantiene el valor anterior." in view.error.object
+    assert (view.n_slider.value, view.d_slider.value) == before
+    # The next valid value clears the message.
+    view.d_slider.value = 32
+    assert view.model.d_model == 32
+    assert view.error.object == ""
+
+
+def test_shape_readout_has_testid(view):
+    assert re.search(r'data-testid="pe-shape">50 posiciones × 64 dimensiones', view.shape.object)
