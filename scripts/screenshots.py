@@ -80,7 +80,8 @@ def capture(url: str, out_dir: Path) -> list[Path]:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         for section in SECTIONS:
             page.goto(f"{url}?seccion={section.id}")
-            page.locator(f'[data-testid="section-{section.id}"]').first.wait_for(timeout=30_000)
+            marker = page.locator(f'[data-testid="section-{section.id}"]').first
+            marker.wait_for(state="attached", timeout=30_000)
             page.wait_for_timeout(1500)  # MathJax and Bokeh layout settle
             path = out_dir / f"{section.id}.png"
             page.screenshot(path=str(path), full_page=True)
