@@ -19,6 +19,7 @@ from attnmodel.formatting import es_number, es_percent, parse_es_number
 __all__ = [
     "CSS",
     "MatrixEditor",
+    "apply_render",
     "configure",
     "es_number",
     "es_percent",
@@ -228,3 +229,27 @@ def parse_or_none(text) -> float | None:
         return parse_es_number(text)
     except ValueError:
         return None
+
+
+def apply_render(targets: dict[str, tuple[object, str]], values: dict[str, object]) -> None:
+    """Put the output of a view's ``render(model)`` on screen (the live side of the twin).
+
+    ``targets`` is the view's ``client_targets()``: name -> (object, kind) with kind "html" (a
+    pane's ``object``), "data" (a ColumnDataSource's ``data``) or "prop:<name>" (a Bokeh/Panel
+    property, set only when it changed). The browser twin (``C04.apply``) does the same with the
+    same names, so the live app and the export show the same thing.
+    """
+    with pn.io.hold():
+        for name, value in values.items():
+            obj, kind = targets[name]
+            if kind == "html":
+                if obj.object != value:
+                    obj.object = value
+            elif kind == "data":
+                obj.data = value
+            elif kind.startswith("prop:"):
+                prop = kind[5:]
+                if getattr(obj, prop) != value:
+                    setattr(obj, prop, value)
+            else:
+                raise ValueError(f"tipo de destino desconocido: {kind!r}")
