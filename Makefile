@@ -10,7 +10,7 @@ PORT ?= 5006
 APPS := dashboards/lecture.py dashboards/self_attention.py dashboards/scaling.py \
 	dashboards/multihead.py dashboards/positional.py dashboards/capital.py dashboards/explorer.py
 
-.PHONY: serve test lint format docs chromium clean bench
+.PHONY: serve test lint format docs export chromium clean bench
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -42,6 +42,10 @@ format: $(STAMP)
 docs: $(STAMP)
 	$(BIN)/python -m attnmodel.worked_examples --write docs/ejemplos-trabajados.md
 
+## export: the lecture as self-contained HTML files that work offline (dist/)
+export: $(STAMP)
+	$(BIN)/python -m dashboards.export
+
 ## chromium: Debian's Chromium for the browser tests (Playwright cannot download its own here)
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { \
@@ -54,3 +58,4 @@ clean:
 ## bench: server-side update time of every control (writes bench/results.json)
 bench: $(STAMP)
 	$(BIN)/python bench/bench_updates.py
+	$(BIN)/python bench/bench_export.py

@@ -6,14 +6,27 @@ the steps out and keeps them current when the country or its identity changes.
 
 from __future__ import annotations
 
+import json
+
 import panel as pn
 import param
 from bokeh.models import ColumnDataSource, CustomJSTickFormatter, FactorRange, HoverTool, Range1d
 from bokeh.plotting import figure
 
 from attnmodel import CapitalWalkthrough
-from attnmodel.capital import COUNTRY_SLOT, DIMENSIONS, QUERY, W_K, W_Q, W_V, U
+from attnmodel.capital import (
+    COUNTRIES,
+    COUNTRY_SLOT,
+    DIMENSIONS,
+    QUERY,
+    VOCABULARY,
+    W_K,
+    W_Q,
+    W_V,
+    U,
+)
 from dashboards.common import (
+    apply_render,
     configure,
     es_number,
     esc,
@@ -78,6 +91,223 @@ def _vector(values, decimals: int = 4) -> str:
     return "(" + "; ".join(es_number(v, decimals) for v in values) + ")"
 
 
+def attention_labels(tokens: list[str]) -> list[str]:
+    """The attention chart's factors: "3 · Francia"-style, so the country's bar is renamed."""
+    return [f"{pos} · {token}" for pos, token in enumerate(tokens)]
+
+
+def tokens_html(tokens: list[str]) -> str:
+    chips = []
+    for pos, token in enumerate(tokens):
+        cls = "c04-token"
+        if pos == COUNTRY_SLOT:
+            cls += " c04-country"
+        elif pos == QUERY:
+            cls += " c04-query"
+        chips.append(f'<div class="{cls}">{esc(token)}<small>pos {pos}</small></div>')
+    return (
+        f'<div class="c04-tokens" data-testid="capital-tokens">{"".join(chips)}</div>'
+        '<div class="c04-note">«es», el último token, es el que predice la palabra '
+        "siguiente.</div>"
+    )
+
+
+def readouts_html(model: CapitalWalkthrough) -> str:
+    p = model.probability_vector
+    top = [w for w, pw in zip(model.vocabulary, p, strict=True) if pw == p.max()]
+    return (
+        readout_html("Predicción", esc(model.prediction), testid="capital-prediction")
+        + readout_html(
+            "Probabilidad",
+            es_number(model.probability, 4),
+            " = ".join(f"p({esc(w)})" for w in top),
+            testid="capital-probability",
+        )
+        + readout_html(
+            "Pérdida si acierta", es_number(model.loss, 4), "−ln p", testid="capital-loss"
+        )
+    )
+
+
+def asymmetry_html(model: CapitalWalkthrough) -> str:
+    a = float(model.attention_row[COUNTRY_SLOT])
+    slopes = model.identity_slopes
+    u_paris, u_roma = float(U[0, 2]), float(U[1, 2])
+    magnitude = abs(model.identity)
+    # What the same |identity| gives each side, from two scratch models (public outputs only).
+    plus = CapitalWalkthrough(identity=magnitude).probabilities["París"]
+    minus = CapitalWalkthrough(identity=-magnitude).probabilities["Roma"]
+    m = es_number(magnitude)
+    if magnitude > 0:
+        compare = (
+            f"Con |identidad| = {m}: p(París | +{m}) = {es_number(plus, 4)}, "
+            f"p(Roma | −{m}) = {es_number(minus, 4)}."
+        )
+    else:
+        compare = f"Con identidad 0 empatan: p(París) = p(Roma) = {es_number(plus, 4)}."
+    return (
+        '<div class="c04-box" data-testid="capital-asymmetry">'
+        "<p><b>¿Por qué París y Roma no son simétricas?</b> Cada logit cambia con la "
+        "identidad con pendiente <i>a</i><sub>país</sub> × <i>u</i><sub>palabra,2</sub>: la "
+        f"atención de «es» sobre el país (<i>a</i><sub>país</sub> = {es_number(a, 4)}) por "
+        "la componente de identidad del vector de salida de la palabra.</p>"
+        f"<p>Pendiente de París = <i>a</i><sub>país</sub> × {es_number(u_paris)} = "
+        f'<b data-testid="capital-slope-paris">{es_number(slopes["París"], 4)}</b>; '
+        f"de Roma = <i>a</i><sub>país</sub> × ({es_number(u_roma)}) = "
+        f'<b data-testid="capital-slope-roma">{es_number(slopes["Roma"], 4)}</b>.</p>'
+        "<p>Los vectores de salida de París y Roma coinciden en «lugar» (por eso empatan con "
+        "identidad 0), pero no son simétricos en «identidad»: la misma |identidad| empuja "
+        f"más a París que a Roma. {compare} La asimetría está en la capa de salida, no en la "
+        "atención.</p></div>"
+    )
+
+
+def render(model: CapitalWalkthrough) -> dict[str, object]:
+    """Everything on screen that follows the country and the identity, by target name.
+
+    HTML panes (``tokens``, ``embeddings``, ``pe``, ``with_position``, ``query``, ``keys``,
+    ``values``, ``scores``, ``attention_row``, ``mixed``, ``logits``, ``probabilities``,
+    ``readouts``, ``asymmetry``), the attention chart's factors (``attention_factors``, set
+    before its data) and the data of the two bar charts (``attention_source``,
+    ``probabilities_source``). The browser twin (``C04.views.capital`` in
+    dashboards/static/capital.js) returns the same dict from the same constants
+    (``client_constants()``).
+    """
+    tokens = model.tokens
+    dims = list(DIMENSIONS)
+    vocab = model.vocabulary
+    attention_row = model.attention_row
+    probability_vector = model.probability_vector
+    labels = attention_labels(tokens)
+    return {
+        "tokens": tokens_html(tokens),
+        "embeddings": matrix_html(
+            model.embeddings,
+            title="x (5×3)",
+            row_labels=tokens,
+            col_labels=dims,
+            testid="capital-embeddings",
+        ),
+        "pe": matrix_html(
+            model.positional,
+            title="PE",
+            row_labels=tokens,
+            col_labels=dims,
+            decimals=4,
+            testid="capital-pe",
+        ),
+        "with_position": matrix_html(
+            model.with_position,
+            title="x + PE",
+            row_labels=tokens,
+            col_labels=dims,
+            decimals=4,
+            testid="capital-with-position",
+        ),
+        "query": matrix_html(
+            model.Q[QUERY : QUERY + 1],
+            title="Consulta de «es»: q = (x + PE) W_Q",
+            row_labels=[tokens[QUERY]],
+            col_labels=dims,
+            testid="capital-query",
+        ),
+        "keys": matrix_html(
+            model.K,
+            title="Llaves K",
+            row_labels=tokens,
+            col_labels=dims,
+            decimals=4,
+            testid="capital-keys",
+        ),
+        "values": matrix_html(
+            model.V,
+            title="Valores V",
+            row_labels=tokens,
+            col_labels=dims,
+            decimals=4,
+            testid="capital-values",
+        ),
+        "scores": matrix_html(
+            model.scores[None, :],
+            row_labels=["es"],
+            col_labels=tokens,
+            decimals=4,
+            testid="capital-scores",
+        ),
+        "attention_row": matrix_html(
+            attention_row[None, :],
+            row_labels=["es"],
+            col_labels=tokens,
+            decimals=4,
+            shade=True,
+            testid="capital-attention-row",
+        )
+        + f'<div class="c04-note">La fila suma Σ = {es_number(attention_row.sum(), 4)}</div>',
+        "mixed": (
+            f'<div class="c04-vector" data-testid="capital-mixed">z = {_vector(model.mixed)}</div>'
+        ),
+        "logits": matrix_html(
+            model.logits[:, None],
+            title="Logits",
+            row_labels=vocab,
+            col_labels=["logit"],
+            decimals=4,
+            testid="capital-logits",
+        ),
+        "probabilities": matrix_html(
+            probability_vector[:, None],
+            title="Probabilidades",
+            row_labels=vocab,
+            col_labels=["p"],
+            decimals=4,
+            testid="capital-probabilities",
+        ),
+        "readouts": readouts_html(model),
+        "asymmetry": asymmetry_html(model),
+        # The country's bar is renamed with the country: factors first, then the data.
+        "attention_factors": labels,
+        "attention_source": {
+            "token": labels,
+            "peso": attention_row.tolist(),
+            "label": [es_number(a, 4) for a in attention_row],
+        },
+        "probabilities_source": {
+            "palabra": list(vocab),
+            "p": probability_vector.tolist(),
+            "color": [WORD_COLORS.get(w, OTHER_COLOR) for w in vocab],
+            "label": [es_number(p, 4) for p in probability_vector],
+        },
+    }
+
+
+def client_constants() -> dict[str, object]:
+    """The toy model's constants for the browser twin (the export embeds them), so that
+    dashboards/static/capital.js computes from the very numbers of attnmodel.capital.
+
+    Taken from the model's public outputs: the embeddings at identity 0 (the identity enters
+    only at [country slot, "identidad"]) and the sentence with ``None`` in the country's slot.
+    """
+    base = CapitalWalkthrough(identity=0.0)
+    sentence: list[str | None] = list(base.tokens)
+    sentence[COUNTRY_SLOT] = None
+    return {
+        "sentence": sentence,
+        "country_slot": COUNTRY_SLOT,
+        "query": QUERY,
+        "identity_dim": DIMENSIONS.index("identidad"),
+        "countries": dict(COUNTRIES),
+        "dimensions": list(DIMENSIONS),
+        "embeddings_at_zero": base.embeddings.tolist(),
+        "W_Q": W_Q.tolist(),
+        "W_K": W_K.tolist(),
+        "W_V": W_V.tolist(),
+        "U": U.tolist(),
+        "vocabulary": list(VOCABULARY),
+        "word_colors": dict(WORD_COLORS),
+        "other_color": OTHER_COLOR,
+    }
+
+
 class CapitalView(pn.viewable.Viewer):
     """The eight steps of "La capital de ___ es …" for one country and identity.
 
@@ -99,7 +329,11 @@ class CapitalView(pn.viewable.Viewer):
     country; ``self.probability_bars`` (name ``capital-probability-bars``) draws
     ``self.probabilities_source`` (name ``capital-probabilities-source``; columns ``palabra`` in
     vocabulary order, ``p``, ``color``, ``label``). ``label`` holds the Spanish 4-decimal text the
-    hover shows.
+    hover shows. What is on screen is ``render(model)``, put there by ``apply_render``.
+
+    Export: ``enable_client_side`` wires both controls to the browser twin
+    (dashboards/static/capital.js), which computes the same ``render`` in the page from the
+    model's constants (``client_constants()``, embedded in the page).
     """
 
     model = param.ClassSelector(class_=CapitalWalkthrough)
@@ -265,186 +499,63 @@ class CapitalView(pn.viewable.Viewer):
         if state == self._last_state:  # country -> identity fires twice for one change
             return
         self._last_state = state
-        tokens = model.tokens
-        dims = list(DIMENSIONS)
-        vocab = model.vocabulary
-        objects = {
-            self.tokens: self._tokens_html(tokens),
-            self.embeddings: matrix_html(
-                model.embeddings,
-                title="x (5×3)",
-                row_labels=tokens,
-                col_labels=dims,
-                testid="capital-embeddings",
-            ),
-            self.pe: matrix_html(
-                model.positional,
-                title="PE",
-                row_labels=tokens,
-                col_labels=dims,
-                decimals=4,
-                testid="capital-pe",
-            ),
-            self.with_position: matrix_html(
-                model.with_position,
-                title="x + PE",
-                row_labels=tokens,
-                col_labels=dims,
-                decimals=4,
-                testid="capital-with-position",
-            ),
-            self.query: matrix_html(
-                model.Q[QUERY : QUERY + 1],
-                title="Consulta de «es»: q = (x + PE) W_Q",
-                row_labels=[tokens[QUERY]],
-                col_labels=dims,
-                testid="capital-query",
-            ),
-            self.keys: matrix_html(
-                model.K,
-                title="Llaves K",
-                row_labels=tokens,
-                col_labels=dims,
-                decimals=4,
-                testid="capital-keys",
-            ),
-            self.values: matrix_html(
-                model.V,
-                title="Valores V",
-                row_labels=tokens,
-                col_labels=dims,
-                decimals=4,
-                testid="capital-values",
-            ),
-            self.scores: matrix_html(
-                model.scores[None, :],
-                row_labels=["es"],
-                col_labels=tokens,
-                decimals=4,
-                testid="capital-scores",
-            ),
-            self.attention_row: matrix_html(
-                model.attention_row[None, :],
-                row_labels=["es"],
-                col_labels=tokens,
-                decimals=4,
-                shade=True,
-                testid="capital-attention-row",
-            )
-            + f'<div class="c04-note">La fila suma Σ = {es_number(model.attention_row.sum(), 4)}'
-            "</div>",
-            self.mixed: (
-                f'<div class="c04-vector" data-testid="capital-mixed">z = '
-                f"{_vector(model.mixed)}</div>"
-            ),
-            self.logits: matrix_html(
-                model.logits[:, None],
-                title="Logits",
-                row_labels=vocab,
-                col_labels=["logit"],
-                decimals=4,
-                testid="capital-logits",
-            ),
-            self.probabilities: matrix_html(
-                model.probability_vector[:, None],
-                title="Probabilidades",
-                row_labels=vocab,
-                col_labels=["p"],
-                decimals=4,
-                testid="capital-probabilities",
-            ),
-            self.readouts: self._readouts_html(),
-            self.asymmetry: self._asymmetry_html(),
-        }
-        labels = self._attention_labels()
-        attention = {
-            "token": labels,
-            "peso": model.attention_row.tolist(),
-            "label": [es_number(a, 4) for a in model.attention_row],
-        }
-        probabilities = {
-            "palabra": list(vocab),
-            "p": model.probability_vector.tolist(),
-            "color": [WORD_COLORS.get(w, OTHER_COLOR) for w in vocab],
-            "label": [es_number(p, 4) for p in model.probability_vector],
-        }
-        with pn.io.hold():
-            for pane, obj in objects.items():
-                pane.object = obj
-            # The country's bar is renamed with the country: factors first, then the data.
-            if list(self.attention_bars.x_range.factors) != labels:
-                self.attention_bars.x_range.factors = labels
-            self.attention_source.data = attention
-            self.probabilities_source.data = probabilities
+        apply_render(self.client_targets(), render(model))
 
     def _attention_labels(self) -> list[str]:
-        return [f"{pos} · {token}" for pos, token in enumerate(self.model.tokens)]
+        return attention_labels(self.model.tokens)
 
-    @staticmethod
-    def _tokens_html(tokens: list[str]) -> str:
-        chips = []
-        for pos, token in enumerate(tokens):
-            cls = "c04-token"
-            if pos == COUNTRY_SLOT:
-                cls += " c04-country"
-            elif pos == QUERY:
-                cls += " c04-query"
-            chips.append(f'<div class="{cls}">{esc(token)}<small>pos {pos}</small></div>')
-        return (
-            f'<div class="c04-tokens" data-testid="capital-tokens">{"".join(chips)}</div>'
-            '<div class="c04-note">«es», el último token, es el que predice la palabra '
-            "siguiente.</div>"
-        )
+    # -- the export (dashboards/export.py) -----------------------------------------------------
 
-    def _readouts_html(self) -> str:
-        model = self.model
-        p = model.probability_vector
-        top = [w for w, pw in zip(model.vocabulary, p, strict=True) if pw == p.max()]
-        return (
-            readout_html("Predicción", esc(model.prediction), testid="capital-prediction")
-            + readout_html(
-                "Probabilidad",
-                es_number(model.probability, 4),
-                " = ".join(f"p({esc(w)})" for w in top),
-                testid="capital-probability",
+    def client_targets(self) -> dict[str, tuple[object, str]]:
+        """Target name -> (pane / source / Bokeh model, kind), for the names of ``render``."""
+        html = {
+            name: (getattr(self, name), "html")
+            for name in (
+                "tokens",
+                "embeddings",
+                "pe",
+                "with_position",
+                "query",
+                "keys",
+                "values",
+                "scores",
+                "attention_row",
+                "mixed",
+                "logits",
+                "probabilities",
+                "readouts",
+                "asymmetry",
             )
-            + readout_html(
-                "Pérdida si acierta", es_number(model.loss, 4), "−ln p", testid="capital-loss"
-            )
-        )
+        }
+        return {
+            **html,
+            "attention_factors": (self.attention_bars.x_range, "prop:factors"),
+            "attention_source": (self.attention_source, "data"),
+            "probabilities_source": (self.probabilities_source, "data"),
+        }
 
-    def _asymmetry_html(self) -> str:
-        model = self.model
-        a = float(model.attention_row[COUNTRY_SLOT])
-        slopes = model.identity_slopes
-        u_paris, u_roma = float(U[0, 2]), float(U[1, 2])
-        magnitude = abs(model.identity)
-        # What the same |identity| gives each side, from two scratch models (public outputs only).
-        plus = CapitalWalkthrough(identity=magnitude).probabilities["París"]
-        minus = CapitalWalkthrough(identity=-magnitude).probabilities["Roma"]
-        m = es_number(magnitude)
-        if magnitude > 0:
-            compare = (
-                f"Con |identidad| = {m}: p(París | +{m}) = {es_number(plus, 4)}, "
-                f"p(Roma | −{m}) = {es_number(minus, 4)}."
-            )
-        else:
-            compare = f"Con identidad 0 empatan: p(París) = p(Roma) = {es_number(plus, 4)}."
-        return (
-            '<div class="c04-box" data-testid="capital-asymmetry">'
-            "<p><b>¿Por qué París y Roma no son simétricas?</b> Cada logit cambia con la "
-            "identidad con pendiente <i>a</i><sub>país</sub> × <i>u</i><sub>palabra,2</sub>: la "
-            f"atención de «es» sobre el país (<i>a</i><sub>país</sub> = {es_number(a, 4)}) por "
-            "la componente de identidad del vector de salida de la palabra.</p>"
-            f"<p>Pendiente de París = <i>a</i><sub>país</sub> × {es_number(u_paris)} = "
-            f'<b data-testid="capital-slope-paris">{es_number(slopes["París"], 4)}</b>; '
-            f"de Roma = <i>a</i><sub>país</sub> × ({es_number(u_roma)}) = "
-            f'<b data-testid="capital-slope-roma">{es_number(slopes["Roma"], 4)}</b>.</p>'
-            "<p>Los vectores de salida de París y Roma coinciden en «lugar» (por eso empatan con "
-            "identidad 0), pero no son simétricos en «identidad»: la misma |identidad| empuja "
-            f"más a París que a Roma. {compare} La asimetría está en la capa de salida, no en la "
-            "atención.</p></div>"
-        )
+    def enable_client_side(self, states: dict | None = None) -> int:
+        """Wire the country select and the identity slider to the browser twin
+        (``C04.views.capital``). No embedded states: the twin computes every step from the
+        model's constants, which go into ``states["capital"]["constants"]``.
+
+        The callback gets every target, the controls as ``w_country`` and ``w_identity``, and
+        ``trigger`` (the control that changed: a new country sets its identity, as the model
+        does).
+        """
+        if states is not None:
+            states["capital"] = {"constants": client_constants()}
+        targets = self.client_targets()
+        kinds = {name: kind for name, (_, kind) in targets.items()}
+        args = {name: obj for name, (obj, _) in targets.items()}
+        args["w_country"] = self.country_select
+        args["w_identity"] = self.identity_slider
+        # Bokeh's CustomJS passes each arg as a variable of its own: gather them in one object.
+        names = ", ".join(args)
+        code = f'C04.update("capital", {{{names}, trigger: cb_obj}}, {json.dumps(kinds)});'
+        self.country_select.jscallback(value=code, args=args)
+        self.identity_slider.jscallback(value=code, args=args)
+        return 0
 
     # -- plots ---------------------------------------------------------------------------------
 

@@ -65,7 +65,7 @@ def configure() -> None:
         logger.setLevel(logging.INFO)
         logger.propagate = False
     hv.extension("bokeh", logo=False)
-    pn.extension("mathjax", "tabulator", raw_css=[CSS], design="native", notifications=False)
+    pn.extension("mathjax", raw_css=[CSS], design="native", notifications=False)
 
 
 def esc(text) -> str:

@@ -7,14 +7,25 @@ focus as a bar list. The page's Spanish text is that of the seed, in its order.
 
 from __future__ import annotations
 
+import json
 import logging
 
 import panel as pn
 import param
 from bokeh.models import CustomJSTickFormatter
 
-from attnmodel.explorer import DEFAULT_FOCUS, DEFAULT_SENTENCE, AttentionExplorer, percentages
-from dashboards.common import configure, esc, math_md
+from attnmodel.explorer import (
+    DEFAULT_FOCUS,
+    DEFAULT_SENTENCE,
+    MAX_TOKENS,
+    POSITION_WEIGHT,
+    SCORE_SCALE,
+    TOKEN_DIM,
+    TRIGRAM_SALT,
+    AttentionExplorer,
+    percentages,
+)
+from dashboards.common import apply_render, configure, esc, math_md
 
 log = logging.getLogger(__name__)
 
@@ -126,6 +137,12 @@ LEGEND = (
 
 SPANISH_SLIDER_JS = "return tick.toFixed(2).replace('.', ',');"
 
+# What the "Fíjate" buttons set (the reset button sets the model's defaults).
+COLD_TEMPERATURE = 0.1
+HOT_TEMPERATURE = 3.0
+
+KEPT = "Se mantiene la frase anterior."  # appended to the model's own message
+
 # Shared by the map and the bar list (each pane gets it in its own shadow root).
 CSS = """
 .c04-tags { display: flex; gap: 6px; flex-wrap: wrap; margin: 2px 0; }
@@ -225,6 +242,129 @@ def row_html(tokens, row, focus: int, causal: bool) -> str:
     return "".join(parts)
 
 
+def error_html(text: str) -> str:
+    """The message beside the sentence box ("" hides it)."""
+    return f'<div class="c04-error" data-testid="explorer-sentence-error">{esc(text)}</div>'
+
+
+def select_options(tokens) -> list[tuple[str, str]]:
+    """The token list as Bokeh's Select holds it: (str(index), "5 · gato")."""
+    return [(str(i), f"{i} · {token}") for i, token in enumerate(tokens)]
+
+
+def render(model: AttentionExplorer) -> dict[str, object]:
+    """Everything on the page that follows the model (the browser twin is ``explorer.js``).
+
+    ``table`` and ``row``: the HTML of the map and of the focus row; ``buttons_labels`` /
+    ``buttons_active``: the token buttons as Bokeh holds them (labels, index of the pressed one);
+    ``select_options`` / ``select_value``: the token list as Bokeh holds it (str(index), label).
+    """
+    state = model.state()
+    tokens = state.tokens
+    # The sentence event may arrive before the model clamps the focus to the new length.
+    focus = min(model.focus, len(tokens) - 1)
+    causal = bool(model.causal)
+    return {
+        "table": heatmap_html(tokens, state.weights, focus, causal),
+        "row": row_html(tokens, state.weights[focus], focus, causal),
+        "buttons_labels": token_labels(tokens),
+        "buttons_active": focus,
+        "select_options": select_options(tokens),
+        "select_value": str(focus),
+    }
+
+
+def sentence_message(text: str) -> str | None:
+    """The Spanish message shown when ``text`` is refused as a sentence (None if accepted)."""
+    try:
+        AttentionExplorer(sentence=text)
+    except ValueError as exc:
+        return f"{exc} {KEPT}"
+    return None
+
+
+def client_constants() -> dict[str, object]:
+    """What the browser twin needs from Python (embedded in the page, never typed into JS)."""
+    too_many = MAX_TOKENS + 1
+    template = sentence_message(" ".join(["x"] * too_many)) or ""
+    if template.count(str(too_many)) != 1:  # the twin fills in the count
+        raise RuntimeError(f"Mensaje inesperado para {too_many} palabras: {template!r}")
+    defaults = AttentionExplorer.param
+    return {
+        "token_dim": TOKEN_DIM,
+        "trigram_salt": TRIGRAM_SALT,
+        "position_weight": POSITION_WEIGHT,
+        "score_scale": SCORE_SCALE,
+        "max_tokens": MAX_TOKENS,
+        "reset": {
+            "sentence": DEFAULT_SENTENCE,
+            "focus": DEFAULT_FOCUS,
+            "temperature": defaults.temperature.default,
+            "positional": defaults.positional.default,
+            "causal": defaults.causal.default,
+        },
+        "cold_temperature": COLD_TEMPERATURE,
+        "hot_temperature": HOT_TEMPERATURE,
+        "empty_message": sentence_message(""),
+        "too_many_message": template.replace(str(too_many), "{n}"),
+    }
+
+
+class _ButtonsProps:
+    """Live side of ``buttons_labels``/``buttons_active``: Bokeh's names over Panel's params."""
+
+    def __init__(self, widget: pn.widgets.RadioButtonGroup):
+        self.widget = widget
+
+    @property
+    def labels(self) -> list[str]:
+        return list(self.widget.options)
+
+    @labels.setter
+    def labels(self, labels: list[str]) -> None:
+        # Options and value together, so the value never points past the new options.
+        value = self.widget.value if self.widget.value is not None else 0
+        self.widget.param.update(
+            options={label: i for i, label in enumerate(labels)},
+            value=min(value, len(labels) - 1),
+        )
+
+    @property
+    def active(self) -> int:
+        return self.widget.value
+
+    @active.setter
+    def active(self, index: int) -> None:
+        self.widget.value = index
+
+
+class _SelectProps:
+    """Live side of ``select_options``/``select_value``: Bokeh's (str(index), label) pairs."""
+
+    def __init__(self, widget: pn.widgets.Select):
+        self.widget = widget
+
+    @property
+    def options(self) -> list[tuple[str, str]]:
+        return [(str(i), label) for label, i in self.widget.options.items()]
+
+    @options.setter
+    def options(self, options: list[tuple[str, str]]) -> None:
+        value = self.widget.value if self.widget.value is not None else 0
+        self.widget.param.update(
+            options={label: int(index) for index, label in options},
+            value=min(value, len(options) - 1),
+        )
+
+    @property
+    def value(self) -> str:
+        return str(self.widget.value)
+
+    @value.setter
+    def value(self, index: str) -> None:
+        self.widget.value = int(index)
+
+
 class ExplorerView(pn.viewable.Viewer):
     """The explorer page: sentence box, token chooser, temperature, position and causal switches,
     the attention map, the focus row as bars, the "Fíjate en tres cosas" buttons and the text.
@@ -243,14 +383,17 @@ class ExplorerView(pn.viewable.Viewer):
     - "Fíjate" buttons: ``self.reset_button`` (default sentence, focus 5, T = 1, position on,
       causal off), ``self.cold_button`` (T = 0,1), ``self.hot_button`` (T = 3),
       ``self.causal_button`` (causal on). CSS classes ``c04-explorer-reset``, ``-cold``, ``-hot``,
-      ``-causal``; the checkboxes ``c04-explorer-positional-box``, ``c04-explorer-causal-box``.
+      ``-causal``; the checkboxes ``c04-explorer-positional-box``, ``c04-explorer-causal-box``; the
+      token buttons ``c04-explorer-tokens``, the token list ``c04-explorer-token-list``.
 
     data-testids: ``explorer-table`` (the map; header "Consulta | tokens…"), ``cell-i-j`` (the
     whole percentage of query i on key j, "39 %"), ``explorer-row-title`` ("Adónde mira gato"),
     ``explorer-row`` (the bar list), ``row-j`` (percentage of key j in the focus row).
 
-    Updates: one watcher on the model (``_on_model``) sets the options/values of the token
-    widgets and the ``.object`` of ``self.table`` and ``self.row`` (HTML panes) in one hold.
+    Updates: one watcher on the model (``_on_model``) puts :func:`render` on screen with
+    ``apply_render`` (the token widgets' options and values, the ``.object`` of ``self.table``
+    and ``self.row``) in one hold. In the export, ``enable_client_side`` makes the browser twin
+    (``dashboards/static/explorer.js``) do the same from the widgets' values.
     """
 
     model = param.ClassSelector(class_=AttentionExplorer)
@@ -269,21 +412,21 @@ class ExplorerView(pn.viewable.Viewer):
             margin=(5, 10),
         )
         self.sentence_error = pn.pane.HTML(
-            '<div class="c04-error" data-testid="explorer-sentence-error"></div>',
+            error_html(""),
             margin=(30, 10, 5, 10),
             sizing_mode="stretch_width",
         )
         self.sentence_input.param.watch(self._on_sentence, "value")
 
-        labels = token_labels(m.tokens)
         self.token_buttons = pn.widgets.RadioButtonGroup(
-            options=self._button_options(labels),
+            options=self._button_options(token_labels(m.tokens)),
             value=m.focus,
             color="primary",
             variant="outline",
             margin=(2, 10),
             stylesheets=[":host .bk-btn-group { flex-wrap: wrap; row-gap: 4px; }"],
             sizing_mode="stretch_width",
+            css_classes=["c04-explorer-tokens"],
         )
         self.token_select = pn.widgets.Select(
             label="o elígelo de la lista",
@@ -291,6 +434,7 @@ class ExplorerView(pn.viewable.Viewer):
             value=m.focus,
             width=220,
             margin=(5, 10),
+            css_classes=["c04-explorer-token-list"],
         )
         self.token_buttons.param.watch(self._on_focus_widget, "value")
         self.token_select.param.watch(self._on_focus_widget, "value")
@@ -329,7 +473,9 @@ class ExplorerView(pn.viewable.Viewer):
             "Activar la máscara causal", "causal", 220, self._notice_causal
         )
 
-        self._refresh()
+        self._buttons_props = _ButtonsProps(self.token_buttons)
+        self._select_props = _SelectProps(self.token_select)
+        self._show()
         m.param.watch(self._on_model, ["sentence", "focus", "temperature", "positional", "causal"])
 
         tags = "".join(f'<span class="c04-tag">#{esc(t)}</span>' for t in TAGS)
@@ -412,14 +558,12 @@ class ExplorerView(pn.viewable.Viewer):
             self.model.sentence = event.new
         except ValueError as exc:
             log.info("Frase rechazada: %s", exc)
-            self._set_error(f"{exc} Se mantiene la frase anterior.")
+            self._set_error(f"{exc} {KEPT}")
             return
         self._set_error("")
 
     def _set_error(self, text: str) -> None:
-        self.sentence_error.object = (
-            f'<div class="c04-error" data-testid="explorer-sentence-error">{esc(text)}</div>'
-        )
+        self.sentence_error.object = error_html(text)
 
     def _on_focus_widget(self, event) -> None:
         if self._syncing or event.new is None:
@@ -428,74 +572,120 @@ class ExplorerView(pn.viewable.Viewer):
             self.model.focus = int(event.new)
         except ValueError as exc:  # only if a widget drifted from the sentence
             log.info("Token rechazado: %s", exc)
-            self._sync_widgets()
+            self._show()
 
     def _notice_default(self, _event=None) -> None:
         # Sentence first: the focus is checked against the sentence already set.
         self.model.param.update(
             sentence=DEFAULT_SENTENCE,
             focus=DEFAULT_FOCUS,
-            temperature=1.0,
-            positional=True,
-            causal=False,
+            temperature=AttentionExplorer.param.temperature.default,
+            positional=AttentionExplorer.param.positional.default,
+            causal=AttentionExplorer.param.causal.default,
         )
-        self._sync_widgets()  # also when nothing changed: drop a rejected text from the box
+        self._sync_sentence_box()  # also when nothing changed: drop a rejected text from the box
 
     def _notice_cold(self, _event=None) -> None:
-        self.model.temperature = 0.1
+        self.model.temperature = COLD_TEMPERATURE
 
     def _notice_hot(self, _event=None) -> None:
-        self.model.temperature = 3.0
+        self.model.temperature = HOT_TEMPERATURE
 
     def _notice_causal(self, _event=None) -> None:
         self.model.causal = True
 
     # -- model -> widgets and panes --------------------------------------------------------
 
+    def client_targets(self) -> dict[str, tuple[object, str]]:
+        """What :func:`render` fills: target name -> (pane or widget, kind); see the brief."""
+        return {
+            "table": (self.table, "html"),
+            "row": (self.row, "html"),
+            "buttons_labels": (self.token_buttons, "prop:labels"),
+            "buttons_active": (self.token_buttons, "prop:active"),
+            "select_options": (self.token_select, "prop:options"),
+            "select_value": (self.token_select, "prop:value"),
+        }
+
+    def _live_targets(self) -> dict[str, tuple[object, str]]:
+        # Panel's widgets call Bokeh's labels/active "options"/"value" (and hold ints, not
+        # strings): the adapters translate, so render() speaks Bokeh for the browser twin too.
+        targets = self.client_targets()
+        for name, (widget, kind) in targets.items():
+            if widget is self.token_buttons:
+                targets[name] = (self._buttons_props, kind)
+            elif widget is self.token_select:
+                targets[name] = (self._select_props, kind)
+        return targets
+
     def _on_model(self, *events) -> None:
-        names = {e.name for e in events}
         with pn.io.hold():
-            if names & {"sentence", "focus"}:
-                self._sync_widgets()
-            self._refresh()
+            # A new sentence or focus also puts the model's sentence back in a box holding a
+            # refused text (and clears its message).
+            if {"sentence", "focus"} & {e.name for e in events}:
+                self._sync_sentence_box()
+            self._show()
 
-    def _focus(self, n: int) -> int:
-        # The sentence event may arrive before the model clamps the focus to the new length.
-        return min(self.model.focus, n - 1)
-
-    def _sync_widgets(self) -> None:
-        m = self.model
-        tokens = m.tokens
-        focus = self._focus(len(tokens))
-        buttons = self._button_options(token_labels(tokens))
-        select = self._select_options(tokens)
-        self._syncing = True
+    def _show(self) -> None:
+        # The widgets' own watchers must not write back into the model meanwhile.
+        syncing, self._syncing = self._syncing, True
         try:
-            if self.sentence_input.value != m.sentence:
-                self.sentence_input.value = m.sentence
-                self._set_error("")
-            if self.token_buttons.options != buttons:
-                self.token_buttons.param.update(options=buttons, value=focus)
-            elif self.token_buttons.value != focus:
-                self.token_buttons.value = focus
-            if self.token_select.options != select:
-                self.token_select.param.update(options=select, value=focus)
-            elif self.token_select.value != focus:
-                self.token_select.value = focus
+            apply_render(self._live_targets(), render(self.model))
         finally:
-            self._syncing = False
+            self._syncing = syncing
 
-    def _refresh(self) -> None:
-        m = self.model
-        state = m.state()
-        tokens = state.tokens
-        focus = self._focus(len(tokens))
-        causal = bool(m.causal)
-        table = heatmap_html(tokens, state.weights, focus, causal)
-        row = row_html(tokens, state.weights[focus], focus, causal)
-        with pn.io.hold():
-            self.table.object = table
-            self.row.object = row
+    def _sync_sentence_box(self) -> None:
+        if self.sentence_input.value == self.model.sentence:
+            return
+        syncing, self._syncing = self._syncing, True
+        try:
+            self.sentence_input.value = self.model.sentence
+            self._set_error("")
+        finally:
+            self._syncing = syncing
+
+    # -- the export: the same page computed in the browser ---------------------------------
+
+    def enable_client_side(self, states: dict | None = None) -> int:
+        """Wire every control to the browser twin (``C04.views.explorer``, explorer.js).
+
+        Each control gets a JS callback ``C04.update("explorer", {targets, controls, trigger},
+        KINDS)``; the explorer's constants go into ``states["explorer"]`` (no state table: the
+        twin computes every setting). Returns 0, the number of embedded states.
+        """
+        if states is not None:
+            states["explorer"] = client_constants()
+        kinds = {name: kind for name, (_, kind) in self.client_targets().items()}
+        kinds["error"] = "html"  # set by the twin only when the sentence box was applied
+        objects = {name: obj for name, (obj, _) in self.client_targets().items()}
+        objects["error"] = self.sentence_error
+        controls = {
+            "w_sentence": self.sentence_input,
+            "w_buttons": self.token_buttons,
+            "w_select": self.token_select,
+            "w_temperature": self.temperature_slider,
+            "w_positional": self.positional_box,
+            "w_causal": self.causal_box,
+        }
+        args = {**objects, **controls}
+        names = ", ".join(f"{name}: {name}" for name in args)
+        kinds_js = json.dumps(kinds)
+
+        def code(trigger: str) -> str:
+            return (
+                f'C04.update("explorer", {{{names}, trigger: {json.dumps(trigger)}}}, {kinds_js});'
+            )
+
+        for name, widget in controls.items():
+            widget.jscallback(args=args, value=code(name[2:]))
+        for trigger, button in (
+            ("reset", self.reset_button),
+            ("cold", self.cold_button),
+            ("hot", self.hot_button),
+            ("causal_button", self.causal_button),
+        ):
+            button.js_on_click(args=args, code=code(trigger))
+        return 0
 
     def __panel__(self):
         return self._layout

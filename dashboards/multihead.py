@@ -7,11 +7,16 @@ start at that row's token; that happens in the browser (a Bokeh ``CustomJS`` on 
 ``HoverTool``), so it needs no server round trip and keeps working in a static HTML export.
 The plots are plain Bokeh figures built once per view; a change only replaces their sources'
 ``data`` (ten HoloViews DynamicMaps used to cost about a second per change).
+
+What is on screen is one pure function, ``render(model)`` (target name -> HTML / source data /
+property), shared by the live view (``apply_render``) and the static export, which embeds the
+render of all 16 discrete states (``client_table``) for dashboards/static/multihead.js.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import math
 
 import numpy as np
@@ -22,8 +27,16 @@ from bokeh.models import ColumnDataSource, CustomJS, FactorRange, HoverTool, Ran
 from bokeh.palettes import Blues256
 from bokeh.plotting import figure
 
-from attnmodel.multihead import HEAD_OPTIONS, MultiHeadDemo
-from dashboards.common import configure, es_number, es_percent, esc, math_md, section_header
+from attnmodel.multihead import HEAD_OPTIONS, SENTENCES, MultiHeadDemo
+from dashboards.common import (
+    apply_render,
+    configure,
+    es_number,
+    es_percent,
+    esc,
+    math_md,
+    section_header,
+)
 
 MAX_HEADS = max(HEAD_OPTIONS)
 
@@ -62,6 +75,20 @@ SINGLE_HEAD_COLOR = "#444444"
 COMBINED_COLOR = "#222222"
 BASE_Y = 0.18  # arcs start and end just above the token labels
 ARC_POINTS = 32
+LOOP_RADIUS = 0.16  # i == j: a loop of this radius above the token
+ARC_HEIGHT = (0.35, 0.28)  # i != j: height = a + b·|i − j| (leftward arcs) …
+ARC_RIGHTWARD = 0.8  # … times this for rightward arcs (j > i)
+ARROW = (0.09, 0.16)  # arrowhead: half width and height of the "V"
+_ARC_T = np.linspace(0.0, np.pi, ARC_POINTS)
+_LOOP_T = np.linspace(-np.pi / 2, 3 * np.pi / 2, ARC_POINTS)
+_TRIG = {
+    "arc_cos": np.cos(_ARC_T),
+    "arc_sin": np.sin(_ARC_T),
+    "loop_cos": np.cos(_LOOP_T),
+    "loop_sin": np.sin(_LOOP_T),
+}
+for _table in _TRIG.values():
+    _table.flags.writeable = False
 # Light (α = 0) to dark (α = 1); Bokeh lists its sequential palettes dark first.
 HEAT_PALETTE = np.array(Blues256[::-1])
 ARC_COLUMNS = ("xs", "ys", "peso", "fila", "col", "line_alpha", "line_width", "relacion")
@@ -80,6 +107,11 @@ CSS = """
 .mh-top-label { font-size: 85%; color: #555; margin-top: 2px; }
 .mh-dims { font-family: monospace; font-size: 105%; margin-top: 4px; }
 """
+# A head's panel; hidden by CSS (display: none) rather than Bokeh's `visible`: in the browser a
+# `visible` change relays out the whole document (70–200 ms per panel), a style change does not.
+# "display" is always named: Bokeh only sets the styles it is given, so "" clears the "none".
+PANEL_STYLES = {"border-top": "1px solid #d6dbe3", "display": ""}
+HIDDEN_PANEL_STYLES = {**PANEL_STYLES, "display": "none"}
 BOX_STYLES = {
     "border-left": "4px solid #1f5fa8",
     "background": "#f5f8fc",
@@ -149,18 +181,17 @@ def arc_geometry(i: int, j: int) -> tuple[np.ndarray, np.ndarray]:
 
     i != j: half an ellipse whose height grows with |i − j| (leftward arcs a bit higher than
     rightward ones, so i→j and j→i do not overlap). i == j: a small loop above the token.
-    Cached (a pure function of i, j), so the arrays are read-only.
+    Cached (a pure function of i, j), so the arrays are read-only. multihead.js repeats these
+    few operations, in this order, on the same cos/sin tables (``_TRIG``), for the export.
     """
     if i == j:
-        r = 0.16
-        t = np.linspace(-np.pi / 2, 3 * np.pi / 2, ARC_POINTS)
-        return _frozen(i + r * np.cos(t), BASE_Y + r + r * np.sin(t))
-    t = np.linspace(0.0, np.pi, ARC_POINTS)
-    height = (0.35 + 0.28 * abs(i - j)) * (1.0 if j < i else 0.8)
-    xs = (i + j) / 2 + (i - j) / 2 * np.cos(t)
-    ys = BASE_Y + height * np.sin(t)
+        r = LOOP_RADIUS
+        return _frozen(i + r * _TRIG["loop_cos"], BASE_Y + r + r * _TRIG["loop_sin"])
+    height = (ARC_HEIGHT[0] + ARC_HEIGHT[1] * abs(i - j)) * (1.0 if j < i else ARC_RIGHTWARD)
+    xs = (i + j) / 2 + (i - j) / 2 * _TRIG["arc_cos"]
+    ys = BASE_Y + height * _TRIG["arc_sin"]
     # The curve arrives at j vertically, so the arrowhead is a "V" pointing down.
-    wing_x, wing_y = 0.09, BASE_Y + 0.16
+    wing_x, wing_y = ARROW[0], BASE_Y + ARROW[1]
     xs = np.concatenate([xs, [j - wing_x, j, j + wing_x]])
     ys = np.concatenate([ys, [wing_y, BASE_Y, wing_y]])
     return _frozen(xs, ys)
@@ -237,14 +268,223 @@ def heat_data(labels, weights, threshold: float) -> dict:
     }
 
 
+# --- what is on screen: one pure function of the model -------------------------------------
+
+DEMO = "multihead"
+# Sources of a hidden head: always these very objects, so an unchanged hidden head is skipped.
+EMPTY_ARCS: dict = {c: [] for c in ARC_COLUMNS}
+EMPTY_HEAT: dict = {c: [] for c in HEAT_COLUMNS}
+
+
+def head_color(head: int | None, n_heads: int) -> str:
+    """Line colour of the arcs of head index ``head`` (0-based; ``None``: the sum)."""
+    if head is None:
+        return COMBINED_COLOR
+    if n_heads == 1:
+        return SINGLE_HEAD_COLOR
+    return HEAD_COLORS[head % len(HEAD_COLORS)]
+
+
+def head_shown(styles) -> bool:
+    """Whether a head panel with these ``styles`` (``render``'s ``panel_<k>``) is on screen."""
+    return dict(styles).get("display") != "none"
+
+
+def state_key(sentence: str, n_heads: int) -> str:
+    """Key of one discrete state in the export's table; multihead.js builds the same string."""
+    return f"sentence={sentence}|n_heads={int(n_heads)}"
+
+
+def title_html(k: int, name: str, description: str, color: str) -> str:
+    """Title and description of head index ``k`` (0-based)."""
+    return (
+        f'<div data-testid="head-{k + 1}-title">'
+        f'<div class="mh-title"><span class="mh-swatch" style="background:{color}">'
+        f"</span>Cabeza {k + 1} · {esc(name)}</div>"
+        f'<p class="mh-desc">{esc(description)}</p></div>'
+    )
+
+
+def dims_html(d_model: int, n_heads: int, d_k: int) -> str:
+    return (
+        f'<div class="mh-dims" data-testid="head-dims">d_model = {d_model}, h = {n_heads} → '
+        f"cada cabeza de dimensión {d_k}</div>"
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _sentence_parts(tokens: tuple[str, ...]) -> tuple[dict, float, tuple[str, ...]]:
+    """Token source data, end of the arcs' x range and matrix labels of one sentence (cached:
+    the same objects come back for the same sentence, so a change of h does not resend them)."""
+    n = len(tokens)
+    data = {
+        "x": np.arange(n, dtype=float),
+        "y": np.zeros(n),
+        "anchor_y": np.full(n, BASE_Y),
+        "token": list(tokens),
+    }
+    return data, float(max(n, 1) - 0.4), tuple(unique_labels(tokens))
+
+
+@functools.lru_cache(maxsize=64)
+def _render(sentence: str, n_heads: int, threshold: float) -> dict[str, object]:
+    m = MultiHeadDemo(sentence=sentence, n_heads=n_heads, arc_threshold=threshold)
+    tokens, h = m.tokens, m.n_heads
+    names, descriptions = m.head_names, m.head_descriptions
+    weights, combined = m.weights, m.combined
+    token_data, arc_x_end, labels = _sentence_parts(tuple(tokens))
+    labels = list(labels)
+    out: dict[str, object] = {
+        "tokens": token_data,
+        "arc_x_end": arc_x_end,
+        "heat_x_factors": labels,
+        "heat_y_factors": labels[::-1],  # query row 0 at the top
+        "arc_color_1": head_color(0, h),
+    }
+    for k in range(MAX_HEADS):
+        shown = k < h
+        out[f"panel_{k + 1}"] = PANEL_STYLES if shown else HIDDEN_PANEL_STYLES
+        if shown:
+            out[f"title_{k + 1}"] = title_html(k, names[k], descriptions[k], head_color(k, h))
+            out[f"top_{k + 1}"] = top_html(tokens, weights[k], f"head-{k + 1}-top")
+            out[f"arcs_{k + 1}"] = arc_data(tokens, m.arcs(k))
+            out[f"heat_{k + 1}"] = heat_data(labels, weights[k], threshold)
+        else:
+            out[f"title_{k + 1}"] = ""
+            out[f"top_{k + 1}"] = ""
+            out[f"arcs_{k + 1}"] = EMPTY_ARCS
+            out[f"heat_{k + 1}"] = EMPTY_HEAT
+    out["arcs_suma"] = arc_data(tokens, arcs_from(combined, threshold))
+    out["heat_suma"] = heat_data(labels, combined, threshold)
+    out["combined_top"] = top_html(tokens, combined, "combined-top")
+    out["dims"] = dims_html(m.d_model, h, m.d_k)
+    return out
+
+
+def render(model: MultiHeadDemo) -> dict[str, object]:
+    """Everything the view shows that depends on the model, by target name.
+
+    HTML panes (raw HTML): ``title_<k>``, ``top_<k>`` (k = 1 … 4; "" for a hidden head),
+    ``combined_top``, ``dims``. Sources (column -> list or 1-D array; ``xs``/``ys`` hold one
+    array per arc): ``tokens``, ``arcs_<k>``, ``heat_<k>``, ``arcs_suma``, ``heat_suma``.
+    Properties: ``panel_<k>`` (the styles of head k's panel: ``display: none`` when hidden,
+    ``head_shown(styles)`` tells), ``arc_x_end`` (end of the arc
+    diagrams' x range), ``heat_x_factors`` / ``heat_y_factors`` (matrix axes),
+    ``arc_color_1`` (line colour of head 1's arcs: grey when one head carries everything).
+
+    A pure function of (sentence, n_heads, arc_threshold), cached: treat the values as
+    read-only.
+    """
+    return dict(_render(model.sentence, model.n_heads, float(model.arc_threshold)))
+
+
+def jsonable(value):
+    """``value`` with every numpy array/scalar turned into plain lists/numbers (for JSON)."""
+    if isinstance(value, dict):
+        return {k: jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def all_states(threshold: float = 0.1) -> dict[str, dict[str, object]]:
+    """Python ``render`` of every discrete state (sentence × n_heads), JSON-ready, by key."""
+    return {
+        state_key(sentence, h): jsonable(
+            render(MultiHeadDemo(sentence=sentence, n_heads=h, arc_threshold=threshold))
+        )
+        for sentence in SENTENCES
+        for h in HEAD_OPTIONS
+    }
+
+
+# Target names that are sources, and how each is packed in the export's table.
+_ARC_TARGETS = (*(f"arcs_{k + 1}" for k in range(MAX_HEADS)), "arcs_suma")
+_HEAT_TARGETS = (*(f"heat_{k + 1}" for k in range(MAX_HEADS)), "heat_suma")
+
+
+def client_table(threshold: float = 0.1) -> dict[str, dict]:
+    """The table multihead.js looks states up in: ``{state_key: packed render, "_shared": …}``.
+
+    The full ``render`` of the 16 states is about 1.9 MB of JSON, mostly repeated numbers: every
+    arc's polyline (a function of (i, j) only), and columns that are other columns in another
+    form. The table keeps each number once and multihead.js unpacks it without formatting or
+    trigonometry: copies, lookups by cell, the comparisons of ``heat_data``, ``ARC_WIDTH · α``
+    and ``arc_geometry``'s few additions and products on the embedded cos/sin tables, in the
+    same order, so every double comes out the same and the result is exactly ``render`` (the
+    twin test checks every state for equality; about 0.2 MB instead of 1.9). Packed per state:
+
+    - ``tokens``: the words (x = 0 … n − 1, y = 0, anchor_y = BASE_Y);
+    - ``heat_x_factors`` as is; ``heat_y_factors`` is its reverse;
+    - ``heat_<k>``: ``[peso, texto]`` (``valor`` = the number before " (" when α ≥ threshold,
+      ``color`` from the palette, the labels from the row/column of the cell), ``None`` when
+      the head is hidden (all columns empty);
+    - ``arcs_<k>``: ``[fila, col]`` (α from the same head's matrix; ``relacion`` from the tokens
+      and the cell's ``valor``; ``xs``/``ys`` by ``arc_geometry(i, j)``), ``None`` for a
+      hidden head;
+    - everything else (HTML, visibility, colours, ``arc_x_end``) as is.
+    """
+    table: dict[str, dict] = {}
+    for sentence in SENTENCES:
+        for h in HEAD_OPTIONS:
+            model = MultiHeadDemo(sentence=sentence, n_heads=h, arc_threshold=threshold)
+            values = render(model)
+            packed: dict[str, object] = {}
+            for name, value in values.items():
+                if name == "tokens":
+                    packed[name] = list(value["token"])
+                elif name == "heat_y_factors":
+                    continue
+                elif name in _HEAT_TARGETS:
+                    packed[name] = None if value is EMPTY_HEAT else [value["peso"], value["texto"]]
+                elif name in _ARC_TARGETS:
+                    if value is EMPTY_ARCS:
+                        packed[name] = None
+                        continue
+                    packed[name] = [value["fila"], value["col"]]
+                else:
+                    packed[name] = value
+            table[state_key(sentence, h)] = jsonable(packed)
+    table["_shared"] = jsonable(
+        {
+            **_TRIG,
+            "loop_radius": LOOP_RADIUS,
+            "arc_height": ARC_HEIGHT,
+            "arc_rightward": ARC_RIGHTWARD,
+            "arrow": ARROW,
+            "palette": HEAT_PALETTE,
+            "arc_width": ARC_WIDTH,
+            "base_y": BASE_Y,
+            "threshold": threshold,
+            "arc_columns": ARC_COLUMNS,
+            "heat_columns": HEAT_COLUMNS,
+        }
+    )
+    return table
+
+
+def _changed(old, new) -> bool:
+    if old is new:
+        return False
+    if isinstance(new, dict):  # sources: the cached render gives back the same object
+        return True
+    return old != new
+
+
 class MultiHeadView(pn.viewable.Viewer):
     """Sentence and number-of-heads controls, one arc diagram + matrix per head, their sum.
 
-    Panels for the maximum number of heads are built once; ``n_heads`` only shows or hides them.
-    Every plot is a plain Bokeh figure built once; one model watcher (``sentence``, ``n_heads``,
-    ``arc_threshold``) replaces the sources' ``data``, the shared ranges and the HTML panes
-    (titles, top lists, dimensions line) inside one ``pn.io.hold()``. Hidden heads keep empty
-    sources.
+    Panels for the maximum number of heads are built once; ``n_heads`` only shows or hides them
+    (``display: none`` in their styles). Every plot is a plain Bokeh figure built once; one model
+    watcher (``sentence``, ``n_heads``, ``arc_threshold``) puts ``render(model)`` on screen with
+    ``apply_render`` (one ``pn.io.hold()``), passing only the targets whose value changed: the
+    sources' ``data``, the shared ranges, the panels' styles, head 1's line colour and the HTML
+    panes (titles, top lists, dimensions line). Hidden heads keep empty sources.
+    ``client_targets()`` names them; ``enable_client_side()`` wires the export.
 
     data-testids (k = 1 … 4 is the head number shown on screen):
 
@@ -321,7 +561,7 @@ class MultiHeadView(pn.viewable.Viewer):
                 ),
                 top,
                 sizing_mode="stretch_width",
-                styles={"border-top": "1px solid #d6dbe3"},
+                styles=PANEL_STYLES,
                 margin=(6, 0),
             )
             self.head_titles.append(title)
@@ -339,7 +579,8 @@ class MultiHeadView(pn.viewable.Viewer):
         )
         self.dims = pn.pane.HTML("", stylesheets=[CSS], margin=(0, 0, 8, 0))
 
-        self._tokens: list[str] | None = None
+        self._targets = self.client_targets()
+        self._shown: dict[str, object] = {}
         self._refresh()
         m.param.watch(self._on_change, ["sentence", "n_heads", "arc_threshold"])
 
@@ -361,7 +602,7 @@ class MultiHeadView(pn.viewable.Viewer):
                 ),
                 self.combined_top,
                 sizing_mode="stretch_width",
-                styles={"border-top": "1px solid #d6dbe3"},
+                styles=PANEL_STYLES,
                 margin=(6, 0),
             ),
             pn.Column(
@@ -408,7 +649,7 @@ class MultiHeadView(pn.viewable.Viewer):
             xs=field("xs"),
             ys=field("ys"),
             source=arcs,
-            line_color=self._color(head),
+            line_color=head_color(head, self.model.n_heads),
             line_alpha=field("line_alpha"),
             line_width=field("line_width"),
             line_cap="round",
@@ -479,98 +720,68 @@ class MultiHeadView(pn.viewable.Viewer):
         self._arc_lines.append(lines)
         return arc_fig, heat_fig
 
-    def _weights(self, head: int | None) -> np.ndarray | None:
-        """[n, n] weights of one head, the combined matrix, or None for a hidden head."""
-        m = self.model
-        if head is None:
-            return m.combined
-        if head >= m.n_heads:
-            return None
-        return m.weights[head]
-
-    def _arcs(self, head: int | None) -> list[tuple[int, int, float]]:
-        m = self.model
-        if head is None:
-            return arcs_from(m.combined, m.arc_threshold)
-        if head >= m.n_heads:
-            return []
-        return m.arcs(head)
-
-    def _color(self, head: int | None) -> str:
-        if head is None:
-            return COMBINED_COLOR
-        if self.model.n_heads == 1:
-            return SINGLE_HEAD_COLOR
-        return HEAD_COLORS[head % len(HEAD_COLORS)]
-
     # --- updates -------------------------------------------------------------------------
+
+    def client_targets(self) -> dict[str, tuple[object, str]]:
+        """Target name -> (pane / source / Bokeh model, kind), the names of ``render``."""
+        targets: dict[str, tuple[object, str]] = {
+            "tokens": (self.token_source, "data"),
+            "arc_x_end": (self.arc_x_range, "prop:end"),
+            "heat_x_factors": (self.heat_x_range, "prop:factors"),
+            "heat_y_factors": (self.heat_y_range, "prop:factors"),
+            "arc_color_1": (self._arc_lines[0].glyph, "prop:line_color"),
+        }
+        for k in range(MAX_HEADS):
+            targets[f"panel_{k + 1}"] = (self.head_panels[k], "prop:styles")
+            targets[f"title_{k + 1}"] = (self.head_titles[k], "html")
+            targets[f"top_{k + 1}"] = (self.head_tops[k], "html")
+            targets[f"arcs_{k + 1}"] = (self.arc_sources[k], "data")
+            targets[f"heat_{k + 1}"] = (self.heat_sources[k], "data")
+        targets["arcs_suma"] = (self.combined_arc_source, "data")
+        targets["heat_suma"] = (self.combined_heat_source, "data")
+        targets["combined_top"] = (self.combined_top, "html")
+        targets["dims"] = (self.dims, "html")
+        return targets
 
     def _on_change(self, *events) -> None:
         self._refresh()
 
     def _refresh(self) -> None:
-        m = self.model
-        tokens, h, threshold = m.tokens, m.n_heads, m.arc_threshold
-        names, descriptions, weights = m.head_names, m.head_descriptions, m.weights
-        labels = unique_labels(tokens)
-        n = len(tokens)
+        values = render(self.model)
+        # Only what changed since the last update: same picture, fewer Bokeh events.
+        changed = {
+            name: value
+            for name, value in values.items()
+            if name not in self._shown or _changed(self._shown[name], value)
+        }
+        apply_render(self._targets, changed)
+        self._shown = values
 
-        titles, tops, arc_cols, heat_cols = [], [], [], []
-        for k in range(MAX_HEADS):
-            if k < h:
-                color = self._color(k)
-                titles.append(
-                    f'<div data-testid="head-{k + 1}-title">'
-                    f'<div class="mh-title"><span class="mh-swatch" style="background:{color}">'
-                    f"</span>Cabeza {k + 1} · {esc(names[k])}</div>"
-                    f'<p class="mh-desc">{esc(descriptions[k])}</p></div>'
-                )
-                tops.append(top_html(tokens, weights[k], f"head-{k + 1}-top"))
-                arc_cols.append(arc_data(tokens, self._arcs(k)))
-                heat_cols.append(heat_data(labels, weights[k], threshold))
-            else:
-                titles.append("")
-                tops.append("")
-                arc_cols.append(None)
-                heat_cols.append(None)
-        combined_arcs = arc_data(tokens, self._arcs(None))
-        combined_heat = heat_data(labels, m.combined, threshold)
-        combined_top = top_html(tokens, m.combined, "combined-top")
-        dims = (
-            f'<div class="mh-dims" data-testid="head-dims">d_model = {m.d_model}, h = {h} → '
-            f"cada cabeza de dimensión {m.d_k}</div>"
+    # --- static export -------------------------------------------------------------------
+
+    def enable_client_side(self, states: dict | None = None) -> int:
+        """Make the controls work without a server (export only; the live app never calls it).
+
+        Fills ``states["multihead"]`` with the Python ``render`` of every sentence × n_heads
+        (key: ``state_key``; packed, see ``client_table``) and attaches to both controls a
+        ``jscallback`` that looks the state up and puts it on screen
+        (``C04.update("multihead", …)``, dashboards/static/multihead.js). The hover on the
+        matrices is already client-side. Returns the number of states.
+        """
+        table = client_table(self.model.arc_threshold)
+        if states is not None:
+            states[DEMO] = table
+        kinds = {name: kind for name, (_, kind) in self._targets.items()}
+        args = {name: obj for name, (obj, _) in self._targets.items()}
+        args["w_sentence"] = self.sentence_select
+        args["w_heads"] = self.heads_buttons
+        code = (
+            f'C04.update("{DEMO}", {{{", ".join(args)}}}, '
+            f"{json.dumps(kinds, separators=(',', ':'))});"
         )
-
-        with pn.io.hold():
-            if tokens != self._tokens:
-                self._tokens = list(tokens)
-                self.token_source.data = {
-                    "x": np.arange(n, dtype=float),
-                    "y": np.zeros(n),
-                    "anchor_y": np.full(n, BASE_Y),
-                    "token": list(tokens),
-                }
-                self.arc_x_range.update(start=-0.6, end=max(n, 1) - 0.4)
-                self.heat_x_range.factors = labels
-                self.heat_y_range.factors = labels[::-1]
-            for k in range(MAX_HEADS):
-                self.head_titles[k].object = titles[k]
-                self.head_tops[k].object = tops[k]
-                if arc_cols[k] is not None:
-                    self.arc_sources[k].data = arc_cols[k]
-                    self.heat_sources[k].data = heat_cols[k]
-                    self._arc_lines[k].glyph.line_color = self._color(k)
-                elif len(self.arc_sources[k].data["peso"]) or len(
-                    self.heat_sources[k].data["peso"]
-                ):
-                    # Hidden head: empty once, so nothing stale stays in the page.
-                    self.arc_sources[k].data = {c: [] for c in ARC_COLUMNS}
-                    self.heat_sources[k].data = {c: [] for c in HEAT_COLUMNS}
-                self.head_panels[k].visible = k < h
-            self.combined_arc_source.data = combined_arcs
-            self.combined_heat_source.data = combined_heat
-            self.combined_top.object = combined_top
-            self.dims.object = dims
+        self.sentence_select.jscallback(value=code, args=args)
+        self.heads_buttons.jscallback(value=code, args=args)
+        return len(table) - 1  # the "_shared" entry is not a state
 
     def __panel__(self):
         return self._layout

@@ -3,6 +3,7 @@ curve and the worked d = 4 table of the notes."""
 
 from __future__ import annotations
 
+import json
 import logging
 
 import numpy as np
@@ -22,7 +23,7 @@ from bokeh.palettes import RdBu11, interp_palette
 from bokeh.plotting import figure
 
 from attnmodel import PositionalEncodingDemo
-from dashboards.common import configure, es_number, esc, math_md, section_header
+from dashboards.common import apply_render, configure, es_number, esc, math_md, section_header
 
 log = logging.getLogger(__name__)
 
@@ -85,6 +86,14 @@ VALUE_JS = "return value.toFixed(4).replace('-', '\u2212').replace('.', ',');"
 HEATMAP_SOURCE = "pe-heatmap-source"
 SIMILARITY_SOURCE = "pe-similarity-source-{start}"
 
+# The ranges that follow the shape: target-name prefix -> (figure attribute, range attribute).
+RANGES = {
+    "heatmap_x": ("heatmap", "x_range"),
+    "heatmap_y": ("heatmap", "y_range"),
+    "similarity_x": ("similarity_plot", "x_range"),
+}
+RANGE_PROPS = ("start", "end", "reset_start", "reset_end")
+
 
 def heatmap_data(pe: np.ndarray) -> dict:
     """The image glyph's columns: row = position, column = dimension, cell centres on integers.
@@ -131,6 +140,44 @@ def worked_table_html(rows: list[dict], testid: str = "pe-worked-table") -> str:
     return "".join(parts)
 
 
+def shape_html(n: int, d: int) -> str:
+    return f'<span class="c04-note" data-testid="pe-shape">{n} posiciones × {d} dimensiones</span>'
+
+
+def render(model: PositionalEncodingDemo) -> dict[str, object]:
+    """Everything on screen that follows ``n_positions`` and ``d_model``, by target name.
+
+    ``shape`` (HTML of the size readout), ``heatmap_source`` and ``similarity_<start>`` (source
+    data), ``<range>_<prop>`` for the three ranges that follow the shape (start, end and their
+    reset values, so the reset tool returns to the new shape) and ``heatmap_title``. The browser
+    twin (``C04.views.positional`` in dashboards/static/positional.js) returns the same dict.
+    The worked d = 4 table does not depend on the sliders: it is set once.
+
+    Precision: the image is float32 (``heatmap_data``); the twin rounds its float64 encoding to
+    float32 the same way, so the two images agree to float32 precision (in practice every
+    element is equal). The curves are float64 and agree within 1e-12.
+    """
+    pe = model.encoding  # [n_positions, d_model], computed once per change
+    n, d = pe.shape
+    half = d / 2  # the value at Δ = 0, so every curve starts at 1
+    values: dict[str, object] = {"shape": shape_html(n, d), "heatmap_source": heatmap_data(pe)}
+    for start in CURVE_STARTS:
+        # PE_start · PE_(start+Δ), as model.similarity_from(start), from the same matrix.
+        sim = pe[start:] @ pe[start] / half if start < n else np.array([])
+        values[f"similarity_{start}"] = curve_data(sim)
+    # Position 0 at the top of the heatmap: its y range is flipped.
+    bounds = {
+        "heatmap_x": (-0.5, d - 0.5),
+        "heatmap_y": (n - 0.5, -0.5),
+        "similarity_x": (0, n - 1),
+    }
+    for name, (start, end) in bounds.items():
+        for prop, value in zip(RANGE_PROPS, (start, end, start, end), strict=True):
+            values[f"{name}_{prop}"] = value
+    values["heatmap_title"] = f"PE: {n} posiciones × {d} dimensiones"
+    return values
+
+
 TABLE_CSS = """
 .c04-pe-worked th:first-child, .c04-pe-worked th:last-child { text-align: left; }
 .c04-pe-worked th:first-child { white-space: nowrap; }
@@ -158,7 +205,10 @@ class PositionalView(pn.viewable.Viewer):
     ``self.similarity_sources[start]`` (names ``pe-similarity-source-0``, ``-10``, ``-20``;
     columns ``delta``, ``similitud``, ``label``); a start beyond the last position is an empty
     curve. A model change sets each source's ``data`` once and the ranges/title, in one
-    ``pn.io.hold()``.
+    ``pn.io.hold()``: ``apply_render(self.client_targets(), render(self.model))``.
+
+    Export: ``enable_client_side`` wires both sliders to the browser twin
+    (dashboards/static/positional.js), which computes the same ``render`` in the page.
     """
 
     model = param.ClassSelector(class_=PositionalEncodingDemo)
@@ -187,7 +237,7 @@ class PositionalView(pn.viewable.Viewer):
             width=320,
         )
         self.error = pn.pane.HTML("", css_classes=["c04-error"], margin=(0, 10))
-        self.shape = pn.pane.HTML(self._shape_html(), margin=(18, 10))
+        self.shape = pn.pane.HTML(shape_html(model.n_positions, model.d_model), margin=(18, 10))
         self._syncing = False
         self._sliders = {"n_positions": self.n_slider, "d_model": self.d_slider}
         for name, slider in self._sliders.items():
@@ -224,12 +274,6 @@ class PositionalView(pn.viewable.Viewer):
             sizing_mode="stretch_width",
         )
 
-    def _shape_html(self) -> str:
-        n, d = self.model.n_positions, self.model.d_model
-        return (
-            f'<span class="c04-note" data-testid="pe-shape">{n} posiciones × {d} dimensiones</span>'
-        )
-
     def _from_widget(self, name: str, event) -> None:
         if self._syncing or event.new == getattr(self.model, name):
             return
@@ -252,7 +296,6 @@ class PositionalView(pn.viewable.Viewer):
         with pn.io.hold():
             for event in events:  # several at once after model.param.update(...)
                 self._set_slider(event.name, event.new)
-            self.shape.object = self._shape_html()
             self._update_plots()
 
     def _set_slider(self, name: str, value: int) -> None:
@@ -358,23 +401,42 @@ class PositionalView(pn.viewable.Viewer):
 
     def _update_plots(self) -> None:
         """New data for every source (one assignment each), then ranges and title."""
-        pe = self.model.encoding  # [n_positions, d_model], computed once per change
-        n, d = pe.shape
-        half = d / 2  # the value at Δ = 0, so every curve starts at 1
-        with pn.io.hold():
-            self.heatmap_source.data = heatmap_data(pe)
-            for start, source in self.similarity_sources.items():
-                # PE_start · PE_(start+Δ), as model.similarity_from(start), from the same matrix.
-                sim = pe[start:] @ pe[start] / half if start < n else np.array([])
-                source.data = curve_data(sim)
-            # Ranges follow the shape (reset_* too, so the reset tool returns to the new shape).
-            for rng, start, end in (
-                (self.heatmap.x_range, -0.5, d - 0.5),
-                (self.heatmap.y_range, n - 0.5, -0.5),
-                (self.similarity_plot.x_range, 0, n - 1),
-            ):
-                rng.update(start=start, end=end, reset_start=start, reset_end=end)
-            self.heatmap.title.text = f"PE: {n} posiciones × {d} dimensiones"
+        apply_render(self.client_targets(), render(self.model))
+
+    # -- the export (dashboards/export.py) -----------------------------------------------------
+
+    def client_targets(self) -> dict[str, tuple[object, str]]:
+        """Target name -> (pane / source / Bokeh model, kind), for the names of ``render``."""
+        targets: dict[str, tuple[object, str]] = {
+            "shape": (self.shape, "html"),
+            "heatmap_source": (self.heatmap_source, "data"),
+        }
+        for start, source in self.similarity_sources.items():
+            targets[f"similarity_{start}"] = (source, "data")
+        for name, (fig, attr) in RANGES.items():
+            rng = getattr(getattr(self, fig), attr)
+            for prop in RANGE_PROPS:
+                targets[f"{name}_{prop}"] = (rng, f"prop:{prop}")
+        targets["heatmap_title"] = (self.heatmap.title, "prop:text")
+        return targets
+
+    def enable_client_side(self, states: dict | None = None) -> int:
+        """Wire both sliders to the browser twin (``C04.views.positional``); no embedded states.
+
+        The callback gets every target plus ``error`` (the pane of the bad-value message) and the
+        sliders as ``w_n_positions`` and ``w_d_model``.
+        """
+        targets = self.client_targets()
+        kinds = {name: kind for name, (_, kind) in targets.items()}
+        args = {name: obj for name, (obj, _) in targets.items()}
+        args["error"] = self.error
+        for name, slider in self._sliders.items():
+            args[f"w_{name}"] = slider
+        # Bokeh's CustomJS passes each arg as a variable of its own: gather them in one object.
+        code = f'C04.update("positional", {{{", ".join(args)}}}, {json.dumps(kinds)});'
+        for slider in self._sliders.values():
+            slider.jscallback(value=code, args=args)
+        return 0
 
     def __panel__(self):
         return self._layout

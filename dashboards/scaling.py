@@ -6,6 +6,7 @@ entropy with and without the factor, the mean gradient size, and the weights of 
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -16,6 +17,7 @@ from bokeh.plotting import figure
 
 from attnmodel.scaling import ScalingDemo
 from dashboards.common import (
+    apply_render,
     configure,
     es_number,
     es_percent,
@@ -26,6 +28,8 @@ from dashboards.common import (
 
 SPANISH_TICKS_JS = "return tick.toFixed(1).replace('.', ',');"
 D_K_OPTIONS = [2**i for i in range(11)]  # 1, 2, 4, …, 1024
+# The offline export embeds every (d_k, seed) state for these seeds: "Nueva muestra" cycles them.
+EXPORT_SEEDS = 10
 UNSCALED_COLOR = "#a40000"
 SCALED_COLOR = "#1f5fa8"
 
@@ -49,12 +53,112 @@ GRADIENT_NOTE = (
 )
 
 
+EXPORT_NOTE = (
+    "En estos apuntes sin conexión, «Nueva muestra» recorre las muestras n.º 0 a "
+    f"{EXPORT_SEEDS - 1} y vuelve a empezar (en la clase en vivo, cada clic da una muestra nueva)."
+)
+
+
 def sqrt_text(d_k: int) -> str:
     """'√64 = 8' when the root is exact, '√128 ≈ 11,31' otherwise."""
     root = math.sqrt(d_k)
     if root == int(root):
         return f"√{d_k} = {int(root)}"
     return f"√{d_k} ≈ {es_number(root)}"
+
+
+def bars_data(weights) -> dict[str, list]:
+    """Bars of one query over its keys, with the Spanish percentage drawn above each bar."""
+    w = np.asarray(weights, dtype=float)
+    return {
+        "llave": [str(j + 1) for j in range(len(w))],
+        "peso": w.tolist(),
+        # Inside the fixed 0..1 range even for a bar of height 1.
+        "label_y": (np.minimum(w, 0.86) + 0.07).tolist(),
+        "label": [es_percent(x, 1) for x in w],
+    }
+
+
+def render(model: ScalingDemo) -> dict[str, object]:
+    """Everything on screen that follows the model, by target name (see ``client_targets``).
+
+    HTML panes ``readouts``, ``gradient_readouts``, ``status``; the bars' data
+    ``unscaled_source``, ``scaled_source``; the figure titles ``unscaled_title``,
+    ``scaled_title``. The export embeds this dict for every (d_k, seed) it offers; the browser
+    (``C04.views.scaling`` in dashboards/static/scaling.js) only looks it up.
+    """
+    m = model
+    score = readout_html(
+        "Puntaje típico",
+        es_number(m.score_std),
+        "desviación ≈ √d_k sin escalar "
+        f'(<span data-testid="scaling-sqrt-dk">{sqrt_text(m.d_k)}</span>)',
+        testid="scaling-score-std",
+    )
+    entropy = readout_html(
+        "Entropía del softmax",
+        es_number(m.entropy_unscaled),
+        "bits, sin escalar",
+        testid="scaling-entropy-unscaled",
+    )
+    scaled = readout_html(
+        "Con escalado",
+        es_number(m.entropy_scaled),
+        "bits, tras dividir por √d_k",
+        testid="scaling-entropy-scaled",
+    )
+    grad_u = readout_html(
+        "Gradiente sin escalar",
+        es_number(m.gradient_unscaled, 3),
+        "tamaño medio del gradiente del softmax",
+        testid="scaling-gradient-unscaled",
+    )
+    grad_s = readout_html(
+        "Gradiente con escalado",
+        es_number(m.gradient_scaled, 3),
+        "tras dividir por √d_k",
+        testid="scaling-gradient-scaled",
+    )
+    return {
+        "readouts": score + entropy + scaled,
+        "gradient_readouts": grad_u + grad_s,
+        "status": (
+            f'<span class="c04-note"><span data-testid="scaling-dk">d_k = {m.d_k}</span> · '
+            f'muestra n.º <span data-testid="scaling-seed">{m.seed}</span> · '
+            "máximo con 8 llaves: 3 bits</span>"
+        ),
+        "unscaled_source": bars_data(m.weights_unscaled),
+        "scaled_source": bars_data(m.weights_scaled),
+        "unscaled_title": f"Sin escalar (d_k = {m.d_k})",
+        "scaled_title": f"Con escalado (÷ √{m.d_k})",
+    }
+
+
+def client_state(model: ScalingDemo) -> dict[str, object]:
+    """One embedded state, compact: the five readout texts and the two bar vectors.
+
+    ``C04.views.scaling.render`` rebuilds ``render(model)`` from it, byte for byte (the
+    readouts' templates, √d_k, the status line, the titles, the bars' labels and label
+    heights); the full render dicts would be six times larger (0,27 MB vs 0,04 MB for
+    110 states), and the whole-lecture page must stay under 6 MB.
+    """
+    m = model
+    return {
+        "t": [
+            es_number(m.score_std),
+            es_number(m.entropy_unscaled),
+            es_number(m.entropy_scaled),
+            es_number(m.gradient_unscaled, 3),
+            es_number(m.gradient_scaled, 3),
+        ],
+        "wu": np.asarray(m.weights_unscaled, dtype=float).tolist(),
+        "ws": np.asarray(m.weights_scaled, dtype=float).tolist(),
+    }
+
+
+def state_key(d_k: int, seed: int) -> str:
+    """Key of an embedded state; dashboards/static/scaling.js builds the same string."""
+    return f"d_k={int(d_k)}|seed={int(seed)}"
 
 
 class ScalingView(pn.viewable.Viewer):
@@ -69,6 +173,8 @@ class ScalingView(pn.viewable.Viewer):
     - ``scaling-gradient-unscaled``, ``scaling-gradient-scaled``: mean softmax-gradient size
       (3 decimals).
     - ``scaling-dk``: the current d_k; ``scaling-seed``: the current sample number.
+    - ``scaling-export-note``: the note on how "Nueva muestra" cycles the embedded samples,
+      visible only in the offline export (``export_note``, shown by ``enable_client_side``).
 
     Plots: ``bars_unscaled`` and ``bars_scaled`` are plain Bokeh figures (Bokeh names
     ``scaling-unscaled-figure``, ``scaling-scaled-figure``). A change only replaces their titles
@@ -97,6 +203,13 @@ class ScalingView(pn.viewable.Viewer):
         )
         self.sample_button.on_click(self._new_sample)
         self.status = pn.pane.HTML("", margin=(30, 10, 10, 10))
+        # Shown only in the offline export (enable_client_side), where the samples cycle.
+        self.export_note = pn.pane.HTML(
+            f'<div class="c04-note" data-testid="scaling-export-note">{EXPORT_NOTE}</div>',
+            visible=False,
+            sizing_mode="stretch_width",
+            margin=(0, 10),
+        )
 
         self.readouts = pn.pane.HTML("", margin=(4, 0))
         self.gradient_readouts = pn.pane.HTML("", margin=(4, 0))
@@ -116,6 +229,7 @@ class ScalingView(pn.viewable.Viewer):
         self._layout = pn.Column(
             section_header(r"¿Por qué dividir por $$\sqrt{d_k}$$?", INTRO),
             pn.Row(self.d_k_slider, self.sample_button, self.status),
+            self.export_note,
             self.readouts,
             math_md(CAPTION),
             pn.Row(
@@ -150,62 +264,58 @@ class ScalingView(pn.viewable.Viewer):
             self._refresh()
 
     def _refresh(self) -> None:
-        m = self.model
-        score = readout_html(
-            "Puntaje típico",
-            es_number(m.score_std),
-            "desviación ≈ √d_k sin escalar "
-            f'(<span data-testid="scaling-sqrt-dk">{sqrt_text(m.d_k)}</span>)',
-            testid="scaling-score-std",
-        )
-        entropy = readout_html(
-            "Entropía del softmax",
-            es_number(m.entropy_unscaled),
-            "bits, sin escalar",
-            testid="scaling-entropy-unscaled",
-        )
-        scaled = readout_html(
-            "Con escalado",
-            es_number(m.entropy_scaled),
-            "bits, tras dividir por √d_k",
-            testid="scaling-entropy-scaled",
-        )
-        grad_u = readout_html(
-            "Gradiente sin escalar",
-            es_number(m.gradient_unscaled, 3),
-            "tamaño medio del gradiente del softmax",
-            testid="scaling-gradient-unscaled",
-        )
-        grad_s = readout_html(
-            "Gradiente con escalado",
-            es_number(m.gradient_scaled, 3),
-            "tras dividir por √d_k",
-            testid="scaling-gradient-scaled",
-        )
-        with pn.io.hold():
-            self.readouts.object = score + entropy + scaled
-            self.gradient_readouts.object = grad_u + grad_s
-            self.status.object = (
-                f'<span class="c04-note"><span data-testid="scaling-dk">d_k = {m.d_k}</span> · '
-                f'muestra n.º <span data-testid="scaling-seed">{m.seed}</span> · '
-                "máximo con 8 llaves: 3 bits</span>"
-            )
-            self.unscaled_source.data = self._bars_data(m.weights_unscaled)
-            self.scaled_source.data = self._bars_data(m.weights_scaled)
-            self.bars_unscaled.title.text = f"Sin escalar (d_k = {m.d_k})"
-            self.bars_scaled.title.text = f"Con escalado (÷ √{m.d_k})"
+        apply_render(self.client_targets(), render(self.model))
 
-    @staticmethod
-    def _bars_data(weights) -> dict[str, list]:
-        """Bars of one query over its keys, with the Spanish percentage drawn above each bar."""
-        w = np.asarray(weights, dtype=float)
+    def client_targets(self) -> dict[str, tuple[object, str]]:
+        """Target name -> (pane / source / Bokeh model, kind), for the names of ``render``."""
         return {
-            "llave": [str(j + 1) for j in range(len(w))],
-            "peso": w.tolist(),
-            # Inside the fixed 0..1 range even for a bar of height 1.
-            "label_y": (np.minimum(w, 0.86) + 0.07).tolist(),
-            "label": [es_percent(x, 1) for x in w],
+            "readouts": (self.readouts, "html"),
+            "gradient_readouts": (self.gradient_readouts, "html"),
+            "status": (self.status, "html"),
+            "unscaled_source": (self.unscaled_source, "data"),
+            "scaled_source": (self.scaled_source, "data"),
+            "unscaled_title": (self.bars_unscaled.title, "prop:text"),
+            "scaled_title": (self.bars_scaled.title, "prop:text"),
         }
+
+    def enable_client_side(self, states: dict | None = None) -> int:
+        """Embed every reachable (d_k, seed) and wire the controls; export only.
+
+        States: every stop of the d_k slider × the seeds 0 … EXPORT_SEEDS − 1 (and the model's
+        own seed), as ``client_state`` (from which the browser rebuilds ``render``) under
+        ``states["scaling"][state_key(d_k, seed)]``. In the export "Nueva
+        muestra" goes to the next of those seeds, back to 0 after the last (a note says so).
+        The callbacks get every target, ``w_d_k`` (the slider's Bokeh Slider: its value is the
+        index of the stop), ``w_sample`` (the button), ``options`` (the stops, JSON), ``init``
+        (the model's seed, JSON), ``n_seeds`` and ``trigger`` (what fired: the slider, or the
+        button's click event). Returns the number of embedded states.
+        """
+        m = self.model
+        options = list(self.d_k_slider.options)
+        seeds = sorted({*range(EXPORT_SEEDS), int(m.seed)})
+        table = {
+            state_key(d_k, seed): client_state(ScalingDemo(d_k=d_k, seed=seed))
+            for d_k in options
+            for seed in seeds
+        }
+        if states is not None:
+            states["scaling"] = table
+        self.export_note.visible = True
+
+        targets = self.client_targets()
+        kinds = {name: kind for name, (_, kind) in targets.items()}
+        args: dict[str, object] = {name: obj for name, (obj, _) in targets.items()}
+        # The DiscreteSlider is a Column of a label and an IntSlider over the stops' indices.
+        args["w_d_k"] = self.d_k_slider._slider
+        args["w_sample"] = self.sample_button
+        args["options"] = json.dumps(options)
+        args["init"] = json.dumps({"seed": int(m.seed)})
+        args["n_seeds"] = EXPORT_SEEDS
+        names = ", ".join(args)
+        code = f'C04.update("scaling", {{{names}, trigger: cb_obj}}, {json.dumps(kinds)});'
+        self.d_k_slider._slider.jscallback(value=code, args=args)
+        self.sample_button.jscallback(clicks=code, args=args)
+        return len(table)
 
     @staticmethod
     def _bars_figure(keys: list[str], name: str, color: str) -> tuple[ColumnDataSource, figure]:

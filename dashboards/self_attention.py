@@ -6,6 +6,7 @@ scores, the weights A, the output Z and the size of the softmax gradient per row
 
 from __future__ import annotations
 
+import json
 import logging
 
 import numpy as np
@@ -15,9 +16,10 @@ from bokeh.models import ColumnDataSource, FactorRange, HoverTool, LinearColorMa
 from bokeh.palettes import Blues256
 from bokeh.plotting import figure
 
-from attnmodel.self_attention import SelfAttention
+from attnmodel.self_attention import MATRICES, PRESETS, SelfAttention
 from dashboards.common import (
     MatrixEditor,
+    apply_render,
     configure,
     es_number,
     esc,
@@ -50,8 +52,10 @@ FORMULA = (
     r"Z = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V$$"
 )
 
-SCORES_SCALED = r"Puntajes $$QK^\top/\sqrt{d_k}$$ (con $$d_k = %d$$)"
-SCORES_UNSCALED = r"Puntajes $$QK^\top$$ (sin escalar)"
+# The caption over the scores, as the <p> Markdown makes of it, in an HTML pane with MathJax on:
+# the browser twin can write this string (a Markdown pane's Bokeh text is rendered Markdown).
+SCORES_SCALED = r"<p>Puntajes $$QK^\top/\sqrt{d_k}$$ (con $$d_k = %d$$)</p>"
+SCORES_UNSCALED = r"<p>Puntajes $$QK^\top$$ (sin escalar)</p>"
 
 GRADIENT_NOTE = (
     "Norma del jacobiano del softmax de cada fila: cuánta señal de gradiente llega a los "
@@ -63,6 +67,11 @@ GRADIENT_NOTE = (
 UNIFORM_GRADIENT = float(np.sqrt(2.0 / 9.0))
 # Below this a row is practically one-hot.
 FADED = 0.05
+# Below this the model's gradient is rounding noise: ||J||_F^2 = s2 - 2 s3 + s2^2 cancels to
+# ~1e-16 for a row within ~1e-7 of one-hot, so its root is noise up to ~2e-8, and 0 or not
+# depends on the last bit of a power (numpy's SIMD pow vs the browser's). Five decimals show it
+# as 0 anyway: the row is shown as one-hot, identically live and in the offline export.
+GRADIENT_FLOOR = 5e-6
 
 MODEL_PARAMS = ["X", "W_Q", "W_K", "W_V", "causal", "scaled"]
 
@@ -85,6 +94,7 @@ def gradient_html(gradient: np.ndarray) -> str:
     """Per row: the gradient size, a bar relative to the uniform row, and a note when it fades."""
     rows = []
     for i, g in enumerate(np.asarray(gradient, dtype=float)):
+        g = 0.0 if g < GRADIENT_FLOOR else float(g)
         width = 100 * float(np.clip(g / UNIFORM_GRADIENT, 0, 1))
         note = ""
         if g == 0:
@@ -102,6 +112,56 @@ def gradient_html(gradient: np.ndarray) -> str:
         '<table class="c04-matrix" data-testid="sa-gradient">'
         "<tr><th></th><th>‖J‖</th><th></th><th></th></tr>" + "".join(rows) + "</table>"
     )
+
+
+def heatmap_data(weights: np.ndarray) -> dict[str, list]:
+    """One row per cell (query i, key j) of A, with its Spanish hover text."""
+    w = np.asarray(weights, dtype=float)
+    cells = [(i, j) for i in range(3) for j in range(3)]
+    return {
+        "llave": [TOKENS[j] for _, j in cells],
+        "consulta": [TOKENS[i] for i, _ in cells],
+        "peso": [float(w[i, j]) for i, j in cells],
+        "label": [es_number(w[i, j], 4) for i, j in cells],
+    }
+
+
+def render(model: SelfAttention) -> dict[str, object]:
+    """Everything on screen that follows the model, by target name (see ``client_targets``).
+
+    HTML panes ``q``, ``k``, ``v``, ``scores_title``, ``scores``, ``weights``, ``z``,
+    ``gradient`` and the heat map's data ``weights_source``. The browser twin
+    (``C04.views.self_attention`` in dashboards/static/self_attention.js) returns the same dict.
+    """
+    m = model
+    q, k, v = m.Q, m.K, m.V
+    scores, weights, z, gradient = m.scores, m.weights, m.Z, m.gradient
+    return {
+        "q": matrix_html(q, "", TOKENS, DIMS, _decimals(q), testid="sa-Q"),
+        "k": matrix_html(k, "", TOKENS, DIMS, _decimals(k), testid="sa-K"),
+        "v": matrix_html(v, "", TOKENS, DIMS, _decimals(v), testid="sa-V"),
+        "scores_title": SCORES_SCALED % m.d_k if m.scaled else SCORES_UNSCALED,
+        "scores": matrix_html(scores, "", TOKENS, TOKENS, 4, testid="sa-scores"),
+        "weights": matrix_html(
+            weights, "", TOKENS, TOKENS, 4, row_sums=True, testid="sa-weights", shade=True
+        ),
+        "z": matrix_html(z, "", TOKENS, DIMS, 4, testid="sa-Z"),
+        "gradient": gradient_html(gradient),
+        "weights_source": heatmap_data(weights),
+    }
+
+
+def client_init(model: SelfAttention) -> dict[str, object]:
+    """What the browser twin needs besides the controls: the model's matrices now (the last
+    valid values before the first edit), the presets in the model's order, and the cell bound
+    of ``attnmodel._params.Matrix`` with its Spanish spelling ("1 000 000")."""
+    max_abs = SelfAttention.param.X.max_abs
+    return {
+        "matrices": {name: getattr(model, name).tolist() for name in MATRICES},
+        "presets": PRESETS,
+        "max_abs": max_abs,
+        "bound": f"{max_abs:,.0f}".replace(",", " "),
+    }
 
 
 class SelfAttentionView(pn.viewable.Viewer):
@@ -165,7 +225,7 @@ class SelfAttentionView(pn.viewable.Viewer):
         self.q_pane = pn.pane.HTML("", **html)
         self.k_pane = pn.pane.HTML("", **html)
         self.v_pane = pn.pane.HTML("", **html)
-        self.scores_title = math_md("", margin=(0, 4), width=320, sizing_mode=None)
+        self.scores_title = pn.pane.HTML("", disable_math=False, margin=(0, 4), width=320)
         self.scores_pane = pn.pane.HTML("", **html)
         self.weights_pane = pn.pane.HTML("", **html)
         self.z_pane = pn.pane.HTML("", **html)
@@ -235,37 +295,58 @@ class SelfAttentionView(pn.viewable.Viewer):
 
     def _refresh(self) -> None:
         """Compute once from the model, then update every pane in one hold."""
-        m = self.model
-        q, k, v = m.Q, m.K, m.V
-        scores, weights, z, gradient = m.scores, m.weights, m.Z, m.gradient
-        with pn.io.hold():
-            self.q_pane.object = matrix_html(q, "", TOKENS, DIMS, _decimals(q), testid="sa-Q")
-            self.k_pane.object = matrix_html(k, "", TOKENS, DIMS, _decimals(k), testid="sa-K")
-            self.v_pane.object = matrix_html(v, "", TOKENS, DIMS, _decimals(v), testid="sa-V")
-            self.scores_title.object = SCORES_SCALED % m.d_k if m.scaled else SCORES_UNSCALED
-            self.scores_pane.object = matrix_html(scores, "", TOKENS, TOKENS, 4, testid="sa-scores")
-            self.weights_pane.object = matrix_html(
-                weights, "", TOKENS, TOKENS, 4, row_sums=True, testid="sa-weights", shade=True
-            )
-            self.z_pane.object = matrix_html(z, "", TOKENS, DIMS, 4, testid="sa-Z")
-            self.gradient_pane.object = gradient_html(gradient)
-            self.weights_source.data = self._heatmap_data(weights)
+        apply_render(self.client_targets(), render(self.model))
 
-    @staticmethod
-    def _heatmap_data(weights: np.ndarray) -> dict[str, list]:
-        """One row per cell (query i, key j) of A, with its Spanish hover text."""
-        w = np.asarray(weights, dtype=float)
-        cells = [(i, j) for i in range(3) for j in range(3)]
+    def client_targets(self) -> dict[str, tuple[object, str]]:
+        """Target name -> (pane / source, kind), for the names of ``render``."""
         return {
-            "llave": [TOKENS[j] for _, j in cells],
-            "consulta": [TOKENS[i] for i, _ in cells],
-            "peso": [float(w[i, j]) for i, j in cells],
-            "label": [es_number(w[i, j], 4) for i, j in cells],
+            "q": (self.q_pane, "html"),
+            "k": (self.k_pane, "html"),
+            "v": (self.v_pane, "html"),
+            "scores_title": (self.scores_title, "html"),
+            "scores": (self.scores_pane, "html"),
+            "weights": (self.weights_pane, "html"),
+            "z": (self.z_pane, "html"),
+            "gradient": (self.gradient_pane, "html"),
+            "weights_source": (self.weights_source, "data"),
         }
+
+    def enable_client_side(self, states: dict | None = None) -> int:
+        """Wire every control to the browser twin (``C04.views.self_attention``); export only.
+
+        Each editable cell, the preset select and both checkboxes get a jscallback whose args
+        are every target of ``client_targets``, the controls (``w_preset``, ``w_causal``,
+        ``w_scaled`` and the cells ``w_X_0_0`` … ``w_W_V_1_1``, 0-based), each editor's error
+        pane (``err_X`` … ``err_W_V``) and ``trigger`` (the control that changed). Everything is
+        computed in the browser: no embedded states; ``states["self_attention"]`` only gets
+        ``client_init`` (the last valid matrices before the first edit, the presets, the cell
+        bound), once per page rather than in each of the 27 callbacks.
+        """
+        if states is not None:
+            states["self_attention"] = client_init(self.model)
+        targets = self.client_targets()
+        kinds = {name: kind for name, (_, kind) in targets.items()}
+        args: dict[str, object] = {name: obj for name, (obj, _) in targets.items()}
+        args["w_preset"] = self.preset_select
+        args["w_causal"] = self.causal_toggle
+        args["w_scaled"] = self.scaled_toggle
+        cells = []
+        for name, editor in self.editors.items():
+            args[f"err_{name}"] = editor.error
+            for i, row in enumerate(editor._inputs):
+                for j, widget in enumerate(row):
+                    args[f"w_{name}_{i}_{j}"] = widget
+                    cells.append(widget)
+        # Bokeh's CustomJS passes each arg as a variable of its own: gather them in one object.
+        names = ", ".join(args)
+        code = f'C04.update("self_attention", {{{names}, trigger: cb_obj}}, {json.dumps(kinds)});'
+        for widget in (self.preset_select, self.causal_toggle, self.scaled_toggle, *cells):
+            widget.jscallback(value=code, args=args)
+        return 0
 
     def _heatmap_figure(self) -> tuple[ColumnDataSource, figure]:
         """A as a heat map, built once; only its source's data changes afterwards."""
-        source = ColumnDataSource(self._heatmap_data(self.model.weights), name="sa-weights-source")
+        source = ColumnDataSource(heatmap_data(self.model.weights), name="sa-weights-source")
         fig = figure(
             name="sa-heatmap",
             title="A como mapa de calor",

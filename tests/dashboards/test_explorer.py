@@ -7,9 +7,18 @@ from html.parser import HTMLParser
 import numpy as np
 import panel as pn
 import pytest
+from bokeh.document import Document
 
 from attnmodel.explorer import DEFAULT_SENTENCE, AttentionExplorer, percentages
-from dashboards.explorer import CAVEAT, LEAD, TITLE, ExplorerView, heatmap_html, token_labels
+from dashboards.explorer import (
+    CAVEAT,
+    LEAD,
+    TITLE,
+    ExplorerView,
+    heatmap_html,
+    render,
+    token_labels,
+)
 
 SEED_ROW = ["0 %", "39 %", "3 %", "0 %", "0 %", "44 %", "2 %", "11 %"]
 
@@ -321,6 +330,34 @@ def test_reset_drops_a_rejected_text_from_the_box(view):
     view.reset_button.clicks += 1
     assert view.sentence_input.value == DEFAULT_SENTENCE
     assert error_text(view) == ""
+
+
+def test_a_new_focus_drops_a_refused_text_from_the_box(view):
+    view.sentence_input.value = "uno  dos"
+    view.sentence_input.value = ""
+    view.temperature_slider.value = 2.0  # another control: the message and the text stay
+    assert error_text(view)
+    assert view.sentence_input.value == ""
+    view.token_select.value = 0
+    assert view.sentence_input.value == "uno  dos"  # the model's sentence, as typed
+    assert error_text(view) == ""
+
+
+def test_render_is_what_the_view_shows(view):
+    values = render(view.model)
+    assert values["table"] == view.table.object
+    assert values["row"] == view.row.object
+    assert values["buttons_labels"] == list(view.token_buttons.options)
+    assert values["buttons_active"] == view.token_buttons.value == 5
+    assert values["select_options"][5] == ("5", "5 · gato")
+    assert values["select_value"] == "5"
+    assert set(values) == set(view.client_targets())
+    # The Bokeh models hold the same (what the browser twin sets in the export).
+    doc = Document()
+    buttons = view.token_buttons.get_root(doc)
+    select = view.token_select.get_root(doc)
+    assert (buttons.labels, buttons.active) == (values["buttons_labels"], 5)
+    assert ([tuple(o) for o in select.options], select.value) == (values["select_options"], "5")
 
 
 def test_forty_token_sentence_updates_every_cell(view):

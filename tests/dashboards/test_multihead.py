@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -21,6 +22,9 @@ from dashboards.multihead import (
     SINGLE_HEAD_COLOR,
     MultiHeadView,
     arcs_from,
+    head_shown,
+    render,
+    state_key,
     unique_labels,
 )
 
@@ -81,7 +85,7 @@ def test_builds_with_default_model(view):
     assert view.heads_buttons.value == 4
     assert view.sentence_select.name == "Frase"
     assert view.heads_buttons.name == "Cabezas"
-    assert [p.visible for p in view.head_panels] == [True] * MAX_HEADS
+    assert [head_shown(p.styles) for p in view.head_panels] == [True] * MAX_HEADS
 
 
 def test_each_view_has_its_own_widgets():
@@ -110,7 +114,9 @@ def test_heads_widget_reaches_model_and_back(view):
 def test_n_heads_shows_that_many_panels(view, h):
     view.heads_buttons.value = h
     m = view.model
-    assert [p.visible for p in view.head_panels] == [k < h for k in range(MAX_HEADS)]
+    # Hidden by CSS (display: none), not by Bokeh's `visible`, which relays out the whole page.
+    assert [head_shown(p.styles) for p in view.head_panels] == [k < h for k in range(MAX_HEADS)]
+    assert all(p.visible for p in view.head_panels)
     for k in range(MAX_HEADS):
         title, top = view.head_titles[k].object, view.head_tops[k].object
         if k < h:
@@ -300,3 +306,72 @@ def test_rejected_model_value_leaves_everything_as_it_was(view):
     assert view.model.n_heads == 4
     assert view.heads_buttons.value == 4
     assert view.head_tops[0].object == before
+
+
+# --- render(): the one definition of what is on screen (shared with the static export) --------
+
+
+def test_render_names_every_target_and_the_view_shows_it(view):
+    targets = view.client_targets()
+    for sentence, h in [(SENTENCES[0], 4), (SENTENCES[2], 1), (SENTENCES[3], 3)]:
+        view.model.param.update(sentence=sentence, n_heads=h)
+        values = render(view.model)
+        assert set(values) == set(targets)
+        for name, value in values.items():
+            obj, kind = targets[name]
+            if kind == "html":
+                assert obj.object == value, name
+            elif kind == "data":
+                assert set(obj.data) == set(value), name
+                for column, expected in value.items():
+                    got = obj.data[column]
+                    if column in ("xs", "ys"):
+                        assert len(got) == len(expected), name
+                        for a, b in zip(got, expected, strict=True):
+                            np.testing.assert_array_equal(a, b)
+                    else:
+                        assert list(got) == list(expected), f"{name}.{column}"
+            else:
+                assert kind.startswith("prop:")
+                assert getattr(obj, kind[5:]) == value, name
+
+
+def test_render_is_a_pure_function_of_the_model():
+    a = MultiHeadDemo(sentence=SENTENCES[1], n_heads=2)
+    b = MultiHeadDemo(sentence=SENTENCES[1], n_heads=2)
+    assert render(a).keys() == render(b).keys()
+    assert render(a)["top_1"] == render(b)["top_1"]
+    assert not head_shown(render(a)["panel_3"])
+    assert head_shown(render(a)["panel_2"])
+    assert render(a)["dims"].endswith("h = 2 → cada cabeza de dimensión 12</div>")
+    assert render(MultiHeadDemo(n_heads=1))["arc_color_1"] == SINGLE_HEAD_COLOR
+    assert render(MultiHeadDemo(n_heads=2))["arc_color_1"] == HEAD_COLORS[0]
+
+
+def test_an_update_only_resends_what_changed(view):
+    """Changing h keeps the sentence's tokens and axes: their Bokeh models get no new value."""
+    tokens = view.token_source.data
+    factors = view.heat_x_range.factors
+    view.model.n_heads = 2
+    assert view.token_source.data is tokens
+    assert view.heat_x_range.factors is factors
+
+
+def test_enable_client_side_embeds_every_state_and_wires_both_controls(view):
+    states: dict = {}
+    assert view.enable_client_side(states) == len(SENTENCES) * 4
+    table = states["multihead"]
+    assert set(table) == {state_key(s, h) for s in SENTENCES for h in (1, 2, 3, 4)} | {"_shared"}
+    default = state_key(view.model.sentence, view.model.n_heads)
+    assert table[default]["top_2"] == render(view.model)["top_2"]
+    json.dumps(table, allow_nan=False)  # plain JSON types only
+    names = {*view.client_targets(), "w_sentence", "w_heads"}
+    root = view.__panel__().get_root()
+    for widget, prop in ((view.sentence_select, "value"), (view.heads_buttons, "active")):
+        model = widget._models[root.ref["id"]][0]
+        (callback,) = model.js_property_callbacks[f"change:{prop}"]
+        assert names <= set(callback.args)
+        assert 'C04.update("multihead", {' in callback.code
+        assert callback.args["panel_2"] is view.head_panels[1]._models[root.ref["id"]][0]
+        assert "prop:styles" in callback.code
+        assert callback.args["arcs_suma"] is view.combined_arc_source

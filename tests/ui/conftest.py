@@ -165,3 +165,66 @@ def open_lecture_section(page, watch, lecture_url):
         return open_section(page, lecture_url, section)
 
     return _open
+
+
+OFFLINE_PREFIXES = ("file:", "data:", "blob:", "about:")
+
+
+@pytest.fixture(scope="session")
+def exported(tmp_path_factory):
+    """`python -m dashboards.export` once per test session; returns the folder of the HTML files."""
+    out = tmp_path_factory.mktemp("dist")
+    result = subprocess.run(
+        [sys.executable, "-m", "dashboards.export", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    if result.returncode != 0:
+        pytest.fail(f"make export falló:\n{result.stdout}\n{result.stderr}")
+    return out
+
+
+class OfflineWatch(PageWatch):
+    """Like PageWatch, but for file:// pages: only file:, data:, blob: and about: may load."""
+
+    def __init__(self, page):
+        super().__init__(page)
+        page.unroute("**/*")
+
+        def route(r):
+            url = r.request.url
+            if url.startswith(OFFLINE_PREFIXES):
+                r.continue_()
+            else:
+                self.external.append(url)
+                r.abort()
+
+        page.route("**/*", route)
+
+
+@pytest.fixture
+def offline(page):
+    """A page whose every non-file request is aborted (and recorded in ``.external``)."""
+    return OfflineWatch(page)
+
+
+def open_exported(page, exported_dir: Path, filename: str, section: str | None = None):
+    """Open dist/<filename> from disk and wait for Bokeh to render (and the section marker)."""
+    page.goto((exported_dir / filename).as_uri())
+    if section:
+        marker = page.locator(f'[data-testid="section-{section}"]').first
+        marker.wait_for(state="attached", timeout=30_000)
+    page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0", timeout=30_000)
+    return page
+
+
+@pytest.fixture
+def open_export(page, offline, exported):
+    """``open_export("capital.html", "capital")`` opens an exported file offline and waits."""
+
+    def _open(filename: str, section: str | None = None):
+        return open_exported(page, exported, filename, section)
+
+    return _open

@@ -1,0 +1,566 @@
+"""`make export`: the lecture as self-contained HTML files to study offline (written to dist/).
+
+    python -m dashboards.export [--out dist]
+
+Pages: ``clase04.html`` (the whole lecture, every section stacked, anchor-link navigation),
+one ``<section>.html`` per section and ``index.html`` linking them. Each page is built from the
+same views as the live app with their default models, wired for the browser by each view's
+``enable_client_side(states)`` (embedded states go into the ``states`` dict under the demo's
+name), saved with Bokeh's inline resources, then post-processed so that, opened from file://,
+it asks the network for nothing:
+
+- every Bokeh ``ImportedStyleSheet`` (Panel points them at cdn.holoviz.org) becomes an
+  ``InlineStyleSheet`` holding the CSS of the installed Panel package (its relative ``url()``s
+  as data: URIs);
+- the favicon / apple-touch-icon ``<link>``s go;
+- the embedded states (``<script type="application/json" id="c04-states">``), the browser twin
+  (``dashboards/static/c04.js``, then every other ``dashboards/static/*.js``) and the
+  navigation helper go into ``<head>`` before Bokeh's scripts, so ``window.C04`` exists before
+  any callback runs.
+
+Anything still pointing at http(s) afterwards stops the export with a Spanish message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import io
+import json
+import math
+import mimetypes
+import re
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import numpy as np
+import panel as pn
+from bokeh.resources import INLINE, Resources
+
+from attnmodel.formatting import es_number
+from dashboards.capital import CapitalView
+from dashboards.common import configure, esc, math_md
+from dashboards.explorer import ExplorerView
+from dashboards.lecture import EXERCISES, INTRO, SECTIONS, TITLE
+from dashboards.lecture import _marker as section_marker  # the live lecture's own marker
+from dashboards.multihead import MultiHeadView
+from dashboards.positional import PositionalView
+from dashboards.scaling import ScalingView
+from dashboards.self_attention import SelfAttentionView
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_OUT = ROOT / "dist"
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+PANEL_DIST = Path(pn.__file__).resolve().parent / "dist"
+CORE_SCRIPT = "c04.js"
+STATES_ID = "c04-states"
+LECTURE_FILE = "clase04.html"
+INDEX_FILE = "index.html"
+MAX_BYTES = 6_000_000
+
+# The views of each section, in the live lecture's order (dashboards.lecture._build_*), each
+# after its marker. The last section, "jugar", has no view: the export writes it as text.
+SECTION_VIEWS: dict[str, tuple[tuple[str, type], ...]] = {
+    "autoatencion": (("autoatencion", SelfAttentionView), ("escalado", ScalingView)),
+    "cabezas": (("cabezas", MultiHeadView),),
+    "posicion": (("posicion", PositionalView),),
+    "capital": (("capital", CapitalView),),
+    "explorador": (("explorador", ExplorerView),),
+}
+LABELS = {s.id: s.label for s in SECTIONS}
+
+# Same-page anchors cannot reach the markers: Panel renders them inside shadow roots. This
+# helper finds a section marker through every shadow root and scrolls to it (also on load when
+# the address has #<section>).
+NAV_JS = """
+window.c04Goto = function (id) {
+  var sel = '[data-testid="section-' + id + '"]';
+  function find(root) {
+    var hit = root.querySelector(sel);
+    if (hit) return hit;
+    var all = root.querySelectorAll("*");
+    for (var i = 0; i < all.length; i++) {
+      if (all[i].shadowRoot) {
+        hit = find(all[i].shadowRoot);
+        if (hit) return hit;
+      }
+    }
+    return null;
+  }
+  var el = find(document);
+  if (el) {
+    el.scrollIntoView({block: "start"});
+    try { history.replaceState(null, "", "#" + id); } catch (e) { /* file:// may refuse */ }
+  }
+  return !el;
+};
+window.addEventListener("load", function () {
+  var id = decodeURIComponent(location.hash.slice(1));
+  if (!/^[a-z]+$/.test(id)) return;
+  // Sections above may still grow while they render: scroll again for two seconds.
+  var tries = 0, found = 0;
+  var timer = setInterval(function () {
+    tries += 1;
+    if (!window.c04Goto(id)) found += 1;
+    if (found >= 10 || tries > 60) clearInterval(timer);
+  }, 200);
+});
+"""
+
+PAGE_CSS = """
+.c04-export-nav a { margin-right: 1.2em; white-space: nowrap; }
+.c04-export-bar { font-size: 92%; color: #555; }
+"""
+
+
+class ExportError(RuntimeError):
+    """The export cannot produce an offline page (the message says why, in Spanish)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Building the pages
+
+
+@dataclass
+class Wiring:
+    """Calls each view's ``enable_client_side`` and collects the embedded states of one page."""
+
+    states: dict = field(default_factory=dict)
+    count: int = 0
+
+    def __call__(self, view):
+        if hasattr(view, "enable_client_side"):
+            self.count += int(view.enable_client_side(self.states) or 0)
+        return view
+
+
+def _goto(section_id: str, text: str) -> str:
+    """An anchor link to a section of the same page (works through the shadow roots)."""
+    return (
+        f'<a href="#{esc(section_id)}" onclick="return c04Goto(&#x27;{esc(section_id)}&#x27;)">'
+        f"{text}</a>"
+    )
+
+
+def _section(section_id: str, wire: Wiring) -> pn.Column:
+    parts = []
+    for marker_id, view_cls in SECTION_VIEWS[section_id]:
+        parts += [section_marker(marker_id), wire(view_cls())]
+    return pn.Column(*parts, sizing_mode="stretch_width")
+
+
+def _exercises() -> pn.Column:
+    rows = [
+        section_marker("jugar"),
+        math_md(
+            "## Para seguir jugando\n\nEn la clase en vivo cada ejercicio es un botón; aquí, un "
+            "enlace a su sección para hacerlo a mano.",
+            margin=(0, 10),
+        ),
+    ]
+    for exercise in EXERCISES:
+        link = _goto(exercise.section, f"→ {esc(LABELS[exercise.section])}")
+        rows.append(math_md(f"• {exercise.text} {link}", margin=(0, 10)))
+    return pn.Column(*rows, sizing_mode="stretch_width")
+
+
+def _bar() -> pn.pane.HTML:
+    return pn.pane.HTML(
+        f'<div class="c04-export-bar"><a href="{INDEX_FILE}">Índice de los apuntes</a> · '
+        f'<a href="{LECTURE_FILE}">La clase completa</a></div>',
+        stylesheets=[PAGE_CSS],
+        margin=(6, 20, 0, 20),
+    )
+
+
+def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
+    """Header, anchor-link navigation, every section stacked, "Para seguir jugando" as text."""
+    links = "".join(_goto(s.id, esc(s.label)) for s in SECTIONS)
+    nav = pn.pane.HTML(
+        f'<nav class="c04-export-nav" data-testid="export-nav"><b>Secciones:</b> {links}</nav>',
+        stylesheets=[PAGE_CSS],
+        margin=(0, 20, 10, 20),
+        sizing_mode="stretch_width",
+    )
+    sections = [_section(section_id, wire) for section_id in SECTION_VIEWS]
+    return pn.Column(
+        _bar(),
+        math_md(INTRO, margin=(0, 20)),
+        nav,
+        *sections,
+        _exercises(),
+        sizing_mode="stretch_width",
+        max_width=1400,
+    )
+
+
+def _section_page(section_id: str) -> Callable[[Wiring], pn.viewable.Viewable]:
+    def build(wire: Wiring) -> pn.viewable.Viewable:
+        return pn.Column(
+            _bar(), _section(section_id, wire), sizing_mode="stretch_width", max_width=1400
+        )
+
+    return build
+
+
+@dataclass(frozen=True)
+class Page:
+    filename: str
+    title: str
+    description: str
+    build: Callable[[Wiring], pn.viewable.Viewable]
+
+
+PAGES = (
+    Page(
+        LECTURE_FILE, TITLE, "La clase completa: todas las secciones en una página", build_lecture
+    ),
+    *(
+        Page(
+            f"{section_id}.html",
+            f"{LABELS[section_id]} — Clase 04",
+            LABELS[section_id],
+            _section_page(section_id),
+        )
+        for section_id in SECTION_VIEWS
+    ),
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Post-processing the saved HTML
+
+
+@dataclass
+class Processed:
+    html: str
+    inlined: list[str] = field(default_factory=list)  # the stylesheet URLs made inline
+    removed: list[str] = field(default_factory=list)  # the <link> tags taken out
+
+
+_DOC_JSON = re.compile(r'(<script type="application/json" id="[^"]*">)(.*?)(</script>)', re.S)
+_ICON_LINK = re.compile(
+    r"<link\b[^>]*\brel=[\"'](?:shortcut icon|icon|apple-touch-icon[^\"']*)[\"'][^>]*>\s*", re.I
+)
+_HEAD = re.compile(r"<head\b[^>]*>\s*(?:<meta charset=[^>]*>\s*)?", re.I)
+_CSS_URL = re.compile(r"url\(\s*(['\"]?)([^'\")]+)\1\s*\)")
+_REMOTE = re.compile(r"^\s*(?:https?:)?//", re.I)
+
+
+def static_scripts(static_dir: Path = STATIC_DIR) -> list[tuple[str, str]]:
+    """(name, text) of the browser twin: ``c04.js`` first, then the other ``*.js`` sorted."""
+    if not static_dir.is_dir():
+        return []
+    files = sorted(static_dir.glob("*.js"), key=lambda p: (p.name != CORE_SCRIPT, p.name))
+    return [(p.name, p.read_text(encoding="utf-8")) for p in files]
+
+
+def _local_css_path(url: str, dist_dir: Path) -> Path:
+    parts = urlsplit(url)
+    if "/dist/" not in parts.path:
+        raise ExportError(
+            f"Hoja de estilos remota sin copia local conocida: {url} "
+            "(solo se saben incrustar las de Panel, …/dist/…)."
+        )
+    path = dist_dir / parts.path.split("/dist/", 1)[1]
+    if not path.is_file():
+        raise ExportError(
+            f"La hoja de estilos {url} no está instalada en {path}: no se puede incrustar y la "
+            "página necesitaría internet."
+        )
+    return path
+
+
+def _data_uri(path: Path) -> str:
+    mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+    return f"data:{mime};base64,{base64.b64encode(path.read_bytes()).decode('ascii')}"
+
+
+def inline_css(path: Path) -> str:
+    """The CSS of a local file, its relative ``url()``s turned into data: URIs."""
+    css = path.read_text(encoding="utf-8")
+
+    def replace(match: re.Match) -> str:
+        target = match.group(2).strip()
+        if target.startswith(("data:", "#")):
+            return match.group(0)
+        if _REMOTE.match(target):
+            raise ExportError(f"{path.name} pide un recurso de internet: {target}")
+        asset = (path.parent / target.split("?", 1)[0].split("#", 1)[0]).resolve()
+        if not asset.is_file():
+            raise ExportError(f"{path.name} usa {target}, que no está instalado ({asset}).")
+        return f'url("{_data_uri(asset)}")'
+
+    return _CSS_URL.sub(replace, css)
+
+
+def _inline_stylesheets(node, dist_dir: Path, inlined: list[str], cache: dict) -> None:
+    if isinstance(node, dict):
+        if node.get("type") == "object" and node.get("name") == "ImportedStyleSheet":
+            url = node.get("attributes", {}).get("url", "")
+            if _REMOTE.match(url):
+                if url not in cache:
+                    cache[url] = inline_css(_local_css_path(url, dist_dir))
+                node["name"] = "InlineStyleSheet"
+                node["attributes"] = {"css": cache[url]}
+                inlined.append(url)
+        for value in node.values():
+            _inline_stylesheets(value, dist_dir, inlined, cache)
+    elif isinstance(node, list):
+        for value in node:
+            _inline_stylesheets(value, dist_dir, inlined, cache)
+
+
+def _imported_stylesheets(node):
+    if isinstance(node, dict):
+        if node.get("type") == "object" and node.get("name") == "ImportedStyleSheet":
+            yield node.get("attributes", {}).get("url", "")
+        for value in node.values():
+            yield from _imported_stylesheets(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _imported_stylesheets(value)
+
+
+def _jsonable(value, where: str = "estados"):
+    """Plain JSON types (numpy arrays and scalars converted); NaN/±inf are refused."""
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v, f"{where}[{k!r}]") for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_jsonable(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist(), where)
+    if isinstance(value, np.generic):
+        return _jsonable(value.item(), where)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ExportError(f"{where} = {value}: JSON no admite NaN ni infinitos.")
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    raise ExportError(f"{where}: {type(value).__name__} no se puede escribir como JSON.")
+
+
+def states_json(states: dict) -> str:
+    """The embedded states as JSON that is safe inside a <script> element."""
+    text = json.dumps(_jsonable(states), ensure_ascii=False, separators=(",", ":"))
+    # Only "</" and "<!--" can end or derail a <script> element; "\\/" and "\\u0021" are
+    # plain JSON escapes (escaping every "<" would cost 5 bytes each in HTML-heavy states).
+    return text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
+
+
+def _script(text: str) -> str:
+    # "</script" would end the element early; "<\/" means the same inside JS strings/regexes.
+    return "<script>" + re.sub(r"</(script)", r"<\\/\1", text, flags=re.I) + "</script>"
+
+
+def _html_outside_scripts(page: str) -> str:
+    page = re.sub(r"(<script\b[^>]*>).*?(</script>)", r"\1\2", page, flags=re.S | re.I)
+    return re.sub(r"(<style\b[^>]*>).*?(</style>)", r"\1\2", page, flags=re.S | re.I)
+
+
+def check_offline(page: str) -> None:
+    """Raise ExportError if the page still loads anything from a URL (tags or stylesheets)."""
+    markup = _html_outside_scripts(page)
+    for tag in re.findall(r"<(?:link|script|img|iframe)\b[^>]*>", markup, re.I):
+        for url in re.findall(r"\b(?:href|src)=[\"']([^\"']*)[\"']", tag, re.I):
+            if _REMOTE.match(url):
+                raise ExportError(f"La página aún carga {url} desde internet ({tag}).")
+    for match in _DOC_JSON.finditer(page):
+        docs = json.loads(html.unescape(match.group(2)))
+        for url in _imported_stylesheets(docs):
+            if not url.startswith("data:"):
+                raise ExportError(f"Queda una hoja de estilos importada sin incrustar: {url}")
+
+
+def postprocess(
+    page: str,
+    scripts: list[tuple[str, str]] | None = None,
+    states: dict | None = None,
+    dist_dir: Path = PANEL_DIST,
+) -> Processed:
+    """Make a page saved with ``resources=INLINE`` need nothing from the network (see top)."""
+    result = Processed(page)
+    cache: dict[str, str] = {}
+    matches = list(_DOC_JSON.finditer(page))
+    if not matches:
+        raise ExportError("La página guardada no contiene el documento de Bokeh.")
+    pieces, last = [], 0
+    for match in matches:
+        docs = json.loads(html.unescape(match.group(2)))
+        _inline_stylesheets(docs, dist_dir, result.inlined, cache)
+        text = json.dumps(docs, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        pieces += [page[last : match.start(2)], html.escape(text, quote=False)]
+        last = match.end(2)
+    page = "".join([*pieces, page[last:]])
+
+    result.removed = [m.group(0).strip() for m in _ICON_LINK.finditer(page)]
+    page = _ICON_LINK.sub("", page)
+    page = re.sub(r'<html lang="en"', '<html lang="es"', page, count=1)
+
+    head = _HEAD.search(page)
+    if head is None:
+        raise ExportError("La página guardada no tiene <head>.")
+    injected = [f'<script type="application/json" id="{STATES_ID}">{states_json(states or {})}']
+    injected[0] += "</script>"
+    injected += [_script(f"/* {name} */\n{text}") for name, text in scripts or []]
+    injected.append(_script(NAV_JS))
+    # After <meta charset>: the browser only honours it within the first 1024 bytes.
+    page = page[: head.end()] + "\n".join(injected) + "\n" + page[head.end() :]
+
+    check_offline(page)
+    result.html = page
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# The export
+
+
+@dataclass
+class Result:
+    filename: str
+    size: int
+    states: int
+    seconds: float
+    inlined: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+
+def mb(size: int) -> str:
+    return es_number(size / 1e6, 2)
+
+
+# Bokeh's inline bundle without bokeh-gl (0,19 MB a file), which only WebGL plots use: Bokeh's
+# own file_html leaves it out in that case too; Panel's save does not.
+INLINE_NO_GL = Resources(
+    mode="inline", components=[c for c in INLINE.components if c != "bokeh-gl"]
+)
+
+
+def save_html(layout: pn.viewable.Viewable, title: str) -> str:
+    """The page as ``save(resources=INLINE)`` writes it (bokeh-gl only if a plot uses WebGL)."""
+    for resources in (INLINE_NO_GL, INLINE):
+        buffer = io.StringIO()
+        pn.panel(layout).save(buffer, resources=resources, title=title)
+        page = buffer.getvalue()
+        if '"output_backend":"webgl"' not in page:
+            break
+    return page
+
+
+def render_page(page: Page, scripts: list[tuple[str, str]]) -> tuple[Processed, int]:
+    wire = Wiring()
+    layout = page.build(wire)
+    return postprocess(save_html(layout, page.title), scripts, wire.states), wire.count
+
+
+def index_html(results: list[Result]) -> str:
+    """A plain page (no script, no external resource) linking every exported file."""
+    rows = "".join(
+        f'<tr><td><a href="{esc(r.filename)}">{esc(r.filename)}</a></td>'
+        f"<td>{esc(p.description)}</td><td class='n'>{mb(r.size)} MB</td></tr>"
+        for r, p in zip(results, PAGES, strict=True)
+    )
+    return f"""<!DOCTYPE html>
+<html lang="es">
+<head>
+<meta charset="utf-8">
+<title>{esc(TITLE)} — apuntes sin conexión</title>
+<style>
+body {{ font-family: system-ui, sans-serif; max-width: 46em; margin: 2em auto; padding: 0 1em;
+  color: #222; line-height: 1.5; }}
+table {{ border-collapse: collapse; }}
+th, td {{ text-align: left; padding: 4px 12px; border-bottom: 1px solid #d6dbe3; }}
+td.n {{ text-align: right; font-variant-numeric: tabular-nums; }}
+a {{ color: #1f5fa8; }}
+</style>
+</head>
+<body>
+<h1>{esc(TITLE)}</h1>
+<p>Apuntes para abrir sin conexión: cada archivo funciona solo, con doble clic, sin internet y sin
+servidor. Los números por defecto son los de los ejemplos trabajados.</p>
+<table data-testid="export-files">
+<tr><th>archivo</th><th>contenido</th><th>tamaño</th></tr>
+{rows}
+</table>
+</body>
+</html>
+"""
+
+
+def export(out_dir: Path = DEFAULT_OUT, log: Callable[[str], None] = print) -> list[Result]:
+    """Write every page and index.html into ``out_dir``; return one Result per file."""
+    configure()
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    scripts = static_scripts()
+    total = len(PAGES) + 1
+    results = []
+    for n, page in enumerate(PAGES, start=1):
+        start = time.perf_counter()
+        processed, count = render_page(page, scripts)
+        data = processed.html.encode("utf-8")
+        (out_dir / page.filename).write_bytes(data)
+        result = Result(
+            page.filename,
+            len(data),
+            count,
+            time.perf_counter() - start,
+            processed.inlined,
+            processed.removed,
+        )
+        results.append(result)
+        log(
+            f"[{n}/{total}] {page.filename} … {count} estados, {mb(result.size)} MB, "
+            f"{es_number(result.seconds, 1)} s"
+        )
+    start = time.perf_counter()
+    data = index_html(results).encode("utf-8")
+    (out_dir / INDEX_FILE).write_bytes(data)
+    results.append(Result(INDEX_FILE, len(data), 0, time.perf_counter() - start))
+    log(f"[{total}/{total}] {INDEX_FILE} … {mb(len(data))} MB")
+    return results
+
+
+def summary(results: list[Result], seconds: float) -> str:
+    width = max(len(r.filename) for r in results)
+    lines = [f"{'archivo':<{width}}  {'MB':>6}  {'estados':>7}  {'s':>5}"]
+    lines += [
+        f"{r.filename:<{width}}  {mb(r.size):>6}  {r.states:>7}  {es_number(r.seconds, 1):>5}"
+        for r in results
+    ]
+    total_size = sum(r.size for r in results)
+    total_states = sum(r.states for r in results)
+    lines.append(
+        f"{'total':<{width}}  {mb(total_size):>6}  {total_states:>7}  {es_number(seconds, 1):>5}"
+    )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Exporta la clase a HTML sin conexión.")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="carpeta de salida (dist)")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    print(f"Exportando la clase a {args.out} …", flush=True)
+    try:
+        results = export(args.out, log=lambda line: print(line, flush=True))
+    except (ExportError, OSError) as exc:
+        print(f"Error: la exportación falló: {exc}", file=sys.stderr)
+        return 1
+    seconds = time.perf_counter() - start
+    print()
+    print(summary(results, seconds))
+    print(f"Listo en {es_number(seconds, 1)} s: abre {args.out / INDEX_FILE}")
+    too_big = [r.filename for r in results if r.size > MAX_BYTES]
+    if too_big:
+        print(f"Aviso: pasan de 6 MB: {', '.join(too_big)}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

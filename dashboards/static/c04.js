@@ -1,0 +1,912 @@
+/* C04 core: the browser twin of attnmodel's maths and of the views' HTML helpers.
+ *
+ * Used only by the offline export (dashboards/export.py injects this file, then every per-demo
+ * dashboards/static/<demo>.js, into <head>). Each function is a line-by-line port of its Python
+ * original, with the same order of floating-point operations, and is held to it by
+ * tests/ui/test_twin_core.py (run in Chromium):
+ *
+ *   C04.fmt   <- attnmodel/formatting.py (es_number, es_percent, parse_es_number) and
+ *                Python's f"{x:.{d}f}" (C04.fmt.fixed), byte for byte
+ *   C04.html  <- dashboards/common.py (esc, matrix_html, readout_html), byte for byte
+ *   C04.math  <- attnmodel/core.py (softmax, scaled_dot_product_attention, causal_mask,
+ *                sinusoidal_encoding, entropy_bits, softmax_jacobian_norm, letter_trigrams,
+ *                trigram_vectors with its SHAKE-256), within 1e-12
+ *
+ * Matrices are arrays of arrays of numbers (Float64 arithmetic). Sums follow numpy: a row summed
+ * along its contiguous axis uses numpy's pairwise summation (C04.math.sum), reproduced exactly.
+ * What cannot be reproduced bit for bit (BLAS matmul/dot with FMA, SIMD exp/log/pow/sin in numpy
+ * vs V8's Math.*) differs by a few ulps and stays far inside 1e-12 on the lecture's inputs.
+ *
+ * Plain script, no modules, no network: defines window.C04.
+ */
+(function (root) {
+  "use strict";
+
+  const MINUS = "\u2212"; // the typographic minus, as attnmodel.formatting.MINUS
+
+  // ---------------------------------------------------------------------------------------------
+  // Python's str() / repr(), for error messages and labels.
+  // JS has one number type: an integer-valued number prints as a Python int ("3"), any other as a
+  // Python float repr ("2.5", "1e-05", "inf", "nan").
+
+  function pyFloatRepr(x) {
+    if (Number.isNaN(x)) return "nan";
+    if (x === Infinity) return "inf";
+    if (x === -Infinity) return "-inf";
+    if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
+    const sign = x < 0 ? "-" : "";
+    // toExponential() without argument gives the shortest round-trip digits (as Python's repr).
+    const [mant, expText] = Math.abs(x).toExponential().split("e");
+    const digits = mant.replace(".", "");
+    const exp10 = parseInt(expText, 10);
+    const decpt = exp10 + 1;
+    if (decpt <= -4 || decpt > 16) {
+      const m = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
+      const e = Math.abs(exp10);
+      return sign + m + "e" + (exp10 < 0 ? "-" : "+") + (e < 10 ? "0" + e : String(e));
+    }
+    if (decpt <= 0) return sign + "0." + "0".repeat(-decpt) + digits;
+    if (decpt >= digits.length) return sign + digits + "0".repeat(decpt - digits.length) + ".0";
+    return sign + digits.slice(0, decpt) + "." + digits.slice(decpt);
+  }
+
+  function pyNumberStr(x) {
+    if (Number.isInteger(x)) return BigInt(x).toString();
+    return pyFloatRepr(x);
+  }
+
+  function pyStr(value) {
+    if (value === null || value === undefined) return "None";
+    if (value === true) return "True";
+    if (value === false) return "False";
+    if (typeof value === "number") return pyNumberStr(value);
+    if (typeof value === "string") return value;
+    if (Array.isArray(value) || ArrayBuffer.isView(value)) return pyRepr(value);
+    return String(value);
+  }
+
+  const NON_PRINTABLE = /[\p{C}\p{Z}]/u; // Python's str.isprintable(): not Other, not Separator
+
+  function hex(cp, width) {
+    return cp.toString(16).padStart(width, "0");
+  }
+
+  function pyStringRepr(s) {
+    const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
+    let out = quote;
+    for (const ch of s) {
+      const cp = ch.codePointAt(0);
+      if (ch === quote || ch === "\\") out += "\\" + ch;
+      else if (ch === "\t") out += "\\t";
+      else if (ch === "\n") out += "\\n";
+      else if (ch === "\r") out += "\\r";
+      else if (cp < 0x20 || cp === 0x7f) out += "\\x" + hex(cp, 2);
+      else if (cp < 0x7f || ch === " " || !NON_PRINTABLE.test(ch)) out += ch;
+      else if (cp <= 0xff) out += "\\x" + hex(cp, 2);
+      else if (cp <= 0xffff) out += "\\u" + hex(cp, 4);
+      else out += "\\U" + hex(cp, 8);
+    }
+    return out + quote;
+  }
+
+  // repr() of a parameter that Python receives as a float (temperature, base).
+  function floatRepr(value) {
+    return typeof value === "number" ? pyFloatRepr(value) : pyRepr(value);
+  }
+
+  function pyRepr(value) {
+    if (typeof value === "string") return pyStringRepr(value);
+    if (Array.isArray(value) || ArrayBuffer.isView(value)) {
+      return "[" + Array.from(value, pyRepr).join(", ") + "]";
+    }
+    return pyStr(value);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // C04.fmt: attnmodel/formatting.py
+
+  const F64 = new DataView(new ArrayBuffer(8));
+
+  // Exact f"{x:.{d}f}" for a finite double, with BigInt: x = m · 2^e exactly, rounded half to
+  // even on the exact binary value (what Python does), sign kept even when the result is zero.
+  function fixedExact(x, d) {
+    F64.setFloat64(0, x);
+    const hi = F64.getUint32(0);
+    const lo = F64.getUint32(4);
+    const negative = hi >>> 31 === 1;
+    const expField = (hi >>> 20) & 0x7ff;
+    let m = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+    let e;
+    if (expField === 0) {
+      e = -1074;
+    } else {
+      m |= 1n << 52n;
+      e = expField - 1075;
+    }
+    let q; // round(|x| · 10^d), half to even
+    if (e >= 0) {
+      q = (m << BigInt(e)) * 10n ** BigInt(d);
+    } else {
+      const shift = BigInt(-e);
+      const scaled = m * 10n ** BigInt(d);
+      q = scaled >> shift;
+      const r = scaled - (q << shift);
+      const half = 1n << (shift - 1n);
+      if (r > half || (r === half && (q & 1n) === 1n)) q += 1n;
+    }
+    let digits = q.toString();
+    if (d > 0) {
+      digits = digits.padStart(d + 1, "0");
+      digits = digits.slice(0, digits.length - d) + "." + digits.slice(digits.length - d);
+    }
+    return (negative ? "-" : "") + digits;
+  }
+
+  /** Python's f"{x:.{decimals}f}", exactly, for every double. */
+  function fixed(x, decimals) {
+    x = Number(x);
+    const d = decimals;
+    if (!Number.isInteger(d) || d < 0) {
+      throw new RangeError(`C04.fmt.fixed: decimales inválidos: ${pyRepr(decimals)}`);
+    }
+    if (Number.isNaN(x)) return "nan";
+    if (x === Infinity) return "inf";
+    if (x === -Infinity) return "-inf";
+    if (x === 0) return (Object.is(x, -0) ? "-0" : "0") + (d > 0 ? "." + "0".repeat(d) : "");
+    if (Math.abs(x) < 1e21 && d <= 100) {
+      // toFixed is exact except on exact binary ties (x·10^d = n + 1/2), where it rounds away
+      // from zero and Python rounds to even. Those ties are exactly the x with x·2^(d+1) odd.
+      const y = x * 2 ** (d + 1);
+      if (!(Number.isInteger(y) && y % 2 !== 0)) return x.toFixed(d);
+    }
+    return fixedExact(x, d);
+  }
+
+  /** attnmodel.formatting.es_number: 3.14159 -> "3,14"; -0.5 -> "−0,50"; never "−0,00". */
+  function esNumber(x, decimals = 2, signed = false) {
+    x = Number(x);
+    if (Number.isNaN(x)) return "—";
+    if (x === Infinity || x === -Infinity) return x < 0 ? "−∞" : signed ? "+∞" : "∞";
+    let text = fixed(x, decimals);
+    if (Number(text) === 0) text = text.replace(/^-+/, "");
+    const sign = signed && !text.startsWith("-") && Number(text) !== 0 ? "+" : "";
+    return sign + text.split("-").join(MINUS).split(".").join(",");
+  }
+
+  /** attnmodel.formatting.es_percent: 0.391 -> "39 %". */
+  function esPercent(p, decimals = 0) {
+    return `${esNumber(100 * p, decimals)} %`;
+  }
+
+  // Python's str.isspace() (str.strip() with no argument strips exactly these).
+  const PY_SPACE = new Set([
+    0x9, 0xa, 0xb, 0xc, 0xd, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001,
+    0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029,
+    0x202f, 0x205f, 0x3000,
+  ]);
+
+  function pyStrip(s) {
+    const cps = Array.from(s);
+    let a = 0;
+    let b = cps.length;
+    while (a < b && PY_SPACE.has(cps[a].codePointAt(0))) a++;
+    while (b > a && PY_SPACE.has(cps[b - 1].codePointAt(0))) b--;
+    return cps.slice(a, b).join("");
+  }
+
+  const DECIMAL_DIGIT = /\p{Nd}/u;
+
+  // Value of a Unicode decimal digit (gc = Nd): Unicode assigns them in runs of 0..9.
+  function digitValue(cp) {
+    let start = cp;
+    while (DECIMAL_DIGIT.test(String.fromCodePoint(start - 1))) start--;
+    return (cp - start) % 10;
+  }
+
+  const PY_FLOAT = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$/i;
+
+  // Python's float(str): Unicode digits and spaces mapped to ASCII, "_" allowed between digits,
+  // "inf"/"infinity"/"nan" in any case. Returns null where Python raises ValueError.
+  function pyFloat(s) {
+    let ascii = "";
+    for (const ch of s) {
+      const cp = ch.codePointAt(0);
+      if (cp < 128) ascii += ch;
+      else if (PY_SPACE.has(cp)) ascii += " ";
+      else if (DECIMAL_DIGIT.test(ch)) ascii += String(digitValue(cp));
+      else ascii += "?";
+    }
+    if (ascii.includes("_")) {
+      let out = "";
+      let prev = "";
+      for (const ch of ascii) {
+        const isDigit = ch >= "0" && ch <= "9";
+        if (ch === "_") {
+          if (!(prev >= "0" && prev <= "9")) return null;
+        } else {
+          out += ch;
+          if (prev === "_" && !isDigit) return null;
+        }
+        prev = ch;
+      }
+      if (prev === "_") return null;
+      ascii = out;
+    }
+    ascii = ascii.replace(/^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g, "");
+    if (!PY_FLOAT.test(ascii)) return null;
+    const body = ascii.replace(/^[+-]/, "").toLowerCase();
+    const negative = ascii.startsWith("-");
+    if (body === "nan") return NaN;
+    if (body === "inf" || body === "infinity") return negative ? -Infinity : Infinity;
+    return Number(ascii);
+  }
+
+  /** attnmodel.formatting.parse_es_number: a number, or throws Error with the Spanish message. */
+  function parseEsNumber(text) {
+    let value;
+    if (typeof text === "number") {
+      value = text;
+    } else {
+      let cleaned = pyStrip(pyStr(text)).split(MINUS).join("-").split("\u00a0").join("");
+      cleaned = cleaned.split(" ").join("");
+      if (cleaned.split(",").length - 1 === 1 && !cleaned.includes(".")) {
+        cleaned = cleaned.replace(",", ".");
+      }
+      if (!cleaned) throw new Error("La casilla está vacía: escribe un número.");
+      value = pyFloat(cleaned);
+      if (value === null) throw new Error(`«${pyStr(text)}» no es un número.`);
+    }
+    if (!Number.isFinite(value)) throw new Error(`«${pyStr(text)}» no es un número finito.`);
+    return value;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // C04.math: attnmodel/core.py
+
+  // numpy's pairwise summation of a contiguous float64 run (pairwise_sum_DOUBLE, blocks of 128,
+  // 8 accumulators). np.sum(row) = 0.0 + pairwise(row) (the add identity is the initial value).
+  function pairwise(a, start, n) {
+    if (n < 8) {
+      let res = 0;
+      for (let i = 0; i < n; i++) res += a[start + i];
+      return res;
+    }
+    if (n <= 128) {
+      const r = [];
+      for (let j = 0; j < 8; j++) r.push(a[start + j]);
+      let i = 8;
+      for (; i < n - (n % 8); i += 8) {
+        for (let j = 0; j < 8; j++) r[j] += a[start + i + j];
+      }
+      let res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+      for (; i < n; i++) res += a[start + i];
+      return res;
+    }
+    let n2 = Math.floor(n / 2);
+    n2 -= n2 % 8;
+    return pairwise(a, start, n2) + pairwise(a, start + n2, n - n2);
+  }
+
+  /** np.sum of a 1-D array (numpy's pairwise order, exactly). */
+  function npSum(a) {
+    return 0 + pairwise(a, 0, a.length);
+  }
+
+  function isVector(x) {
+    return Array.isArray(x) || ArrayBuffer.isView(x);
+  }
+
+  function isNested(x) {
+    return isVector(x) && x.length > 0 && isVector(x[0]);
+  }
+
+  // The rows (last-axis slices) of a vector or a nested array, as arrays of numbers.
+  function rowsOf(x) {
+    if (!isNested(x)) return [Array.from(x, Number)];
+    const out = [];
+    for (const item of x) out.push(...rowsOf(item));
+    return out;
+  }
+
+  // Put computed rows back into the shape of x (a vector gives back a vector).
+  function reshapeRows(x, rows, k = { i: 0 }) {
+    if (!isNested(x)) return rows[k.i++];
+    return Array.from(x, (item) => reshapeRows(item, rows, k));
+  }
+
+  // Same, for one number per row (reductions along the last axis).
+  function reshapeReduced(x, values, k = { i: 0 }) {
+    if (!isNested(x)) return values[k.i++];
+    return Array.from(x, (item) => reshapeReduced(item, values, k));
+  }
+
+  function isReal(x) {
+    return typeof x === "number";
+  }
+
+  /** attnmodel.core.softmax along the last axis: -Infinity = masked (weight exactly 0). */
+  function softmax(x, temperature = 1) {
+    if (!(isReal(temperature) && Number.isFinite(temperature) && temperature > 0)) {
+      throw new Error(`La temperatura debe ser un número positivo, no ${floatRepr(temperature)}.`);
+    }
+    const rows = rowsOf(x);
+    for (const row of rows) {
+      for (const v of row) {
+        if (Number.isNaN(v) || v === Infinity) {
+          throw new Error("softmax: los puntajes no pueden ser NaN ni +infinito.");
+        }
+      }
+    }
+    for (const row of rows) {
+      if (row.every((v) => v === -Infinity)) {
+        throw new Error("softmax: una fila enmascarada por completo no tiene a quién atender.");
+      }
+    }
+    const out = rows.map((row) => {
+      let max = -Infinity;
+      for (const v of row) if (v > max) max = v;
+      const e = row.map((v) => {
+        // shift first, then scale (a shifted row is <= 0, its maximum exactly 0)
+        let scaled = (v === -Infinity ? -Infinity : v - max) / temperature;
+        if (Number.isNaN(scaled)) scaled = -Infinity;
+        return Math.exp(scaled);
+      });
+      const total = npSum(e);
+      return e.map((v) => v / total);
+    });
+    return reshapeRows(x, out);
+  }
+
+  /** attnmodel.core.entropy_bits along the last axis, with 0 · log 0 = 0. */
+  function entropyBits(p) {
+    const values = rowsOf(p).map((row) => {
+      const terms = row.map((v) => (v > 0 ? -v * Math.log2(v) : 0));
+      return npSum(terms) + 0;
+    });
+    return reshapeReduced(p, values);
+  }
+
+  /** attnmodel.core.softmax_jacobian_norm along the last axis: ||diag(p) - pp^T||_F. */
+  function softmaxJacobianNorm(p) {
+    const values = rowsOf(p).map((row) => {
+      const s2 = npSum(row.map((v) => v * v));
+      const s3 = npSum(row.map((v) => v ** 3));
+      return Math.sqrt(Math.max(s2 - 2 * s3 + s2 * s2, 0));
+    });
+    return reshapeReduced(p, values);
+  }
+
+  /** attnmodel.core.causal_mask: true where query i may attend to key j (j <= i). */
+  function causalMask(nQuery, nKey) {
+    if (nKey === undefined || nKey === null) nKey = nQuery;
+    const out = [];
+    for (let i = 0; i < nQuery; i++) {
+      const row = [];
+      for (let j = 0; j < nKey; j++) row.push(j <= i);
+      out.push(row);
+    }
+    return out;
+  }
+
+  function matrix(a) {
+    return Array.from(a, (row) => Array.from(row, Number));
+  }
+
+  /** a @ b for matrices (arrays of arrays), summing k = 0, 1, ... in order. */
+  function matmul(a, b) {
+    const n = a.length;
+    const inner = b.length;
+    const m = inner > 0 ? b[0].length : 0;
+    const out = [];
+    for (let i = 0; i < n; i++) {
+      const ai = a[i];
+      if (ai.length !== inner) {
+        throw new Error(`matmul: ${ai.length} columnas ≠ ${inner} filas.`);
+      }
+      const row = new Array(m);
+      for (let j = 0; j < m; j++) {
+        let s = 0;
+        for (let k = 0; k < inner; k++) s += ai[k] * b[k][j];
+        row[j] = s;
+      }
+      out.push(row);
+    }
+    return out;
+  }
+
+  function transpose(a) {
+    const n = a.length;
+    const m = n > 0 ? a[0].length : 0;
+    const out = [];
+    for (let j = 0; j < m; j++) {
+      const row = new Array(n);
+      for (let i = 0; i < n; i++) row[i] = a[i][j];
+      out.push(row);
+    }
+    return out;
+  }
+
+  function is2d(a) {
+    if (!isVector(a) || a.length === 0 || !isVector(a[0])) return false;
+    const width = a[0].length;
+    return Array.prototype.every.call(a, (row) => isVector(row) && row.length === width
+      && Array.prototype.every.call(row, (v) => !isVector(v)));
+  }
+
+  const FLOAT_MAX = Number.MAX_VALUE;
+
+  /** attnmodel.core.scaled_dot_product_attention -> {scores, weights, output}. */
+  function sdpa(query, key, value, options = {}) {
+    const causal = Boolean(options.causal);
+    const scale = options.scale === undefined ? true : Boolean(options.scale);
+    const temperature = options.temperature === undefined ? 1 : options.temperature;
+    if (!is2d(query) || !is2d(key) || !is2d(value)) {
+      throw new Error("query, key y value deben ser matrices (2 dimensiones).");
+    }
+    const q = matrix(query);
+    const k = matrix(key);
+    const v = matrix(value);
+    if (![q, k, v].every((mm) => mm.every((row) => row.every(Number.isFinite)))) {
+      throw new Error("query, key y value deben ser números finitos (sin NaN ni infinito).");
+    }
+    const dk = q[0].length;
+    if (dk !== k[0].length) {
+      throw new Error(`query y key deben tener la misma d_k: ${dk} ≠ ${k[0].length}.`);
+    }
+    if (k.length !== v.length) {
+      throw new Error(`key y value deben tener las mismas filas: ${k.length} ≠ ${v.length}.`);
+    }
+    if (causal && q.length > k.length) {
+      throw new Error("Con máscara causal hace falta al menos tantas llaves como consultas.");
+    }
+    // 1) score every query against every key
+    let scores = matmul(q, transpose(k));
+    if (scale) {
+      const root = Math.sqrt(dk);
+      scores = scores.map((row) => row.map((s) => s / root));
+    }
+    // Products of huge but finite entries can overflow; saturate instead of poisoning the row.
+    scores = scores.map((row) => row.map((s) => {
+      if (Number.isNaN(s)) return 0;
+      if (s === Infinity) return FLOAT_MAX;
+      if (s === -Infinity) return -FLOAT_MAX;
+      return s;
+    }));
+    // 2) mask the future: -Infinity means weight exactly 0 after the softmax
+    if (causal) scores = scores.map((row, i) => row.map((s, j) => (j <= i ? s : -Infinity)));
+    // 3) normalise each row into a distribution
+    const weights = softmax(scores, temperature);
+    // 4) mix the values
+    const output = matmul(weights, v);
+    return { scores, weights, output };
+  }
+
+  function positiveInt(value, name) {
+    if (!isReal(value) || !Number.isFinite(value) || value < 1 || !Number.isInteger(value)) {
+      throw new Error(`${name} debe ser un entero positivo, no ${pyRepr(value)}.`);
+    }
+    return value;
+  }
+
+  /** attnmodel.core.sinusoidal_encoding: rows of PE[pos, 2i] = sin, PE[pos, 2i+1] = cos. */
+  function sinusoidalEncoding(nPositions, dModel, base = 10000) {
+    nPositions = positiveInt(nPositions, "n_positions");
+    dModel = positiveInt(dModel, "d_model");
+    if (!(isReal(base) && Number.isFinite(base) && base > 1)) {
+      throw new Error(`La base debe ser un número mayor que 1, no ${floatRepr(base)}.`);
+    }
+    const denominators = new Float64Array(dModel);
+    for (let j = 0; j < dModel; j++) {
+      const twoI = 2 * Math.floor(j / 2);
+      denominators[j] = Math.pow(base, twoI / dModel);
+    }
+    const out = [];
+    for (let pos = 0; pos < nPositions; pos++) {
+      const row = new Float64Array(dModel);
+      for (let j = 0; j < dModel; j++) {
+        const angle = pos / denominators[j];
+        row[j] = j % 2 === 0 ? Math.sin(angle) : Math.cos(angle);
+      }
+      out.push(row);
+    }
+    return out;
+  }
+
+  // unicodedata.combining(c) != 0, asked of the browser's own normaliser: a character with a
+  // canonical combining class 0 < ccc < 240 is reordered before U+0345 (the only ccc = 240) by
+  // NFD. Only called on characters of an NFKD string, which do not decompose further.
+  const combiningCache = new Map();
+  function isCombining(ch) {
+    const cp = ch.codePointAt(0);
+    if (cp < 0x300) return false;
+    if (cp === 0x345) return true;
+    let known = combiningCache.get(cp);
+    if (known === undefined) {
+      known = ("\u0345" + ch).normalize("NFD") === ch + "\u0345";
+      combiningCache.set(cp, known);
+    }
+    return known;
+  }
+
+  function normaliseToken(token) {
+    // Lower case and strip accents so "Está" and "esta" share trigrams.
+    const decomposed = token.toLowerCase().normalize("NFKD");
+    let out = "";
+    for (const ch of decomposed) if (!isCombining(ch)) out += ch;
+    return out;
+  }
+
+  function trigramsOf(padded) {
+    const cps = Array.from(padded); // Python indexes code points, not UTF-16 units
+    const out = [];
+    for (let i = 0; i < cps.length - 2; i++) out.push(cps[i] + cps[i + 1] + cps[i + 2]);
+    return out;
+  }
+
+  /** attnmodel.core.letter_trigrams: "gato" -> ["#ga", "gat", "ato", "to#"]. */
+  function letterTrigrams(token) {
+    return trigramsOf(`#${normaliseToken(token)}#`);
+  }
+
+  // --- SHAKE-256 (FIPS 202): Keccak-f[1600] on 32-bit halves of the 64-bit lanes -------------
+
+  const KECCAK_RC_LO = new Uint32Array(24);
+  const KECCAK_RC_HI = new Uint32Array(24);
+  const KECCAK_ROT = new Uint8Array(25); // rho offset of lane x + 5y
+  const KECCAK_PI = new Uint8Array(25); // pi: lane x + 5y goes to lane y + 5((2x + 3y) mod 5)
+  (function initKeccak() {
+    let lfsr = 1;
+    for (let round = 0; round < 24; round++) {
+      let lo = 0;
+      let hi = 0;
+      for (let j = 0; j < 7; j++) {
+        // rc(t) of FIPS 202, algorithm 5, as an LFSR over x^8 + x^6 + x^5 + x^4 + 1
+        if (lfsr & 1) {
+          const bit = (1 << j) - 1;
+          if (bit < 32) lo |= 1 << bit;
+          else hi |= 1 << (bit - 32);
+        }
+        lfsr = lfsr & 0x80 ? ((lfsr << 1) ^ 0x71) & 0xff : (lfsr << 1) & 0xff;
+      }
+      KECCAK_RC_LO[round] = lo >>> 0;
+      KECCAK_RC_HI[round] = hi >>> 0;
+    }
+    let x = 1;
+    let y = 0;
+    for (let t = 0; t < 24; t++) {
+      KECCAK_ROT[x + 5 * y] = (((t + 1) * (t + 2)) / 2) % 64;
+      [x, y] = [y, (2 * x + 3 * y) % 5];
+    }
+    for (let xx = 0; xx < 5; xx++) {
+      for (let yy = 0; yy < 5; yy++) KECCAK_PI[xx + 5 * yy] = yy + 5 * ((2 * xx + 3 * yy) % 5);
+    }
+  })();
+
+  // state: Uint32Array(50), lane i = (lo: state[2i], hi: state[2i + 1]), little-endian bytes.
+  const cLo = new Uint32Array(5); // scratch lanes of keccakF (single-threaded page)
+  const cHi = new Uint32Array(5);
+  const bLo = new Uint32Array(25);
+  const bHi = new Uint32Array(25);
+
+  function keccakF(state) {
+    for (let round = 0; round < 24; round++) {
+      // theta
+      for (let x = 0; x < 5; x++) {
+        cLo[x] = state[2 * x] ^ state[2 * x + 10] ^ state[2 * x + 20] ^ state[2 * x + 30]
+          ^ state[2 * x + 40];
+        cHi[x] = state[2 * x + 1] ^ state[2 * x + 11] ^ state[2 * x + 21] ^ state[2 * x + 31]
+          ^ state[2 * x + 41];
+      }
+      for (let x = 0; x < 5; x++) {
+        const l1 = cLo[(x + 1) % 5];
+        const h1 = cHi[(x + 1) % 5];
+        const dLo = cLo[(x + 4) % 5] ^ ((l1 << 1) | (h1 >>> 31));
+        const dHi = cHi[(x + 4) % 5] ^ ((h1 << 1) | (l1 >>> 31));
+        for (let y = 0; y < 25; y += 5) {
+          state[2 * (x + y)] ^= dLo;
+          state[2 * (x + y) + 1] ^= dHi;
+        }
+      }
+      // rho and pi
+      for (let i = 0; i < 25; i++) {
+        const lo = state[2 * i];
+        const hi = state[2 * i + 1];
+        const n = KECCAK_ROT[i];
+        const j = KECCAK_PI[i];
+        if (n === 0) {
+          bLo[j] = lo;
+          bHi[j] = hi;
+        } else if (n < 32) {
+          bLo[j] = (lo << n) | (hi >>> (32 - n));
+          bHi[j] = (hi << n) | (lo >>> (32 - n));
+        } else if (n === 32) {
+          bLo[j] = hi;
+          bHi[j] = lo;
+        } else {
+          const m = n - 32;
+          bLo[j] = (hi << m) | (lo >>> (32 - m));
+          bHi[j] = (lo << m) | (hi >>> (32 - m));
+        }
+      }
+      // chi
+      for (let y = 0; y < 25; y += 5) {
+        for (let x = 0; x < 5; x++) {
+          const i1 = y + ((x + 1) % 5);
+          const i2 = y + ((x + 2) % 5);
+          state[2 * (y + x)] = bLo[y + x] ^ (~bLo[i1] & bLo[i2]);
+          state[2 * (y + x) + 1] = bHi[y + x] ^ (~bHi[i1] & bHi[i2]);
+        }
+      }
+      // iota
+      state[0] ^= KECCAK_RC_LO[round];
+      state[1] ^= KECCAK_RC_HI[round];
+    }
+  }
+
+  const SHAKE256_RATE = 136; // bytes
+
+  /** SHAKE-256 of bytes, squeezed as nWords little-endian uint32 words (4 · nWords bytes). */
+  function shake256Words(bytes, nWords) {
+    const state = new Uint32Array(50);
+    const rate = SHAKE256_RATE;
+    let offset = 0;
+    for (; offset + rate <= bytes.length; offset += rate) {
+      for (let k = 0; k < rate; k++) state[k >> 2] ^= bytes[offset + k] << (8 * (k & 3));
+      keccakF(state);
+    }
+    const rest = bytes.length - offset;
+    for (let k = 0; k < rest; k++) state[k >> 2] ^= bytes[offset + k] << (8 * (k & 3));
+    state[rest >> 2] ^= 0x1f << (8 * (rest & 3)); // SHAKE domain bits + first pad bit
+    state[(rate - 1) >> 2] ^= 0x80 << (8 * ((rate - 1) & 3)); // last pad bit
+    keccakF(state);
+    const words = new Uint32Array(nWords);
+    const perBlock = rate / 4;
+    for (let i = 0; i < nWords; i++) {
+      if (i > 0 && i % perBlock === 0) keccakF(state);
+      words[i] = state[i % perBlock];
+    }
+    return words;
+  }
+
+  /** str.encode("utf-8", "surrogatepass"): lone surrogates become 3-byte sequences. */
+  function utf8SurrogatePass(s) {
+    const out = [];
+    for (const ch of s) {
+      const cp = ch.codePointAt(0);
+      if (cp < 0x80) out.push(cp);
+      else if (cp < 0x800) out.push(0xc0 | (cp >> 6), 0x80 | (cp & 0x3f));
+      else if (cp < 0x10000) {
+        out.push(0xe0 | (cp >> 12), 0x80 | ((cp >> 6) & 0x3f), 0x80 | (cp & 0x3f));
+      } else {
+        out.push(0xf0 | (cp >> 18), 0x80 | ((cp >> 12) & 0x3f), 0x80 | ((cp >> 6) & 0x3f),
+          0x80 | (cp & 0x3f));
+      }
+    }
+    return Uint8Array.from(out);
+  }
+
+  /** hashlib.shake_256(data).digest(n) as an array of byte values (data: string or bytes). */
+  function shake256(data, nBytes) {
+    const bytes = typeof data === "string" ? utf8SurrogatePass(data) : Uint8Array.from(data);
+    const words = shake256Words(bytes, Math.ceil(nBytes / 4));
+    const out = [];
+    for (let k = 0; k < nBytes; k++) out.push((words[k >> 2] >>> (8 * (k & 3))) & 0xff);
+    return out;
+  }
+
+  // [k] trigrams -> [k, d_model], each row a fixed pseudo-random unit vector.
+  function trigramMatrix(trigrams, dModel, salt) {
+    return trigrams.map((t) => {
+      const words = shake256Words(utf8SurrogatePass(`${salt}:${t}`), dModel);
+      const v = Array.from(words, (w) => (w / 2 ** 32) * 2 - 1); // uniform in [-1, 1)
+      const norm = Math.sqrt(npSum(v.map((c) => c * c)));
+      return v.map((c) => c / norm);
+    });
+  }
+
+  const tokenCache = new Map();
+
+  function tokenVector(token, dModel, salt) {
+    const cacheKey = `${dModel}\u0000${salt}\u0000${token}`;
+    const cached = tokenCache.get(cacheKey);
+    if (cached) return cached;
+    // A token made only of combining marks normalises to "" and has no letter trigram; fall
+    // back to the trigrams of its raw characters so that every token gets a nonzero vector.
+    let trigrams = letterTrigrams(token);
+    if (trigrams.length === 0) trigrams = trigramsOf(`#${token}#`);
+    const perTrigram = trigramMatrix(trigrams, dModel, salt);
+    let total;
+    if (dModel === 1) {
+      // numpy sums a [k, 1] matrix along axis 0 as one contiguous run: pairwise
+      total = [npSum(perTrigram.map((row) => row[0]))];
+    } else {
+      // along axis 0 of a [k, d > 1] matrix numpy adds the rows one after another
+      total = new Array(dModel).fill(0);
+      for (const row of perTrigram) for (let j = 0; j < dModel; j++) total[j] += row[j];
+    }
+    let sq = 0;
+    for (const c of total) sq += c * c; // np.linalg.norm(1-D) is a BLAS dot: order not ours
+    const norm = Math.sqrt(sq);
+    // A zero sum would need trigram vectors that cancel exactly; keep the first one then.
+    const vector = Float64Array.from(norm > 0 ? total.map((c) => c / norm) : perTrigram[0]);
+    if (tokenCache.size >= 4096) tokenCache.clear();
+    tokenCache.set(cacheKey, vector);
+    return vector;
+  }
+
+  /** attnmodel.core.trigram_vectors: [n] tokens -> [n, d_model] unit rows (arrays). */
+  function trigramVectors(tokens, dModel, salt = 0) {
+    if (typeof dModel !== "number" || !Number.isInteger(dModel) || dModel < 1) {
+      throw new Error(`d_model debe ser un entero positivo, no ${pyRepr(dModel)}.`);
+    }
+    tokens = typeof tokens === "string" ? [tokens] : Array.from(tokens);
+    for (const token of tokens) {
+      if (typeof token !== "string" || !token) {
+        throw new Error(`Cada token debe ser un texto no vacío, no ${pyRepr(token)}.`);
+      }
+    }
+    const saltText = BigInt(Math.trunc(Number(salt))).toString();
+    return tokens.map((t) => Array.from(tokenVector(t, dModel, saltText)));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // C04.html: dashboards/common.py
+
+  /** html.escape(str(text), quote=True). */
+  function esc(text) {
+    return pyStr(text)
+      .replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;")
+      .replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;")
+      .replace(/'/g, "&#x27;");
+  }
+
+  // np.clip(v, 0, 1) as numpy computes it: -0.0 and NaN pass through unchanged.
+  function clip01(v) {
+    if (v < 0) return 0;
+    if (v > 1) return 1;
+    return v;
+  }
+
+  function atLeast2d(m) {
+    if (!isVector(m)) return [[Number(m)]];
+    if (m.length === 0 || !isVector(m[0])) return [Array.from(m, Number)];
+    return Array.from(m, (row) => Array.from(row, Number));
+  }
+
+  /** dashboards.common.matrix_html, byte for byte (title and labels as there: title raw). */
+  function matrixHtml(matrixValue, options = {}) {
+    const title = options.title === undefined ? "" : options.title;
+    const decimals = options.decimals === undefined ? 2 : options.decimals;
+    const { rowSums, testid, shade } = options;
+    const m = atLeast2d(matrixValue);
+    const nCols = m.length > 0 ? m[0].length : 0;
+    const rowLabels = options.rowLabels != null ? Array.from(options.rowLabels)
+      : m.map((_, i) => String(i + 1));
+    const colLabels = options.colLabels != null ? Array.from(options.colLabels)
+      : Array.from({ length: nCols }, (_, j) => String(j + 1));
+    if (rowLabels.length !== m.length) {
+      throw new Error(`matrixHtml: ${rowLabels.length} etiquetas de fila para ${m.length} filas.`);
+    }
+    const tid = testid ? ` data-testid="${esc(testid)}"` : "";
+    const parts = [`<table class="c04-matrix"${tid}>`];
+    if (title) parts.push(`<caption>${pyStr(title)}</caption>`);
+    parts.push("<tr><th></th>" + colLabels.map((c) => `<th>${esc(c)}</th>`).join(""));
+    if (rowSums) parts.push("<th></th>");
+    parts.push("</tr>");
+    m.forEach((row, r) => {
+      const cells = [];
+      for (const v of row) {
+        if (v === -Infinity) {
+          cells.push('<td class="c04-masked">−∞</td>');
+          continue;
+        }
+        let style = "";
+        if (shade) {
+          const alpha = clip01(v);
+          const color = alpha > 0.55 ? "#fff" : "#111";
+          style = ` style="background: rgba(31,95,168,${fixed(alpha, 3)}); color: ${color}"`;
+        }
+        cells.push(`<td${style}>${esNumber(v, decimals)}</td>`);
+      }
+      let total = "";
+      if (rowSums) {
+        const finite = row.filter(Number.isFinite);
+        total = `<td class="c04-sum">Σ = ${esNumber(npSum(finite), decimals)}</td>`;
+      }
+      parts.push(`<tr><th>${esc(rowLabels[r])}</th>${cells.join("")}${total}</tr>`);
+    });
+    parts.push("</table>");
+    return parts.join("");
+  }
+
+  /** dashboards.common.readout_html, byte for byte (label, value and unit are raw HTML). */
+  function readoutHtml(label, value, unit = "", testid = null) {
+    const tid = testid ? ` data-testid="${esc(testid)}"` : "";
+    return (
+      `<div class="c04-readout"${tid}><div class="c04-label">${pyStr(label)}</div>`
+      + `<div class="c04-value">${pyStr(value)}</div><div class="c04-unit">${pyStr(unit)}</div></div>`
+    );
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Applying a render to the page (the browser side of dashboards.common.apply_render).
+
+  function sameValue(a, b) {
+    if (a === b) return true;
+    if (isVector(a) && isVector(b)) {
+      if (a.length !== b.length) return false;
+      for (let i = 0; i < a.length; i++) if (!sameValue(a[i], b[i])) return false;
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * Put the output of a view's render(state) on screen. kinds[name] is "html" (Panel HTML or
+   * Markdown model: text = html.escape(raw HTML), as Panel sends it), "data" (a Bokeh
+   * ColumnDataSource: a new object, so Bokeh emits the change) or "prop:<property>".
+   */
+  function apply(args, values, kinds) {
+    for (const name of Object.keys(values)) {
+      const kind = kinds[name];
+      const obj = args[name];
+      if (kind === undefined || obj === undefined || obj === null) {
+        throw new Error(`C04.apply: no hay destino ${pyRepr(name)}.`);
+      }
+      const value = values[name];
+      if (kind === "html") {
+        const text = esc(value);
+        if (obj.text !== text) obj.text = text;
+      } else if (kind === "data") {
+        obj.data = Object.assign({}, value);
+      } else if (typeof kind === "string" && kind.startsWith("prop:")) {
+        const prop = kind.slice(5);
+        if (!sameValue(obj[prop], value)) obj[prop] = value;
+      } else {
+        throw new Error(`tipo de destino desconocido: ${pyRepr(kind)}`);
+      }
+    }
+  }
+
+  const now = () => (root.performance && root.performance.now ? root.performance.now() : Date.now());
+
+  /** readState(args) -> render(state) -> apply(args, values, kinds); returns elapsed ms. */
+  function update(demo, args, kinds) {
+    const t0 = now();
+    const view = C04.views[demo];
+    if (!view) throw new Error(`C04.update: no hay vista registrada ${pyRepr(demo)}.`);
+    const values = view.render(view.readState(args));
+    apply(args, values, kinds);
+    const ms = now() - t0;
+    C04.lastUpdate = { demo, ms };
+    return ms;
+  }
+
+  const previous = root.C04;
+  const C04 = {
+    fmt: { esNumber, fixed, esPercent, parseEsNumber },
+    html: { esc, matrixHtml, readoutHtml },
+    math: {
+      softmax,
+      sdpa,
+      causalMask,
+      sinusoidalEncoding,
+      entropyBits,
+      softmaxJacobianNorm,
+      matmul,
+      transpose,
+      letterTrigrams,
+      trigramVectors,
+      sum: npSum,
+      shake256,
+    },
+    util: { pyRepr, pyStr, pyFloatRepr },
+    views: (previous && previous.views) || {},
+    apply,
+    update,
+    lastUpdate: null,
+  };
+  root.C04 = C04;
+})(typeof window !== "undefined" ? window : globalThis);

@@ -1,0 +1,276 @@
+/* Browser twin of dashboards/capital.py (the "capital" section of the export).
+ *
+ * C04.views.capital.render({country, identity}) returns the same dict as the Python
+ * render(model): the HTML of every step, the attention chart's factors and the data of the two
+ * bar charts. The eight steps of attnmodel.capital.CapitalWalkthrough are ported here; the
+ * model's constants (embeddings, W_Q, W_K, W_V, U, vocabulary, countries…) are NOT written in
+ * this file: the export embeds them from Python (dashboards.capital.client_constants) in
+ * <script id="c04-states"> under "capital" → "constants".
+ *
+ * readState(args): a new country sets its identity (as the model does) and moves the identity
+ * slider; otherwise the identity is the slider's value. args.trigger is the control that changed.
+ */
+(function () {
+  "use strict";
+
+  const C04 = (window.C04 = window.C04 || {});
+  C04.views = C04.views || {};
+
+  let CONSTANTS = null;
+
+  function constants() {
+    if (CONSTANTS === null) {
+      const el = document.getElementById("c04-states");
+      const states = el ? JSON.parse(el.textContent) : {};
+      const found = states.capital && states.capital.constants;
+      if (!found) throw new Error("capital: faltan las constantes del modelo en #c04-states.");
+      CONSTANTS = found;
+    }
+    return CONSTANTS;
+  }
+
+  const fmt = (x, decimals = 2) => C04.fmt.esNumber(x, decimals);
+  const esc = (text) => C04.html.esc(text);
+
+  // CapitalWalkthrough(country, identity): every step, as the model's properties.
+  function walkthrough(K, country, identity) {
+    const tokens = K.sentence.map((t) => (t === null ? country : t));
+    // 2) embeddings: the identity enters only at [country slot, "identidad"]
+    const embeddings = K.embeddings_at_zero.map((row) => row.slice());
+    embeddings[K.country_slot][K.identity_dim] = identity;
+    // 3) + position: the highest-frequency sine/cosine pair in dims 0–1, none in dim 2
+    const pe2 = C04.math.sinusoidalEncoding(tokens.length, 2);
+    const positional = tokens.map((_, i) =>
+      K.dimensions.map((_, j) => (j < 2 ? pe2[i][j] : 0))
+    );
+    const withPosition = embeddings.map((row, i) => row.map((v, j) => v + positional[i][j]));
+    // 4) Q, K, V
+    const Q = C04.math.matmul(withPosition, K.W_Q);
+    const Kmat = C04.math.matmul(withPosition, K.W_K);
+    const V = C04.math.matmul(withPosition, K.W_V);
+    // 5–7) attention of "es" over the five tokens
+    const query = C04.math.matmul([withPosition[K.query]], K.W_Q);
+    const attention = C04.math.sdpa(query, Kmat, V, { causal: false, scale: true, temperature: 1 });
+    const scores = Array.from(attention.scores[0]);
+    const attentionRow = Array.from(attention.weights[0]);
+    const mixed = Array.from(attention.output[0]);
+    // 8) logits -> probabilities
+    const logits = K.U.map((u) => {
+      let s = 0;
+      for (let j = 0; j < u.length; j++) s += u[j] * mixed[j];
+      return s;
+    });
+    const probabilityVector = Array.from(C04.math.softmax([logits])[0]);
+    const max = Math.max(...probabilityVector);
+    const top = K.vocabulary.filter((_, i) => probabilityVector[i] === max);
+    const prediction = top.length === 1 ? top[0] : `${top.join(" o ")} (empate)`;
+    const a = attentionRow[K.country_slot];
+    const paris = K.vocabulary.indexOf("París");
+    const roma = K.vocabulary.indexOf("Roma");
+    return {
+      tokens,
+      embeddings,
+      positional,
+      withPosition,
+      Q,
+      K: Kmat,
+      V,
+      scores,
+      attentionRow,
+      mixed,
+      logits,
+      probabilityVector,
+      top,
+      prediction,
+      probability: max,
+      loss: -Math.log(max),
+      slopes: { París: a * K.U[paris][2], Roma: a * K.U[roma][2] },
+      uParis: K.U[paris][2],
+      uRoma: K.U[roma][2],
+      probabilities: Object.fromEntries(K.vocabulary.map((w, i) => [w, probabilityVector[i]])),
+    };
+  }
+
+  function vectorText(values, decimals = 4) {
+    return `(${values.map((v) => fmt(v, decimals)).join("; ")})`;
+  }
+
+  function attentionLabels(tokens) {
+    return tokens.map((token, pos) => `${pos} · ${token}`);
+  }
+
+  function tokensHtml(K, tokens) {
+    const chips = tokens.map((token, pos) => {
+      let cls = "c04-token";
+      if (pos === K.country_slot) cls += " c04-country";
+      else if (pos === K.query) cls += " c04-query";
+      return `<div class="${cls}">${esc(token)}<small>pos ${pos}</small></div>`;
+    });
+    return (
+      `<div class="c04-tokens" data-testid="capital-tokens">${chips.join("")}</div>` +
+      '<div class="c04-note">«es», el último token, es el que predice la palabra ' +
+      "siguiente.</div>"
+    );
+  }
+
+  function readoutsHtml(w) {
+    const readout = C04.html.readoutHtml;
+    return (
+      readout("Predicción", esc(w.prediction), "", "capital-prediction") +
+      readout(
+        "Probabilidad",
+        fmt(w.probability, 4),
+        w.top.map((word) => `p(${esc(word)})`).join(" = "),
+        "capital-probability"
+      ) +
+      readout("Pérdida si acierta", fmt(w.loss, 4), "−ln p", "capital-loss")
+    );
+  }
+
+  function asymmetryHtml(K, w, identity) {
+    const a = w.attentionRow[K.country_slot];
+    const magnitude = Math.abs(identity);
+    // What the same |identity| gives each side, from two scratch walkthroughs.
+    const plus = walkthrough(K, country0(K), magnitude).probabilities["París"];
+    const minus = walkthrough(K, country0(K), -magnitude).probabilities["Roma"];
+    const m = fmt(magnitude);
+    const compare =
+      magnitude > 0
+        ? `Con |identidad| = ${m}: p(París | +${m}) = ${fmt(plus, 4)}, ` +
+          `p(Roma | −${m}) = ${fmt(minus, 4)}.`
+        : `Con identidad 0 empatan: p(París) = p(Roma) = ${fmt(plus, 4)}.`;
+    return (
+      '<div class="c04-box" data-testid="capital-asymmetry">' +
+      "<p><b>¿Por qué París y Roma no son simétricas?</b> Cada logit cambia con la " +
+      "identidad con pendiente <i>a</i><sub>país</sub> × <i>u</i><sub>palabra,2</sub>: la " +
+      `atención de «es» sobre el país (<i>a</i><sub>país</sub> = ${fmt(a, 4)}) por ` +
+      "la componente de identidad del vector de salida de la palabra.</p>" +
+      `<p>Pendiente de París = <i>a</i><sub>país</sub> × ${fmt(w.uParis)} = ` +
+      `<b data-testid="capital-slope-paris">${fmt(w.slopes["París"], 4)}</b>; ` +
+      `de Roma = <i>a</i><sub>país</sub> × (${fmt(w.uRoma)}) = ` +
+      `<b data-testid="capital-slope-roma">${fmt(w.slopes["Roma"], 4)}</b>.</p>` +
+      "<p>Los vectores de salida de París y Roma coinciden en «lugar» (por eso empatan con " +
+      "identidad 0), pero no son simétricos en «identidad»: la misma |identidad| empuja " +
+      `más a París que a Roma. ${compare} La asimetría está en la capa de salida, no en la ` +
+      "atención.</p></div>"
+    );
+  }
+
+  // The scratch models of the asymmetry box use the model's default country (the numbers do
+  // not depend on it: only the token's name does).
+  function country0(K) {
+    return Object.keys(K.countries)[0];
+  }
+
+  function render(state) {
+    const K = constants();
+    const w = walkthrough(K, state.country, state.identity);
+    const matrix = C04.html.matrixHtml;
+    const tokens = w.tokens;
+    const dims = K.dimensions;
+    const vocab = K.vocabulary;
+    const labels = attentionLabels(tokens);
+    const column = (values) => values.map((v) => [v]);
+    return {
+      tokens: tokensHtml(K, tokens),
+      embeddings: matrix(w.embeddings, {
+        title: "x (5×3)",
+        rowLabels: tokens,
+        colLabels: dims,
+        testid: "capital-embeddings",
+      }),
+      pe: matrix(w.positional, {
+        title: "PE",
+        rowLabels: tokens,
+        colLabels: dims,
+        decimals: 4,
+        testid: "capital-pe",
+      }),
+      with_position: matrix(w.withPosition, {
+        title: "x + PE",
+        rowLabels: tokens,
+        colLabels: dims,
+        decimals: 4,
+        testid: "capital-with-position",
+      }),
+      query: matrix([w.Q[K.query]], {
+        title: "Consulta de «es»: q = (x + PE) W_Q",
+        rowLabels: [tokens[K.query]],
+        colLabels: dims,
+        testid: "capital-query",
+      }),
+      keys: matrix(w.K, {
+        title: "Llaves K",
+        rowLabels: tokens,
+        colLabels: dims,
+        decimals: 4,
+        testid: "capital-keys",
+      }),
+      values: matrix(w.V, {
+        title: "Valores V",
+        rowLabels: tokens,
+        colLabels: dims,
+        decimals: 4,
+        testid: "capital-values",
+      }),
+      scores: matrix([w.scores], {
+        rowLabels: ["es"],
+        colLabels: tokens,
+        decimals: 4,
+        testid: "capital-scores",
+      }),
+      attention_row:
+        matrix([w.attentionRow], {
+          rowLabels: ["es"],
+          colLabels: tokens,
+          decimals: 4,
+          shade: true,
+          testid: "capital-attention-row",
+        }) + `<div class="c04-note">La fila suma Σ = ${fmt(C04.math.sum(w.attentionRow), 4)}</div>`,
+      mixed: `<div class="c04-vector" data-testid="capital-mixed">z = ${vectorText(w.mixed)}</div>`,
+      logits: matrix(column(w.logits), {
+        title: "Logits",
+        rowLabels: vocab,
+        colLabels: ["logit"],
+        decimals: 4,
+        testid: "capital-logits",
+      }),
+      probabilities: matrix(column(w.probabilityVector), {
+        title: "Probabilidades",
+        rowLabels: vocab,
+        colLabels: ["p"],
+        decimals: 4,
+        testid: "capital-probabilities",
+      }),
+      readouts: readoutsHtml(w),
+      asymmetry: asymmetryHtml(K, w, state.identity),
+      // The country's bar is renamed with the country: factors first, then the data.
+      attention_factors: labels,
+      attention_source: {
+        token: labels,
+        peso: w.attentionRow,
+        label: w.attentionRow.map((a) => fmt(a, 4)),
+      },
+      probabilities_source: {
+        palabra: vocab.slice(),
+        p: w.probabilityVector,
+        color: vocab.map((word) => K.word_colors[word] ?? K.other_color),
+        label: w.probabilityVector.map((p) => fmt(p, 4)),
+      },
+    };
+  }
+
+  function readState(args) {
+    const K = constants();
+    const country = args.w_country.value;
+    let identity = Number(args.w_identity.value);
+    if (args.trigger != null && args.trigger === args.w_country) {
+      // CapitalWalkthrough._country_sets_identity: the slider follows the model.
+      identity = K.countries[country];
+      if (args.w_identity.value !== identity) args.w_identity.value = identity;
+    }
+    return { country, identity };
+  }
+
+  C04.views.capital = { readState, render };
+})();

@@ -1,0 +1,312 @@
+/* Browser twin of the explorer (dashboards/explorer.py, attnmodel/explorer.py).
+ *
+ * C04.views.explorer.readState(args) reads the controls of the exported page and
+ * render(state) returns what dashboards.explorer.render(model) returns for the same setting:
+ * the map and focus-row HTML byte for byte, the token buttons' labels/active and the token
+ * list's options/value as Bokeh holds them. The explorer's constants (d, salt, position weight,
+ * score scale, 40 tokens, the reset values, the Spanish messages) come from Python through
+ * the embedded states (states["explorer"], dashboards.explorer.client_constants): none is
+ * typed here.
+ *
+ * state = {tokens, focus, temperature, positional, causal, error}; error is undefined (the
+ * message beside the sentence box stays as it is), "" (cleared) or the Spanish message.
+ */
+(function () {
+  "use strict";
+
+  // C04 (c04.js) is looked up when called, so this file may load before or after the core.
+  const root = typeof window !== "undefined" ? window : globalThis;
+  root.C04 = root.C04 || { views: {} };
+
+  // Python's str.split() breaks on str.isspace() characters: JS's \s adds U+FEFF and lacks
+  // U+001C–U+001F and U+0085, so the class is spelled out (tests/ui/test_twin_explorer.py
+  // checks it against Python for every code point).
+  const WHITESPACE =
+    /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
+
+  let constants = null;
+
+  function consts() {
+    if (constants === null) {
+      const el = document.getElementById("c04-states");
+      const found = el ? JSON.parse(el.textContent).explorer : undefined;
+      if (!found) throw new Error("explorer: faltan las constantes del modelo en #c04-states.");
+      constants = found;
+    }
+    return constants;
+  }
+
+  function splitWords(text) {
+    return String(text).split(WHITESPACE).filter((word) => word.length > 0);
+  }
+
+  // --- the model: attnmodel.explorer._compute ------------------------------------------------
+
+  // Scores depend on the tokens and the position switch only; the temperature, the focus and
+  // the mask are applied on every change. A few recent sentences are kept.
+  const scoreCache = new Map();
+  const SCORE_CACHE_SIZE = 8;
+
+  function unmaskedScores(tokens, positional) {
+    const key = (positional ? "1" : "0") + tokens.join(" "); // tokens hold no whitespace
+    const hit = scoreCache.get(key);
+    if (hit !== undefined) return hit;
+    const k = consts();
+    const n = tokens.length;
+    const d = k.token_dim;
+    // 1) one vector per token: its spelling (trigrams), plus where it stands (position)
+    const words = C04.math.trigramVectors(tokens, d, k.trigram_salt);
+    const vectors = [];
+    if (positional) {
+      const code = C04.math.sinusoidalEncoding(n, d);
+      const factor = k.position_weight / Math.sqrt(d / 2);
+      for (let i = 0; i < n; i++) {
+        const row = new Float64Array(d);
+        for (let c = 0; c < d; c++) row[c] = words[i][c] + code[i][c] * factor;
+        vectors.push(row);
+      }
+    } else {
+      for (let i = 0; i < n; i++) vectors.push(Float64Array.from(words[i]));
+    }
+    // 2) Q = K = V = vectors: score every token against every token (scale · v_i · v_j)
+    const scores = [];
+    for (let i = 0; i < n; i++) {
+      const row = new Float64Array(n);
+      for (let j = 0; j < n; j++) {
+        let dot = 0;
+        for (let c = 0; c < d; c++) dot += vectors[i][c] * vectors[j][c];
+        row[j] = k.score_scale * dot;
+      }
+      scores.push(row);
+    }
+    if (scoreCache.size >= SCORE_CACHE_SIZE) scoreCache.delete(scoreCache.keys().next().value);
+    scoreCache.set(key, scores);
+    return scores;
+  }
+
+  function attentionWeights(tokens, positional, causal, temperature) {
+    const scores = unmaskedScores(tokens, positional);
+    // 3) the causal mask hides the future; -inf becomes a weight of exactly 0
+    const masked = scores.map((row, i) =>
+      causal ? Array.from(row, (s, j) => (j > i ? -Infinity : s)) : Array.from(row),
+    );
+    // 4) each row becomes a 100 % budget
+    return C04.math.softmax(masked, temperature);
+  }
+
+  // attnmodel.explorer.percentages: whole percentages, halves rounded up
+  function percent(w) {
+    return Math.floor(100 * w + 0.5);
+  }
+
+  // --- the HTML: dashboards.explorer.heatmap_html, row_html, error_html -----------------------
+
+  function heatmapHtml(tokens, weights, focus, causal) {
+    const esc = C04.html.esc;
+    const fixed = C04.fmt.fixed;
+    const names = tokens.map((token) => esc(token));
+    const parts = [
+      '<div class="c04-map-wrap"><table class="c04-map" data-testid="explorer-table">' +
+        "<thead><tr><th>Consulta</th>",
+    ];
+    for (const name of names) parts.push(`<th>${name}</th>`);
+    parts.push("</tr></thead><tbody>");
+    for (let i = 0; i < names.length; i++) {
+      parts.push(i === focus ? '<tr class="f">' : "<tr>");
+      parts.push(`<th>${names[i]}</th>`);
+      const row = weights[i];
+      for (let j = 0; j < names.length; j++) {
+        const w = row[j];
+        const p = percent(w);
+        if (causal && j > i) {
+          parts.push(`<td class="m" data-testid="cell-${i}-${j}">${p} %</td>`);
+        } else {
+          const dark = w > 0.55 ? ' class="d"' : "";
+          parts.push(
+            `<td${dark} style="background:rgba(31,95,168,${fixed(w, 3)})" ` +
+              `data-testid="cell-${i}-${j}">${p} %</td>`,
+          );
+        }
+      }
+      parts.push("</tr>");
+    }
+    parts.push("</tbody></table></div>");
+    return parts.join("");
+  }
+
+  function rowHtml(tokens, row, focus, causal) {
+    const esc = C04.html.esc;
+    const fixed = C04.fmt.fixed;
+    const parts = [
+      '<div class="c04-row-title" data-testid="explorer-row-title">Ad\u00f3nde mira ' +
+        `${esc(tokens[focus])}</div>` +
+        '<div class="c04-bars" data-testid="explorer-row">',
+    ];
+    for (let j = 0; j < tokens.length; j++) {
+      const w = row[j];
+      const masked = causal && j > focus ? ' m"' : '"';
+      parts.push(
+        `<div class="t${masked}>${esc(tokens[j])}</div>` +
+          `<div class="b"><div style="width:${fixed(100 * w, 2)}%"></div></div>` +
+          `<div class="p${masked} data-testid="row-${j}">${percent(w)} %</div>`,
+      );
+    }
+    parts.push("</div>");
+    return parts.join("");
+  }
+
+  function errorHtml(text) {
+    const message = C04.html.esc(text);
+    return `<div class="c04-error" data-testid="explorer-sentence-error">${message}</div>`;
+  }
+
+  // dashboards.explorer.token_labels: the second "gato" is "gato (2)"
+  function tokenLabels(tokens) {
+    const seen = new Map();
+    return tokens.map((token) => {
+      const count = (seen.get(token) || 0) + 1;
+      seen.set(token, count);
+      return count === 1 ? token : `${token} (${count})`;
+    });
+  }
+
+  // dashboards.explorer.select_options: [str(index), "5 · gato"]
+  function selectOptions(tokens) {
+    return tokens.map((token, i) => [String(i), `${i} \u00b7 ${token}`]);
+  }
+
+  // The tokens on screen, read back from the token list ("5 · gato" -> "gato"): the last valid
+  // sentence, kept when a typed one is refused.
+  function shownTokens(select) {
+    return select.options.map((option) => {
+      const label = Array.isArray(option) ? option[1] : String(option);
+      return label.slice(label.indexOf(" \u00b7 ") + 3);
+    });
+  }
+
+  // --- the view ------------------------------------------------------------------------------
+
+  let lastKey = null;
+  let lastValues = null;
+
+  function render(state) {
+    const tokens = state.tokens;
+    const focus = state.focus;
+    const causal = Boolean(state.causal);
+    const key = JSON.stringify([tokens, focus, state.temperature, state.positional, causal]);
+    if (key !== lastKey) {
+      const positional = Boolean(state.positional);
+      const weights = attentionWeights(tokens, positional, causal, state.temperature);
+      lastValues = {
+        table: heatmapHtml(tokens, weights, focus, causal),
+        row: rowHtml(tokens, weights[focus], focus, causal),
+        buttons_labels: tokenLabels(tokens),
+        buttons_active: focus,
+        select_options: selectOptions(tokens),
+        select_value: String(focus),
+      };
+      lastKey = key;
+    }
+    const values = Object.assign({}, lastValues);
+    if (state.error !== undefined) values.error = errorHtml(state.error);
+    return values;
+  }
+
+  function setIfChanged(model, prop, value) {
+    if (model[prop] !== value) model[prop] = value;
+  }
+
+  // The model's sentence as typed (spacing included), per sentence box: the live view puts it
+  // back in the box when the focus changes after a refused text. Until a sentence is applied
+  // here it is the page's own, whose words are those on screen joined by single spaces.
+  const lastSentence = new WeakMap();
+
+  function modelSentence(box, tokens) {
+    const sentence = lastSentence.get(box);
+    return sentence === undefined ? tokens.join(" ") : sentence;
+  }
+
+  // args: the targets and the controls (w_sentence, w_buttons, w_select, w_temperature,
+  // w_positional, w_causal) as Bokeh models, and trigger: which control changed.
+  function readState(args) {
+    const k = consts();
+    let tokens = shownTokens(args.w_select);
+    let focus = Number(args.w_buttons.active);
+    let temperature = Number(args.w_temperature.value);
+    let positional = Boolean(args.w_positional.active);
+    let causal = Boolean(args.w_causal.active);
+    let error; // undefined: the message beside the box stays
+    switch (args.trigger) {
+      case "sentence": {
+        // AttentionExplorer.sentence: 1 to max_tokens words, or the model keeps its sentence
+        const words = splitWords(args.w_sentence.value == null ? "" : args.w_sentence.value);
+        if (words.length === 0) {
+          error = k.empty_message;
+        } else if (words.length > k.max_tokens) {
+          error = k.too_many_message.replace("{n}", String(words.length));
+        } else {
+          tokens = words;
+          error = "";
+          lastSentence.set(args.w_sentence, args.w_sentence.value);
+        }
+        break;
+      }
+      case "buttons":
+      case "select": {
+        if (args.trigger === "select") focus = Number(args.w_select.value);
+        // ExplorerView._on_model: a focus change drops a refused text from the box
+        const sentence = modelSentence(args.w_sentence, tokens);
+        if (args.w_sentence.value !== sentence) {
+          args.w_sentence.value = sentence;
+          error = "";
+        }
+        break;
+      }
+      case "reset": {
+        // The "Fíjate" buttons move the controls too, as the live app's widgets follow its model.
+        const r = k.reset;
+        tokens = splitWords(r.sentence);
+        focus = r.focus;
+        temperature = r.temperature;
+        positional = r.positional;
+        causal = r.causal;
+        error = "";
+        lastSentence.set(args.w_sentence, r.sentence);
+        setIfChanged(args.w_sentence, "value", r.sentence);
+        setIfChanged(args.w_temperature, "value", temperature);
+        setIfChanged(args.w_positional, "active", positional);
+        setIfChanged(args.w_causal, "active", causal);
+        break;
+      }
+      case "cold":
+        temperature = k.cold_temperature;
+        setIfChanged(args.w_temperature, "value", temperature);
+        break;
+      case "hot":
+        temperature = k.hot_temperature;
+        setIfChanged(args.w_temperature, "value", temperature);
+        break;
+      case "causal_button":
+        causal = true;
+        setIfChanged(args.w_causal, "active", causal);
+        break;
+      default: // temperature, positional, causal: read above
+    }
+    // AttentionExplorer._clamp_focus: a shorter sentence moves the focus to its last token
+    if (!Number.isInteger(focus) || focus < 0) focus = 0;
+    focus = Math.min(focus, tokens.length - 1);
+    return { tokens, focus, temperature, positional, causal, error };
+  }
+
+  root.C04.views.explorer = {
+    readState,
+    render,
+    // for tests/ui/test_twin_explorer.py
+    splitWords,
+    tokenLabels,
+    heatmapHtml,
+    rowHtml,
+    errorHtml,
+    attentionWeights,
+  };
+})();

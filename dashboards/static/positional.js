@@ -1,0 +1,157 @@
+/* Browser twin of dashboards/positional.py (the "posicion" section of the export).
+ *
+ * C04.views.positional.render({n_positions, d_model}) returns the same dict as the Python
+ * render(model): "shape" (HTML), "heatmap_source" and "similarity_<start>" (source data),
+ * "<range>_<prop>" (the three ranges that follow the shape) and "heatmap_title". Numbers follow
+ * the Python order of operations: PE from C04.math.sinusoidalEncoding, the image rounded to
+ * float32 (what the live app sends), each curve PE_start · PE_(start+Δ) / (d / 2) in float64.
+ *
+ * readState(args) reads the sliders (args.w_n_positions, args.w_d_model). The state on screen
+ * (the "model") is the one in the heatmap's source (dh = n_positions, dw = d_model). A value the
+ * model would refuse (out of bounds, odd d_model; the sliders cannot produce one) shows the same
+ * Spanish message as the live app in args.error, puts the slider back and keeps the state.
+ */
+(function () {
+  "use strict";
+
+  const C04 = (window.C04 = window.C04 || {});
+  C04.views = C04.views || {};
+
+  // dashboards/positional.py: CURVE_STARTS, RANGES/RANGE_PROPS, LABELS.
+  const CURVE_STARTS = [0, 10, 20];
+  const RANGE_PROPS = ["start", "end", "reset_start", "reset_end"];
+  const LABELS = { n_positions: "El número de posiciones", d_model: "d_model" };
+  const NAMES = ["n_positions", "d_model"];
+
+  // Rows of the encoding by d_model: a row does not depend on n_positions, so moving only the
+  // positions slider reuses the rows already computed (the values are the very same numbers).
+  const PE_CACHE = new Map();
+  const PE_CACHE_SIZE = 4;
+
+  function encodingRows(n, d) {
+    let rows = PE_CACHE.get(d);
+    if (rows === undefined || rows.length < n) {
+      rows = C04.math.sinusoidalEncoding(n, d); // n rows of d float64
+      PE_CACHE.delete(d);
+      if (PE_CACHE.size >= PE_CACHE_SIZE) PE_CACHE.delete(PE_CACHE.keys().next().value);
+      PE_CACHE.set(d, rows);
+    }
+    return rows; // use rows 0 .. n - 1
+  }
+
+  function column(source, key) {
+    const data = source.data;
+    return data instanceof Map ? data.get(key) : data[key];
+  }
+
+  // The image as Bokeh holds it (an NDArray with a shape); a plain Float32Array with a
+  // shape when Bokeh is not on the page (the parity test).
+  function image2d(flat, n, d) {
+    const B = window.Bokeh;
+    if (B && typeof B.require === "function") {
+      try {
+        return B.require("core/util/ndarray").ndarray(flat, { dtype: "float32", shape: [n, d] });
+      } catch (err) {
+        /* fall through: a plain typed array */
+      }
+    }
+    flat.shape = [n, d];
+    flat.dtype = "float32";
+    return flat;
+  }
+
+  function shapeHtml(n, d) {
+    return `<span class="c04-note" data-testid="pe-shape">${n} posiciones × ${d} dimensiones</span>`;
+  }
+
+  function curveData(sim) {
+    return {
+      delta: sim.map((_, i) => i),
+      similitud: sim,
+      label: sim.map((v) => C04.fmt.esNumber(v, 4)),
+    };
+  }
+
+  function render(state) {
+    const n = state.n_positions;
+    const d = state.d_model;
+    const pe = encodingRows(n, d);
+    const flat = new Float32Array(n * d); // rounds to nearest, as numpy's astype(float32)
+    for (let i = 0; i < n; i++) flat.set(pe[i], i * d);
+    const half = d / 2; // the value at Δ = 0, so every curve starts at 1
+    const values = {
+      shape: shapeHtml(n, d),
+      heatmap_source: { image: [image2d(flat, n, d)], x: [-0.5], y: [-0.5], dw: [d], dh: [n] },
+    };
+    for (const start of CURVE_STARTS) {
+      const sim = [];
+      if (start < n) {
+        const ref = pe[start];
+        for (let r = start; r < n; r++) {
+          const row = pe[r];
+          let dot = 0;
+          for (let j = 0; j < d; j++) dot += row[j] * ref[j];
+          sim.push(dot / half);
+        }
+      }
+      values[`similarity_${start}`] = curveData(sim);
+    }
+    // Position 0 at the top of the heatmap: its y range is flipped.
+    const bounds = {
+      heatmap_x: [-0.5, d - 0.5],
+      heatmap_y: [n - 0.5, -0.5],
+      similarity_x: [0, n - 1],
+    };
+    for (const [name, [start, end]] of Object.entries(bounds)) {
+      [start, end, start, end].forEach((v, k) => {
+        values[`${name}_${RANGE_PROPS[k]}`] = v;
+      });
+    }
+    values.heatmap_title = `PE: ${n} posiciones × ${d} dimensiones`;
+    return values;
+  }
+
+  // The live view's check (PositionalView._from_widget and the model's EvenInteger), with its
+  // Spanish messages; null when the model accepts the value.
+  function refusal(name, value, lo, hi) {
+    if (!(lo <= value && value <= hi)) {
+      return `${LABELS[name]} debe estar entre ${lo} y ${hi}, no ${value}.`;
+    }
+    if (name === "d_model" && value % 2) {
+      return `d_model debe ser par (pares seno/coseno), no ${value}.`;
+    }
+    return null;
+  }
+
+  function readState(args) {
+    const shown = {
+      n_positions: Number(column(args.heatmap_source, "dh")[0]),
+      d_model: Number(column(args.heatmap_source, "dw")[0]),
+    };
+    const next = {};
+    for (const name of NAMES) {
+      const widget = args[`w_${name}`];
+      const value = widget.value;
+      if (value === shown[name]) {
+        next[name] = value; // unchanged (or the slider put back): the message stays
+        continue;
+      }
+      const message = refusal(name, value, widget.start, widget.end);
+      if (message !== null) {
+        const html = `<span data-testid="pe-error">${C04.html.esc(
+          `${message} Se mantiene el valor anterior.`
+        )}</span>`;
+        C04.apply(args, { error: html }, { error: "html" });
+        widget.value = shown[name]; // back on the model's value
+        return shown;
+      }
+      next[name] = value;
+    }
+    if (next.n_positions !== shown.n_positions || next.d_model !== shown.d_model) {
+      C04.apply(args, { error: "" }, { error: "html" });
+    }
+    return next;
+  }
+
+  C04.views.positional = { readState, render };
+})();

@@ -1,0 +1,398 @@
+/* Browser twin of dashboards/self_attention.py (demo 1 of the "autoatencion" section).
+ *
+ * C04.views.self_attention.render({X, W_Q, W_K, W_V, causal, scaled}) returns the same dict as
+ * the Python render(model): the HTML of Q, K, V, the scores' caption, the scores, A, Z and the
+ * softmax gradient, and the heat map's data (weights_source).
+ *
+ * readState(args) also does, in the page, what the live app's MatrixEditor and model do around
+ * a change (args.trigger is the control that changed):
+ *   - a typed cell is read as a Spanish number (C04.fmt.parseEsNumber); a bad one (or one
+ *     outside ±max_abs) shows the live app's Spanish message in that editor's error pane, puts
+ *     the last valid value back in the cell and keeps the last valid matrices;
+ *   - a valid cell clears the message and switches the preset select to the preset the four
+ *     matrices now match ("personalizado" if none), as SelfAttention._detect_preset does;
+ *   - a preset loads its matrices into the cells (only the cells whose number differs).
+ * The last valid matrices live here, per view (keyed by the Bokeh id of its Q pane), starting
+ * from what the export embeds in <script id="c04-states"> under "self_attention"
+ * (dashboards.self_attention.client_init: the model's matrices, the presets, the cell bound).
+ * Setting a cell or the select from here fires its callback again (Bokeh runs CustomJS
+ * asynchronously): those echoes are recognised (pending) and change nothing.
+ *
+ * Matrix products follow numpy's BLAS exactly: on this project's machines (OpenBLAS, x86-64
+ * with FMA) X @ W, Q @ K^T and A @ V accumulate k = 0, 1, … with fused multiply-adds, which
+ * shows in every printed digit of huge scores (|QK^T| up to 8·10^24 with cells of ±10^6). JS has
+ * no Math.fma: fma() below is exact (BigInt) where the product is not.
+ */
+(function () {
+  "use strict";
+
+  const C04 = (window.C04 = window.C04 || {});
+  C04.views = C04.views || {};
+
+  const TOKENS = ["token 1", "token 2", "token 3"];
+  const DIMS = ["dim 1", "dim 2"];
+  const MATRICES = ["X", "W_Q", "W_K", "W_V"];
+  const CUSTOM = "personalizado";
+  // ||J||_F of the uniform distribution over 3 keys (np.sqrt(2.0 / 9.0)).
+  const UNIFORM_GRADIENT = Math.sqrt(2.0 / 9.0);
+  const FADED = 0.05;
+  // Below this the model's gradient is rounding noise (see GRADIENT_FLOOR in the Python view).
+  const GRADIENT_FLOOR = 5e-6;
+
+  const esc = (text) => C04.html.esc(text);
+
+  // ---------------------------------------------------------------------------------------------
+  // fma(a, b, c) = a·b + c rounded once (round half to even), for finite doubles.
+
+  const F64 = new DataView(new ArrayBuffer(8));
+
+  // x = m · 2^e exactly (m a signed BigInt), for a finite nonzero double.
+  function decompose(x) {
+    F64.setFloat64(0, x);
+    const hi = F64.getUint32(0);
+    const lo = F64.getUint32(4);
+    const expField = (hi >>> 20) & 0x7ff;
+    let m = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
+    let e = -1074;
+    if (expField !== 0) {
+      m |= 1n << 52n;
+      e = expField - 1075;
+    }
+    return [hi >>> 31 ? -m : m, e];
+  }
+
+  // The double nearest to s · 2^e (s a nonzero BigInt), ties to even, subnormals included.
+  function toDouble(s, e) {
+    const negative = s < 0n;
+    let a = negative ? -s : s;
+    const bits = a.toString(2).length;
+    let lsb = e;
+    const target = Math.max(e + bits - 53, -1074);
+    if (target > e) {
+      const shift = BigInt(target - e);
+      let q = a >> shift;
+      const r = a - (q << shift);
+      const half = 1n << (shift - 1n);
+      if (r > half || (r === half && (q & 1n) === 1n)) q += 1n;
+      a = q;
+      lsb = target;
+    }
+    let v = Number(a); // at most 2^53: exact
+    while (lsb > 1000) {
+      v *= 2 ** 1000;
+      lsb -= 1000;
+    }
+    while (lsb < -1000) {
+      v *= 2 ** -1000;
+      lsb += 1000;
+    }
+    v *= 2 ** lsb;
+    return negative ? -v : v;
+  }
+
+  // Dekker's split: the exact error of a·b, valid far from overflow and underflow.
+  const SPLITTER = 134217729; // 2^27 + 1
+  function productError(a, b, p) {
+    let t = SPLITTER * a;
+    const aHi = t - (t - a);
+    const aLo = a - aHi;
+    t = SPLITTER * b;
+    const bHi = t - (t - b);
+    const bLo = b - bHi;
+    return aLo * bLo - (((p - aHi * bHi) - aLo * bHi) - aHi * bLo);
+  }
+
+  function fma(a, b, c) {
+    const p = a * b;
+    if (a === 0 || b === 0 || c === 0 || !Number.isFinite(p) || !Number.isFinite(c)) {
+      return p + c;
+    }
+    const absA = Math.abs(a);
+    const absB = Math.abs(b);
+    const absP = Math.abs(p);
+    if (absA < 1e150 && absB < 1e150 && absP > 1e-250 && absA > 1e-140 && absB > 1e-140) {
+      // An exact product needs no second rounding: the single sum is the fused result.
+      if (productError(a, b, p) === 0) return p + c;
+    }
+    const [ma, ea] = decompose(a);
+    const [mb, eb] = decompose(b);
+    const [mc, ec] = decompose(c);
+    const ep = ea + eb;
+    const e = Math.min(ep, ec);
+    const s = ((ma * mb) << BigInt(ep - e)) + (mc << BigInt(ec - e));
+    if (s === 0n) return 0;
+    return toDouble(s, e);
+  }
+
+  // a @ b as numpy's BLAS: s = a[i][0]·b[0][j], then s = fma(a[i][k], b[k][j], s).
+  function matmul(a, b) {
+    return a.map((row) =>
+      b[0].map((_, j) => {
+        let s = row[0] * b[0][j];
+        for (let k = 1; k < row.length; k++) s = fma(row[k], b[k][j], s);
+        return s;
+      })
+    );
+  }
+
+  // attnmodel.core.scaled_dot_product_attention for finite inputs, with the products above.
+  function attention(query, key, value, causal, scale) {
+    const dk = query[0].length;
+    let scores = matmul(query, C04.math.transpose(key));
+    if (scale) {
+      const root = Math.sqrt(dk);
+      scores = scores.map((row) => row.map((s) => s / root));
+    }
+    scores = scores.map((row) =>
+      row.map((s) => {
+        if (Number.isNaN(s)) return 0;
+        if (s === Infinity) return Number.MAX_VALUE;
+        if (s === -Infinity) return -Number.MAX_VALUE;
+        return s;
+      })
+    );
+    if (causal) scores = scores.map((row, i) => row.map((s, j) => (j <= i ? s : -Infinity)));
+    const weights = C04.math.softmax(scores);
+    return { scores, weights, output: matmul(weights, value) };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // render(state): dashboards.self_attention.render
+
+  // np.round(x, 2) = rint(x · 100) / 100, rint rounding half to even.
+  function round2(x) {
+    const y = x * 100;
+    let r = Math.round(y);
+    if (Math.abs(y % 1) === 0.5 && r % 2 !== 0) r -= 1;
+    return r / 100;
+  }
+
+  // _decimals: 2 when np.allclose(m, np.round(m, 2), rtol=0, atol=1e-12), else 4.
+  function decimals(m) {
+    return m.every((row) => row.every((v) => Math.abs(v - round2(v)) <= 1e-12)) ? 2 : 4;
+  }
+
+  function gradientValue(g) {
+    return C04.fmt.esNumber(g, g >= 1e-3 || g === 0 ? 4 : 5);
+  }
+
+  function gradientHtml(gradient) {
+    const rows = gradient.map((value, i) => {
+      const g = value < GRADIENT_FLOOR ? 0 : value;
+      const ratio = g / UNIFORM_GRADIENT;
+      const width = 100 * (ratio < 0 ? 0 : ratio > 1 ? 1 : ratio);
+      let note = "";
+      if (g === 0) note = "one-hot: gradiente nulo, el gradiente se apaga";
+      else if (g < FADED) note = "casi one-hot: el gradiente se apaga";
+      return (
+        `<tr><th>${esc(TOKENS[i])}</th><td data-testid="sa-gradient-${i + 1}">` +
+        `${gradientValue(g)}</td>` +
+        '<td style="border:none; min-width:8em"><div style="background:#1f5fa8; height:10px; ' +
+        `width:${C04.fmt.fixed(width, 1)}%"></div></td>` +
+        `<td class="c04-sum" style="color:#a40000">${note}</td></tr>`
+      );
+    });
+    return (
+      '<table class="c04-matrix" data-testid="sa-gradient">' +
+      "<tr><th></th><th>‖J‖</th><th></th><th></th></tr>" +
+      rows.join("") +
+      "</table>"
+    );
+  }
+
+  function heatmapData(weights) {
+    const out = { llave: [], consulta: [], peso: [], label: [] };
+    for (let i = 0; i < 3; i++) {
+      for (let j = 0; j < 3; j++) {
+        out.llave.push(TOKENS[j]);
+        out.consulta.push(TOKENS[i]);
+        out.peso.push(weights[i][j]);
+        out.label.push(C04.fmt.esNumber(weights[i][j], 4));
+      }
+    }
+    return out;
+  }
+
+  function table(m, cols, decimalsValue, testid, extra = {}) {
+    return C04.html.matrixHtml(m, {
+      title: "",
+      rowLabels: TOKENS,
+      colLabels: cols,
+      decimals: decimalsValue,
+      testid,
+      ...extra,
+    });
+  }
+
+  function render(state) {
+    const Q = matmul(state.X, state.W_Q);
+    const K = matmul(state.X, state.W_K);
+    const V = matmul(state.X, state.W_V);
+    const dk = state.W_K[0].length;
+    const { scores, weights, output } = attention(Q, K, V, state.causal, state.scaled);
+    const gradient = C04.math.softmaxJacobianNorm(weights);
+    return {
+      q: table(Q, DIMS, decimals(Q), "sa-Q"),
+      k: table(K, DIMS, decimals(K), "sa-K"),
+      v: table(V, DIMS, decimals(V), "sa-V"),
+      scores_title: state.scaled
+        ? `<p>Puntajes $$QK^\\top/\\sqrt{d_k}$$ (con $$d_k = ${dk}$$)</p>`
+        : "<p>Puntajes $$QK^\\top$$ (sin escalar)</p>",
+      scores: table(scores, TOKENS, 4, "sa-scores"),
+      weights: table(weights, TOKENS, 4, "sa-weights", { rowSums: true, shade: true }),
+      z: table(output, DIMS, 4, "sa-Z"),
+      gradient: gradientHtml(gradient),
+      weights_source: heatmapData(weights),
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // readState(args): the controls, and what MatrixEditor / SelfAttention do around a change.
+
+  const VIEWS = new Map();
+
+  function embedded() {
+    const el = document.getElementById("c04-states");
+    const found = el ? JSON.parse(el.textContent).self_attention : undefined;
+    if (!found) throw new Error("self_attention: faltan los datos iniciales en #c04-states.");
+    return found;
+  }
+
+  function viewState(args) {
+    const key = args.q.id;
+    let st = VIEWS.get(key);
+    if (!st) {
+      const init = embedded();
+      st = {
+        init,
+        matrices: clone(init.matrices),
+        pending: new Map(), // Bokeh id -> value we set ourselves (its callback is an echo)
+      };
+      VIEWS.set(key, st);
+    }
+    return st;
+  }
+
+  function clone(matrices) {
+    const out = {};
+    for (const name of MATRICES) out[name] = matrices[name].map((row) => row.slice());
+    return out;
+  }
+
+  // MatrixEditor._text: es_number(v, 4) without trailing zeros ("1,5", "3", "−2").
+  function cellText(v) {
+    const text = C04.fmt.esNumber(v, 4);
+    return text.includes(",") ? text.replace(/0+$/, "").replace(/,+$/, "") : text;
+  }
+
+  function parseOrNull(text) {
+    try {
+      return C04.fmt.parseEsNumber(text);
+    } catch (err) {
+      return null;
+    }
+  }
+
+  function setWidget(st, widget, value) {
+    if (widget.value !== value) {
+      st.pending.set(widget.id, value);
+      widget.value = value;
+    }
+  }
+
+  function setError(args, name, html) {
+    C04.apply(args, { [`err_${name}`]: html }, { [`err_${name}`]: "html" });
+  }
+
+  // MatrixEditor._from_model: rewrite the cells whose number is not the model's.
+  function syncCells(args, st, names) {
+    for (const name of names) {
+      st.matrices[name].forEach((row, i) =>
+        row.forEach((v, j) => {
+          const widget = args[`w_${name}_${i}_${j}`];
+          if (parseOrNull(widget.value) !== v) setWidget(st, widget, cellText(v));
+        })
+      );
+    }
+  }
+
+  function sameMatrix(a, b) {
+    return a.length === b.length && a.every((row, i) => row.every((v, j) => v === b[i][j]));
+  }
+
+  // SelfAttention._detect_preset: the first preset whose four matrices are the current ones.
+  function detectPreset(st) {
+    for (const [name, mats] of Object.entries(st.init.presets)) {
+      if (MATRICES.every((m) => sameMatrix(st.matrices[m], mats[m]))) return name;
+    }
+    return CUSTOM;
+  }
+
+  // MatrixEditor._on_edit
+  function editCell(args, st, name, i, j, text) {
+    const current = st.matrices[name][i][j];
+    let value;
+    try {
+      value = C04.fmt.parseEsNumber(text);
+      if (value === current) {
+        setError(args, name, "");
+        return;
+      }
+      if (Math.abs(value) > st.init.max_abs) {
+        // attnmodel._params.Matrix refuses the whole matrix: only this cell can be out.
+        const bound = st.init.bound;
+        throw new Error(`${name}: cada casilla debe estar entre −${bound} y ${bound}.`);
+      }
+    } catch (err) {
+      setError(args, name, esc(`${name}[${i + 1},${j + 1}]: ${err.message} Se mantiene el valor anterior.`));
+      setWidget(st, args[`w_${name}_${i}_${j}`], cellText(current));
+      return;
+    }
+    st.matrices[name] = st.matrices[name].map((row) => row.slice());
+    st.matrices[name][i][j] = value;
+    syncCells(args, st, [name]);
+    const preset = detectPreset(st);
+    if (args.w_preset.value !== preset) setWidget(st, args.w_preset, preset);
+    setError(args, name, "");
+  }
+
+  // SelfAttention._apply_preset
+  function applyPreset(args, st, preset) {
+    const mats = st.init.presets[preset];
+    if (!mats) return; // "personalizado" keeps the matrices
+    st.matrices = clone(mats);
+    syncCells(args, st, MATRICES);
+  }
+
+  function findCell(args, widget) {
+    for (const name of MATRICES) {
+      for (let i = 0; args[`w_${name}_${i}_0`] !== undefined; i++) {
+        for (let j = 0; args[`w_${name}_${i}_${j}`] !== undefined; j++) {
+          if (args[`w_${name}_${i}_${j}`] === widget) return [name, i, j];
+        }
+      }
+    }
+    return null;
+  }
+
+  function readState(args) {
+    const st = viewState(args);
+    const trigger = args.trigger;
+    if (trigger && trigger.id !== undefined) {
+      const echo = st.pending.has(trigger.id) && st.pending.get(trigger.id) === trigger.value;
+      st.pending.delete(trigger.id);
+      if (!echo) {
+        const cell = findCell(args, trigger);
+        if (cell) editCell(args, st, cell[0], cell[1], cell[2], trigger.value);
+        else if (trigger === args.w_preset) applyPreset(args, st, trigger.value);
+      }
+    }
+    return {
+      ...clone(st.matrices),
+      causal: Boolean(args.w_causal.active),
+      scaled: Boolean(args.w_scaled.active),
+    };
+  }
+
+  C04.views.self_attention = { readState, render, fma, matmul };
+})();

@@ -1,0 +1,171 @@
+"""dashboards.export without a browser: the post-processing of a saved page and the page list."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import panel as pn
+import pytest
+
+from dashboards import export
+from dashboards.common import configure
+from dashboards.lecture import SECTIONS
+
+
+@pytest.fixture(scope="module")
+def saved_page() -> str:
+    """A small page saved like the export saves: Markdown with math, a select, a button."""
+    configure()
+    layout = pn.Column(
+        pn.pane.Markdown("## Hola $$x^2$$"),
+        pn.widgets.Select(options=["a", "b"]),
+        pn.widgets.Button(label="Probar"),
+    )
+    return export.save_html(layout, "Prueba")
+
+
+def docs_of(page: str) -> list[dict]:
+    return [json.loads(html.unescape(m.group(2))) for m in export._DOC_JSON.finditer(page)]
+
+
+def stylesheets(node, name: str):
+    if isinstance(node, dict):
+        if node.get("type") == "object" and node.get("name") == name:
+            yield node
+        for value in node.values():
+            yield from stylesheets(value, name)
+    elif isinstance(node, list):
+        for value in node:
+            yield from stylesheets(value, name)
+
+
+def head_of(page: str) -> str:
+    return page.split("</head>", 1)[0]
+
+
+def test_the_saved_page_points_at_the_cdn_before_processing(saved_page):
+    """What the post-processing is for: Panel's save leaves CDN stylesheets and icons."""
+    urls = [s["attributes"]["url"] for s in stylesheets(docs_of(saved_page), "ImportedStyleSheet")]
+    assert urls
+    assert all(u.startswith("https://cdn.holoviz.org/panel/") for u in urls)
+    assert 'rel="icon"' in saved_page
+    with pytest.raises(export.ExportError, match="desde internet"):
+        export.check_offline(saved_page)
+
+
+def test_imported_stylesheets_become_inline_with_the_local_css(saved_page):
+    before = {
+        s["id"]: s["attributes"]["url"]
+        for s in stylesheets(docs_of(saved_page), "ImportedStyleSheet")
+    }
+    result = export.postprocess(saved_page)
+    docs = docs_of(result.html)
+    assert list(stylesheets(docs, "ImportedStyleSheet")) == []
+    inline = {s["id"]: s["attributes"]["css"] for s in stylesheets(docs, "InlineStyleSheet")}
+    assert set(before) <= set(inline)  # same ids, so every reference still resolves
+    assert sorted(result.inlined) == sorted(before.values())
+    for sid, url in before.items():
+        path = export.PANEL_DIST / url.split("/dist/", 1)[1].split("?", 1)[0]
+        if "url(" not in path.read_text(encoding="utf-8"):
+            assert inline[sid] == path.read_text(encoding="utf-8")
+        assert "cdn.holoviz.org" not in inline[sid]
+    export.check_offline(result.html)  # does not raise
+
+
+def test_relative_css_urls_become_data_uris():
+    css = export.inline_css(export.PANEL_DIST / "css" / "loading.css")
+    assert "../assets/" not in css
+    assert 'url("data:image/svg+xml;base64,' in css
+
+
+def test_favicon_links_are_removed(saved_page):
+    result = export.postprocess(saved_page)
+    assert not re.search(r"<link\b[^>]*\bicon", result.html, re.I)
+    assert any("favicon" in link for link in result.removed)
+    assert any("apple-touch-icon" in link for link in result.removed)
+
+
+def test_scripts_and_states_are_injected_in_head_before_bokeh(saved_page):
+    scripts = [("c04.js", "window.C04 = {views: {}};"), ("demo.js", "var s = '</script>';")]
+    states = {"demo": {"a|b": {"x": [0.5, 1.0], "html": "<b>Hola & adiós</b>"}}}
+    page = export.postprocess(saved_page, scripts, states).html
+    head = head_of(page)
+    core, demo, bokeh = (
+        head.index("window.C04 = {views: {}};"),
+        head.index("var s = '<\\/script>';"),
+        head.index("BEGIN bokeh.min.js"),
+    )
+    assert core < demo < bokeh
+    assert head.index('<meta charset="utf-8">') < head.index(f'id="{export.STATES_ID}"') < core
+    match = re.search(
+        rf'<script type="application/json" id="{export.STATES_ID}">(.*?)</script>', head
+    )
+    assert "</b>" not in match.group(1)
+    assert json.loads(match.group(1)) == states
+    assert "window.c04Goto" in head
+    assert '<html lang="es"' in page
+
+
+def test_a_missing_local_stylesheet_stops_the_export(saved_page, tmp_path):
+    with pytest.raises(export.ExportError, match="no está instalada"):
+        export.postprocess(saved_page, dist_dir=tmp_path)
+
+
+def test_any_remaining_remote_resource_stops_the_export():
+    page = '<html><head><link rel="stylesheet" href="https://example.org/a.css"></head></html>'
+    with pytest.raises(export.ExportError, match=r"https://example\.org/a\.css"):
+        export.check_offline(page)
+    page = '<html><head><script src="//example.org/a.js"></script></head></html>'
+    with pytest.raises(export.ExportError, match="internet"):
+        export.check_offline(page)
+    # A URL that is only text inside a script is not a request.
+    export.check_offline('<script>var u = "<link href=\\"https://x.org\\">";</script>')
+
+
+def test_states_json_is_script_safe_and_refuses_nan():
+    import numpy as np
+
+    value = {"v": {"k": np.array([1.5, 2.0]), "s": "<b>x</b></SCRIPT><!-- <script>"}}
+    text = export.states_json(value)
+    assert "</" not in text
+    assert "<!--" not in text
+    assert json.loads(text) == {"v": {"k": [1.5, 2.0], "s": "<b>x</b></SCRIPT><!-- <script>"}}
+    with pytest.raises(export.ExportError, match="NaN"):
+        export.states_json({"v": [float("nan")]})
+
+
+def test_static_scripts_core_first_then_sorted(tmp_path):
+    for name in ("zeta.js", "c04.js", "alfa.js", "notas.txt"):
+        (tmp_path / name).write_text(f"// {name}", encoding="utf-8")
+    assert [name for name, _ in export.static_scripts(tmp_path)] == ["c04.js", "alfa.js", "zeta.js"]
+    assert export.static_scripts(tmp_path / "no-existe") == []
+
+
+def test_pages_cover_every_section_of_the_lecture():
+    section_ids = [s.id for s in SECTIONS]
+    assert list(export.SECTION_VIEWS) == [i for i in section_ids if i != "jugar"]
+    assert [p.filename for p in export.PAGES] == [
+        "clase04.html",
+        *(f"{i}.html" for i in export.SECTION_VIEWS),
+    ]
+
+
+def test_index_links_every_file_with_its_size():
+    results = [export.Result(p.filename, 1_234_567, 0, 0.1) for p in export.PAGES]
+    page = export.index_html(results)
+    for p in export.PAGES:
+        assert f'<a href="{p.filename}">' in page
+    assert "1,23 MB" in page
+    assert "<script" not in page
+    assert "http" not in page
+
+
+def test_main_reports_a_failure_with_a_non_zero_exit(monkeypatch, tmp_path, capsys):
+    def fail(out_dir, log):
+        raise export.ExportError("prueba de fallo")
+
+    monkeypatch.setattr(export, "export", fail)
+    assert export.main(["--out", str(tmp_path)]) == 1
+    assert "prueba de fallo" in capsys.readouterr().err

@@ -1,0 +1,297 @@
+"""The exported "capital" section (dist/capital.html), offline, against Python and the live app.
+
+Opened from file:// with every non-file request blocked: the defaults are the notes' numbers;
+the country (discrete) and the identity slider (continuous) recompute all eight steps in the
+browser (C04.views.capital, from the constants the export embeds) to what Python's model gives;
+and the same moves in the served lecture give the same text in every data-testid element and
+the same bar data (numbers within 1e-12, labels and factors identical).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from attnmodel import CapitalWalkthrough
+from attnmodel.formatting import es_number
+from dashboards.capital import render
+
+pytestmark = pytest.mark.ui
+
+TOL = 1e-12
+LOCAL = ("http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "ws://localhost")
+TESTIDS = (
+    "capital-tokens",
+    "capital-embeddings",
+    "capital-pe",
+    "capital-with-position",
+    "capital-query",
+    "capital-keys",
+    "capital-values",
+    "capital-scores",
+    "capital-attention-row",
+    "capital-mixed",
+    "capital-logits",
+    "capital-probabilities",
+    "capital-unembedding",
+    "capital-prediction",
+    "capital-probability",
+    "capital-loss",
+    "capital-asymmetry",
+    "capital-slope-paris",
+    "capital-slope-roma",
+)
+
+BARS_JS = """() => {
+  const doc = window.Bokeh && window.Bokeh.documents[0];
+  if (!doc) return null;
+  const columns = (name) => {
+    const m = doc.get_model_by_name(name);
+    const out = {};
+    const keys = m.data instanceof Map ? [...m.data.keys()] : Object.keys(m.data);
+    for (const k of keys) out[k] = Array.from(m.data instanceof Map ? m.data.get(k) : m.data[k]);
+    return out;
+  };
+  return {
+    attention: columns('capital-attention-source'),
+    probabilities: columns('capital-probabilities-source'),
+    factors: Array.from(doc.get_model_by_name('capital-attention-bars').x_range.factors),
+  };
+}"""
+
+TIMER_JS = """() => {
+  window.__c04Times = [];
+  const update = C04.update;
+  C04.update = function (...a) {
+    const t0 = performance.now();
+    const ms = update.apply(this, a);
+    const entry = {demo: a[0], update: ms, painted: null};
+    window.__c04Times.push(entry);
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      entry.painted = performance.now() - t0;
+    }));
+    return ms;
+  };
+}"""
+
+
+def value(page, testid: str):
+    return page.locator(f'[data-testid="{testid}"] .c04-value')
+
+
+def slider_title(page):
+    return page.locator(".bk-input-group", has_text="Identidad del país").locator(
+        ".bk-slider-title"
+    )
+
+
+def wait_for(page, model: CapitalWalkthrough, timeout: float = 15.0) -> dict:
+    """Wait until the page shows ``model`` (readouts, slopes, bars); return the bars' data."""
+    expect(value(page, "capital-prediction")).to_have_text(model.prediction)
+    expect(value(page, "capital-probability")).to_have_text(es_number(model.probability, 4))
+    expect(value(page, "capital-loss")).to_have_text(es_number(model.loss, 4))
+    slopes = model.identity_slopes
+    expect(page.locator('[data-testid="capital-slope-paris"]')).to_have_text(
+        es_number(slopes["París"], 4)
+    )
+    expect(page.locator('[data-testid="capital-asymmetry"]')).to_contain_text(
+        f"|identidad| = {es_number(abs(model.identity))}"
+        if model.identity
+        else "Con identidad 0 empatan"
+    )
+    expect(page.locator('[data-testid="capital-tokens"]')).to_contain_text(model.country)
+    py = render(model)
+    deadline = time.monotonic() + timeout
+    while True:
+        bars = page.evaluate(BARS_JS)
+        try:
+            assert bars["factors"] == py["attention_factors"]
+            assert bars["attention"]["label"] == py["attention_source"]["label"]
+            assert bars["probabilities"]["label"] == py["probabilities_source"]["label"]
+            return bars
+        except (AssertionError, TypeError):
+            if time.monotonic() > deadline:
+                raise
+            page.wait_for_timeout(100)
+
+
+def texts(page, timeout: float = 15.0) -> dict[str, str]:
+    """The text of every data-testid element, once two reads agree and none is empty (Panel
+    may re-render a pane's element while the page settles)."""
+    deadline = time.monotonic() + timeout
+    previous = None
+    while True:
+        now = {tid: page.locator(f'[data-testid="{tid}"]').first.inner_text() for tid in TESTIDS}
+        if now == previous and all(now.values()):
+            return now
+        if time.monotonic() > deadline:
+            return now
+        previous = now
+        page.wait_for_timeout(100)
+
+
+def assert_python(bars: dict, model: CapitalWalkthrough) -> None:
+    """The bar charts hold what Python's render() gives (numbers to 1e-12)."""
+    py = render(model)
+    for name in ("attention_source", "probabilities_source"):
+        got = bars["attention" if name == "attention_source" else "probabilities"]
+        assert set(got) == set(py[name])
+        for column, want in py[name].items():
+            if isinstance(want[0], str):
+                assert got[column] == want, column
+            else:
+                np.testing.assert_allclose(got[column], want, rtol=TOL, atol=TOL)
+    assert bars["factors"] == py["attention_factors"]
+
+
+def assert_same(export: dict, live: dict) -> None:
+    assert export["factors"] == live["factors"]
+    for chart in ("attention", "probabilities"):
+        assert set(export[chart]) == set(live[chart])
+        for column, want in live[chart].items():
+            if want and isinstance(want[0], str):
+                assert export[chart][column] == want
+            else:
+                np.testing.assert_allclose(export[chart][column], want, rtol=TOL, atol=TOL)
+
+
+def choose_country(page, country: str) -> None:
+    page.locator(".bk-input-group", has_text="País").locator("select").select_option(country)
+
+
+def press_identity(page, key: str) -> None:
+    handle = page.locator(".bk-input-group", has_text="Identidad del país").locator(".noUi-handle")
+    handle.focus()
+    handle.press(key)
+
+
+# The same moves in both pages: (what, argument, model parameters afterwards, slider title).
+MOVES = [
+    ("country", "Italia", {"country": "Italia"}, "−0,90"),
+    ("identity", "ArrowRight", {"identity": -0.89}, "−0,89"),
+    ("identity", "End", {"identity": 1.0}, "1,00"),
+    ("identity", "ArrowLeft", {"identity": 0.99}, "0,99"),
+    ("country", "Francia", {"country": "Francia"}, "0,90"),
+]
+
+
+def run_moves(page) -> list[tuple[dict, dict]]:
+    """Defaults, then each move: (data-testid texts, bars) after each."""
+    model = CapitalWalkthrough()
+    bars = wait_for(page, model)  # first: it waits for the page to show the model
+    out = [(texts(page), bars)]
+    for what, arg, params, title in MOVES:
+        if what == "country":
+            choose_country(page, arg)
+        else:
+            press_identity(page, arg)
+        for name, new in params.items():
+            setattr(model, name, new)
+        expect(slider_title(page)).to_contain_text(title)
+        bars = wait_for(page, model)
+        out.append((texts(page), bars))
+    return out
+
+
+def test_defaults_offline(page, offline, open_export):
+    open_export("capital.html", "capital")
+    model = CapitalWalkthrough()
+    bars = wait_for(page, model)
+    assert_python(bars, model)
+    expect(value(page, "capital-prediction")).to_have_text("París")
+    expect(value(page, "capital-probability")).to_have_text("0,3805")
+    expect(value(page, "capital-loss")).to_have_text("0,9662")
+    expect(page.locator('[data-testid="capital-attention-row"]')).to_contain_text("0,6468")
+    expect(page.locator('[data-testid="capital-slope-roma"]')).to_have_text("−0,3945")
+    expect(page.locator('[data-testid="capital-asymmetry"]')).to_contain_text(
+        "p(París | +0,90) = 0,3805, p(Roma | −0,90) = 0,3398."
+    )
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def test_country_and_identity_recompute_in_the_browser(page, offline, open_export):
+    open_export("capital.html", "capital")
+    model = CapitalWalkthrough()
+    wait_for(page, model)
+    row_before = page.locator('[data-testid="capital-attention-row"] tr').nth(1).inner_text()
+    page.evaluate(TIMER_JS)
+
+    # Discrete: the country sets its identity, the slider follows (as in the live app).
+    choose_country(page, "Italia")
+    model.country = "Italia"
+    expect(slider_title(page)).to_contain_text("−0,90")
+    assert_python(wait_for(page, model), model)
+    expect(value(page, "capital-prediction")).to_have_text("Roma")
+    expect(value(page, "capital-probability")).to_have_text("0,3398")
+    embeddings = page.locator('[data-testid="capital-embeddings"] tr').nth(4)
+    expect(embeddings).to_contain_text("Italia")
+    expect(embeddings).to_contain_text("−0,90")
+
+    # Continuous: the identity slider, to the tie at 0 and beyond.
+    for key, identity in (("ArrowRight", -0.89), ("End", 1.0)):
+        press_identity(page, key)
+        model.identity = identity
+        assert_python(wait_for(page, model), model)
+    page.evaluate(
+        """() => {
+          const doc = Bokeh.documents[0];
+          const slider = [...doc.all_models].find(
+            (m) => m.type === 'Slider' && String(m.title).startsWith('Identidad'));
+          slider.value = 0;
+        }"""
+    )
+    model.identity = 0.0
+    assert_python(wait_for(page, model), model)
+    expect(value(page, "capital-prediction")).to_have_text("París o Roma (empate)")
+    # The attention row never moves (only the country's name in its header does).
+    assert page.locator('[data-testid="capital-attention-row"] tr').nth(1).inner_text() == (
+        row_before
+    )
+
+    page.wait_for_function("() => window.__c04Times.every((t) => t.painted !== null)")
+    times = page.evaluate("() => window.__c04Times")
+    assert times
+    assert all(t["demo"] == "capital" for t in times)
+    print(
+        "\ncapital, ms por cambio (C04.update / hasta pintar): "
+        + ", ".join(f"{t['update']:.1f}/{t['painted']:.1f}" for t in times)
+    )
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def test_export_and_live_app_show_the_same(page, offline, open_export, context, lecture_url):
+    open_export("capital.html", "capital")
+    exported = run_moves(page)
+    assert offline.external == []
+    assert offline.console_errors == []
+
+    live = context.new_page()
+    errors: list[str] = []
+    external: list[str] = []
+    live.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    live.on("pageerror", lambda e: errors.append(str(e)))
+
+    def route(r):
+        if r.request.url.startswith(LOCAL):
+            r.continue_()
+        else:
+            external.append(r.request.url)
+            r.abort()
+
+    live.route("**/*", route)
+    live.goto(f"{lecture_url}?seccion=capital")
+    live.locator('[data-testid="section-capital"]').first.wait_for(state="attached")
+    served = run_moves(live)
+    for step, ((export_texts, export_bars), (live_texts, live_bars)) in enumerate(
+        zip(exported, served, strict=True)
+    ):
+        for tid in TESTIDS:
+            assert export_texts[tid] == live_texts[tid], (step, tid)
+        assert_same(export_bars, live_bars)
+    assert errors == []
+    assert external == []

@@ -1,0 +1,352 @@
+"""The explorer in the exported files (dist/explorador.html, dist/clase04.html), opened offline.
+
+The same user actions (token buttons, token list, temperature slider by keyboard, the two
+switches, typed sentences — refused, hostile —, the "Fíjate" buttons) are done in the export and
+in the live app; after each one, every data-testid text of the map, the focus row and the
+message, and every control as Bokeh holds it must be what the Python view shows for the same
+actions, in both. Nothing may be requested from the network, logged as an error, or run from the
+typed text.
+"""
+
+from __future__ import annotations
+
+import time
+from html.parser import HTMLParser
+
+import pytest
+from playwright.sync_api import expect
+
+from attnmodel.explorer import AttentionExplorer
+from dashboards.explorer import ExplorerView
+
+SECTION = "explorador"
+FILE = "explorador.html"
+SEED_ROW = ["0 %", "39 %", "3 %", "0 %", "0 %", "44 %", "2 %", "11 %"]
+XSS = "<script>alert(1)</script>"
+HOSTILE = f"{XSS} <img src=x onerror=alert(1)> hola"
+TESTID_PREFIXES = ("cell-", "row-", "explorer-")
+
+# Every data-testid text of the explorer (through the shadow roots), and its controls as Bokeh
+# holds them (found by their CSS classes / title / placeholder).
+SNAPSHOT_JS = """() => {
+  const texts = {};
+  const walk = (root) => {
+    for (const el of root.querySelectorAll("*")) {
+      const id = el.getAttribute("data-testid");
+      if (id && /^(cell-|row-|explorer-)/.test(id)) texts[id] = el.textContent;
+      if (el.shadowRoot) walk(el.shadowRoot);
+    }
+  };
+  walk(document);
+  const controls = {};
+  for (const doc of Bokeh.documents) {
+    for (const m of doc.all_models) {
+      const cls = Array.isArray(m.css_classes) ? m.css_classes : [];
+      if (cls.includes("c04-explorer-tokens")) {
+        controls.labels = Array.from(m.labels);
+        controls.active = m.active;
+      } else if (cls.includes("c04-explorer-token-list")) {
+        controls.options = m.options.map((o) => Array.from(o));
+        controls.value = m.value;
+      } else if (cls.includes("c04-explorer-positional-box")) {
+        controls.positional = m.active;
+      } else if (cls.includes("c04-explorer-causal-box")) {
+        controls.causal = m.active;
+      } else if (m.title === "Temperatura T" && "step" in m) {
+        controls.temperature = m.value;
+      } else if (m.placeholder === "Escribe una frase y pulsa Enter") {
+        controls.sentence = m.value;
+      }
+    }
+  }
+  return {texts, controls};
+}"""
+
+# Every C04.update of the page, with its trigger and duration (the callbacks look C04.update
+# up when they run, so wrapping it after load sees them all).
+TIMING_JS = """() => {
+  if (window.__c04times) return;
+  window.__c04times = [];
+  const update = C04.update;
+  C04.update = function (demo, args, kinds) {
+    const ms = update.call(this, demo, args, kinds);
+    window.__c04times.push([args.trigger, ms]);
+    return ms;
+  };
+}"""
+
+
+class _Texts(HTMLParser):
+    """The text of every element with one of our data-testids (nested ones included)."""
+
+    def __init__(self):
+        super().__init__()
+        self.texts: dict[str, str] = {}
+        self._open: list[tuple[str, str | None]] = []
+
+    def handle_starttag(self, tag, attrs):
+        testid = dict(attrs).get("data-testid")
+        if testid is not None and testid.startswith(TESTID_PREFIXES):
+            self.texts[testid] = ""
+        else:
+            testid = None
+        self._open.append((tag, testid))
+
+    def handle_endtag(self, tag):
+        while self._open:
+            if self._open.pop()[0] == tag:
+                break
+
+    def handle_data(self, data):
+        for _, testid in self._open:
+            if testid is not None:
+                self.texts[testid] += data
+
+
+def expected_snapshot(view: ExplorerView) -> dict:
+    """What the page must show: the Python view's panes and widgets, in Bokeh's terms."""
+    parser = _Texts()
+    for pane in (view.table, view.row, view.sentence_error):
+        parser.feed(pane.object)
+    return {
+        "texts": parser.texts,
+        "controls": {
+            "labels": list(view.token_buttons.options),
+            "active": view.token_buttons.value,
+            "options": [[str(i), label] for label, i in view.token_select.options.items()],
+            "value": str(view.token_select.value),
+            "positional": view.positional_box.value,
+            "causal": view.causal_box.value,
+            "temperature": view.temperature_slider.value,
+            "sentence": view.sentence_input.value,
+        },
+    }
+
+
+def snapshot(page) -> dict:
+    return page.evaluate(SNAPSHOT_JS)
+
+
+def wait_for_snapshot(page, expected: dict, timeout: float = 15.0) -> dict:
+    deadline = time.monotonic() + timeout
+    while True:
+        got = snapshot(page)
+        if got == expected or time.monotonic() > deadline:
+            return got
+        page.wait_for_timeout(50)
+
+
+def sentence_box(page):
+    return page.get_by_placeholder("Escribe una frase y pulsa Enter")
+
+
+def token_button(page, label: str):
+    return page.locator(".c04-explorer-tokens").get_by_role("button", name=label, exact=True)
+
+
+def slider_value(page) -> float:
+    return snapshot(page)["controls"]["temperature"]
+
+
+# (what the user does, what the same action is on the Python view)
+def act(page, view: ExplorerView, action: tuple) -> None:
+    kind, arg = action
+    if kind == "token":
+        token_button(page, arg).click()
+        view.token_buttons.value = view.token_buttons.options[arg]
+    elif kind == "list":
+        page.locator(".c04-explorer-token-list select").select_option(label=arg)
+        view.token_select.value = view.token_select.options[arg]
+    elif kind == "slider":  # keyboard on the handle: the slider moves by its step
+        before = slider_value(page)
+        handle = page.locator(".noUi-handle")
+        expect(handle).to_have_count(1)
+        handle.focus()
+        for _ in range(abs(arg)):
+            handle.press("ArrowRight" if arg > 0 else "ArrowLeft")
+        deadline = time.monotonic() + 10
+        while slider_value(page) == before and time.monotonic() < deadline:
+            page.wait_for_timeout(50)
+        view.temperature_slider.value = slider_value(page)  # the very number the browser sent
+    elif kind == "check":
+        page.locator(f".c04-explorer-{arg}-box input[type=checkbox]").click()
+        box = view.positional_box if arg == "positional" else view.causal_box
+        box.value = not box.value
+    elif kind == "type":
+        box = sentence_box(page)
+        box.fill(arg)
+        box.press("Enter")
+        view.sentence_input.value = arg
+    elif kind == "button":
+        key, button = {
+            "T = 0,1": ("cold", view.cold_button),
+            "T = 3": ("hot", view.hot_button),
+            "Activar la máscara causal": ("causal", view.causal_button),
+            "Frase por defecto, segundo gato": ("reset", view.reset_button),
+        }[arg]
+        page.locator(f".c04-explorer-{key}").get_by_role("button", name=arg, exact=True).click()
+        button.clicks += 1
+    else:  # pragma: no cover - a typo in ACTIONS
+        raise ValueError(kind)
+
+
+ACTIONS = [
+    ("token", "duerme"),  # discrete
+    ("list", "6 · está"),
+    ("slider", 3),  # continuous: T 1 -> 1,15
+    ("check", "positional"),
+    ("check", "causal"),
+    ("slider", -7),
+    ("type", "la reina habla con el rey"),
+    ("type", ""),  # refused: Spanish message, the map keeps the last valid sentence
+    ("token", "reina"),
+    ("type", HOSTILE),  # shown as text, never run
+    ("token", XSS),
+    ("button", "T = 3"),
+    ("type", " ".join(["a"] * 41)),  # refused: too long
+    ("button", "Frase por defecto, segundo gato"),
+    ("button", "T = 0,1"),
+    ("button", "Activar la máscara causal"),
+]
+
+
+def run_actions(page, view: ExplorerView) -> list[dict]:
+    """Do ACTIONS on ``page``; after each, wait for (and return) what the Python view shows."""
+    shots = []
+    expected = expected_snapshot(view)
+    assert wait_for_snapshot(page, expected) == expected, "valores por defecto"
+    for action in ACTIONS:
+        act(page, view, action)
+        expected = expected_snapshot(view)
+        got = wait_for_snapshot(page, expected)
+        assert got == expected, action
+        shots.append(got)
+    return shots
+
+
+@pytest.fixture
+def explorer_export(page, offline, open_export, panel_cleanup):
+    # Panel wraps each JS callback in try/catch and console.log()s the error: catch those too.
+    swallowed: list[str] = []
+    page.on("console", lambda m: "Error" in m.text and swallowed.append(m.text))
+    open_export(FILE, SECTION)
+    page.locator('[data-testid="explorer-table"]').wait_for(timeout=30_000)
+    page.evaluate(TIMING_JS)
+    yield page
+    assert swallowed == []
+
+
+def test_defaults_offline(explorer_export, offline):
+    page = explorer_export
+    expect(page.get_by_text("Atención: cómo decide un Transformer qué mirar")).to_be_visible()
+    for j, text in enumerate(SEED_ROW):
+        expect(page.locator(f'[data-testid="cell-5-{j}"]')).to_have_text(text)
+        expect(page.locator(f'[data-testid="row-{j}"]')).to_have_text(text)
+    expect(page.locator('[data-testid="explorer-row-title"]')).to_have_text("Adónde mira gato")
+    assert snapshot(page) == expected_snapshot(ExplorerView())
+    assert page.evaluate("() => C04.views.explorer !== undefined")
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def test_export_and_live_show_the_same_after_the_same_actions(
+    explorer_export, offline, context, lecture_url
+):
+    page = explorer_export
+    exported = run_actions(page, ExplorerView())
+    page.wait_for_timeout(300)  # a script from the typed text would have run by now
+    assert offline.dialogs == []
+    assert offline.external == []
+    assert offline.console_errors == []
+    times = page.evaluate("() => window.__c04times")
+    assert {trigger for trigger, _ in times} >= {
+        *("buttons", "select", "temperature", "positional", "causal", "sentence"),
+        *("hot", "cold", "reset", "causal_button"),
+    }
+    slowest = max(ms for _, ms in times)
+    print(f"\nexport, C04.update: {len(times)} llamadas, la más lenta {slowest:.1f} ms")
+
+    live = context.new_page()
+    problems: list[str] = []
+    live.on("console", lambda m: m.type == "error" and problems.append(m.text))
+    live.on("pageerror", lambda e: problems.append(str(e)))
+    live.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
+    live.goto(f"{lecture_url}?seccion={SECTION}")
+    live.locator('[data-testid="explorer-table"]').wait_for(timeout=30_000)
+    served = run_actions(live, ExplorerView())
+    live.wait_for_timeout(300)
+    for action, in_export, in_live in zip(ACTIONS, exported, served, strict=True):
+        assert in_export == in_live, action
+    assert problems == []
+
+
+def test_hostile_sentence_is_text_in_the_export(explorer_export, offline):
+    page = explorer_export
+    box = sentence_box(page)
+    box.fill(HOSTILE)
+    box.press("Enter")
+    table = page.locator('[data-testid="explorer-table"]')
+    expect(table.locator("thead th").nth(1)).to_have_text(XSS)
+    token_button(page, XSS).click()
+    expect(page.locator('[data-testid="explorer-row-title"]')).to_have_text(f"Adónde mira {XSS}")
+    model = AttentionExplorer(sentence=HOSTILE, focus=0)
+    for j, p in enumerate(model.row_percentages):
+        expect(page.locator(f'[data-testid="row-{j}"]')).to_have_text(f"{p} %")
+    page.wait_for_timeout(300)
+    assert offline.dialogs == []
+    assert offline.console_errors == []
+    assert offline.external == []
+
+
+def test_time_of_a_temperature_change_on_forty_tokens(explorer_export, offline):
+    """Reported, not asserted: C04.update and the time until the map shows it."""
+    page = explorer_export
+    words = " ".join(f"palabra{i % 7}x{i}" for i in range(40))
+    box = sentence_box(page)
+    box.fill(words)
+    box.press("Enter")
+    expect(page.locator('[data-testid="cell-39-39"]')).to_be_attached()
+    result = page.evaluate(
+        """async () => {
+          let slider = null;
+          for (const doc of Bokeh.documents)
+            for (const m of doc.all_models)
+              if (m.title === "Temperatura T" && "step" in m) slider = m;
+          const runs = [];
+          for (const value of [0.5, 2.5, 0.3, 2.8, 0.4, 2.2]) {
+            const before = window.__c04times.length;
+            const t0 = performance.now();
+            slider.value = value;  // what a drag does to the model
+            while (window.__c04times.length === before)
+              await new Promise((r) => setTimeout(r, 0));
+            await new Promise((r) => requestAnimationFrame(() => r()));  // the next frame
+            runs.push({update: window.__c04times[before][1], total: performance.now() - t0});
+          }
+          return runs;
+        }"""
+    )
+    updates = sorted(r["update"] for r in result)
+    totals = sorted(r["total"] for r in result)
+    print(
+        f"\nexport, 40 tokens, cambio de T: C04.update {updates[len(updates) // 2]:.1f} ms "
+        f"(máx {updates[-1]:.1f}), hasta el siguiente cuadro {totals[len(totals) // 2]:.1f} ms "
+        f"(máx {totals[-1]:.1f})"
+    )
+    model = AttentionExplorer(sentence=words, focus=5, temperature=2.2)
+    for j, p in enumerate(model.row_percentages[:5]):
+        expect(page.locator(f'[data-testid="row-{j}"]')).to_have_text(f"{p} %")
+    assert offline.console_errors == []
+    assert offline.external == []
+
+
+def test_whole_lecture_file_has_a_working_explorer(page, offline, open_export, panel_cleanup):
+    open_export("clase04.html", SECTION)
+    page.locator('[data-testid="explorer-table"]').wait_for(timeout=30_000)
+    view = ExplorerView()
+    assert wait_for_snapshot(page, expected_snapshot(view)) == expected_snapshot(view)
+    for action in [("token", "duerme"), ("button", "T = 3"), ("check", "causal")]:
+        act(page, view, action)
+        expected = expected_snapshot(view)
+        assert wait_for_snapshot(page, expected) == expected, action
+    assert offline.external == []
+    assert offline.console_errors == []

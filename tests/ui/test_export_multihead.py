@@ -1,0 +1,283 @@
+"""The exported "Varias cabezas" (cabezas.html, opened from disk with the network cut off).
+
+Both controls are discrete: the page carries the Python render of all 16 states and
+dashboards/static/multihead.js looks them up (tests/ui/test_twin_multihead.py checks the lookup
+against Python for every state). Here, in the real exported file: the defaults, the sentence and
+heads controls, the hover on the matrices (client-side Bokeh code, no server), and the same
+control changes in the live app giving the same text and the same numbers.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from attnmodel.formatting import es_percent
+from attnmodel.multihead import SENTENCES, MultiHeadDemo
+from dashboards.multihead import FADE, MAX_HEADS, jsonable, render, state_key
+
+SECTION = "cabezas"
+FILE = "cabezas.html"
+MAX_BYTES = 6_000_000
+
+TITLE_IDS = [f"head-{k}-title" for k in range(1, MAX_HEADS + 1)]
+LIST_IDS = [f"head-{k}-top" for k in range(1, MAX_HEADS + 1)] + ["combined-top"]
+# render() target -> Bokeh name of the source in the page.
+SOURCE_NAMES = {
+    "tokens": "multihead-tokens",
+    **{f"arcs_{k}": f"multihead-arcs-{k}" for k in range(1, MAX_HEADS + 1)},
+    **{f"heat_{k}": f"multihead-heat-{k}" for k in range(1, MAX_HEADS + 1)},
+    "arcs_suma": "multihead-arcs-suma",
+    "heat_suma": "multihead-heat-suma",
+}
+
+# Every multihead source of the page as plain JSON (typed arrays -> arrays), by Bokeh name.
+SOURCES_JS = """() => {
+  const plain = (v) => (v != null && typeof v === "object" && typeof v.length === "number")
+    ? Array.from(v, plain) : v;
+  const out = {};
+  for (const doc of window.Bokeh.documents) {
+    for (const m of doc.all_models) {
+      if (typeof m.name === "string" && m.name.startsWith("multihead-") && m.data) {
+        const data = m.data instanceof Map ? Object.fromEntries(m.data) : m.data;
+        out[m.name] = Object.fromEntries(Object.entries(data).map(([c, v]) => [c, plain(v)]));
+      }
+    }
+  }
+  return out;
+}"""
+
+# line_alpha, peso and fila of one arc source (for the hover).
+ARCS_JS = """(name) => {
+  for (const doc of window.Bokeh.documents) for (const m of doc.all_models)
+    if (m.name === name)
+      return {alpha: Array.from(m.data.line_alpha), peso: Array.from(m.data.peso),
+              fila: Array.from(m.data.fila, Number)};
+  return null;
+}"""
+
+# Change a control the way a click does (its Bokeh property), then wait for two frames: the
+# time until the browser has painted the new state. C04.lastUpdate.ms is the callback alone.
+TIMED_CHANGE_JS = """async ([control, value]) => {
+  const doc = Bokeh.documents[0];
+  let model = null;
+  for (const m of doc.all_models) {
+    if (control === "heads" && Array.isArray(m.labels) && m.labels.join() === "1,2,3,4") model = m;
+    if (control === "sentence" && Array.isArray(m.options) && "value" in m
+        && JSON.stringify(m.options).includes(value)) model = m;
+  }
+  const t0 = performance.now();
+  if (control === "heads") model.active = model.labels.indexOf(String(value));
+  else model.value = value;
+  await new Promise((r) => setTimeout(r, 0));  // the CustomJS runs once compiled (async)
+  const sync = performance.now() - t0;
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  return {update: C04.lastUpdate.ms, sync: sync, painted: performance.now() - t0};
+}"""
+
+
+def expected_top(model: MultiHeadDemo, weights) -> list[str]:
+    tokens, w = model.tokens, np.asarray(weights)
+    return [
+        f"{tokens[i]} → {tokens[int(np.argmax(w[i]))]} {es_percent(w[i].max())}"
+        for i in range(len(tokens))
+    ]
+
+
+def screen(page) -> dict:
+    """Everything the section shows that depends on the model: texts, visible heads, sources."""
+    out: dict = {}
+    for tid in TITLE_IDS:
+        out[tid] = page.locator(f'[data-testid="{tid}"]').all_text_contents()
+    for tid in LIST_IDS:
+        out[tid] = page.locator(f'[data-testid="{tid}"] li').all_text_contents()
+    out["head-dims"] = page.locator('[data-testid="head-dims"]').all_text_contents()
+    out["shown"] = [page.locator(f".mh-heat-{k}").is_visible() for k in range(1, MAX_HEADS + 1)]
+    out["sources"] = page.evaluate(SOURCES_JS)
+    return out
+
+
+def assert_screen_is_python(got: dict, model: MultiHeadDemo) -> None:
+    """The page shows exactly Python's render(model): every text, every number (same doubles)."""
+    values = render(model)
+    h = model.n_heads
+    assert got["shown"] == [k < h for k in range(MAX_HEADS)]
+    assert got["head-dims"] == [f"d_model = 24, h = {h} → cada cabeza de dimensión {model.d_k}"]
+    for k in range(MAX_HEADS):
+        titles, top = got[TITLE_IDS[k]], got[LIST_IDS[k]]
+        if k < h:
+            assert len(titles) == 1
+            assert titles[0].startswith(f"Cabeza {k + 1} · {model.head_names[k]}")
+            assert top == expected_top(model, model.weights[k])
+        else:
+            assert titles == top == []
+    assert got["combined-top"] == expected_top(model, model.combined)
+    sources = got["sources"]
+    for target, name in SOURCE_NAMES.items():
+        expected = jsonable(values[target])
+        assert set(sources[name]) == set(expected), name
+        for column, column_values in expected.items():
+            assert sources[name][column] == column_values, f"{name}.{column}"
+
+
+@pytest.fixture
+def exported_page(open_export, page):
+    open_export(FILE, SECTION)
+    expect(page.locator('[data-testid="head-4-top"]')).to_be_visible(timeout=30_000)
+    return page
+
+
+def test_defaults_offline_are_the_python_render(exported_page, offline):
+    page = exported_page
+    assert_screen_is_python(screen(page), MultiHeadDemo())
+    expect(page.locator('[data-testid="multihead-caveat"]')).to_contain_text(
+        "patrones ilustrativos"
+    )
+    # The HTML panes hold the raw HTML of render(), byte for byte.
+    values = render(MultiHeadDemo())
+    outer = page.locator('[data-testid="head-dims"]').evaluate("e => e.outerHTML")
+    assert outer == values["dims"]
+    top = page.locator('[data-testid="head-2-top"]').evaluate("e => e.outerHTML")
+    assert top in values["top_2"]
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def test_the_file_and_its_embedded_states(exported):
+    page = (exported / FILE).read_text(encoding="utf-8")
+    assert (exported / FILE).stat().st_size <= MAX_BYTES
+    match = re.search(r'<script type="application/json" id="c04-states">(.*?)</script>', page, re.S)
+    assert match is not None
+    table = json.loads(html.unescape(match.group(1)))["multihead"]
+    keys = {state_key(s, h) for s in SENTENCES for h in (1, 2, 3, 4)}
+    assert set(table) == keys | {"_shared"}
+    assert len(json.dumps(table, ensure_ascii=False).encode()) < 400_000
+
+
+def test_sentence_and_heads_controls_in_the_export(exported_page, offline):
+    page = exported_page
+    model = MultiHeadDemo()
+    page.locator("select").first.select_option(SENTENCES[2])
+    model.sentence = SENTENCES[2]
+    expect(page.locator('[data-testid="head-1-top"] li')).to_have_text(
+        expected_top(model, model.weights[0])
+    )
+    assert_screen_is_python(screen(page), model)
+
+    heads = page.locator(".mh-heads-control")
+    for h in (1, 3, 2):
+        heads.get_by_role("button", name=str(h), exact=True).click()
+        model.n_heads = h
+        expect(page.locator('[data-testid="head-dims"]')).to_have_text(
+            f"d_model = 24, h = {h} → cada cabeza de dimensión {24 // h}"
+        )
+        assert_screen_is_python(screen(page), model)
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def test_hovering_a_matrix_row_fades_the_other_arcs_offline(exported_page, offline):
+    page = exported_page
+    name = "multihead-arcs-2"
+    before = page.evaluate(ARCS_JS, name)
+    assert before["alpha"] == before["peso"]
+    heat = page.locator(".mh-heat-2")
+    heat.scroll_into_view_if_needed()
+    box = heat.bounding_box()
+    assert box is not None
+    for frac in (0.1, 0.2, 0.3, 0.4):
+        page.mouse.move(box["x"] + 0.6 * box["width"], box["y"] + frac * box["height"])
+        page.wait_for_timeout(150)
+        after = page.evaluate(ARCS_JS, name)
+        if after["alpha"] != before["alpha"]:
+            break
+    else:
+        pytest.fail("pasar el ratón por la matriz no cambió la opacidad de ningún arco")
+    peso, fila, alpha = (np.array(after[c]) for c in ("peso", "fila", "alpha"))
+    kept = np.isclose(alpha, peso)
+    assert len(set(fila[kept])) == 1, "solo se resaltan los arcos de una fila"
+    np.testing.assert_allclose(alpha[~kept], FADE * peso[~kept])
+    page.mouse.move(2, 2)
+    page.wait_for_function(
+        f"(name) => {{ const a = ({ARCS_JS})(name); "
+        "return a.alpha.every((x, k) => x === a.peso[k]); }",
+        arg=name,
+    )
+    # A lookup after hovering gives the untouched weights again (nothing faded stays behind).
+    page.locator(".mh-heads-control").get_by_role("button", name="3", exact=True).click()
+    page.locator(".mh-heads-control").get_by_role("button", name="4", exact=True).click()
+    expect(page.locator('[data-testid="head-dims"]')).to_contain_text("h = 4")
+    assert_screen_is_python(screen(page), MultiHeadDemo())
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def test_export_and_live_app_show_the_same(open_export, offline, open_lecture_section, watch, page):
+    """The same control changes in the exported file and in the served lecture: same text in
+    the same data-testid elements, same numbers in the same sources."""
+    steps = [("sentence", SENTENCES[3]), ("heads", 2), ("sentence", SENTENCES[1]), ("heads", 1)]
+
+    def run(load) -> list[dict]:
+        load()
+        expect(page.locator('[data-testid="head-4-top"]')).to_be_visible(timeout=30_000)
+        model = MultiHeadDemo()
+        seen = [screen(page)]
+        for control, value in steps:
+            if control == "sentence":
+                page.locator("select").first.select_option(value)
+                model.sentence = value
+            else:
+                page.locator(".mh-heads-control").get_by_role(
+                    "button", name=str(value), exact=True
+                ).click()
+                model.n_heads = value
+            page.mouse.move(2, 2)  # away from the matrices: no hover fading
+            expect(page.locator('[data-testid="head-dims"]')).to_have_text(
+                f"d_model = 24, h = {model.n_heads} → cada cabeza de dimensión {model.d_k}",
+                timeout=15_000,
+            )
+            expect(page.locator('[data-testid="combined-top"] li')).to_have_text(
+                expected_top(model, model.combined), timeout=15_000
+            )
+            seen.append(screen(page))
+        return seen
+
+    exported = run(lambda: open_export(FILE, SECTION))
+    live = run(lambda: open_lecture_section(SECTION))
+    assert len(exported) == len(live) == len(steps) + 1
+    for k, (a, b) in enumerate(zip(exported, live, strict=True)):
+        assert a == b, f"paso {k}: la exportación y la clase en vivo muestran cosas distintas"
+    # And both are Python's render for the last state.
+    last = MultiHeadDemo(sentence=SENTENCES[1], n_heads=1)
+    assert_screen_is_python(exported[-1], last)
+    assert offline.external == watch.external == []
+    assert offline.console_errors == watch.console_errors == []
+
+
+def test_time_of_a_control_change_in_the_export(exported_page, offline, record_property):
+    """Not a pass/fail timing: measured and reported (-s prints it; junit gets the property)."""
+    page = exported_page
+    page.wait_for_timeout(500)
+    changes = [("heads", 2), ("heads", 4), ("sentence", SENTENCES[1]), ("sentence", SENTENCES[0])]
+    samples = {"heads": [], "sentence": []}
+    for _ in range(3):
+        for control, value in changes:
+            samples[control].append(page.evaluate(TIMED_CHANGE_JS, [control, value]))
+    for control, runs in samples.items():
+        update = float(np.median([r["update"] for r in runs]))
+        painted = float(np.median([r["painted"] for r in runs]))
+        record_property(f"{control}_update_ms", update)
+        record_property(f"{control}_painted_ms", painted)
+        print(
+            f"\n{FILE} {control}: C04.update {update:.1f} ms (mediana), "
+            f"pintado {painted:.1f} ms; todas: "
+            + ", ".join(f"{r['update']:.1f}/{r['painted']:.1f}" for r in runs)
+        )
+    assert_screen_is_python(screen(page), MultiHeadDemo(sentence=SENTENCES[0], n_heads=4))
+    assert offline.external == []
+    assert offline.console_errors == []

@@ -1,0 +1,258 @@
+"""The exported positional section (dist/posicion.html), offline, against Python and the live app.
+
+Opened from file:// with every non-file request blocked: the defaults are on screen; moving the
+sliders recomputes everything in the browser (C04.views.positional) to what Python's
+``render(model)`` gives for that state; and the same slider moves in the served lecture give the
+same text in the same data-testid elements and the same plot data (the float32 image within
+float32 precision, the float64 curves within 1e-12, their labels identical).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from attnmodel import PositionalEncodingDemo
+from dashboards.positional import render
+
+pytestmark = pytest.mark.ui
+
+TOL = 1e-12
+FLOAT32_TOL = 2.0**-23
+TESTIDS = ("pe-shape", "pe-worked-table")
+LOCAL = ("http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "ws://localhost")
+
+# Everything the plots hold, from the Bokeh models' stable names.
+SNAPSHOT_JS = """() => {
+  const doc = window.Bokeh && window.Bokeh.documents[0];
+  if (!doc) return null;
+  const get = (name) => doc.get_model_by_name(name);
+  const col = (m, k) => Array.from(m.data instanceof Map ? m.data.get(k) : m.data[k]);
+  const source = get('pe-heatmap-source');
+  const image = (source.data instanceof Map ? source.data.get('image') : source.data.image)[0];
+  const heatmap = get('pe-heatmap');
+  const similarity = get('pe-similarity');
+  const range = (r) => [r.start, r.end, r.reset_start, r.reset_end];
+  return {
+    shape: Array.from(image.shape),
+    dtype: image.dtype,
+    image: Array.from(image),
+    extent: ['x', 'y', 'dw', 'dh'].map((k) => col(source, k)[0]),
+    curves: [0, 10, 20].map((s) => {
+      const m = get(`pe-similarity-source-${s}`);
+      return {delta: col(m, 'delta'), similitud: col(m, 'similitud'), label: col(m, 'label')};
+    }),
+    title: heatmap.title.text,
+    ranges: {
+      heatmap_x: range(heatmap.x_range),
+      heatmap_y: range(heatmap.y_range),
+      similarity_x: range(similarity.x_range),
+    },
+  };
+}"""
+
+# Time every C04.update (what one control change costs in the browser) and, after it, the
+# next two animation frames (Bokeh has painted the new data by then).
+TIMER_JS = """() => {
+  window.__c04Times = [];
+  const update = C04.update;
+  C04.update = function (...a) {
+    const t0 = performance.now();
+    const ms = update.apply(this, a);
+    const entry = {demo: a[0], update: ms, total: performance.now() - t0, painted: null};
+    window.__c04Times.push(entry);
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      entry.painted = performance.now() - t0;
+    }));
+    return ms;
+  };
+}"""
+
+
+def texts(page, timeout: float = 15.0) -> dict[str, str]:
+    """The text of every data-testid element, once two reads agree and none is empty (Panel
+    may re-render a pane's element while the page settles)."""
+    deadline = time.monotonic() + timeout
+    previous = None
+    while True:
+        now = {tid: page.locator(f'[data-testid="{tid}"]').first.inner_text() for tid in TESTIDS}
+        if now == previous and all(now.values()):
+            return now
+        if time.monotonic() > deadline:
+            return now
+        previous = now
+        page.wait_for_timeout(100)
+
+
+def snapshot(page, n: int, d: int, timeout: float = 15.0) -> dict:
+    """The plots' data once they hold an n × d encoding and the readout says so."""
+    expect(page.locator('[data-testid="pe-shape"]')).to_have_text(
+        f"{n} posiciones × {d} dimensiones"
+    )
+    deadline = time.monotonic() + timeout
+    while True:
+        snap = page.evaluate(SNAPSHOT_JS)
+        if snap and snap["shape"] == [n, d] and len(snap["curves"][0]["delta"]) == n:
+            return snap
+        if time.monotonic() > deadline:
+            raise AssertionError(f"los gráficos no llegaron a {n} × {d}: {snap and snap['shape']}")
+        page.wait_for_timeout(100)
+
+
+def assert_python(snap: dict, n: int, d: int) -> None:
+    """The browser's plots hold exactly what Python's render() gives for n × d."""
+    py = render(PositionalEncodingDemo(n_positions=n, d_model=d))
+    image = py["heatmap_source"]["image"][0]
+    assert snap["dtype"] == "float32"
+    np.testing.assert_allclose(
+        np.asarray(snap["image"], dtype=np.float32).reshape(n, d), image, rtol=0, atol=FLOAT32_TOL
+    )
+    assert snap["extent"] == [-0.5, -0.5, d, n]
+    for curve, start in zip(snap["curves"], (0, 10, 20), strict=True):
+        want = py[f"similarity_{start}"]
+        assert curve["delta"] == list(want["delta"])
+        np.testing.assert_allclose(curve["similitud"], want["similitud"], rtol=TOL, atol=TOL)
+        assert curve["label"] == want["label"]
+    assert snap["title"] == py["heatmap_title"]
+    for name, values in snap["ranges"].items():
+        expected = [py[f"{name}_{p}"] for p in ("start", "end", "reset_start", "reset_end")]
+        assert values == expected, name
+
+
+def assert_same(export: dict, live: dict) -> None:
+    """Export and live app show the same plots (image to float32 precision, curves to 1e-12)."""
+    assert export["shape"] == live["shape"]
+    np.testing.assert_allclose(export["image"], live["image"], rtol=0, atol=FLOAT32_TOL)
+    for a, b in zip(export["curves"], live["curves"], strict=True):
+        assert a["delta"] == b["delta"]
+        np.testing.assert_allclose(a["similitud"], b["similitud"], rtol=TOL, atol=TOL)
+        assert a["label"] == b["label"]
+    assert export["title"] == live["title"]
+    assert export["ranges"] == live["ranges"]
+    assert export["extent"] == live["extent"]
+
+
+def handle(page, label: str):
+    return page.locator(".bk-input-group", has_text=label).locator(".noUi-handle")
+
+
+# The same moves in both pages: (slider label, key, resulting (n, d)).
+MOVES = [
+    ("d_model", "ArrowLeft", (50, 62)),
+    ("Número de posiciones", "ArrowRight", (51, 62)),
+    ("Número de posiciones", "Home", (2, 62)),
+    ("d_model", "Home", (2, 2)),
+]
+
+
+def run_moves(page) -> list[tuple[dict, dict]]:
+    """Defaults, then each move: (data-testid texts, plot snapshot) after each."""
+    snap = snapshot(page, 50, 64)  # first: it waits for the change to arrive
+    out = [(texts(page), snap)]
+    for label, key, (n, d) in MOVES:
+        h = handle(page, label)
+        h.focus()
+        h.press(key)
+        snap = snapshot(page, n, d)
+        out.append((texts(page), snap))
+    return out
+
+
+def test_defaults_offline(page, offline, open_export):
+    open_export("posicion.html", "posicion")
+    heading = page.get_by_role("heading", name="La matriz de codificación posicional", exact=True)
+    expect(heading).to_be_visible()
+    table = page.locator('[data-testid="pe-worked-table"]')
+    for text in ("Comentario", "PE(1)", "0,8415", "0,5403", "x(mordió) + PE(2)", "0,6093"):
+        expect(table).to_contain_text(text)
+    assert_python(snapshot(page, 50, 64), 50, 64)
+    expect(page.locator("mjx-container").first).to_be_attached()  # MathJax, offline
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def test_sliders_recompute_in_the_browser(page, offline, open_export):
+    open_export("posicion.html", "posicion")
+    snapshot(page, 50, 64)
+    page.evaluate(TIMER_JS)
+    for label, key, (n, d) in MOVES:
+        h = handle(page, label)
+        h.focus()
+        h.press(key)
+        assert_python(snapshot(page, n, d), n, d)
+    expect(page.locator('[data-testid="pe-error"]')).to_have_count(0)
+
+    # The largest matrix (512 × 512): the worst case of one change.
+    for label in ("Número de posiciones", "d_model"):
+        h = handle(page, label)
+        h.focus()
+        h.press("End")
+    assert_python(snapshot(page, 512, 512), 512, 512)
+    page.wait_for_function("() => window.__c04Times.every((t) => t.painted !== null)")
+    times = page.evaluate("() => window.__c04Times")
+    assert times
+    assert all(t["demo"] == "positional" for t in times)
+    print(
+        "\nposicion, ms por cambio (C04.update / hasta pintar): "
+        + ", ".join(f"{t['update']:.1f}/{t['painted']:.1f}" for t in times)
+    )
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def test_bad_value_is_refused_like_the_live_app(page, offline, open_export):
+    """The sliders cannot give an odd d_model; set one on the model and the guard answers."""
+    open_export("posicion.html", "posicion")
+    snapshot(page, 50, 64)
+    page.evaluate(
+        """() => {
+          const doc = Bokeh.documents[0];
+          const slider = doc.all_models && [...doc.all_models].find(
+            (m) => m.type === 'Slider' && String(m.title).startsWith('d_model'));
+          slider.value = 7;
+        }"""
+    )
+    error = page.locator('[data-testid="pe-error"]')
+    expect(error).to_have_text(
+        "d_model debe ser par (pares seno/coseno), no 7. Se mantiene el valor anterior."
+    )
+    assert_python(snapshot(page, 50, 64), 50, 64)  # the last valid state stays
+    handle(page, "d_model").focus()
+    handle(page, "d_model").press("ArrowLeft")  # 62: a valid value clears the message
+    snapshot(page, 50, 62)
+    expect(error).to_have_count(0)
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def test_export_and_live_app_show_the_same(page, offline, open_export, context, lecture_url):
+    open_export("posicion.html", "posicion")
+    exported = run_moves(page)
+    assert offline.external == []
+    assert offline.console_errors == []
+
+    live = context.new_page()
+    errors: list[str] = []
+    external: list[str] = []
+    live.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    live.on("pageerror", lambda e: errors.append(str(e)))
+
+    def route(r):
+        if r.request.url.startswith(LOCAL):
+            r.continue_()
+        else:
+            external.append(r.request.url)
+            r.abort()
+
+    live.route("**/*", route)
+    live.goto(f"{lecture_url}?seccion=posicion")
+    live.locator('[data-testid="section-posicion"]').first.wait_for(state="attached")
+    served = run_moves(live)
+    for (export_texts, export_snap), (live_texts, live_snap) in zip(exported, served, strict=True):
+        assert export_texts == live_texts
+        assert_same(export_snap, live_snap)
+    assert errors == []
+    assert external == []

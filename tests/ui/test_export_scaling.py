@@ -1,0 +1,294 @@
+"""Demo 2 (¿Por qué dividir por √d_k?) in the exported dist/autoatencion.html, offline, against
+Python and the live app.
+
+The export embeds every (d_k, seed) the page can reach — the 11 stops of the slider × the
+samples 0–9 — compactly (dashboards.scaling.client_state); C04.views.scaling rebuilds Python's
+``render(model)`` from them. Checked here: that rebuild for every embedded state, in a blank
+page (HTML byte-identical, bars and label heights bit for bit, labels identical); the exported
+page's defaults and its note on "Nueva muestra"; the slider and the button changing every
+number to Python's for that state, the samples cycling 0 → 9 → 0; and the same moves in the
+served lecture giving the same text in the same data-testid elements, the same bars and the
+same titles.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from attnmodel.formatting import es_number
+from attnmodel.scaling import ScalingDemo
+from dashboards.scaling import D_K_OPTIONS, EXPORT_SEEDS, ScalingView, render, state_key
+
+pytestmark = pytest.mark.ui
+
+STATIC = Path(__file__).resolve().parents[2] / "dashboards" / "static"
+TOL = 1e-12
+FILE, SECTION = "autoatencion.html", "autoatencion"
+TESTIDS = (
+    "scaling-score-std",
+    "scaling-sqrt-dk",
+    "scaling-entropy-unscaled",
+    "scaling-entropy-scaled",
+    "scaling-gradient-unscaled",
+    "scaling-gradient-scaled",
+    "scaling-dk",
+    "scaling-seed",
+)
+LOCAL = ("http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "ws://localhost")
+
+# The same moves in every page: (action, resulting (d_k, seed)).
+MOVES = [
+    ("ArrowRight", (128, 0)),
+    ("click", (128, 1)),
+    ("ArrowLeft", (64, 1)),
+    ("ArrowLeft", (32, 1)),
+    ("click", (32, 2)),
+    ("End", (1024, 2)),
+    ("Home", (1, 2)),
+]
+
+SNAPSHOT_JS = """(testids) => {
+  const doc = window.Bokeh && window.Bokeh.documents[0];
+  if (!doc) return null;
+  function find(tid, root = document) {
+    const hit = root.querySelector('[data-testid="' + tid + '"]');
+    if (hit) return hit;
+    for (const node of root.querySelectorAll('*')) {
+      if (node.shadowRoot) {
+        const found = find(tid, node.shadowRoot);
+        if (found) return found;
+      }
+    }
+    return null;
+  }
+  const texts = {};
+  for (const tid of testids) {
+    const node = find(tid);
+    texts[tid] = node ? node.textContent : null;
+  }
+  const source = (name) => {
+    const s = doc.get_model_by_name(name);
+    const col = (k) => Array.from(s.data instanceof Map ? s.data.get(k) : s.data[k]);
+    return {llave: col('llave'), peso: col('peso'), label_y: col('label_y'), label: col('label')};
+  };
+  return {
+    texts,
+    unscaled: source('scaling-unscaled-source'),
+    scaled: source('scaling-scaled-source'),
+    titles: ['scaling-unscaled-figure', 'scaling-scaled-figure'].map(
+      (n) => doc.get_model_by_name(n).title.text),
+  };
+}"""
+
+TIMER_JS = """() => {
+  window.__c04Times = [];
+  const update = C04.update;
+  C04.update = function (...a) {
+    const ms = update.apply(this, a);
+    window.__c04Times.push({demo: a[0], update: ms});
+    return ms;
+  };
+}"""
+
+
+def embedded_states() -> dict:
+    states: dict = {}
+    count = ScalingView().enable_client_side(states)
+    assert count == len(states["scaling"]) == len(D_K_OPTIONS) * EXPORT_SEEDS == 110
+    return states
+
+
+def test_twin_rebuilds_every_embedded_state(page):
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    states = json.dumps(embedded_states()).replace("<", "\\u003c")
+    page.set_content(
+        '<!DOCTYPE html><html><head><script type="application/json" id="c04-states">'
+        f"{states}</script></head><body></body></html>"
+    )
+    for name in ("c04.js", "scaling.js"):
+        page.add_script_tag(content=(STATIC / name).read_text(encoding="utf-8"))
+    cases = [(d_k, seed) for d_k in D_K_OPTIONS for seed in range(EXPORT_SEEDS)]
+    got = page.evaluate(
+        "(cases) => cases.map(([d_k, seed]) => C04.views.scaling.render({d_k, seed}))", cases
+    )
+    keys = page.evaluate(
+        "(cases) => cases.map(([d_k, seed]) => C04.views.scaling.key({d_k, seed}))", cases
+    )
+    assert keys == [state_key(d_k, seed) for d_k, seed in cases]
+    for (d_k, seed), js in zip(cases, got, strict=True):
+        python = render(ScalingDemo(d_k=d_k, seed=seed))
+        assert list(js) == list(python)
+        for name, expected in python.items():
+            where = f"d_k={d_k}, seed={seed}: {name}"
+            if isinstance(expected, str):
+                assert js[name] == expected, where
+                continue
+            assert list(js[name]) == list(expected), where
+            for column in ("llave", "label"):
+                assert js[name][column] == expected[column], f"{where}.{column}"
+            # Not only within 1e-12: the embedded floats and min(w, 0,86) + 0,07 are exact.
+            for column in ("peso", "label_y"):
+                got = [float(v) for v in js[name][column]]
+                assert got == expected[column], f"{where}.{column}"
+    assert errors == []
+
+
+class _Texts(HTMLParser):
+    """The text content of each data-testid element of an HTML string, as a browser reads it."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack: list[str | None] = []
+        self.texts: dict[str, str] = {}
+
+    def handle_starttag(self, tag, attrs):
+        tid = dict(attrs).get("data-testid")
+        self.stack.append(tid)
+        if tid:
+            self.texts[tid] = ""
+
+    def handle_endtag(self, tag):
+        self.stack.pop()
+
+    def handle_data(self, data):
+        for tid in self.stack:
+            if tid:
+                self.texts[tid] += data
+
+
+def python_texts(python: dict) -> dict[str, str]:
+    parser = _Texts()
+    parser.feed(python["readouts"] + python["gradient_readouts"] + python["status"])
+    return {tid: parser.texts[tid] for tid in TESTIDS}
+
+
+def _diff(snap, python: dict) -> list[str]:
+    if snap is None:
+        return ["sin documento"]
+    want = python_texts(python)
+    problems = [tid for tid in TESTIDS if snap["texts"][tid] != want[tid]]
+    for key, name in (("unscaled", "unscaled_source"), ("scaled", "scaled_source")):
+        got, expected = snap[key], python[name]
+        if got["llave"] != expected["llave"] or got["label"] != expected["label"]:
+            problems.append(f"{key}.labels")
+        elif not (
+            np.allclose(got["peso"], expected["peso"], rtol=TOL, atol=TOL)
+            and np.allclose(got["label_y"], expected["label_y"], rtol=TOL, atol=TOL)
+        ):
+            problems.append(f"{key}.peso")
+    if snap["titles"] != [python["unscaled_title"], python["scaled_title"]]:
+        problems.append("titles")
+    return problems
+
+
+def wait_for(page, d_k: int, seed: int, timeout: float = 15.0) -> dict:
+    """The page's snapshot once every number is Python's for (d_k, seed)."""
+    python = render(ScalingDemo(d_k=d_k, seed=seed))
+    deadline = time.monotonic() + timeout
+    while True:
+        snap = page.evaluate(SNAPSHOT_JS, list(TESTIDS))
+        problems = _diff(snap, python)
+        if not problems:
+            return snap
+        if time.monotonic() > deadline:
+            raise AssertionError(f"(d_k={d_k}, seed={seed}) no coincide: {problems}\n{snap}")
+        page.wait_for_timeout(100)
+
+
+def move(page, action: str) -> None:
+    if action == "click":
+        page.get_by_role("button", name="Nueva muestra").click()
+    else:
+        handle = page.locator(".noUi-handle").first
+        handle.focus()
+        handle.press(action)
+
+
+def run_moves(page) -> list[dict]:
+    page.locator('[data-testid="scaling-score-std"]').first.wait_for(timeout=30_000)
+    out = [wait_for(page, 64, 0)]
+    for action, (d_k, seed) in MOVES:
+        move(page, action)
+        out.append(wait_for(page, d_k, seed))
+    return out
+
+
+def test_defaults_and_note_offline(page, offline, open_export):
+    open_export(FILE, SECTION)
+    expect(page.get_by_text("¿Por qué dividir por", exact=False).first).to_be_visible()
+    page.locator('[data-testid="scaling-score-std"]').first.wait_for()
+    wait_for(page, 64, 0)
+    value = page.locator('[data-testid="scaling-score-std"] .c04-value')
+    expect(value).to_have_text(es_number(ScalingDemo().score_std))
+    expect(page.locator('[data-testid="scaling-sqrt-dk"]')).to_have_text("√64 = 8")
+    note = page.locator('[data-testid="scaling-export-note"]')
+    expect(note).to_be_visible()
+    expect(note).to_contain_text("«Nueva muestra» recorre las muestras n.º 0 a 9")
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def test_slider_and_button_offline(page, offline, open_export):
+    open_export(FILE, SECTION)
+    page.locator('[data-testid="scaling-score-std"]').first.wait_for()
+    page.evaluate(TIMER_JS)
+    run_moves(page)
+    # Ten more samples: 3, 4, …, 9, then back to 0, 1, 2.
+    d_k, seed = MOVES[-1][1]
+    for _ in range(EXPORT_SEEDS):
+        move(page, "click")
+        seed = (seed + 1) % EXPORT_SEEDS
+        wait_for(page, d_k, seed)
+    assert seed == 2
+    times = page.evaluate("() => window.__c04Times")
+    assert len(times) == len(MOVES) + EXPORT_SEEDS
+    assert all(t["demo"] == "scaling" for t in times)
+    print(
+        "\nescalado, ms por cambio (C04.update): " + ", ".join(f"{t['update']:.1f}" for t in times)
+    )
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def test_export_and_live_app_show_the_same(page, offline, open_export, context, lecture_url):
+    open_export(FILE, SECTION)
+    exported = run_moves(page)
+    assert offline.external == []
+    assert offline.console_errors == []
+
+    live = context.new_page()
+    errors: list[str] = []
+    external: list[str] = []
+    live.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    live.on("pageerror", lambda e: errors.append(str(e)))
+
+    def route(r):
+        if r.request.url.startswith(LOCAL):
+            r.continue_()
+        else:
+            external.append(r.request.url)
+            r.abort()
+
+    live.route("**/*", route)
+    live.goto(f"{lecture_url}?seccion={SECTION}")
+    live.locator(f'[data-testid="section-{SECTION}"]').first.wait_for(state="attached")
+    served = run_moves(live)
+    for n, (a, b) in enumerate(zip(exported, served, strict=True)):
+        assert a["texts"] == b["texts"], f"movimiento {n}"
+        assert a["titles"] == b["titles"], f"movimiento {n}"
+        for key in ("unscaled", "scaled"):
+            assert a[key]["llave"] == b[key]["llave"]
+            assert a[key]["label"] == b[key]["label"]
+            np.testing.assert_allclose(a[key]["peso"], b[key]["peso"], rtol=TOL, atol=TOL)
+            np.testing.assert_allclose(a[key]["label_y"], b[key]["label_y"], rtol=TOL, atol=TOL)
+    assert errors == []
+    assert external == []

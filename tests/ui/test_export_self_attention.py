@@ -1,0 +1,298 @@
+"""Demo 1 (self-attention) in the exported dist/autoatencion.html, offline, against Python and the
+live app.
+
+Opened from file:// with every non-file request blocked, the page computes everything in the
+browser (C04.views.self_attention). After each step of the same sequence of control changes —
+the causal mask, a typed Spanish number, a refused text, a number outside the model's bound, a
+preset, the √d_k checkbox, cells typed until the matrices match another preset — the page must
+show exactly what the live view shows for it: each data-testid table as the HTML Python renders
+(parsed by the same browser), the editors' error messages, the cells' text, the preset, the
+scores' caption and the heat map's data. The same steps in the served lecture must give the
+same snapshot.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+
+import numpy as np
+import pytest
+from playwright.sync_api import expect
+
+from dashboards.self_attention import PRESET_OPTIONS, SelfAttentionView
+
+pytestmark = pytest.mark.ui
+
+TOL = 1e-12
+FILE, SECTION = "autoatencion.html", "autoatencion"
+TABLES = ("sa-Q", "sa-K", "sa-V", "sa-scores", "sa-weights", "sa-Z", "sa-gradient")
+LOCAL = ("http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "ws://localhost")
+LABELS = {value: label for label, value in PRESET_OPTIONS.items()}
+
+# The same steps in every page (and in an in-process SelfAttentionView, the live logic).
+STEPS = [
+    ("causal", True),
+    ("cell", "X", 0, 0, "1,5"),
+    ("cell", "X", 0, 0, "abc"),
+    ("cell", "X", 0, 0, "2e7"),
+    ("preset", "puntajes grandes"),
+    ("scaled", False),
+    ("preset", "4.2.6"),
+    ("cell", "W_K", 0, 0, "2"),
+    ("cell", "W_K", 0, 1, "1"),
+    ("cell", "W_K", 1, 0, "−1"),  # now W_K = W_Q: the preset becomes "W_K = W_Q"
+    ("cell", "W_K", 1, 1, "1,0"),  # the same number: nothing changes, the text stays
+    ("causal", False),
+]
+
+# Everything the demo shows, read from the page (tables from the DOM, the rest from Bokeh).
+SNAPSHOT_JS = """(tables) => {
+  const doc = window.Bokeh && window.Bokeh.documents[0];
+  if (!doc) return null;
+  const el = (tid) => document.querySelector('[data-testid="' + tid + '"]') || deep(tid);
+  function deep(tid, root = document) {
+    for (const node of root.querySelectorAll('*')) {
+      if (node.shadowRoot) {
+        const hit = node.shadowRoot.querySelector('[data-testid="' + tid + '"]')
+          || deep(tid, node.shadowRoot);
+        if (hit) return hit;
+      }
+    }
+    return null;
+  }
+  function hosts(selector, root = document, out = []) {
+    for (const node of root.querySelectorAll('*')) {
+      if (node.matches(selector)) out.push(node);
+      if (node.shadowRoot) hosts(selector, node.shadowRoot, out);
+    }
+    return out;
+  }
+  const paneText = (host) => [...host.shadowRoot.children]
+    .filter((c) => c.tagName === 'DIV').map((c) => c.textContent).join('');
+  const out = {tables: {}, errors: {}, cells: {}};
+  for (const tid of tables) {
+    const node = el(tid);
+    out.tables[tid] = node ? node.outerHTML : null;
+  }
+  for (const name of ['X', 'W_Q', 'W_K', 'W_V']) {
+    const editor = hosts('.sa-editor-' + name)[0];
+    out.errors[name] = paneText(hosts('.c04-error', editor.shadowRoot || editor)[0]);
+    out.cells[name] = hosts('input', editor.shadowRoot || editor).map((i) => i.value);
+  }
+  const models = [...doc.all_models];
+  const source = doc.get_model_by_name('sa-weights-source');
+  const col = (k) => Array.from(source.data instanceof Map ? source.data.get(k) : source.data[k]);
+  out.source = {llave: col('llave'), consulta: col('consulta'), peso: col('peso'),
+                label: col('label')};
+  out.title = models.filter((m) => typeof m.text === 'string' && m.text.includes('Puntajes $$'))
+    .map((m) => m.text);
+  const pick = (cls) => models.find((m) => (m.css_classes || []).includes(cls));
+  out.preset = pick('sa-preset').value;
+  out.causal = pick('sa-causal').active;
+  out.scaled = pick('sa-scaled').active;
+  return out;
+}"""
+
+# Wrap C04.update to time each call (what one change costs in the browser) and the paint after.
+TIMER_JS = """() => {
+  window.__c04Times = [];
+  const update = C04.update;
+  C04.update = function (...a) {
+    const t0 = performance.now();
+    const ms = update.apply(this, a);
+    const entry = {demo: a[0], update: ms, painted: null};
+    window.__c04Times.push(entry);
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      entry.painted = performance.now() - t0;
+    }));
+    return ms;
+  };
+}"""
+
+
+def expected_snapshots() -> list[dict]:
+    """The live logic, in process: a SelfAttentionView driven through its widgets."""
+    view = SelfAttentionView()
+    out = [_python_snapshot(view)]
+    for step in STEPS:
+        kind = step[0]
+        if kind == "causal":
+            view.causal_toggle.value = step[1]
+        elif kind == "scaled":
+            view.scaled_toggle.value = step[1]
+        elif kind == "preset":
+            view.preset_select.value = step[1]
+        else:
+            _, name, i, j, text = step
+            view.editors[name]._inputs[i][j].value = text
+        out.append(_python_snapshot(view))
+    return out
+
+
+def _python_snapshot(view: SelfAttentionView) -> dict:
+    panes = {
+        "sa-Q": view.q_pane,
+        "sa-K": view.k_pane,
+        "sa-V": view.v_pane,
+        "sa-scores": view.scores_pane,
+        "sa-weights": view.weights_pane,
+        "sa-Z": view.z_pane,
+        "sa-gradient": view.gradient_pane,
+    }
+    return {
+        "html": {tid: pane.object for tid, pane in panes.items()},
+        "errors": {n: html.unescape(e.error.object) for n, e in view.editors.items()},
+        "cells": {n: [w.value for row in e._inputs for w in row] for n, e in view.editors.items()},
+        "source": dict(view.weights_source.data),
+        "title": html.escape(view.scores_title.object),
+        "preset": view.model.preset,
+        "causal": view.model.causal,
+        "scaled": view.model.scaled,
+    }
+
+
+def normalised(page, expected: dict) -> dict[str, str]:
+    """Python's table HTML as this browser serialises it (it adds <tbody>, like the page)."""
+    return page.evaluate(
+        """(tables) => Object.fromEntries(Object.entries(tables).map(([tid, text]) => {
+            const div = document.createElement('div');
+            div.innerHTML = text;
+            return [tid, div.querySelector('[data-testid="' + tid + '"]').outerHTML];
+        }))""",
+        expected["html"],
+    )
+
+
+def matches(snap: dict | None, want: dict, tables: dict[str, str]) -> list[str]:
+    """What differs between the page and Python (empty when they agree)."""
+    if snap is None:
+        return ["sin documento"]
+    diff = [tid for tid in TABLES if snap["tables"][tid] != tables[tid]]
+    for key in ("errors", "cells", "preset", "causal", "scaled"):
+        if snap[key] != want[key]:
+            diff.append(key)
+    if snap["title"] != [want["title"]]:
+        diff.append("title")
+    source = want["source"]
+    for column in ("llave", "consulta", "label"):
+        if snap["source"][column] != source[column]:
+            diff.append(f"source.{column}")
+    if not np.allclose(snap["source"]["peso"], source["peso"], rtol=TOL, atol=TOL):
+        diff.append("source.peso")
+    return diff
+
+
+def wait_for(page, want: dict, timeout: float = 15.0) -> dict:
+    tables = normalised(page, want)
+    deadline = time.monotonic() + timeout
+    while True:
+        snap = page.evaluate(SNAPSHOT_JS, list(TABLES))
+        diff = matches(snap, want, tables)
+        if not diff:
+            return snap
+        if time.monotonic() > deadline:
+            raise AssertionError(f"la página no muestra lo que calcula Python: {diff}\n{snap}")
+        page.wait_for_timeout(100)
+
+
+def cell(page, name: str, i: int, j: int):
+    return page.locator(f".sa-editor-{name} .c04-cell input").nth(2 * i + j)
+
+
+def do(page, step) -> None:
+    kind = step[0]
+    if kind in ("causal", "scaled"):
+        box = page.locator(f".sa-{kind} input")
+        box.check() if step[1] else box.uncheck()
+    elif kind == "preset":
+        page.locator(".sa-preset select").select_option(label=LABELS[step[1]])
+    else:
+        _, name, i, j, text = step
+        box = cell(page, name, i, j)
+        box.fill(text)
+        box.press("Enter")
+
+
+def run_steps(page) -> list[dict]:
+    """Defaults, then each step: the page's snapshot once it agrees with Python."""
+    page.locator('[data-testid="sa-weights"]').first.wait_for(timeout=30_000)
+    wanted = expected_snapshots()
+    out = [wait_for(page, wanted[0])]
+    for step, want in zip(STEPS, wanted[1:], strict=True):
+        do(page, step)
+        out.append(wait_for(page, want))
+    return out
+
+
+def test_defaults_offline(page, offline, open_export):
+    open_export(FILE, SECTION)
+    expect(page.get_by_text("Autoatención sobre tres tokens")).to_be_visible()
+    page.locator('[data-testid="sa-weights"]').first.wait_for()
+    wait_for(page, expected_snapshots()[0])
+    weights = page.locator('[data-testid="sa-weights"] tr').nth(1).locator("td:not(.c04-sum)")
+    expect(weights).to_have_text(["0,2840", "0,1400", "0,5760"])  # worked example 4.2.6
+    expect(page.locator("mjx-container").first).to_be_attached()  # MathJax, offline
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def test_controls_and_cells_recompute_in_the_browser(page, offline, open_export):
+    open_export(FILE, SECTION)
+    page.locator('[data-testid="sa-weights"]').first.wait_for()
+    page.evaluate(TIMER_JS)
+    run_steps(page)
+    # The refused values, with the live app's messages (checked against Python in run_steps).
+    wanted = expected_snapshots()
+    assert wanted[3]["errors"]["X"] == (
+        "X[1,1]: «abc» no es un número. Se mantiene el valor anterior."
+    )
+    assert wanted[4]["errors"]["X"] == (
+        "X[1,1]: X: cada casilla debe estar entre −1 000 000 y 1 000 000. "
+        "Se mantiene el valor anterior."
+    )
+    assert wanted[4]["cells"]["X"][0] == "1,5"
+    assert wanted[10]["preset"] == "W_K = W_Q"
+    page.wait_for_function("() => window.__c04Times.every((t) => t.painted !== null)")
+    times = page.evaluate("() => window.__c04Times")
+    assert times
+    assert all(t["demo"] == "self_attention" for t in times)
+    print(
+        f"\nautoatención, {len(times)} llamadas a C04.update, ms (cálculo / hasta pintar): "
+        + ", ".join(f"{t['update']:.1f}/{t['painted']:.1f}" for t in times)
+    )
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def test_export_and_live_app_show_the_same(page, offline, open_export, context, lecture_url):
+    open_export(FILE, SECTION)
+    exported = run_steps(page)
+    assert offline.external == []
+    assert offline.console_errors == []
+
+    live = context.new_page()
+    errors: list[str] = []
+    external: list[str] = []
+    live.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    live.on("pageerror", lambda e: errors.append(str(e)))
+
+    def route(r):
+        if r.request.url.startswith(LOCAL):
+            r.continue_()
+        else:
+            external.append(r.request.url)
+            r.abort()
+
+    live.route("**/*", route)
+    live.goto(f"{lecture_url}?seccion={SECTION}")
+    live.locator(f'[data-testid="section-{SECTION}"]').first.wait_for(state="attached")
+    served = run_steps(live)
+    for n, (a, b) in enumerate(zip(exported, served, strict=True)):
+        for key in ("tables", "errors", "cells", "title", "preset", "causal", "scaled"):
+            assert a[key] == b[key], f"paso {n}: {key}"
+        for column in ("llave", "consulta", "label"):
+            assert a["source"][column] == b["source"][column], f"paso {n}: {column}"
+        np.testing.assert_allclose(a["source"]["peso"], b["source"]["peso"], rtol=TOL, atol=TOL)
+    assert errors == []
+    assert external == []

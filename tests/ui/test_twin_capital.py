@@ -1,0 +1,178 @@
+"""Parity in Chromium: the browser twin of "La capital de ___ es …" against Python.
+
+``C04.views.capital.render(state)`` (dashboards/static/capital.js on top of the core
+dashboards/static/c04.js, in a blank page with the constants the export embeds) must return
+what ``dashboards.capital.render(model)`` returns for the same country and identity: the same
+keys in the same order, every HTML string byte-identical (tables, readouts, the asymmetry box
+with its two scratch models), the attention factors identical and the bar charts' numbers
+within 1e-12 (their labels identical).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attnmodel import CapitalWalkthrough
+from attnmodel.capital import COUNTRIES
+from dashboards.capital import CapitalView, client_constants, render
+
+pytestmark = pytest.mark.ui
+
+STATIC = Path(__file__).resolve().parents[2] / "dashboards" / "static"
+TOL = 1e-12
+
+# Bounds, the countries' identities, the tie at 0 (and −0), tiny values on both sides, values
+# whose two-decimal text is a rounding tie (0,125 is an exact binary tie: half-to-even "0,12").
+EDGE_IDENTITIES = [
+    1.0,
+    -1.0,
+    0.0,
+    -0.0,
+    0.9,
+    -0.9,
+    0.89,
+    -0.89,
+    0.5,
+    -0.5,
+    1e-12,
+    -1e-12,
+    0.005,
+    -0.005,
+    0.125,
+    -0.125,
+    0.375,
+    0.01,
+    -0.01,
+]
+
+
+def identities(count: int = 40, seed: int = 20240605) -> list[float]:
+    rng = np.random.default_rng(seed)
+    uniform = rng.uniform(-1.0, 1.0, count).tolist()
+    # What the slider gives: multiples of 0.01, as JS's noUiSlider rounds them.
+    slider = [round(int(k) * 0.01, 2) for k in rng.integers(-100, 101, count)]
+    return EDGE_IDENTITIES + uniform + slider
+
+
+def _script(text: str) -> str:
+    return "<script>" + re.sub(r"</(script)", r"<\\/\1", text, flags=re.I) + "</script>"
+
+
+def embedded_states() -> dict:
+    """What the export embeds for this view: ``enable_client_side`` fills ``states``."""
+    states: dict = {}
+    assert CapitalView().enable_client_side(states) == 0
+    return states
+
+
+def load_twin(page) -> list[str]:
+    """A blank page with the embedded constants, c04.js and capital.js; returns its errors."""
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    states = json.dumps(embedded_states()).replace("<", "\\u003c")
+    scripts = "".join(
+        _script((STATIC / name).read_text(encoding="utf-8")) for name in ("c04.js", "capital.js")
+    )
+    page.set_content(
+        '<!DOCTYPE html><html lang="es"><head><meta charset="utf-8">'
+        f'<script type="application/json" id="c04-states">{states}</script>{scripts}</head>'
+        "<body></body></html>"
+    )
+    return errors
+
+
+RENDER_JS = """(states) => states.map(([country, identity]) => {
+  const out = C04.views.capital.render({country, identity});
+  const plain = (v) => (ArrayBuffer.isView(v) ? Array.from(v) : v);
+  const conv = {};
+  for (const [key, value] of Object.entries(out)) {
+    conv[key] = value !== null && typeof value === "object" && !Array.isArray(value)
+      ? Object.fromEntries(Object.entries(value).map(([c, col]) => [c, plain(col)]))
+      : plain(value);
+  }
+  return {keys: Object.keys(out), values: conv};
+})"""
+
+
+def compare(js: dict, py: dict, state) -> float:
+    """Assert one state's parity; returns the largest numeric difference."""
+    assert js["keys"] == list(py), state
+    largest = 0.0
+    for key, expected in py.items():
+        got = js["values"][key]
+        where = f"{state} {key}"
+        if isinstance(expected, dict):  # a source's data
+            assert list(got) == list(expected), where
+            for column, want in expected.items():
+                if isinstance(want[0], str):
+                    assert got[column] == want, where
+                else:
+                    got_numbers = np.asarray(got[column], dtype=float)
+                    np.testing.assert_allclose(got_numbers, want, rtol=TOL, atol=TOL, err_msg=where)
+                    largest = max(largest, float(np.max(np.abs(got_numbers - want))))
+        else:  # HTML strings and the factors: identical
+            assert got == expected, where
+    return largest
+
+
+def test_constants_are_the_models(panel_cleanup):
+    constants = embedded_states()["capital"]["constants"]
+    assert constants == client_constants()
+    model = CapitalWalkthrough()
+    assert constants["vocabulary"] == model.vocabulary
+    assert constants["countries"] == COUNTRIES
+    sentence = list(model.tokens)
+    sentence[3] = None
+    assert constants["sentence"] == sentence
+
+
+def test_render_matches_python(page):
+    errors = load_twin(page)
+    states = [(country, identity) for identity in identities() for country in COUNTRIES]
+    results = page.evaluate(RENDER_JS, [list(s) for s in states])
+    largest = 0.0
+    for state, js in zip(states, results, strict=True):
+        model = CapitalWalkthrough(country=state[0], identity=state[1])
+        largest = max(largest, compare(js, render(model), state))
+    print(f"\n{len(states)} estados: HTML idéntico; máx |JS − Python| = {largest:.3g}")
+    assert errors == []
+
+
+def test_tie_and_defaults(page):
+    load_twin(page)
+    [zero, default] = page.evaluate(RENDER_JS, [["Francia", 0.0], ["Francia", 0.9]])
+    assert "París o Roma (empate)" in zero["values"]["readouts"]
+    assert "p(París) = p(Roma)" in zero["values"]["readouts"]
+    assert "Con identidad 0 empatan" in zero["values"]["asymmetry"]
+    assert "p(París | +0,90) = 0,3805" in default["values"]["asymmetry"]
+    assert "p(Roma | −0,90) = 0,3398" in default["values"]["asymmetry"]
+
+
+# readState with stand-ins for the widgets: a new country sets its identity and moves the
+# slider (as CapitalWalkthrough does); the slider alone changes only the identity.
+READ_STATE_JS = """() => {
+  const w_country = {value: "Italia"};
+  const w_identity = {value: 0.9};
+  const byCountry = C04.views.capital.readState({w_country, w_identity, trigger: w_country});
+  const slider = w_identity.value;
+  w_identity.value = -0.25;
+  const byIdentity = C04.views.capital.readState({w_country, w_identity, trigger: w_identity});
+  return {byCountry, slider, byIdentity};
+}"""
+
+
+def test_read_state_follows_the_model(page):
+    load_twin(page)
+    got = page.evaluate(READ_STATE_JS)
+    model = CapitalWalkthrough()
+    model.country = "Italia"
+    assert got["byCountry"] == {"country": "Italia", "identity": model.identity}
+    assert got["slider"] == model.identity
+    model.identity = -0.25
+    assert got["byIdentity"] == {"country": model.country, "identity": model.identity}

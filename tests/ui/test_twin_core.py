@@ -1,0 +1,576 @@
+"""Parity of the browser twin's core (dashboards/static/c04.js) with its Python originals.
+
+Random inputs come from a seeded numpy generator; each test sends them to Chromium in batches
+(one `page.evaluate` per batch) and compares: strings byte for byte, numbers within 1e-12
+(absolute and relative, `rtol = atol = 1e-12`) or exactly where numpy's order of operations is
+reproducible (pairwise sums, exact formatting).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attnmodel.core import (
+    causal_mask,
+    entropy_bits,
+    letter_trigrams,
+    scaled_dot_product_attention,
+    sinusoidal_encoding,
+    softmax,
+    softmax_jacobian_norm,
+    trigram_vectors,
+)
+from attnmodel.explorer import DEFAULT_SENTENCE, TOKEN_DIM, TRIGRAM_SALT
+from attnmodel.formatting import es_number, es_percent, parse_es_number
+from dashboards.common import esc, matrix_html, readout_html
+
+C04_JS = Path(__file__).resolve().parents[2] / "dashboards" / "static" / "c04.js"
+TOL = 1e-12
+BATCH = 200
+FLOAT_MAX = np.finfo(float).max
+
+# Spellings that exercise accents, ñ/ü, ligatures, compatibility forms, scripts whose marks have
+# combining class 0 (Devanagari vowel signs, the emoji variation selector) or not (Thai tone
+# marks, Arabic harakat, kana voicing marks), final sigma, CJK, emoji and markup.
+CORPUS = [
+    "El", "gato", "duerme", "porque", "está", "cansado", "Está", "ESTÁ", "niño", "NIÑO",
+    "pingüino", "Ñandú", "CAFÉ", "café", "cafe\u0301", "canción", "ﬁn", "ﬃ", "²", "①", "Ǆ",
+    "ǅ", "İstanbul", "ΟΔΟΣ", "Σ", "straße", "ẞ", "Ω", "Å", "Ⅸ", "ⅷ", "１２３", "㍿",
+    "ﾊﾞﾅﾅ", "がっこう", "東京", "日本語", "한국어", "ทดสอบที่นี่", "नमस्ते", "مَرْحَبًا",
+    "שָׁלוֹם", "Tiếng", "Việt", "z̷̢a̴l̶g̸o", "😀", "👍🏽", "👨‍👩‍👧", "🇪🇸", "❤️", "a\u200bb", "...",
+    "¡¿!?", "—", "«»", "<script>", "</script>", "<b>x</b>", '"comillas"', "'apóstrofo'",
+    "a&b", "x", "ab", "\u0301", "\u0301\u0308", "a b", "a\ud800b",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def twin_page(browser):
+    """One blank page with c04.js loaded, shared by the module; records errors and requests."""
+    page = browser.new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: m.type == "error" and problems.append(m.text))
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.on("request", lambda r: problems.append(f"request {r.url}"))
+    page.set_content("<html><head><script>" + C04_JS.read_text() + "</script></head></html>")
+    assert page.evaluate("typeof window.C04") == "object"
+    yield page, problems
+    page.close()
+
+
+@pytest.fixture
+def c04(twin_page):
+    """The shared page; after each test, no console error and no request."""
+    page, problems = twin_page
+    yield page
+    assert problems == []
+
+
+def js_map(page, fn: str, cases: list) -> list:
+    """Run the JS function `fn` on each argument tuple; return {"ok", "v"} or {"ok", "m"}."""
+    code = (
+        "cases => cases.map(c => { try { return {ok: true, v: (" + fn + ")(...c)}; }"
+        " catch (e) { return {ok: false, m: String(e && e.message)}; } })"
+    )
+    out = []
+    for start in range(0, len(cases), BATCH):
+        out.extend(page.evaluate(code, cases[start : start + BATCH]))
+    return out
+
+
+def js_values(page, fn: str, cases: list) -> list:
+    results = js_map(page, fn, cases)
+    failed = [(c, r["m"]) for c, r in zip(cases, results, strict=True) if not r["ok"]]
+    assert not failed, failed[:3]
+    return [r["v"] for r in results]
+
+
+def py_outcome(fn, *args) -> tuple[bool, object]:
+    try:
+        return True, fn(*args)
+    except ValueError as exc:
+        return False, str(exc)
+
+
+def js_outcome(result: dict) -> tuple[bool, object]:
+    return (True, result["v"]) if result["ok"] else (False, result["m"])
+
+
+def units(text: str) -> list[int]:
+    """UTF-16 code units, so that lone surrogates survive the trip to the browser."""
+    raw = text.encode("utf-16-le", "surrogatepass")
+    return [int.from_bytes(raw[i : i + 2], "little") for i in range(0, len(raw), 2)]
+
+
+FROM_UNITS = "u => String.fromCharCode(...u)"
+
+
+def assert_close(js, py, context=None) -> None:
+    """Same shape, same infinities, finite entries within rtol = atol = 1e-12."""
+    js = np.asarray(js, dtype=float)
+    py = np.asarray(py, dtype=float)
+    assert js.shape == py.shape, context
+    assert np.array_equal(np.isneginf(js), np.isneginf(py)), context
+    np.testing.assert_allclose(js, py, rtol=TOL, atol=TOL, err_msg=str(context))
+
+
+def random_doubles(rng, n: int) -> list[float]:
+    """Doubles from random bit patterns (every exponent), plus decimal-looking magnitudes."""
+    bits = rng.integers(0, 2**63, n, dtype=np.uint64) | (
+        rng.integers(0, 2, n, dtype=np.uint64) << np.uint64(63)
+    )
+    raw = [float(x) for x in bits.view(np.float64) if np.isfinite(x)]
+    scaled = rng.standard_normal(n) * 10.0 ** rng.uniform(-9, 24, n)
+    digits = rng.integers(0, 7, n)
+    rounded = [
+        round(float(x), int(d)) for x, d in zip(rng.uniform(-1e3, 1e3, n), digits, strict=True)
+    ]
+    return raw + [float(x) for x in scaled] + rounded
+
+
+TIES = [
+    0.125, -0.125, 0.375, 2.5, 3.5, -2.5, 0.5, 1.5, -0.5, 0.0625, 0.0005, 1e-7, -0.004, -0.001,
+    1e21, -1e21, 1e22, 123456789.125, 1.005, 2.675, 0.0, -0.0, 5e-324, 1.7976931348623157e308,
+    4503599627370495.5, 9007199254740993.0, 1e300, -1e-300,
+]  # fmt: skip
+
+
+def test_js_fixed_matches_python_fstring_exactly(c04):
+    rng = np.random.default_rng(404)
+    doubles = random_doubles(rng, 700)
+    dyadic = [k / 2**j for k in range(-40, 41, 3) for j in range(1, 10)]  # exact binary ties
+    cases = [[x, d] for x in TIES + dyadic for d in range(7)]
+    cases += [[x, int(d)] for x, d in zip(doubles, rng.integers(0, 7, len(doubles)), strict=True)]
+    cases += [[x, d] for x in TIES[:12] + doubles[:20] for d in (12, 20, 101, 130)]
+    got = js_values(c04, "(x, d) => C04.fmt.fixed(x, d)", cases)
+    wrong = [(x, d, g, f"{x:.{d}f}") for (x, d), g in zip(cases, got, strict=True)]
+    wrong = [w for w in wrong if w[2] != w[3]]
+    assert not wrong, wrong[:5]
+
+
+def test_js_es_number_and_es_percent_match_python_byte_for_byte(c04):
+    rng = np.random.default_rng(405)
+    xs = [*TIES, math.nan, math.inf, -math.inf, *random_doubles(rng, 150)]
+    xs += [float(x) for x in rng.uniform(-0.01, 0.01, 60)]  # "-0,00" territory
+    cases = [
+        [x, int(d), bool(s)] for x in xs for d, s in [(rng.integers(0, 7), rng.random() < 0.5)]
+    ]
+    cases += [[x, d, s] for x in TIES for d in (0, 2, 3) for s in (False, True)]
+    got = js_values(c04, "(x, d, s) => C04.fmt.esNumber(x, d, s)", cases)
+    assert got == [es_number(x, d, s) for x, d, s in cases]
+    got = js_values(c04, "x => C04.fmt.esNumber(x)", [[x] for x in xs])
+    assert got == [es_number(x) for x in xs]
+    ps = [*xs[:60], *(float(p) for p in rng.random(100)), 0.005, 0.125, 0.00125]
+    cases = [[p, int(d)] for p, d in zip(ps, rng.integers(0, 4, len(ps)), strict=True)]
+    got = js_values(c04, "(p, d) => C04.fmt.esPercent(p, d)", cases)
+    assert got == [es_percent(p, d) for p, d in cases]
+    assert js_values(c04, "p => C04.fmt.esPercent(p)", [[0.391], [0.995]]) == ["39 %", "100 %"]
+
+
+PARSE_TEXTS = [
+    "1,5", "−2", " 3.25 ", "1e3", "1E-3", "", "   ", "\u00a0", "abc", "1,5,6", "1.5,2", "1,5.2",
+    "inf", "-inf", "+Infinity", "nan", "-NaN", "1e400", "-1e400", "1_000", "1__0", "_1", "1_",
+    "1_.5", "1e1_0", "١٢٣", "１２３", "\u00a01,5\u00a0", "\t-3\n", "−", "+", "-", "1e", ".5",
+    "5.", ",5", "5,", "1 000", "1\u2009000", "\u2003 7 \u3000", "½", "²", "0x10", "1.2.3",
+    "−0", "−0,0", "+−1", "1e−3", "\x1c4\x1f", "\ufeff4", "4\x85", "٣,٥", "1.5e+3", "--1",
+]  # fmt: skip
+
+
+def test_js_parse_es_number_matches_python_values_and_spanish_errors(c04):
+    rng = np.random.default_rng(406)
+    alphabet = [*"0123456789,.-+e _", "−", "\u00a0", "i", "n", "f", "a", "E", "٣", "x"]
+    texts = PARSE_TEXTS + [
+        "".join(rng.choice(alphabet, int(rng.integers(0, 8)))) for _ in range(600)
+    ]
+    cases = [[t] for t in texts]
+    cases += [[2.5], [-0.0], [1e308], [math.inf], [-math.inf], [math.nan], [True], [None]]
+    got = [js_outcome(r) for r in js_map(c04, "t => C04.fmt.parseEsNumber(t)", cases)]
+    expected = [py_outcome(parse_es_number, t) for (t,) in cases]
+    for case, g, e in zip(cases, got, expected, strict=True):
+        assert g == e, (case, g, e)
+        if e[0]:
+            assert math.copysign(1, g[1]) == math.copysign(1, e[1]), case
+
+
+ESC_TEXTS = [
+    "<script>alert('x')</script>", 'a "b" & \'c\'', "&amp;", "ñandú > gato < perro", "", "1",
+    "—∞", "😀", "<<>>", "'" * 3,
+]  # fmt: skip
+
+
+def test_js_esc_matches_html_escape_quote_true(c04):
+    got = js_values(c04, "t => C04.html.esc(t)", [[t] for t in ESC_TEXTS + CORPUS])
+    assert got == [html.escape(t, quote=True) for t in ESC_TEXTS + CORPUS]
+    assert got == [esc(t) for t in ESC_TEXTS + CORPUS]
+    assert js_values(c04, "t => C04.html.esc(t)", [[3], [None], [True]]) == ["3", "None", "True"]
+
+
+def random_labels(rng, n: int) -> list[str]:
+    pool = [*ESC_TEXTS, *CORPUS[:20], "q", "k", "v"]
+    return [str(pool[int(i)]) for i in rng.integers(0, len(pool), n)]
+
+
+def test_js_matrix_html_is_byte_identical_to_python(c04):
+    rng = np.random.default_rng(407)
+    cases = []
+    special = [-np.inf, np.inf, np.nan, -0.0, 0.0, 0.0625, 0.0005, 0.55, 0.5505, 1.0, 0.125, 2.5]
+    for i in range(160):
+        n_rows, n_cols = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+        if i % 8 == 0:
+            n_cols = int(rng.integers(7, 41))  # numpy's pairwise sum at work in the row sums
+        m = rng.standard_normal((n_rows, n_cols)) * 10.0 ** rng.uniform(-3, 4)
+        if i % 2:
+            m = rng.random((n_rows, n_cols))  # attention weights, shaded
+        picks = rng.random((n_rows, n_cols))
+        m = np.where(picks < 0.12, rng.choice(special, (n_rows, n_cols)), m)
+        m = np.where(rng.random((n_rows, n_cols)) < 0.1, -np.inf, m)
+        options = {
+            "title": ["", "Pesos $$\\alpha$$ <b>x</b>", "Q · Kᵀ"][i % 3],
+            "rowLabels": random_labels(rng, n_rows) if i % 4 else None,
+            "colLabels": random_labels(rng, n_cols) if i % 5 else None,
+            "decimals": int(rng.integers(0, 5)),
+            "rowSums": bool(i % 3 == 1),
+            "testid": ["", None, 'mat-"q"&<x>', "weights"][i % 4],
+            "shade": bool(i % 2),
+        }
+        cases.append([m.tolist(), options])
+    cases.append([[0.1, 0.2, 0.7], {}])  # a vector is one row, as np.atleast_2d
+    cases.append([[[1.0, 2.0], [3.0, 4.0]], {}])  # every option at its default
+    got = js_values(c04, "(m, o) => C04.html.matrixHtml(m, o)", cases)
+    for (m, o), g in zip(cases, got, strict=True):
+        expected = matrix_html(
+            m,
+            title=o.get("title", ""),
+            row_labels=o.get("rowLabels"),
+            col_labels=o.get("colLabels"),
+            decimals=o.get("decimals", 2),
+            row_sums=o.get("rowSums", False),
+            testid=o.get("testid"),
+            shade=o.get("shade", False),
+        )
+        assert g == expected, (m, o)
+
+
+def test_js_readout_html_is_byte_identical_to_python(c04):
+    cases = [
+        ["Entropía", "1,58", "bits", "readout-entropy"],
+        ["<b>Norma</b> ‖J‖", es_number(0.125, 2), "", None],
+        ["x", "−0,50", "%", 'id"&<>'],
+        ["", "", "", ""],
+    ]
+    got = js_values(c04, "(l, v, u, t) => C04.html.readoutHtml(l, v, u, t)", cases)
+    assert got == [readout_html(*c) for c in cases]
+    got = js_values(c04, "(l, v) => C04.html.readoutHtml(l, v)", [["a", "b"]])
+    assert got == [readout_html("a", "b")]
+
+
+def random_score_rows(rng, count: int) -> list[np.ndarray]:
+    """Score matrices: ordinary, huge (up to ±1.6e308), huge spreads, masked entries."""
+    out = []
+    for i in range(count):
+        n_rows, n_cols = int(rng.integers(1, 6)), int(rng.integers(1, 41))
+        kind = i % 4
+        if kind == 0:
+            s = rng.standard_normal((n_rows, n_cols)) * 3
+        elif kind == 1:
+            s = rng.standard_normal((n_rows, n_cols)) * 10.0 ** rng.uniform(0, 300)
+        elif kind == 2:  # rows mixing every scale up to ±1.6e308, where x / T overflows
+            exponents = rng.uniform(-5, 308.2, (n_rows, n_cols))
+            s = rng.choice([-1, 1], (n_rows, n_cols)) * 10.0**exponents
+        else:
+            s = rng.standard_normal((n_rows, n_cols)) * 40
+        masked = rng.random((n_rows, n_cols)) < 0.3
+        masked[np.arange(n_rows), rng.integers(0, n_cols, n_rows)] = False  # keep one per row
+        out.append(np.where(masked, -np.inf, s))
+    return out
+
+
+def test_js_softmax_matches_python_within_1e_12(c04):
+    rng = np.random.default_rng(408)
+    cases = [[s.tolist(), float(rng.uniform(0.1, 3))] for s in random_score_rows(rng, 300)]
+    cases += [[[1e300, -1e300, 0.0], 0.1], [[FLOAT_MAX, -FLOAT_MAX], 3.0], [[5.0, -np.inf], 1.0]]
+    cases += [[[[1e300, 1e300 * (1 + 2**-52)], [-1e300, -np.inf]], 0.1]]
+    cases += [[[1e308, 1.5e308], 0.1], [[FLOAT_MAX, 0.999 * FLOAT_MAX, 0.0], 0.25]]  # x / T = inf
+    got = js_values(c04, "(s, t) => C04.math.softmax(s, t)", cases)
+    for (s, t), g in zip(cases, got, strict=True):
+        expected = softmax(s, temperature=t)
+        assert_close(g, expected, (s, t))
+        g = np.asarray(g)
+        assert np.array_equal(g == 0, expected == 0)  # masked and underflowed: exactly 0
+        normal = np.abs(expected) > 1e-290  # tiny weights agree relatively too
+        np.testing.assert_allclose(g[normal], expected[normal], rtol=TOL, atol=0)
+    assert js_values(c04, "s => C04.math.softmax(s)", [[[1.0, 2.0]]]) == [
+        softmax([1.0, 2.0]).tolist()
+    ]
+
+
+def test_js_softmax_raises_the_python_errors_in_spanish(c04):
+    cases = [
+        [[1.0, 2.0], 0.0], [[1.0], -1.5], [[1.0], math.nan], [[1.0], math.inf], [[1.0], True],
+        [[1.0, math.nan], 1.0], [[[1.0], [math.inf]], 1.0], [[-math.inf, -math.inf], 1.0],
+        [[[0.0, 1.0], [-math.inf, -math.inf]], 1.0], [[], 1.0],
+    ]  # fmt: skip
+    got = [js_outcome(r) for r in js_map(c04, "(s, t) => C04.math.softmax(s, t)", cases)]
+    expected = [py_outcome(lambda s, t: softmax(s, temperature=t), *c) for c in cases]
+    assert got == expected
+    assert all(not ok for ok, _ in got)
+
+
+def random_qkv(rng, i: int):
+    n_q = int(rng.integers(1, 7))
+    n_k = int(rng.integers(n_q, 9))
+    d_k, d_v = int(rng.integers(1, 9)), int(rng.integers(1, 7))
+    q = rng.standard_normal((n_q, d_k)) * 3
+    k = rng.standard_normal((n_k, d_k)) * 3
+    v = rng.standard_normal((n_k, d_v)) * 3
+    if i % 3 == 1:
+        # Dots of ~1e160 entries: huge finite scores, and products that overflow to ±inf (the
+        # score saturates at ±max). The overflowing terms of one dot share their sign: with
+        # mixed signs, BLAS's fused multiply-adds make Python's own score +inf, -inf or NaN
+        # depending on the kernel's summation order.
+        q = np.where(rng.random(q.shape) < 0.3, rng.choice([1e160, 3e155], q.shape), q)
+        sign = rng.choice([-1.0, 1.0], (n_k, 1))
+        k = np.where(rng.random(k.shape) < 0.3, sign * rng.choice([1e160, 7e154], k.shape), k)
+    elif i % 3 == 2:
+        q = q * 10.0 ** rng.uniform(0, 2)
+    return q, k, v
+
+
+def test_js_sdpa_matches_python_within_1e_12(c04):
+    rng = np.random.default_rng(409)
+    cases = []
+    for i in range(240):
+        q, k, v = random_qkv(rng, i)
+        options = {
+            "causal": bool(i % 2),
+            "scale": bool(i % 5 != 0),
+            "temperature": float(rng.uniform(0.1, 3)),
+        }
+        cases.append([q.tolist(), k.tolist(), v.tolist(), options])
+    got = js_values(c04, "(q, k, v, o) => C04.math.sdpa(q, k, v, o)", cases)
+    saturated = 0
+    for (q, k, v, o), g in zip(cases, got, strict=True):
+        r = scaled_dot_product_attention(q, k, v, o["causal"], o["scale"], o["temperature"])
+        assert_close(g["scores"], r.scores, (q, k, o))
+        assert_close(g["weights"], r.weights, (q, k, o))
+        assert_close(g["output"], r.output, (q, k, v, o))
+        assert np.array_equal(np.asarray(g["weights"]) == 0, r.weights == 0)
+        saturated += int(np.any(np.abs(r.scores) == FLOAT_MAX))
+    assert saturated > 10  # the extreme cases did saturate
+    default = js_values(c04, "(q, k, v) => C04.math.sdpa(q, k, v)", [cases[0][:3]])[0]
+    r = scaled_dot_product_attention(*cases[0][:3])
+    assert_close(default["output"], r.output)
+
+
+def test_js_sdpa_raises_the_python_errors_in_spanish(c04):
+    ok = [[1.0, 2.0], [3.0, 4.0]]
+    cases = [
+        [[1.0, 2.0], ok, ok, {}],
+        [ok, [[1.0, 2.0, 3.0]], [[1.0]], {}],
+        [ok, ok, [[1.0]], {}],
+        [[[1.0], [2.0], [3.0]], [[1.0], [2.0]], [[1.0], [2.0]], {"causal": True}],
+        [[[math.nan, 1.0]], ok, ok, {}],
+        [ok, ok, [[math.inf, 0.0], [0.0, 0.0]], {}],
+        [ok, ok, ok, {"temperature": 0.0}],
+    ]
+    got = [js_outcome(r) for r in js_map(c04, "(q, k, v, o) => C04.math.sdpa(q, k, v, o)", cases)]
+    expected = [
+        py_outcome(
+            lambda q, k, v, o: scaled_dot_product_attention(
+                q, k, v, o.get("causal", False), temperature=o.get("temperature", 1.0)
+            ),
+            *c,
+        )
+        for c in cases
+    ]
+    assert got == expected
+    assert all(not ok for ok, _ in got)
+
+
+def distributions(rng, count: int) -> list[np.ndarray]:
+    out = [np.full(5, 0.2), np.eye(4)[1], np.array([0.5, 0.5, 0.0]), np.array([1.0])]
+    for i in range(count):
+        n = int(rng.integers(1, 41))
+        spread = 10.0 ** rng.uniform(-2, 2.5)
+        p = softmax(rng.standard_normal((int(rng.integers(1, 4)), n)) * spread)
+        if i % 4 == 0:
+            p[:, rng.integers(0, n)] = 0.0
+        out.append(p)
+    return out
+
+
+def test_js_entropy_bits_matches_python_within_1e_12(c04):
+    rng = np.random.default_rng(410)
+    ps = distributions(rng, 300)
+    got = js_values(c04, "p => C04.math.entropyBits(p)", [[p.tolist()] for p in ps])
+    for p, g in zip(ps, got, strict=True):
+        assert_close(g, entropy_bits(p), p)
+
+
+def test_js_softmax_jacobian_norm_matches_python_within_1e_12(c04):
+    """sqrt(s2 - 2 s3 + s2²) is ill-conditioned near one-hot rows, where numpy's `p**3` (SIMD pow,
+    not correctly rounded) decides the last ulp of the radicand: there the squared norms agree to
+    1e-15 and the norms only where they are >= 1e-3 (as far as Python's own value is accurate)."""
+    rng = np.random.default_rng(411)
+    ps = distributions(rng, 300)
+    got = js_values(c04, "p => C04.math.softmaxJacobianNorm(p)", [[p.tolist()] for p in ps])
+    checked = 0
+    for p, g in zip(ps, got, strict=True):
+        expected = softmax_jacobian_norm(p)
+        g = np.asarray(g, dtype=float)
+        np.testing.assert_allclose(g**2, expected**2, rtol=0, atol=1e-15, err_msg=str(p))
+        conditioned = expected >= 1e-3
+        np.testing.assert_allclose(g[conditioned], expected[conditioned], rtol=TOL, atol=TOL)
+        checked += int(np.sum(conditioned))
+    assert checked > 400
+
+
+def test_js_sinusoidal_encoding_matches_python_within_1e_12(c04):
+    rng = np.random.default_rng(412)
+    cases = [[int(rng.integers(1, 200)), int(rng.integers(1, 65)), b] for b in [10000.0] * 8]
+    cases += [[int(rng.integers(1, 120)), int(rng.integers(1, 33)), b] for b in (100.0, 1.5, 1e6)]
+    cases += [[8, 16, 10000.0], [40, 16, 10000.0], [1, 1, 2.0], [5, 3, 10000.0]]
+    code = "(n, d, b) => C04.math.sinusoidalEncoding(n, d, b).map(r => Array.from(r))"
+    got = js_values(c04, code, cases)
+    for (n, d, b), g in zip(cases, got, strict=True):
+        assert_close(g, sinusoidal_encoding(n, d, b), (n, d, b))
+    code = "(n, d) => C04.math.sinusoidalEncoding(n, d).map(r => Array.from(r))"
+    assert_close(js_values(c04, code, [[6, 4]])[0], sinusoidal_encoding(6, 4))
+    bad = [[0, 4, 10000.0], [2.5, 4, 10000.0], [3, -1, 10000.0], [3, 4, 1.0], [3, 4, math.nan]]
+    code = "(n, d, b) => C04.math.sinusoidalEncoding(n, d, b)"
+    got = [js_outcome(r) for r in js_map(c04, code, bad)]
+    assert got == [py_outcome(sinusoidal_encoding, *c) for c in bad]
+
+
+def test_js_causal_mask_matmul_and_transpose_match_numpy(c04):
+    shapes = [[1, None], [3, None], [2, 5], [4, 4], [6, 2]]
+    got = js_values(c04, "(q, k) => C04.math.causalMask(q, k === null ? undefined : k)", shapes)
+    assert got == [causal_mask(q, k).tolist() for q, k in shapes]
+    rng = np.random.default_rng(413)
+    cases = []
+    for _ in range(100):
+        n, k, m = (int(x) for x in rng.integers(1, 12, 3))
+        cases.append([(rng.standard_normal((n, k)) * 5).tolist(), rng.random((k, m)).tolist()])
+    got = js_values(c04, "(a, b) => [C04.math.matmul(a, b), C04.math.transpose(a)]", cases)
+    for (a, b), (product, transposed) in zip(cases, got, strict=True):
+        assert_close(product, np.asarray(a) @ np.asarray(b))
+        assert transposed == np.asarray(a).T.tolist()
+
+
+def test_js_sum_is_numpy_pairwise_sum_bit_for_bit(c04):
+    rng = np.random.default_rng(414)
+    arrays = [
+        rng.standard_normal(int(n)) * 10.0 ** rng.uniform(-5, 5, int(n))
+        for n in rng.integers(0, 300, 120)
+    ]
+    got = js_values(c04, "a => C04.math.sum(a)", [[a.tolist()] for a in arrays])
+    assert got == [float(np.sum(a)) for a in arrays]
+
+
+def test_js_letter_trigrams_match_python_exactly(c04):
+    got = js_values(
+        c04, f"u => C04.math.letterTrigrams(({FROM_UNITS})(u))", [[units(t)] for t in CORPUS]
+    )
+    for token, g in zip(CORPUS, got, strict=True):
+        assert [units(t) for t in letter_trigrams(token)] == [units(t) for t in g], token
+
+
+def test_js_shake256_matches_hashlib(c04):
+    rng = np.random.default_rng(415)
+    texts = [f"{TRIGRAM_SALT}:#ga", "", "abc", *CORPUS[:30]]
+    texts += ["".join(rng.choice(list("ab#ñ😀"), int(n))) for n in rng.integers(0, 400, 40)]
+    cases = [[t, int(n)] for t, n in zip(texts, rng.integers(1, 320, len(texts)), strict=True)]
+    got = js_values(c04, "(t, n) => C04.math.shake256(t, n)", cases)
+    assert got == [list(hashlib.shake_256(t.encode()).digest(n)) for t, n in cases]
+
+
+def test_js_trigram_vectors_match_python_within_1e_12(c04):
+    tokens = [*DEFAULT_SENTENCE.split(), *CORPUS]
+    cases = [[[units(t) for t in tokens], TOKEN_DIM, TRIGRAM_SALT]]
+    cases += [
+        [[units(t) for t in CORPUS[::3]], d, s] for d, s in [(1, 0), (3, 7), (40, 1), (70, 2)]
+    ]
+    code = f"(us, d, s) => C04.math.trigramVectors(us.map({FROM_UNITS}), d, s)"
+    got = js_values(c04, code, cases)
+    for (token_units, d, salt), g in zip(cases, got, strict=True):
+        words = ["".join(map(chr, u)).encode("utf-16-le", "surrogatepass") for u in token_units]
+        words = [w.decode("utf-16-le", "surrogatepass") for w in words]
+        assert_close(g, trigram_vectors(words, d, salt=salt), (d, salt))
+    one = js_values(c04, "t => C04.math.trigramVectors(t, 16)", [["gato"]])[0]
+    assert_close(one, trigram_vectors("gato", 16))
+    bad = [[["gato"], 0, 0], [["gato", ""], 16, 0], [["gato", 3], 16, 0], [[], 16, 0]]
+    got = [js_outcome(r) for r in js_map(c04, "(t, d, s) => C04.math.trigramVectors(t, d, s)", bad)]
+    expected = [py_outcome(lambda t, d, s: trigram_vectors(t, d, s).tolist(), *c) for c in bad]
+    assert got == expected
+
+
+def test_js_python_repr_of_floats_in_messages_matches_python(c04):
+    rng = np.random.default_rng(416)
+    xs = random_doubles(rng, 150)
+    xs += [1e-5, 1e-4, 0.1, 1.0, -0.0, 1234567890123456.0, 1e16, 1e22, math.nan, math.inf]
+    got = js_values(c04, "x => C04.util.pyFloatRepr(x)", [[x] for x in xs])
+    assert got == [repr(x) for x in xs]
+    ints = [0, 7, -12, 2**60, 10**22]
+    assert js_values(c04, "x => C04.util.pyRepr(x)", [[x] for x in ints]) == list(map(repr, ints))
+    strings = ["", "a'b", 'a"b', "a'\"b", "tab\there", "ñ😀", "\x00\x7f\u200b\u2028"]
+    got = js_values(c04, "s => C04.util.pyRepr(s)", [[s] for s in strings])
+    assert got == [repr(s) for s in strings]
+
+
+def test_js_apply_sets_escaped_text_new_data_and_changed_props(c04):
+    result = c04.evaluate(
+        """() => {
+        const data = {x: [1, 2], y: ['a', 'b']};
+        const args = {
+          pane: {text: ''}, source: {data: {}}, widget: {labels: ['a'], value: 3, sets: 0},
+        };
+        Object.defineProperty(args.widget, 'value', {
+          get() { return this._v ?? 3; }, set(v) { this.sets += 1; this._v = v; },
+        });
+        const kinds = {pane: 'html', source: 'data', labels: 'prop:labels', value: 'prop:value'};
+        args.labels = args.widget; args.value = args.widget;
+        C04.apply(args, {pane: '<b class="x">It\\'s & more</b>', source: data,
+                         labels: ['El', '<gato>'], value: 3}, kinds);
+        let error = null;
+        try { C04.apply({p: {}}, {p: 1}, {p: 'bogus'}); } catch (e) { error = e.message; }
+        return {text: args.pane.text, data: args.source.data, fresh: args.source.data !== data,
+                labels: args.widget.labels, sets: args.widget.sets, error};
+      }"""
+    )
+    assert result["text"] == html.escape("""<b class="x">It's & more</b>""")
+    assert result["data"] == {"x": [1, 2], "y": ["a", "b"]}
+    assert result["fresh"]
+    assert result["labels"] == ["El", "<gato>"]
+    assert result["sets"] == 0  # an unchanged property is not set again (as apply_render)
+    assert result["error"] == "tipo de destino desconocido: 'bogus'"
+
+
+def test_js_update_reads_state_renders_applies_and_returns_ms(c04):
+    result = c04.evaluate(
+        """() => {
+        C04.views.demo = {
+          readState: (args) => ({t: args.w_t.value}),
+          render: (state) => ({out: C04.html.readoutHtml('T', C04.fmt.esNumber(state.t, 1))}),
+        };
+        const args = {w_t: {value: 2.25}, out: {text: ''}};
+        const ms = C04.update('demo', args, {out: 'html'});
+        return {ms, text: args.out.text, last: C04.lastUpdate.demo};
+      }"""
+    )
+    assert result["text"] == html.escape(readout_html("T", es_number(2.25, 1)))
+    assert 0 <= result["ms"] < 30
+    assert result["last"] == "demo"
+
+
+def test_c04_js_is_a_plain_offline_script():
+    source = C04_JS.read_text()
+    assert not re.search(r"^\s*(import|export)\b", source, re.MULTILINE)
+    for forbidden in ("require(", "import(", "fetch(", "XMLHttpRequest", "WebSocket", "http"):
+        assert forbidden not in source, forbidden
+    assert "root.C04 = C04" in source

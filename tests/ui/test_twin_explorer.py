@@ -1,0 +1,409 @@
+"""The explorer's browser twin (dashboards/static/explorer.js on the C04 core) against Python.
+
+c04.js and explorer.js are loaded into a blank Chromium page with the constants the export
+embeds (``ExplorerView.enable_client_side``). For many random settings, ``render(state)`` in JS
+must give exactly what ``dashboards.explorer.render(model)`` gives (HTML byte for byte, the token
+widgets' properties identical) and the attention weights within 1e-12; the controls' logic
+(typed sentences, refused ones, the "Fíjate" buttons) must leave the same page as the live view.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attnmodel.explorer import DEFAULT_SENTENCE, MAX_TOKENS, AttentionExplorer
+from dashboards.explorer import ExplorerView, error_html, render
+
+STATIC = Path(__file__).resolve().parents[2] / "dashboards" / "static"
+XSS = "<script>alert(1)</script>"
+
+# Spanish words, duplicates up to case, accents and marks (trigrams strip them), markup that
+# must come out escaped, non-Latin scripts and compatibility forms (NFKD).
+VOCAB = [
+    "El", "gato", "duerme", "porque", "el", "está", "cansado", "gatos", "Gato", "perro",
+    "niño", "Ñandú", "acción", "ACCIÓN", "über", "café", "naïve", "a", "y", "¿qué?", "¡hola!",
+    "1,5", "−2", "x\u0301", "<b>", "</td>", "&amp;", '"citas"', "'apóstrofe'", "x<y>z", XSS,
+    "<img/src=x/onerror=alert(1)>", "🐈", "猫", "Σίσυφος", "ΟΔΟΣ", "İstanbul", "straße", "ﬁn",
+    "Ⅻ", "ǅemal", "–", "(2)",
+]  # fmt: skip
+
+
+def _script(text: str) -> str:
+    return "<script>" + text.replace("</script", "<\\/script") + "</script>"
+
+
+@pytest.fixture(scope="module")
+def embedded():
+    """The states JSON exactly as the export fills it for the explorer."""
+    states: dict = {}
+    assert ExplorerView().enable_client_side(states) == 0
+    return states
+
+
+@pytest.fixture
+def twin(page, offline, embedded):
+    core = STATIC / "c04.js"
+    if not core.is_file():
+        pytest.fail("Falta dashboards/static/c04.js (el núcleo C04).")
+    content = (
+        '<!DOCTYPE html><html><head><meta charset="utf-8">'
+        f'<script type="application/json" id="c04-states">{json.dumps(embedded)}</script>'
+        + _script(core.read_text(encoding="utf-8"))
+        + _script((STATIC / "explorer.js").read_text(encoding="utf-8"))
+        + "</head><body></body></html>"
+    )
+    page.set_content(content)
+    page.wait_for_function("() => window.C04 && C04.views && C04.views.explorer")
+    yield page
+    assert offline.console_errors == []
+    assert offline.external == []
+    assert offline.dialogs == []
+
+
+# --- Python side ----------------------------------------------------------------------------
+
+
+def jsonish(value):
+    """Tuples as lists, as they come back from the page."""
+    if isinstance(value, tuple | list):
+        return [jsonish(v) for v in value]
+    if isinstance(value, dict):
+        return {k: jsonish(v) for k, v in value.items()}
+    return value
+
+
+def state_of(tokens, focus, temperature, positional, causal) -> dict:
+    return {
+        "tokens": list(tokens),
+        "focus": int(focus),
+        "temperature": float(temperature),
+        "positional": bool(positional),
+        "causal": bool(causal),
+    }
+
+
+def model_of(state: dict) -> AttentionExplorer:
+    return AttentionExplorer(
+        sentence=" ".join(state["tokens"]),
+        focus=state["focus"],
+        temperature=state["temperature"],
+        positional=state["positional"],
+        causal=state["causal"],
+    )
+
+
+def random_states(rng, count: int) -> list[dict]:
+    states = []
+    # what the slider sends, float noise kept (0.1 + 0.05 k), within the model's bounds
+    slider_steps = [min(0.1 + 0.05 * k, 3.0) for k in range(59)]
+    for _ in range(count):
+        n = int(rng.integers(1, MAX_TOKENS + 1))
+        tokens = [VOCAB[int(i)] for i in rng.integers(0, len(VOCAB), n)]
+        kind = rng.random()
+        if kind < 0.3:
+            temperature = float(slider_steps[int(rng.integers(len(slider_steps)))])
+        elif kind < 0.4:
+            temperature = float(rng.choice([0.1, 3.0]))
+        else:
+            temperature = float(rng.uniform(0.1, 3.0))
+        states.append(
+            state_of(
+                tokens,
+                rng.integers(0, n),
+                temperature,
+                rng.random() < 0.6,
+                rng.random() < 0.4,
+            )
+        )
+    return states
+
+
+def edge_states() -> list[dict]:
+    states = []
+    # Uniform rows (one token repeated, no position): weights 1/n exactly, so "{w:.3f}" and
+    # "{100 w:.2f}" hit binary ties (1/16 -> 0.062, 100/32 -> 3.12: Python rounds half to even).
+    for n in (1, 2, 8, 16, 32, 40):
+        for causal in (False, True):
+            for temperature in (0.1, 1.0, 3.0):
+                states.append(state_of(["gato"] * n, n - 1, temperature, False, causal))
+                states.append(state_of(["gato"] * n, 0, temperature, True, causal))
+    default = DEFAULT_SENTENCE.split()
+    for focus in range(len(default)):
+        for temperature in (0.1, 0.15000000000000002, 1.0, 2.9999999999999996, 3.0):
+            for positional in (False, True):
+                for causal in (False, True):
+                    states.append(state_of(default, focus, temperature, positional, causal))
+    distinct = [f"palabra{i % 7}x{i}" for i in range(MAX_TOKENS)]
+    states.append(state_of(distinct, 39, 0.1, True, True))
+    states.append(state_of(distinct, 0, 3.0, True, False))
+    markup = [XSS, "<img/src=x/onerror=alert(1)>", "&", '"', "'", "&lt;"]
+    states.append(state_of(markup, 0, 1.0, True, False))
+    return states
+
+
+def python_render(state: dict) -> dict:
+    return jsonish(render(model_of(state)))
+
+
+# --- JS side -------------------------------------------------------------------------------
+
+JS_RENDER = "(states) => states.map((s) => C04.views.explorer.render(s))"
+JS_WEIGHTS = """(states) => states.map((s) => C04.views.explorer
+    .attentionWeights(s.tokens, s.positional, s.causal, s.temperature)
+    .map((row) => Array.from(row)))"""
+
+
+def assert_same_render(page, states: list[dict]) -> None:
+    got = page.evaluate(JS_RENDER, states)
+    for state, js in zip(states, got, strict=True):
+        py = python_render(state)
+        assert js.keys() == py.keys(), state
+        for name in py:
+            assert js[name] == py[name], (name, state)
+
+
+def test_render_matches_python_on_edge_cases(twin):
+    assert_same_render(twin, edge_states())
+
+
+def test_render_matches_python_on_random_states(twin, rng):
+    states = random_states(rng, 400)
+    assert_same_render(twin, states)
+    # The numbers behind the HTML: every weight within 1e-12 (and masked ones exactly 0).
+    weights = twin.evaluate(JS_WEIGHTS, states)
+    for state, js in zip(states, weights, strict=True):
+        py = model_of(state).weights
+        js = np.array(js)
+        np.testing.assert_allclose(js, py, rtol=1e-12, atol=1e-12)
+        if state["causal"]:
+            assert (js[np.triu_indices(len(py), 1)] == 0).all()
+
+
+def test_sentence_splitting_matches_python_for_every_code_point(twin):
+    # str.split() and the twin must agree on which characters separate words.
+    js = twin.evaluate(
+        """() => {
+          const out = [];
+          for (let c = 0; c <= 0x10ffff; c++) {
+            if (C04.views.explorer.splitWords("a" + String.fromCodePoint(c) + "b").length !== 1)
+              out.push(c);
+          }
+          return out;
+        }"""
+    )
+    python = [c for c in range(0x110000) if len(f"a{chr(c)}b".split()) != 1]
+    assert js == python
+    for text in ("", "   ", " \t\n a  b\u3000c\u0085d\ufeffe ", "\x1cx\x1fy"):
+        assert twin.evaluate("(t) => C04.views.explorer.splitWords(t)", text) == text.split()
+
+
+# --- the controls: the same actions on the live view and on the twin ------------------------
+
+# One scenario step: (control, value). The JS side gets fake Bokeh models (plain objects) and
+# applies the rendered values as C04.apply would: html -> the pane, prop:x -> model.x.
+JS_SCENARIO = """([steps, start]) => {
+  const X = C04.views.explorer;
+  const w_buttons = {labels: start.labels, active: start.active};
+  const w_select = {options: start.options, value: start.value};
+  const args = {
+    table: {html: start.table}, row: {html: start.row}, error: {html: start.error},
+    buttons_labels: w_buttons, buttons_active: w_buttons,
+    select_options: w_select, select_value: w_select,
+    w_sentence: {value: start.sentence}, w_buttons, w_select,
+    w_temperature: {value: start.temperature}, w_positional: {active: start.positional},
+    w_causal: {active: start.causal},
+  };
+  const kinds = {table: "html", row: "html", error: "html", buttons_labels: "prop:labels",
+    buttons_active: "prop:active", select_options: "prop:options", select_value: "prop:value"};
+  const screens = [];
+  const controls = {sentence: [args.w_sentence, "value"], buttons: [w_buttons, "active"],
+    select: [w_select, "value"], temperature: [args.w_temperature, "value"],
+    positional: [args.w_positional, "active"], causal: [args.w_causal, "active"]};
+  for (const [control, value] of steps) {
+    let changed = true;  // a button always fires; a widget only when its value changes
+    if (control in controls) {
+      const [model, prop] = controls[control];
+      const v = control === "select" ? String(value) : value;
+      changed = model[prop] !== v;
+      model[prop] = v;
+    }
+    if (changed) {
+      args.trigger = control;
+      const values = X.render(X.readState(args));
+      for (const [name, v] of Object.entries(values)) {
+        const kind = kinds[name];
+        if (kind === "html") args[name].html = v;
+        else args[name][kind.slice(5)] = v;
+      }
+    }
+    screens.push({
+      table: args.table.html, row: args.row.html, error: args.error.html,
+      labels: w_buttons.labels, active: w_buttons.active,
+      options: w_select.options, value: w_select.value,
+      sentence: args.w_sentence.value, temperature: args.w_temperature.value,
+      positional: args.w_positional.active, causal: args.w_causal.active,
+    });
+  }
+  return screens;
+}"""
+
+
+CONTROLS = (
+    *("sentence", "buttons", "select", "temperature", "positional", "causal"),
+    *("reset", "cold", "hot", "causal_button"),
+)
+
+
+def screen(view: ExplorerView) -> dict:
+    """What the live view shows, in Bokeh's terms (as the twin's fake models hold it)."""
+    return {
+        "table": view.table.object,
+        "row": view.row.object,
+        "error": view.sentence_error.object,
+        "labels": list(view.token_buttons.options),
+        "active": view.token_buttons.value,
+        "options": [[str(i), label] for label, i in view.token_select.options.items()],
+        "value": str(view.token_select.value),
+        "sentence": view.sentence_input.value,
+        "temperature": view.temperature_slider.value,
+        "positional": view.positional_box.value,
+        "causal": view.causal_box.value,
+    }
+
+
+def live_step(view: ExplorerView, control: str, value) -> None:
+    widgets = {
+        "sentence": view.sentence_input,
+        "buttons": view.token_buttons,
+        "select": view.token_select,
+        "temperature": view.temperature_slider,
+        "positional": view.positional_box,
+        "causal": view.causal_box,
+    }
+    buttons = {
+        "reset": view.reset_button,
+        "cold": view.cold_button,
+        "hot": view.hot_button,
+        "causal_button": view.causal_button,
+    }
+    if control in widgets:
+        widgets[control].value = value
+    else:
+        buttons[control].clicks += 1
+
+
+def run_scenario(page, steps) -> None:
+    view = ExplorerView()
+    start = screen(view)
+    expected = []
+    for control, value in steps:
+        live_step(view, control, value)
+        expected.append(screen(view))
+    got = page.evaluate(JS_SCENARIO, [steps, start])
+    for k, (step, js, py) in enumerate(zip(steps, got, expected, strict=True)):
+        for name in py:
+            assert js[name] == py[name], (k, step, name)
+
+
+def test_controls_leave_the_same_page_as_the_live_view(twin, panel_cleanup):
+    run_scenario(
+        twin,
+        [
+            ("buttons", 2),
+            ("select", 6),
+            ("temperature", 0.35000000000000003),
+            ("positional", False),
+            ("causal", True),
+            ("sentence", "la reina habla con el rey"),
+            ("sentence", ""),  # refused: message, the map keeps the last valid sentence
+            ("temperature", 2.0),  # the message and the box stay
+            ("causal_button", None),
+            ("buttons", 1),  # a new focus puts the sentence back in the box, clears the message
+            ("sentence", "   "),
+            ("select", 3),
+            ("sentence", "uno  dos\u3000tres"),  # the box gets back this spelling, not the words
+            ("sentence", ""),
+            ("select", 0),
+            ("sentence", "   "),
+            ("buttons", 2),
+            ("sentence", "la reina habla con el rey"),
+            ("sentence", " ".join(["a"] * (MAX_TOKENS + 1))),
+            ("sentence", " ".join(["palabra"] * 100)),
+            ("sentence", "hola mundo"),  # shorter: the focus moves to the last token
+            ("sentence", f"{XSS} <img src=x onerror=alert(1)> hola"),
+            ("buttons", 0),
+            ("cold", None),
+            ("hot", None),
+            ("causal_button", None),
+            ("sentence", ""),
+            ("reset", None),  # default sentence in the box, message cleared
+            ("reset", None),
+            ("sentence", " ".join(f"t{i}" for i in range(MAX_TOKENS))),
+            ("select", 39),
+            ("temperature", 3.0),
+            ("sentence", "uno  dos\u3000tres"),
+        ],
+    )
+
+
+def test_random_control_sequences(twin, rng, panel_cleanup):
+    for _ in range(12):
+        steps = []
+        n = 8  # tokens on screen (the default sentence)
+        for _ in range(14):
+            control = str(rng.choice(CONTROLS))
+            if control == "sentence":
+                m = int(rng.choice([0, 1, 3, 12, MAX_TOKENS, MAX_TOKENS + 1]))
+                words = [VOCAB[int(i)] for i in rng.integers(0, len(VOCAB), m)]
+                value = " ".join(words)
+                if 1 <= m <= MAX_TOKENS:
+                    n = m
+            elif control in ("buttons", "select"):
+                value = int(rng.integers(0, n))
+            elif control == "temperature":
+                value = min(max(round(float(rng.uniform(0.1, 3.0)) / 0.05) * 0.05, 0.1), 3.0)
+            elif control in ("positional", "causal"):
+                value = bool(rng.random() < 0.5)
+            else:
+                value = None
+                if control == "reset":
+                    n = 8
+            steps.append((control, value))
+        run_scenario(twin, steps)
+
+
+def test_error_html_and_messages_match_python(twin, panel_cleanup):
+    for text in ("", "La frase está vacía", XSS, "a & b"):
+        assert twin.evaluate("(t) => C04.views.explorer.errorHtml(t)", text) == error_html(text)
+
+
+def test_render_time_of_a_forty_token_sentence(twin):
+    """Not a pass/fail timing: prints what one temperature change costs in the twin."""
+    tokens = [f"palabra{i % 7}x{i}" for i in range(MAX_TOKENS)]
+    ms = twin.evaluate(
+        """(tokens) => {
+          const X = C04.views.explorer;
+          X.render({tokens, focus: 3, temperature: 1, positional: true, causal: false});
+          const times = [];
+          for (let k = 0; k < 20; k++) {
+            const t0 = performance.now();
+            X.render({tokens, focus: 3, temperature: 0.5 + k * 0.1, positional: true,
+                      causal: k % 2 === 0});
+            times.push(performance.now() - t0);
+          }
+          const fresh = performance.now();
+          X.render({tokens: tokens.map((t) => t + "z"), focus: 3, temperature: 1,
+                    positional: true, causal: false});
+          return {change: times.sort((a, b) => a - b)[10], newSentence: performance.now() - fresh};
+        }""",
+        tokens,
+    )
+    print(
+        f"\nexplorer.js, 40 tokens: cambio de T {ms['change']:.2f} ms (mediana), "
+        f"frase nueva {ms['newSentence']:.2f} ms"
+    )
+    assert ms["change"] >= 0

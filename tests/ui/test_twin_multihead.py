@@ -1,0 +1,177 @@
+"""Browser twin of "Varias cabezas": the JS lookup gives exactly Python's render, every state.
+
+The demo is discrete (4 sentences × h = 1 … 4), so the export embeds the Python render of all
+16 states (packed by ``client_table``) and dashboards/static/multihead.js only unpacks them.
+Loaded in a blank Chromium page with the C04 core, its ``render(state)`` must equal
+``dashboards.multihead.render(model)`` for every state: HTML and every string identical, every
+number the same double (stricter than the 1e-12 the numeric twins are held to).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attnmodel.multihead import HEAD_OPTIONS, SENTENCES, MultiHeadDemo
+from dashboards.multihead import (
+    ARC_COLUMNS,
+    HEAT_COLUMNS,
+    HIDDEN_PANEL_STYLES,
+    MultiHeadView,
+    client_table,
+    head_shown,
+    render,
+    state_key,
+)
+
+STATIC = Path(__file__).resolve().parents[2] / "dashboards" / "static"
+STATES = [(sentence, h) for sentence in SENTENCES for h in HEAD_OPTIONS]
+NUMERIC = {"x", "y", "anchor_y", "peso", "fila", "col", "line_alpha", "line_width"}
+RAGGED = {"xs", "ys"}
+
+
+def script(text: str) -> str:
+    return "<script>" + text.replace("</script", "<\\/script") + "</script>"
+
+
+def states_script(states: dict) -> str:
+    # As the export embeds them: JSON safe inside <script> (no "<", ">" or "&" left raw).
+    text = json.dumps(states, ensure_ascii=False, separators=(",", ":"))
+    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return f'<script type="application/json" id="c04-states">{text}</script>'
+
+
+@pytest.fixture(scope="module")
+def table():
+    return client_table(MultiHeadDemo().arc_threshold)
+
+
+@pytest.fixture
+def twin(page, table):
+    """A blank page with the C04 core, the embedded states and multihead.js."""
+    core = STATIC / "c04.js"
+    assert core.is_file(), "falta el núcleo dashboards/static/c04.js"
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.set_content(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
+        + states_script({"multihead": table})
+        + script(core.read_text(encoding="utf-8"))
+        + script((STATIC / "multihead.js").read_text(encoding="utf-8"))
+        + "</head><body></body></html>"
+    )
+    page.wait_for_function("() => window.C04 && window.C04.views && window.C04.views.multihead")
+    yield page
+    assert errors == []
+
+
+def js_render(page, sentence: str, h: int) -> dict:
+    return page.evaluate(
+        "([s, h]) => C04.views.multihead.render({sentence: s, n_heads: h})", [sentence, h]
+    )
+
+
+def assert_same_source(name: str, js: dict, py: dict) -> None:
+    assert set(js) == set(py), name
+    lengths = {len(v) for v in py.values()}
+    assert len(lengths) == 1, name
+    assert {len(v) for v in js.values()} == lengths, name
+    for column, expected in py.items():
+        got = js[column]
+        where = f"{name}.{column}"
+        if column in RAGGED:
+            assert len(got) == len(expected), where
+            for a, b in zip(got, expected, strict=True):
+                np.testing.assert_array_equal(np.asarray(a, float), np.asarray(b, float), where)
+        elif column in NUMERIC:
+            np.testing.assert_array_equal(
+                np.asarray(got, float).reshape(-1), np.asarray(expected, float), where
+            )
+        else:
+            assert list(got) == list(expected), where
+
+
+def assert_same_render(js: dict, py: dict, kinds: dict[str, str]) -> None:
+    assert set(js) == set(py) == set(kinds)
+    for name, expected in py.items():
+        if kinds[name] == "data":
+            assert_same_source(name, js[name], expected)
+        elif isinstance(expected, list | tuple):
+            assert js[name] == list(expected), name
+        else:
+            assert type(js[name]) is type(expected) or isinstance(expected, float), name
+            assert js[name] == expected, name
+
+
+def test_every_state_is_exactly_the_python_render(twin):
+    kinds = {name: kind for name, (_, kind) in MultiHeadView().client_targets().items()}
+    for sentence, h in STATES:
+        py = render(MultiHeadDemo(sentence=sentence, n_heads=h))
+        assert_same_render(js_render(twin, sentence, h), py, kinds)
+
+
+def test_state_key_and_read_state_match_python(twin):
+    view = MultiHeadView()
+    labels = view.heads_buttons.get_root().labels  # what the Bokeh model holds: "1" … "4"
+    select = view.sentence_select.get_root()
+    # The Select's model value is the sentence itself (options are (value, label) pairs).
+    assert [value for value, _ in select.options] == list(SENTENCES)
+    assert select.value == SENTENCES[0]
+    for sentence, h in STATES:
+        got = twin.evaluate(
+            """([s, labels, active]) => {
+                 const v = C04.views.multihead;
+                 const state = v.readState({w_sentence: {value: s},
+                                            w_heads: {labels: labels, active: active}});
+                 return [state, v.key(state)];
+               }""",
+            [sentence, labels, HEAD_OPTIONS.index(h)],
+        )
+        assert got == [{"sentence": sentence, "n_heads": h}, state_key(sentence, h)]
+
+
+def test_the_table_holds_each_state_once_and_the_defaults(table):
+    default = MultiHeadDemo()
+    assert set(table) == {state_key(s, h) for s, h in STATES} | {"_shared"}
+    assert state_key(default.sentence, default.n_heads) in table
+    size = len(json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode())
+    assert size < 400_000, f"{size} bytes"
+
+
+def test_each_render_is_a_fresh_copy(twin):
+    """The hover fades line_alpha in place: that must not leak into the next lookup."""
+    sentence = SENTENCES[0]
+    faded = twin.evaluate(
+        """(s) => {
+             const v = C04.views.multihead;
+             const a = v.render({sentence: s, n_heads: 4});
+             for (let k = 0; k < a.arcs_2.line_alpha.length; k++) a.arcs_2.line_alpha[k] = 0;
+             a.arcs_2.xs[0][0] = -99;
+             return v.render({sentence: s, n_heads: 4});
+           }""",
+        sentence,
+    )
+    py = render(MultiHeadDemo(sentence=sentence))["arcs_2"]
+    np.testing.assert_array_equal(faded["arcs_2"]["line_alpha"], py["line_alpha"])
+    np.testing.assert_array_equal(faded["arcs_2"]["xs"][0], py["xs"][0])
+
+
+def test_hidden_heads_have_empty_sources(twin):
+    got = js_render(twin, SENTENCES[1], 1)
+    for k in (2, 3, 4):
+        assert got[f"arcs_{k}"] == {c: [] for c in ARC_COLUMNS}
+        assert got[f"heat_{k}"] == {c: [] for c in HEAT_COLUMNS}
+        assert got[f"panel_{k}"] == HIDDEN_PANEL_STYLES
+        assert not head_shown(got[f"panel_{k}"])
+        assert got[f"title_{k}"] == got[f"top_{k}"] == ""
+
+
+def test_an_unknown_state_is_refused(twin):
+    message = twin.evaluate(
+        """() => { try { C04.views.multihead.render({sentence: "Hola", n_heads: 4}); }
+                   catch (e) { return e.message; } return null; }"""
+    )
+    assert message == f"multihead: no hay estado exportado para {state_key('Hola', 4)}"

@@ -1,0 +1,205 @@
+"""Parity in Chromium: the browser twin of demo 1 (self-attention) against Python.
+
+``C04.views.self_attention.render(state)`` (dashboards/static/self_attention.js on top of the
+core dashboards/static/c04.js, in a blank page) must return what
+``dashboards.self_attention.render(model)`` returns for the same matrices and checkboxes: the
+same keys in the same order, every HTML string byte-identical (Q, K, V, the scores' caption,
+the scores with −∞ where masked, A with its shading and Σ column, Z, the gradient table) and the
+heat map's numbers within 1e-12 (its strings identical).
+
+States: the presets × both checkboxes, then seeded random matrices of every kind the cells
+accept — generic numbers, integers (Q, K, V print with 2 decimals), two-decimal numbers,
+magnitudes up to the model's bound ±10^6 (scores near 10^25, saturated rows, gradient 0),
+tiny magnitudes down to 10^-300 (products that underflow), zeros — each with the causal mask
+and the √d_k factor on or off.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from attnmodel.self_attention import MATRICES, MAX_ABS, PRESETS, SelfAttention
+from dashboards.self_attention import render
+
+pytestmark = pytest.mark.ui
+
+STATIC = Path(__file__).resolve().parents[2] / "dashboards" / "static"
+TOL = 1e-12
+SHAPES = {"X": (3, 2), "W_Q": (2, 2), "W_K": (2, 2), "W_V": (2, 2)}
+
+
+def load_twin(page) -> list[str]:
+    """A blank page with c04.js and self_attention.js; returns the list its errors go to."""
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.set_content("<!DOCTYPE html><html><head></head><body></body></html>")
+    for name in ("c04.js", "self_attention.js"):
+        page.add_script_tag(content=(STATIC / name).read_text(encoding="utf-8"))
+    assert page.evaluate("() => typeof C04.views.self_attention.render") == "function"
+    return errors
+
+
+def _matrices(rng, kind: str) -> dict[str, np.ndarray]:
+    out = {}
+    for name, shape in SHAPES.items():
+        if kind == "generic":
+            m = rng.normal(size=shape) * 10 ** rng.uniform(-2, 2, size=shape)
+        elif kind == "integers":
+            m = rng.integers(-5, 6, size=shape).astype(float)
+        elif kind == "two_decimals":
+            m = np.round(rng.normal(size=shape) * 3, 2)
+        elif kind == "huge":
+            m = rng.choice([-1, 1], size=shape) * 10 ** rng.uniform(-6, 6, size=shape)
+            m[rng.random(shape) < 0.3] = MAX_ABS * rng.choice([-1, 1])
+        elif kind == "huge_integers":
+            m = rng.integers(-MAX_ABS, MAX_ABS + 1, size=shape).astype(float)
+        elif kind == "tiny":
+            m = rng.normal(size=shape) * 10 ** rng.uniform(-300, -100, size=shape)
+        elif kind == "zeros":
+            m = np.zeros(shape)
+            m[rng.random(shape) < 0.3] = 1.0
+        else:
+            raise AssertionError(kind)
+        out[name] = np.clip(m, -MAX_ABS, MAX_ABS)
+    return out
+
+
+def states(seed: int = 4262024) -> list[dict]:
+    """Every preset × checkbox, then seeded random states of every kind of input."""
+    rng = np.random.default_rng(seed)
+    result = []
+    for preset, causal, scaled in itertools.product(PRESETS, (False, True), (False, True)):
+        mats = {k: np.array(v, dtype=float) for k, v in PRESETS[preset].items()}
+        result.append({**mats, "causal": causal, "scaled": scaled})
+    counts = {
+        "generic": 120,
+        "integers": 40,
+        "two_decimals": 40,
+        "huge": 60,
+        "huge_integers": 30,
+        "tiny": 20,
+        "zeros": 12,
+    }
+    for kind, count in counts.items():
+        for _ in range(count):
+            mats = _matrices(rng, kind)
+            result.append(
+                {**mats, "causal": bool(rng.random() < 0.5), "scaled": bool(rng.random() < 0.5)}
+            )
+    # One row of huge scores next to rows of ordinary ones; the whole matrix at the bound.
+    mixed = {k: np.array(v, dtype=float) for k, v in PRESETS["4.2.6"].items()}
+    mixed["X"][0] = [MAX_ABS, -MAX_ABS]
+    result.append({**mixed, "causal": False, "scaled": True})
+    bound = {name: np.full(shape, MAX_ABS) for name, shape in SHAPES.items()}
+    for causal in (False, True):
+        result.append({**bound, "causal": causal, "scaled": False})
+    return result
+
+
+def python_render(state: dict) -> dict:
+    model = SelfAttention(**{k: state[k] for k in MATRICES}, causal=state["causal"])
+    model.scaled = state["scaled"]
+    return render(model)
+
+
+def js_state(state: dict) -> dict:
+    return {
+        **{k: np.asarray(state[k], dtype=float).tolist() for k in MATRICES},
+        "causal": state["causal"],
+        "scaled": state["scaled"],
+    }
+
+
+def assert_same(python: dict, js: dict, where: str) -> None:
+    assert list(js) == list(python), where
+    for name, expected in python.items():
+        got = js[name]
+        if isinstance(expected, str):
+            assert got == expected, f"{where}: {name}\nJS:     {got}\nPython: {expected}"
+            continue
+        assert list(got) == list(expected), f"{where}: {name} columns"
+        for column, values in expected.items():
+            if values and isinstance(values[0], str):
+                assert got[column] == values, f"{where}: {name}.{column}"
+            else:
+                np.testing.assert_allclose(
+                    np.asarray(got[column], dtype=float),
+                    np.asarray(values, dtype=float),
+                    rtol=TOL,
+                    atol=TOL,
+                    err_msg=f"{where}: {name}.{column}",
+                )
+
+
+def test_render_matches_python(page):
+    errors = load_twin(page)
+    cases = states()
+    js = page.evaluate(
+        "(states) => states.map((s) => C04.views.self_attention.render(s))",
+        [js_state(s) for s in cases],
+    )
+    assert len(js) == len(cases) > 300
+    for n, (state, got) in enumerate(zip(cases, js, strict=True)):
+        where = f"estado {n}: {json.dumps(js_state(state))}"
+        assert_same(python_render(state), got, where)
+    assert errors == []
+
+
+def test_fma_is_exact(page):
+    """The twin's fma (BLAS's fused multiply-add) is a·b + c rounded once, checked with
+    Python's exact fractions, on ordinary, huge, tiny and subnormal operands."""
+    from fractions import Fraction
+
+    errors = load_twin(page)
+    rng = np.random.default_rng(7)
+    triples = []
+    for _ in range(400):
+        scale = 10 ** rng.uniform(-160, 160, 3)
+        triples.append((rng.normal(size=3) * scale).tolist())
+    triples += [
+        [1e-160, 1e-160, 5e-324],
+        [3e-170, 7e-160, -1e-320],
+        [1.0 + 2**-52, 1.0 - 2**-53, -1.0],
+        [0.1, 10.0, -1.0],
+        [1e6, 2e12, 4e24],
+        [-0.0, 5.0, 0.0],
+        [2.0, 3.0, -6.0],
+    ]
+    got = page.evaluate(
+        "(ts) => ts.map(([a, b, c]) => C04.views.self_attention.fma(a, b, c))", triples
+    )
+    for (a, b, c), value in zip(triples, got, strict=True):
+        expected = float(Fraction(a) * Fraction(b) + Fraction(c))
+        # An integral JS number arrives as a Python int of its shortest digits: float() is exact.
+        assert float(value) == expected, (a, b, c, value, expected)
+    assert errors == []
+
+
+def test_matmul_is_numpys(page):
+    """X @ W, Q @ K^T and A @ V: the twin's products equal numpy's bit for bit (this machine's
+    BLAS accumulates with fused multiply-adds; the twin does the same)."""
+    errors = load_twin(page)
+    rng = np.random.default_rng(11)
+    pairs = []
+    for _ in range(200):
+        a = rng.normal(size=(3, 2)) * 10 ** rng.uniform(-3, 6)
+        b = rng.normal(size=(2, 2)) * 10 ** rng.uniform(-3, 6)
+        pairs.append((a, b))
+        pairs.append((a, (rng.normal(size=(3, 2)) * 10 ** rng.uniform(-3, 6)).T))
+        pairs.append((rng.random((3, 3)), rng.normal(size=(3, 2)) * 10 ** rng.uniform(-3, 12)))
+    got = page.evaluate(
+        "(ps) => ps.map(([a, b]) => C04.views.self_attention.matmul(a, b))",
+        [[a.tolist(), np.ascontiguousarray(b).tolist()] for a, b in pairs],
+    )
+    mismatches = sum(
+        not np.array_equal(a @ b, np.array(g, dtype=float))
+        for (a, b), g in zip(pairs, got, strict=True)
+    )
+    assert mismatches == 0, f"{mismatches} de {len(pairs)} productos difieren de numpy"
+    assert errors == []
