@@ -8,6 +8,7 @@ test can assert the page needs nothing from the internet.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -119,14 +120,31 @@ def lecture_url(server):
     return f"{server['base']}/lecture"
 
 
-class PageWatch:
-    """Console errors, page errors, dialogs and non-local requests seen by one page."""
+# Panel's jscallback wraps the callback code in try/catch and reports the caught error with
+# console.log, so a broken client-side callback shows up as a plain log whose text starts with
+# the error's name ("TypeError: x is undefined", "Error: ...") rather than as a console error.
+JS_ERROR_TEXT = re.compile(r"^(?:[A-Z]\w*)?Error\b")
 
-    def __init__(self, page):
+
+class PageWatch:
+    """Console errors, page errors, dialogs and requests outside ``allowed`` seen by one page.
+
+    ``console_errors`` holds console messages of type "error", console messages of any type whose
+    text starts with a JS error name (see JS_ERROR_TEXT) and uncaught page errors. Every request
+    whose URL does not start with one of ``allowed`` is aborted and recorded in ``external``.
+    """
+
+    def __init__(self, page, allowed: tuple[str, ...] = LOCAL_PREFIXES):
+        self.allowed = allowed
         self.console_errors: list[str] = []
         self.external: list[str] = []
         self.dialogs: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.console_errors.append(m.text))
+
+        def on_console(message):
+            if message.type == "error" or JS_ERROR_TEXT.match(message.text):
+                self.console_errors.append(message.text)
+
+        page.on("console", on_console)
         page.on("pageerror", lambda e: self.console_errors.append(str(e)))
 
         def on_dialog(dialog):
@@ -137,7 +155,7 @@ class PageWatch:
 
         def route(r):
             url = r.request.url
-            if url.startswith(LOCAL_PREFIXES):
+            if url.startswith(self.allowed):
                 r.continue_()
             else:
                 self.external.append(url)
@@ -167,6 +185,24 @@ def open_lecture_section(page, watch, lecture_url):
     return _open
 
 
+@pytest.fixture
+def open_live(context, lecture_url):
+    """``live, live_watch = open_live("capital")``: the served lecture on one section, new page.
+
+    The page is opened in the same browser context as ``page`` and watched by a PageWatch that
+    only lets local requests through.
+    """
+
+    def _open(section: str):
+        live = context.new_page()
+        live_watch = PageWatch(live)
+        open_section(live, lecture_url, section)
+        return live, live_watch
+
+    return _open
+
+
+# For file:// pages (the exported HTML): only file:, data:, blob: and about: may load.
 OFFLINE_PREFIXES = ("file:", "data:", "blob:", "about:")
 
 
@@ -186,28 +222,10 @@ def exported(tmp_path_factory):
     return out
 
 
-class OfflineWatch(PageWatch):
-    """Like PageWatch, but for file:// pages: only file:, data:, blob: and about: may load."""
-
-    def __init__(self, page):
-        super().__init__(page)
-        page.unroute("**/*")
-
-        def route(r):
-            url = r.request.url
-            if url.startswith(OFFLINE_PREFIXES):
-                r.continue_()
-            else:
-                self.external.append(url)
-                r.abort()
-
-        page.route("**/*", route)
-
-
 @pytest.fixture
 def offline(page):
     """A page whose every non-file request is aborted (and recorded in ``.external``)."""
-    return OfflineWatch(page)
+    return PageWatch(page, OFFLINE_PREFIXES)
 
 
 def open_exported(page, exported_dir: Path, filename: str, section: str | None = None):

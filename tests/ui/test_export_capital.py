@@ -22,7 +22,6 @@ from dashboards.capital import render
 pytestmark = pytest.mark.ui
 
 TOL = 1e-12
-LOCAL = ("http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "ws://localhost")
 TESTIDS = (
     "capital-tokens",
     "capital-embeddings",
@@ -264,28 +263,13 @@ def test_country_and_identity_recompute_in_the_browser(page, offline, open_expor
     assert offline.console_errors == []
 
 
-def test_export_and_live_app_show_the_same(page, offline, open_export, context, lecture_url):
+def test_export_and_live_app_show_the_same(page, offline, open_export, open_live):
     open_export("capital.html", "capital")
     exported = run_moves(page)
     assert offline.external == []
     assert offline.console_errors == []
 
-    live = context.new_page()
-    errors: list[str] = []
-    external: list[str] = []
-    live.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    live.on("pageerror", lambda e: errors.append(str(e)))
-
-    def route(r):
-        if r.request.url.startswith(LOCAL):
-            r.continue_()
-        else:
-            external.append(r.request.url)
-            r.abort()
-
-    live.route("**/*", route)
-    live.goto(f"{lecture_url}?seccion=capital")
-    live.locator('[data-testid="section-capital"]').first.wait_for(state="attached")
+    live, live_watch = open_live("capital")
     served = run_moves(live)
     for step, ((export_texts, export_bars), (live_texts, live_bars)) in enumerate(
         zip(exported, served, strict=True)
@@ -293,5 +277,5 @@ def test_export_and_live_app_show_the_same(page, offline, open_export, context, 
         for tid in TESTIDS:
             assert export_texts[tid] == live_texts[tid], (step, tid)
         assert_same(export_bars, live_bars)
-    assert errors == []
-    assert external == []
+    assert live_watch.console_errors == []
+    assert live_watch.external == []

@@ -226,14 +226,12 @@ def run_actions(page, view: ExplorerView) -> list[dict]:
 
 @pytest.fixture
 def explorer_export(page, offline, open_export, panel_cleanup):
-    # Panel wraps each JS callback in try/catch and console.log()s the error: catch those too.
-    swallowed: list[str] = []
-    page.on("console", lambda m: "Error" in m.text and swallowed.append(m.text))
     open_export(FILE, SECTION)
     page.locator('[data-testid="explorer-table"]').wait_for(timeout=30_000)
     page.evaluate(TIMING_JS)
     yield page
-    assert swallowed == []
+    # `offline` also records the errors Panel's try/catch around JS callbacks console.log()s.
+    assert offline.console_errors == []
 
 
 def test_defaults_offline(explorer_export, offline):
@@ -249,9 +247,7 @@ def test_defaults_offline(explorer_export, offline):
     assert offline.console_errors == []
 
 
-def test_export_and_live_show_the_same_after_the_same_actions(
-    explorer_export, offline, context, lecture_url
-):
+def test_export_and_live_show_the_same_after_the_same_actions(explorer_export, offline, open_live):
     page = explorer_export
     exported = run_actions(page, ExplorerView())
     page.wait_for_timeout(300)  # a script from the typed text would have run by now
@@ -266,18 +262,15 @@ def test_export_and_live_show_the_same_after_the_same_actions(
     slowest = max(ms for _, ms in times)
     print(f"\nexport, C04.update: {len(times)} llamadas, la más lenta {slowest:.1f} ms")
 
-    live = context.new_page()
-    problems: list[str] = []
-    live.on("console", lambda m: m.type == "error" and problems.append(m.text))
-    live.on("pageerror", lambda e: problems.append(str(e)))
-    live.on("dialog", lambda d: (problems.append(f"dialog: {d.message}"), d.dismiss()))
-    live.goto(f"{lecture_url}?seccion={SECTION}")
+    live, live_watch = open_live(SECTION)
     live.locator('[data-testid="explorer-table"]').wait_for(timeout=30_000)
     served = run_actions(live, ExplorerView())
     live.wait_for_timeout(300)
     for action, in_export, in_live in zip(ACTIONS, exported, served, strict=True):
         assert in_export == in_live, action
-    assert problems == []
+    assert live_watch.console_errors == []
+    assert live_watch.dialogs == []
+    assert live_watch.external == []
 
 
 def test_hostile_sentence_is_text_in_the_export(explorer_export, offline):

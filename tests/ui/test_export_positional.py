@@ -23,7 +23,6 @@ pytestmark = pytest.mark.ui
 TOL = 1e-12
 FLOAT32_TOL = 2.0**-23
 TESTIDS = ("pe-shape", "pe-worked-table")
-LOCAL = ("http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "ws://localhost")
 
 # Everything the plots hold, from the Bokeh models' stable names.
 SNAPSHOT_JS = """() => {
@@ -228,31 +227,16 @@ def test_bad_value_is_refused_like_the_live_app(page, offline, open_export):
     assert offline.console_errors == []
 
 
-def test_export_and_live_app_show_the_same(page, offline, open_export, context, lecture_url):
+def test_export_and_live_app_show_the_same(page, offline, open_export, open_live):
     open_export("posicion.html", "posicion")
     exported = run_moves(page)
     assert offline.external == []
     assert offline.console_errors == []
 
-    live = context.new_page()
-    errors: list[str] = []
-    external: list[str] = []
-    live.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    live.on("pageerror", lambda e: errors.append(str(e)))
-
-    def route(r):
-        if r.request.url.startswith(LOCAL):
-            r.continue_()
-        else:
-            external.append(r.request.url)
-            r.abort()
-
-    live.route("**/*", route)
-    live.goto(f"{lecture_url}?seccion=posicion")
-    live.locator('[data-testid="section-posicion"]').first.wait_for(state="attached")
+    live, live_watch = open_live("posicion")
     served = run_moves(live)
     for (export_texts, export_snap), (live_texts, live_snap) in zip(exported, served, strict=True):
         assert export_texts == live_texts
         assert_same(export_snap, live_snap)
-    assert errors == []
-    assert external == []
+    assert live_watch.console_errors == []
+    assert live_watch.external == []

@@ -41,7 +41,6 @@ TESTIDS = (
     "scaling-dk",
     "scaling-seed",
 )
-LOCAL = ("http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "ws://localhost")
 
 # The same moves in every page: (action, resulting (d_k, seed)).
 MOVES = [
@@ -259,28 +258,13 @@ def test_slider_and_button_offline(page, offline, open_export):
     assert offline.console_errors == []
 
 
-def test_export_and_live_app_show_the_same(page, offline, open_export, context, lecture_url):
+def test_export_and_live_app_show_the_same(page, offline, open_export, open_live):
     open_export(FILE, SECTION)
     exported = run_moves(page)
     assert offline.external == []
     assert offline.console_errors == []
 
-    live = context.new_page()
-    errors: list[str] = []
-    external: list[str] = []
-    live.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    live.on("pageerror", lambda e: errors.append(str(e)))
-
-    def route(r):
-        if r.request.url.startswith(LOCAL):
-            r.continue_()
-        else:
-            external.append(r.request.url)
-            r.abort()
-
-    live.route("**/*", route)
-    live.goto(f"{lecture_url}?seccion={SECTION}")
-    live.locator(f'[data-testid="section-{SECTION}"]').first.wait_for(state="attached")
+    live, live_watch = open_live(SECTION)
     served = run_moves(live)
     for n, (a, b) in enumerate(zip(exported, served, strict=True)):
         assert a["texts"] == b["texts"], f"movimiento {n}"
@@ -290,5 +274,5 @@ def test_export_and_live_app_show_the_same(page, offline, open_export, context, 
             assert a[key]["label"] == b[key]["label"]
             np.testing.assert_allclose(a[key]["peso"], b[key]["peso"], rtol=TOL, atol=TOL)
             np.testing.assert_allclose(a[key]["label_y"], b[key]["label_y"], rtol=TOL, atol=TOL)
-    assert errors == []
-    assert external == []
+    assert live_watch.console_errors == []
+    assert live_watch.external == []

@@ -27,7 +27,6 @@ pytestmark = pytest.mark.ui
 TOL = 1e-12
 FILE, SECTION = "autoatencion.html", "autoatencion"
 TABLES = ("sa-Q", "sa-K", "sa-V", "sa-scores", "sa-weights", "sa-Z", "sa-gradient")
-LOCAL = ("http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "ws://localhost")
 LABELS = {value: label for label, value in PRESET_OPTIONS.items()}
 
 # The same steps in every page (and in an in-process SelfAttentionView, the live logic).
@@ -265,28 +264,13 @@ def test_controls_and_cells_recompute_in_the_browser(page, offline, open_export)
     assert offline.console_errors == []
 
 
-def test_export_and_live_app_show_the_same(page, offline, open_export, context, lecture_url):
+def test_export_and_live_app_show_the_same(page, offline, open_export, open_live):
     open_export(FILE, SECTION)
     exported = run_steps(page)
     assert offline.external == []
     assert offline.console_errors == []
 
-    live = context.new_page()
-    errors: list[str] = []
-    external: list[str] = []
-    live.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    live.on("pageerror", lambda e: errors.append(str(e)))
-
-    def route(r):
-        if r.request.url.startswith(LOCAL):
-            r.continue_()
-        else:
-            external.append(r.request.url)
-            r.abort()
-
-    live.route("**/*", route)
-    live.goto(f"{lecture_url}?seccion={SECTION}")
-    live.locator(f'[data-testid="section-{SECTION}"]').first.wait_for(state="attached")
+    live, live_watch = open_live(SECTION)
     served = run_steps(live)
     for n, (a, b) in enumerate(zip(exported, served, strict=True)):
         for key in ("tables", "errors", "cells", "title", "preset", "causal", "scaled"):
@@ -294,5 +278,5 @@ def test_export_and_live_app_show_the_same(page, offline, open_export, context, 
         for column in ("llave", "consulta", "label"):
             assert a["source"][column] == b["source"][column], f"paso {n}: {column}"
         np.testing.assert_allclose(a["source"]["peso"], b["source"]["peso"], rtol=TOL, atol=TOL)
-    assert errors == []
-    assert external == []
+    assert live_watch.console_errors == []
+    assert live_watch.external == []
