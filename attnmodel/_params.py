@@ -12,6 +12,43 @@ import param
 from .core import as_matrix
 
 
+def real_number(value, label: str, integer: bool = False):
+    """``value`` as a plain ``float`` (or ``int``), or ValueError with a Spanish message.
+
+    param.Number and param.Integer take callables as "dynamic" values and duck-type numbers, so
+    functions, complex numbers, numpy strings, dates and 1×1 arrays would get through; refuse
+    anything that is not a real number (booleans included) before param sees it.
+    """
+    kind = "un número entero" if integer else "un número"
+    valid = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_, np.timedelta64)
+    )
+    if not valid or (integer and not isinstance(value, (int, np.integer))):
+        raise ValueError(f"{label}: se esperaba {kind}, no {value!r}.")
+    try:
+        return int(value) if integer else float(value)
+    except OverflowError:  # an int beyond the float range: out of every bound anyway
+        raise ValueError(f"{label}: {value!r} está fuera de rango.") from None
+
+
+class RealNumber(param.Number):
+    """A param.Number that only takes real numbers (no callables, complex, arrays, dates)."""
+
+    def __set__(self, obj, val):
+        if val is not None or not self.allow_None:
+            val = real_number(val, self.name or "número")
+        super().__set__(obj, val)
+
+
+class StrictInteger(param.Integer):
+    """A param.Integer that only takes integers (no callables, floats, booleans, timedeltas)."""
+
+    def __set__(self, obj, val):
+        if val is not None or not self.allow_None:
+            val = real_number(val, self.name or "entero", integer=True)
+        super().__set__(obj, val)
+
+
 class Matrix(param.Array):
     """A finite float matrix of a fixed shape; lists of lists are accepted and converted."""
 

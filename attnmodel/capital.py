@@ -27,6 +27,7 @@ import math
 import numpy as np
 import param
 
+from ._params import RealNumber
 from .core import scaled_dot_product_attention, sinusoidal_encoding, softmax
 
 D_MODEL = 3
@@ -72,7 +73,7 @@ class CapitalWalkthrough(param.Parameterized):
     country = param.Selector(
         default="Francia", objects=list(COUNTRIES), doc="País que ocupa el hueco ___."
     )
-    identity = param.Number(
+    identity = RealNumber(
         0.90,
         bounds=(-1.0, 1.0),
         doc="Identidad del país: +1 Francia pura, −1 Italia pura, 0 ninguna.",

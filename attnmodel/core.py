@@ -44,11 +44,23 @@ def _positive_int(value, name: str) -> int:
     return int(value)
 
 
+def _has_complex(value) -> bool:
+    try:
+        if np.iscomplexobj(value):
+            return True
+        cells = np.asarray(value, dtype=object).ravel()
+    except ValueError:  # ragged: the float conversion in as_matrix refuses it
+        return False
+    return any(isinstance(v, (complex, np.complexfloating)) for v in cells)
+
+
 def as_matrix(value, shape: tuple[int, int] | None = None, name: str = "matriz") -> np.ndarray:
     """Return ``value`` as a finite float matrix, or raise ``ValueError`` with a Spanish message."""
+    if _has_complex(value):  # np.array(..., dtype=float) would silently drop the imaginary part
+        raise ValueError(f"{name}: todas las casillas deben ser números reales.")
     try:
         array = np.array(value, dtype=float)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{name}: todas las casillas deben ser números.") from exc
     if array.ndim != 2:
         raise ValueError(f"{name}: se esperaba una matriz (2 dimensiones), no {array.ndim}.")

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 import param
 
-from ._params import Sentence
+from ._params import RealNumber, Sentence, StrictInteger
 from .core import causal_mask, sinusoidal_encoding, softmax, trigram_vectors
 
 __all__ = [
@@ -95,7 +95,7 @@ def _compute(sentence: str, positional: bool, causal: bool, temperature: float) 
     return ExplorerState(tokens, vectors, scores, weights, outputs)
 
 
-class _TokenIndex(param.Integer):
+class _TokenIndex(StrictInteger):
     """An integer that must point at a token of the owner's current sentence."""
 
     __slots__ = []
@@ -147,7 +147,7 @@ class AttentionExplorer(param.Parameterized):
         doc="Índice del token que consulta (la fila del mapa que se detalla). "
         "Si la frase se acorta, se mueve al último token.",
     )
-    temperature = param.Number(
+    temperature = RealNumber(
         default=1.0,
         bounds=(0.1, 3.0),
         doc="Temperatura T del softmax: baja = reparto tacaño (casi un solo token), "

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 import param
 
+from ._params import StrictInteger
 from .core import sinusoidal_encoding
 from .formatting import es_number
 
 
-class EvenInteger(param.Integer):
+class EvenInteger(StrictInteger):
     """An integer that must be even (sin/cos come in pairs)."""
 
     def _validate_value(self, val, allow_None):
@@ -33,7 +34,7 @@ WORKED_D = 4
 class PositionalEncodingDemo(param.Parameterized):
     """PE[pos, 2i] = sin(pos / 10000^(2i/d)), PE[pos, 2i+1] = cos(pos / 10000^(2i/d))."""
 
-    n_positions = param.Integer(50, bounds=(2, 512), doc="Número de posiciones (filas).")
+    n_positions = StrictInteger(50, bounds=(2, 512), doc="Número de posiciones (filas).")
     d_model = EvenInteger(64, bounds=(2, 512), doc="Dimensión del modelo (columnas), par.")
 
     @property

@@ -12,6 +12,7 @@ from functools import lru_cache
 import numpy as np
 import param
 
+from ._params import StrictInteger
 from .core import entropy_bits, softmax, softmax_jacobian_norm
 
 N_KEYS = 8
@@ -51,8 +52,8 @@ def _statistics(d_k: int, seed: int, scaled: bool) -> tuple[float, float, float]
 class ScalingDemo(param.Parameterized):
     """Softmax over 8 random keys, with and without the 1/sqrt(d_k) factor."""
 
-    d_k = param.Integer(64, bounds=(1, 1024), doc="Dimensión de consultas y llaves (d_k).")
-    seed = param.Integer(0, bounds=(0, 2**32 - 1), doc="Semilla de los vectores aleatorios.")
+    d_k = StrictInteger(64, bounds=(1, 1024), doc="Dimensión de consultas y llaves (d_k).")
+    seed = StrictInteger(0, bounds=(0, 2**32 - 1), doc="Semilla de los vectores aleatorios.")
 
     @property
     def n_keys(self) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import operator
+
 import numpy as np
 import param
 
@@ -100,11 +102,17 @@ class SelfAttention(param.Parameterized):
         if matrix not in MATRICES:
             raise ValueError(f"No existe la matriz {matrix!r}.")
         new = getattr(self, matrix).copy()
+        try:
+            row, col = operator.index(row), operator.index(col)
+        except TypeError as exc:
+            raise ValueError(f"{matrix}: la fila y la columna deben ser enteros.") from exc
         if not (0 <= row < new.shape[0] and 0 <= col < new.shape[1]):
             raise ValueError(f"{matrix} no tiene la casilla ({row + 1}, {col + 1}).")
         try:
+            if isinstance(value, (complex, np.complexfloating)):
+                raise TypeError("complex")
             new[row, col] = float(value)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, OverflowError) as exc:
             raise ValueError(f"{matrix}[{row + 1},{col + 1}]: «{value}» no es un número.") from exc
         setattr(self, matrix, new)
 

@@ -205,8 +205,8 @@ def test_q_k_v_are_the_projections_of_x_plus_pe():
         (-1.01, "at least -1.0"),
         (float("nan"), "identity"),
         (float("inf"), "at most 1.0"),
-        ("x", "numeric"),
-        (None, "numeric"),
+        ("x", "se esperaba un número"),
+        (None, "se esperaba un número"),
     ],
 )
 def test_bad_identity_raises_and_keeps_the_value(bad, match):

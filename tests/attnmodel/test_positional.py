@@ -175,7 +175,7 @@ def test_worked_table_values_are_copies():
         (3, "debe ser par"),
         (0, "at least 2"),
         (514, "at most 512"),
-        (4.0, "integer"),
+        (4.0, "número entero"),
     ],
 )
 def test_bad_d_model_raises_and_keeps_the_value(bad, match):
@@ -192,7 +192,7 @@ def test_odd_d_model_in_the_constructor_raises():
 
 
 @pytest.mark.parametrize(
-    ("bad", "match"), [(1, "at least 2"), (0, "at least 2"), (513, "at most 512"), ("x", "integer")]
+    ("bad", "match"), [(1, "at least 2"), (0, "at least 2"), (513, "at most 512"), ("x", "número entero")]
 )
 def test_n_positions_out_of_bounds_raises_and_keeps_the_value(bad, match):
     demo = PositionalEncodingDemo(n_positions=30)

@@ -156,9 +156,9 @@ def test_scores_unscaled_is_a_copy_the_caller_may_edit():
     [
         (0, "at least 1"),
         (2000, "at most 1024"),
-        (1.5, "integer"),
-        ("x", "integer"),
-        (None, "integer"),
+        (1.5, "número entero"),
+        ("x", "número entero"),
+        (None, "número entero"),
     ],
 )
 def test_bad_dk_raises_and_keeps_the_value(bad, match):
