@@ -10,7 +10,7 @@ PORT ?= 5006
 APPS := dashboards/lecture.py dashboards/self_attention.py dashboards/scaling.py \
 	dashboards/multihead.py dashboards/positional.py dashboards/capital.py dashboards/explorer.py
 
-.PHONY: serve test lint format docs export chromium clean bench
+.PHONY: serve serve-prod test lint format docs export chromium clean bench
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -58,4 +58,10 @@ clean:
 ## bench: server-side update time of every control (writes bench/results.json)
 bench: $(STAMP)
 	$(BIN)/python bench/bench_updates.py
+	$(BIN)/python bench/bench_sessions.py
+	$(BIN)/python bench/bench_load.py
 	$(BIN)/python bench/bench_export.py
+
+## serve-prod: several panel serve workers behind nginx (README: "Desplegar para una clase")
+serve-prod: $(STAMP)
+	HOST=$(HOST) PORT=$(PORT) bash deploy/serve-prod.sh

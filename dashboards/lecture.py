@@ -2,16 +2,22 @@
 
 `make serve` runs `panel serve dashboards/lecture.py`. Every browser session gets its own models
 and views (built in `Lecture.__init__`, never at import); a section's view is built the first time
-it is shown. `?seccion=<id>` opens a section directly.
+it is shown. In a served session even the first section waits until the browser has loaded the
+page (``pn.state.onload``), so a new session costs the server little before its page goes out.
+`?seccion=<id>` opens a section directly.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import gc
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import panel as pn
 import param
+from tornado.ioloop import IOLoop
 
 from attnmodel import (
     AttentionExplorer,
@@ -40,6 +46,9 @@ número a número, los ejemplos trabajados del apunte.
 
 $$\text{Attention}(Q,K,V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V$$
 """
+
+
+LOADING = '<div class="c04-note">Cargando la sección…</div>'
 
 
 @dataclass(frozen=True)
@@ -76,7 +85,19 @@ class Lecture(pn.viewable.Viewer):
         )
         self.main = pn.Column(sizing_mode="stretch_width", min_height=600)
         self.nav.param.watch(self._on_nav, "value")
-        self._show(self.nav.value)
+        if pn.state.loaded:
+            # Not a page being served (tests, a notebook) or already loaded: build it now.
+            self._show(self.nav.value)
+        else:
+            # A served page: it goes out with a placeholder and the section is built once the
+            # browser reports the page loaded, over the session's websocket.
+            self.section = self.nav.value
+            self.main.objects = [pn.pane.HTML(LOADING, margin=(10, 10))]
+            pn.state.onload(self._load)
+
+    def _load(self) -> None:
+        if not self._built:  # unless a click on the navigation already built a section
+            self._show(self.nav.value)
 
     def _on_nav(self, event) -> None:
         self._show(event.new)
@@ -250,6 +271,40 @@ def create_lecture(section: str | None = None) -> Lecture:
     return Lecture(section=section if section in ids else SECTIONS[0].id)
 
 
+# Seconds after the last discarded session before its memory is handed back to the system: after
+# Panel's own debounced gc.collect() (5 s), and once for a burst of closing sessions.
+RELEASE_DELAY = 6.0
+_release = {"handle": None, "trim": None}
+
+
+def _malloc_trim():
+    """glibc's malloc_trim, or None (another C library)."""
+    if _release["trim"] is None:
+        try:
+            _release["trim"] = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _release["trim"] = False
+    return _release["trim"] or None
+
+
+def _release_memory() -> None:
+    _release["handle"] = None
+    gc.collect()
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+
+
+def release_memory_later(session_context) -> None:
+    """On a discarded session: collect and hand free heap pages back to the system, a few
+    seconds after the last of a burst (glibc's malloc_trim; CPython's own small-object arenas
+    only shrink when the server runs with PYTHONMALLOC=malloc)."""
+    loop = IOLoop.current()
+    if _release["handle"] is not None:
+        loop.remove_timeout(_release["handle"])
+    _release["handle"] = loop.call_later(RELEASE_DELAY, _release_memory)
+
+
 def _requested_section() -> str | None:
     args = pn.state.session_args.get("seccion") if pn.state.session_args else None
     if not args:
@@ -263,3 +318,7 @@ def _requested_section() -> str | None:
 if __name__.startswith("bokeh_app"):
     configure()
     create_lecture(_requested_section()).servable(title=TITLE)
+    # From the imported module: Panel empties this script's namespace when the session ends.
+    from dashboards.lecture import release_memory_later
+
+    pn.state.on_session_destroyed(release_memory_later)

@@ -192,7 +192,8 @@ def test_odd_d_model_in_the_constructor_raises():
 
 
 @pytest.mark.parametrize(
-    ("bad", "match"), [(1, "at least 2"), (0, "at least 2"), (513, "at most 512"), ("x", "número entero")]
+    ("bad", "match"),
+    [(1, "at least 2"), (0, "at least 2"), (513, "at most 512"), ("x", "número entero")],
 )
 def test_n_positions_out_of_bounds_raises_and_keeps_the_value(bad, match):
     demo = PositionalEncodingDemo(n_positions=30)

@@ -1,0 +1,494 @@
+"""New sessions: server-side creation time and resident memory per extra session.
+
+    make bench            # or: .venv/bin/python bench/bench_sessions.py [--sessions 50]
+
+1. In-process (the primary creation figure): the lecture's session as `panel serve` builds it,
+   into a fresh Document that has a session context (so Panel treats it as served and not yet
+   loaded). Timed per session: ``create_lecture()`` + ``get_root`` (what runs before the page
+   can be sent); the whole app script as `panel serve` runs it (``configure()``, the lecture,
+   ``servable``, through Panel's own ScriptHandler); what runs once the browser reports the page
+   loaded (``document_ready``: Panel's onload callbacks); and the Document's serialisation (the
+   JSON embedded in the page). ``--sessions`` sessions after a few warm-up ones; p50/p95.
+2. Served: `panel serve` with the app list and flags of `make serve` (plus ``--num-procs 1`` and
+   fast discarding of unused sessions) on a free 127.0.0.1 port. Resident memory (VmRSS from
+   /proc) after a warm-up session opened and closed (baseline); then ``--sessions`` sessions
+   opened one after another with ``bokeh.client.pull_session`` against /lecture, each sent the
+   browser's ``document_ready`` (so the onload work runs as for a real page) and kept open;
+   memory again; then every session closed, the server left to discard them, and memory once
+   more (ratio to baseline). The server log gives its own creation time per session (Panel's
+   "Session … launching" to Bokeh's "ServerConnection created", millisecond timestamps); the
+   client's wall time per session (connect, pull the document, document_ready round trip) is
+   shown too. Last, a few plain HTTP GETs of /lecture (the browser's first request) with the
+   request time from the server's access log.
+Targets (issue #5): creation ≤ 250 ms, ≤ 5 MB per extra session, memory back within 10 % of
+the baseline after the sessions close. Writes bench/sessions_results.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import warnings
+import weakref
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import panel as pn  # noqa: E402
+from bokeh.client import pull_session  # noqa: E402
+from bokeh.document import Document  # noqa: E402
+from bokeh.events import DocumentReady  # noqa: E402
+from bokeh.server.contexts import BokehSessionContext, _RequestProxy  # noqa: E402
+from bokeh.util.token import generate_session_id  # noqa: E402
+from panel.io.application import build_single_handler_application  # noqa: E402
+from panel.io.state import set_curdoc  # noqa: E402
+from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine  # noqa: E402
+from tornado.ioloop import IOLoop  # noqa: E402
+
+from dashboards import APPS  # noqa: E402
+from dashboards.common import configure  # noqa: E402
+from dashboards.lecture import create_lecture  # noqa: E402
+
+# Extra environment for the server (``--env NAME=VALUE``), e.g. PYTHONMALLOC=malloc.
+SERVER_ENV: dict[str, str] = {}
+
+TARGET_CREATE_MS = 250.0
+TARGET_MB_PER_SESSION = 5.0
+TARGET_RECOVERY = 0.10  # memory after closing within 10 % of the baseline
+# Wait after the sessions are discarded before the last RSS reading (see close_round).
+RELEASE_WAIT = 8.0
+
+LAUNCH = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*Session (\d+) launching")
+CONNECTED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*ServerConnection created")
+CREATED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*Session (\d+) created")
+DESTROYED = re.compile(r"Session (\d+) destroyed")
+ACCESS = re.compile(r"200 GET /lecture \(127\.0\.0\.1\) ([\d.]+)ms")
+
+
+def percentile(values, q):
+    return float(np.percentile(np.asarray(values, dtype=float), q))
+
+
+def stats(values) -> dict[str, float] | None:
+    if not values:
+        return None
+    return {"p50_ms": percentile(values, 50), "p95_ms": percentile(values, 95), "n": len(values)}
+
+
+# --- 1. in-process ----------------------------------------------------------------------------
+
+
+def served_document() -> tuple[Document, BokehSessionContext]:
+    """A Document with a session context and a request, as a `panel serve` session has."""
+    doc = Document()
+    context = BokehSessionContext(generate_session_id(), None, doc)
+    request = HTTPServerRequest(
+        start_line=RequestStartLine("GET", "/lecture", "HTTP/1.1"),
+        headers=HTTPHeaders({"Host": "127.0.0.1"}),
+    )
+    context._request = _RequestProxy(request)
+    doc._session_context = weakref.ref(context)
+    return doc, context
+
+
+def time_in_process(n: int, warmup: int = 3) -> dict[str, dict]:
+    configure()
+    create, load, script, serialise = [], [], [], []
+    for k in range(warmup + n):
+        doc, context = served_document()
+        with set_curdoc(doc):
+            start = time.perf_counter()
+            lecture = create_lecture()
+            doc.add_root(pn.panel(lecture).get_root(doc))
+            built = time.perf_counter()
+            # What Panel runs on the browser's document_ready event (its onload callbacks).
+            pn.state._on_load(doc)
+            loaded = time.perf_counter()
+        if k >= warmup:
+            create.append((built - start) * 1e3)
+            load.append((loaded - built) * 1e3)
+        del lecture, doc, context
+
+    app = build_single_handler_application(str(ROOT / "dashboards" / "lecture.py"))
+    for k in range(warmup + n):
+        doc, context = served_document()
+        start = time.perf_counter()
+        app.initialize_document(doc)
+        ran = time.perf_counter()
+        doc.to_json()
+        done = time.perf_counter()
+        if app.handlers[0].failed:
+            raise RuntimeError(f"el guion de la clase falló:\n{app.handlers[0].error_detail}")
+        if k >= warmup:
+            script.append((ran - start) * 1e3)
+            serialise.append((done - ran) * 1e3)
+        with set_curdoc(doc):
+            pn.state._on_load(doc)
+        del doc, context
+    return {
+        "create_lecture_get_root": stats(create),
+        "onload_after_page": stats(load),
+        "app_script": stats(script),
+        "page_document_json": stats(serialise),
+    }
+
+
+# --- 2. served -------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def panel_command() -> list[str]:
+    script = Path(sys.executable).parent / "panel"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "panel"]
+
+
+def serve_command(port: int) -> list[str]:
+    """`make serve`'s command, on ``port``, one process, unused sessions discarded within ~2 s."""
+    return [
+        *panel_command(),
+        "serve",
+        *(f"dashboards/{name}.py" for name in APPS),
+        "--address",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--allow-websocket-origin",
+        f"localhost:{port}",
+        "--allow-websocket-origin",
+        f"127.0.0.1:{port}",
+        "--index",
+        "lecture",
+        "--num-procs",
+        "1",
+        "--check-unused-sessions",
+        "1000",
+        "--unused-session-lifetime",
+        "1000",
+    ]
+
+
+def rss_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("VmRSS no aparece en /proc")
+
+
+def settled_rss(pid: int, seconds: float = 3.0) -> float:
+    """RSS once it stops moving: the median of the samples of the last ``seconds``."""
+    samples = []
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        samples.append(rss_mb(pid))
+        time.sleep(0.25)
+    return statistics.median(samples)
+
+
+def read_log(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8", errors="replace").splitlines()
+
+
+def counts(path: Path) -> tuple[int, int]:
+    lines = read_log(path)
+    launched = sum(1 for line in lines if LAUNCH.match(line))
+    destroyed = sum(1 for line in lines if DESTROYED.search(line))
+    return launched, destroyed
+
+
+def wait_discarded(path: Path, proc: subprocess.Popen, timeout: float = 60.0) -> float:
+    """Wait until the server has destroyed every session it launched; returns the wait (s)."""
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if proc.poll() is not None:
+            sys.exit(f"panel serve terminó con código {proc.returncode}")
+        launched, destroyed = counts(path)
+        if launched and destroyed >= launched:
+            return time.monotonic() - start
+        time.sleep(0.25)
+    launched, destroyed = counts(path)
+    sys.exit(f"el servidor no descartó las sesiones en {timeout:g} s ({destroyed}/{launched})")
+
+
+def stamp(text: str) -> float:
+    return datetime.strptime(text, "%Y-%m-%d %H:%M:%S,%f").timestamp()
+
+
+def log_durations(lines: list[str], start: int, end_pattern: re.Pattern) -> list[float]:
+    """ms from each "Session … launching" (from line ``start``) to the next ``end_pattern``."""
+    durations, pending = [], None
+    for line in lines[start:]:
+        if m := LAUNCH.match(line):
+            pending = stamp(m.group(1))
+        elif pending is not None and (m := end_pattern.match(line)):
+            durations.append((stamp(m.group(1)) - pending) * 1e3)
+            pending = None
+    return durations
+
+
+def open_session(url: str, loop: IOLoop):
+    """A session as a browser opens one: pull the document, then report it loaded."""
+    session = pull_session(url=url, io_loop=loop)
+    session.document.callbacks.send_event(DocumentReady())
+    session.request_server_info()  # a round trip: the server has handled document_ready
+    return session
+
+
+def start_server(port: int, log_path: Path) -> tuple[subprocess.Popen, object]:
+    log = log_path.open("w", encoding="utf-8")
+    # Log lines in the order they happen; Panel logs its sessions (launching, created,
+    # destroyed) at INFO, which it only shows when asked through the environment.
+    env = {**os.environ, **SERVER_ENV, "PYTHONUNBUFFERED": "1", "PANEL_LOG_LEVEL": "info"}
+    proc = subprocess.Popen(
+        serve_command(port), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            sys.exit(f"panel serve terminó con código {proc.returncode}:\n{log_path.read_text()}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/lecture", timeout=5) as r:
+                if r.status == 200:
+                    return proc, log
+        except OSError:
+            time.sleep(0.2)
+    proc.kill()
+    sys.exit("panel serve no respondió en 60 s")
+
+
+def stop_server(proc: subprocess.Popen, log) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+    log.close()
+
+
+def open_round(url: str, n: int, loop: IOLoop, pid: int, log_path: Path) -> dict:
+    """Open ``n`` sessions one after another and keep them; RSS with all of them open."""
+    first_line = len(read_log(log_path))
+    sessions, wall = [], []
+    start = time.perf_counter()
+    for _ in range(n):
+        t0 = time.perf_counter()
+        sessions.append(open_session(url, loop))
+        wall.append((time.perf_counter() - t0) * 1e3)
+    seconds = time.perf_counter() - start
+    rss = settled_rss(pid)
+    server_ms = log_durations(read_log(log_path), first_line, CONNECTED)
+    return {"sessions": sessions, "wall": wall, "server_ms": server_ms, "rss": rss, "s": seconds}
+
+
+def close_round(sessions: list, proc: subprocess.Popen, log_path: Path) -> dict:
+    """Close every session, wait until the server has discarded them, then RSS twice: right
+    away and once the server has had time to give memory back (Panel collects garbage 5 s after
+    the last discarded session; the lecture hands free pages back a second later)."""
+    for session in sessions:
+        session.close()
+    sessions.clear()
+    discard = wait_discarded(log_path, proc)
+    closed = settled_rss(proc.pid, 1.0)
+    time.sleep(RELEASE_WAIT)
+    return {"discard_s": discard, "closed": closed, "after": settled_rss(proc.pid, 3.0)}
+
+
+def measure_served(n: int, log_path: Path, n_http: int, reopen: bool) -> dict:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    url = f"{base}/lecture"
+    proc, log = start_server(port, log_path)
+    loop = IOLoop()
+    try:
+        # Warm-up: one session opened and closed (and the readiness probe's session discarded).
+        open_session(url, loop).close()
+        wait_discarded(log_path, proc)
+        time.sleep(RELEASE_WAIT)
+        baseline = settled_rss(proc.pid)
+
+        first = open_round(url, n, loop, proc.pid, log_path)
+        closed = close_round(first["sessions"], proc, log_path)
+        second = second_closed = None
+        if reopen:  # the same again: memory the first round left behind is reused or not
+            second = open_round(url, n, loop, proc.pid, log_path)
+            second_closed = close_round(second["sessions"], proc, log_path)
+
+        # The browser's first request: the page with its Document embedded (its session is
+        # never connected and is discarded a second later).
+        first_line = len(read_log(log_path))
+        page_ms = []
+        for _ in range(n_http):
+            t0 = time.perf_counter()
+            with urllib.request.urlopen(url, timeout=30) as r:
+                r.read()
+            page_ms.append((time.perf_counter() - t0) * 1e3)
+        time.sleep(0.5)
+        page_created_ms = log_durations(read_log(log_path), first_line, CREATED)
+    finally:
+        loop.close(all_fds=True)
+        stop_server(proc, log)
+    result = {
+        "command": " ".join(serve_command(port)),
+        "extra_env": dict(SERVER_ENV),
+        "sessions": n,
+        "rss_baseline_mb": baseline,
+        "rss_open_mb": first["rss"],
+        "rss_closed_mb": closed["closed"],
+        "rss_after_mb": closed["after"],
+        "mb_per_extra_session": (first["rss"] - baseline) / n,
+        "after_to_baseline": closed["after"] / baseline,
+        "open_seconds": first["s"],
+        "discard_seconds": closed["discard_s"],
+        "server_log_launch_to_connection": stats(first["server_ms"]),
+        "client_open_wall": stats(first["wall"]),
+        "http_page_request": stats(page_ms),
+        "http_page_launch_to_created": stats(page_created_ms),
+    }
+    if second is not None:
+        result["reopen"] = {
+            "rss_open_mb": second["rss"],
+            "rss_after_mb": second_closed["after"],
+            "mb_per_session_over_first_round": (second["rss"] - first["rss"]) / n,
+            "after_to_baseline": second_closed["after"] / baseline,
+        }
+    return result
+
+
+def fmt(row: dict | None) -> str:
+    if not row:
+        return f"{'—':>9} {'—':>9}"
+    return f"{row['p50_ms']:9.1f} {row['p95_ms']:9.1f}"
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--sessions", type=int, default=50)
+    parser.add_argument("--http", type=int, default=10, help="plain GETs of /lecture at the end")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "sessions_results.json")
+    parser.add_argument(
+        "--log", type=Path, default=Path(tempfile.gettempdir()) / "clase04-bench-sessions.log"
+    )
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="extra environment variable for the server (e.g. PYTHONMALLOC=malloc)",
+    )
+    parser.add_argument(
+        "--no-reopen",
+        dest="reopen",
+        action="store_false",
+        help="skip the second round of sessions (memory reuse)",
+    )
+    args = parser.parse_args(argv)
+    SERVER_ENV.update(item.split("=", 1) for item in args.env)
+    warnings.simplefilter("ignore", DeprecationWarning)
+
+    print(f"En proceso: {args.sessions} sesiones …", flush=True)
+    inproc = time_in_process(args.sessions)
+    print(f"Servidor: {args.sessions} sesiones con pull_session …", flush=True)
+    served = measure_served(args.sessions, args.log, args.http, args.reopen)
+
+    create = inproc["create_lecture_get_root"]
+    meets_create = create["p95_ms"] <= TARGET_CREATE_MS
+    meets_memory = served["mb_per_extra_session"] <= TARGET_MB_PER_SESSION
+    meets_recovery = abs(served["after_to_baseline"] - 1) <= TARGET_RECOVERY
+
+    print()
+    header = f"{'sesión nueva (ms)':<60} {'p50':>9} {'p95':>9}"
+    print(header)
+    print("-" * len(header))
+    log_ws, log_page = (
+        served["server_log_launch_to_connection"],
+        served["http_page_launch_to_created"],
+    )
+    rows = [
+        ("en proceso: create_lecture() + get_root   [principal]", create),
+        ("en proceso: guion de la app (configure, clase, servable)", inproc["app_script"]),
+        ("en proceso: serializar el Document de la página", inproc["page_document_json"]),
+        ("en proceso: onload, con la página ya cargada", inproc["onload_after_page"]),
+        ("servidor (log): launching → ServerConnection created", log_ws),
+        ("servidor (log): GET /lecture, launching → created", log_page),
+        ("cliente: GET /lecture (la página completa)", served["http_page_request"]),
+        ("cliente: pull_session + document_ready (ida y vuelta)", served["client_open_wall"]),
+    ]
+    for label, row in rows:
+        print(f"{label:<60} {fmt(row)}")
+    print(f"Objetivo p95 ≤ {TARGET_CREATE_MS:g} ms (principal): {'sí' if meets_create else 'NO'}")
+
+    mb = served
+    print(f"\nMemoria residente del servidor (VmRSS, MB), {args.sessions} sesiones")
+    print(f"  base (tras calentar)            {mb['rss_baseline_mb']:8.1f}")
+    print(f"  con las sesiones abiertas       {mb['rss_open_mb']:8.1f}")
+    print(f"  recién descartadas              {mb['rss_closed_mb']:8.1f}")
+    print(f"  {RELEASE_WAIT:g} s después                   {mb['rss_after_mb']:8.1f}")
+    print(
+        f"Por sesión extra: {mb['mb_per_extra_session']:.2f} MB (objetivo ≤ "
+        f"{TARGET_MB_PER_SESSION:g}): {'sí' if meets_memory else 'NO'}"
+    )
+    print(
+        f"Tras cerrar / base: {mb['after_to_baseline']:.3f} (objetivo 1 ± "
+        f"{TARGET_RECOVERY:.2f}): {'sí' if meets_recovery else 'NO'}"
+    )
+    if "reopen" in mb:
+        again = mb["reopen"]
+        print(
+            f"Otra vez {args.sessions} sesiones: {again['rss_open_mb']:.1f} MB abiertas "
+            f"({again['mb_per_session_over_first_round']:+.2f} MB por sesión sobre la primera "
+            f"ronda), {again['rss_after_mb']:.1f} MB al cerrarlas "
+            f"({again['after_to_baseline']:.3f} × base)"
+        )
+    print(
+        f"Abrir las sesiones llevó {mb['open_seconds']:.1f} s; el servidor las descartó "
+        f"{mb['discard_seconds']:.1f} s después de cerrarlas."
+    )
+    if SERVER_ENV:
+        print("Entorno extra del servidor: " + " ".join(f"{k}={v}" for k, v in SERVER_ENV.items()))
+
+    summary = {
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+        "targets": {
+            "create_ms_p95": TARGET_CREATE_MS,
+            "mb_per_extra_session": TARGET_MB_PER_SESSION,
+            "after_to_baseline_within": TARGET_RECOVERY,
+        },
+        "in_process": inproc,
+        "served": served,
+        "meets": {
+            "create": meets_create,
+            "memory_per_session": meets_memory,
+            "memory_recovery": meets_recovery,
+        },
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
+    print(f"\nResultados en {args.out} · log del servidor en {args.log}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

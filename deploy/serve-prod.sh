@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# The lecture for a whole class: WORKERS `panel serve` processes behind nginx.
+#
+#   bash deploy/serve-prod.sh                         # or: make serve-prod
+#   HOST=0.0.0.0 PORT=8080 WORKERS=2 bash deploy/serve-prod.sh
+#
+# Environment (all optional):
+#   HOST       address nginx listens on (default 127.0.0.1; 0.0.0.0 for the classroom network)
+#   PORT       port nginx listens on; the URL students open (default 5006)
+#   WORKERS    number of panel serve processes (default: one per core, `nproc`)
+#   BASE_PORT  first worker port; workers listen on 127.0.0.1:BASE_PORT.. (default PORT+1)
+#   ORIGINS    extra host[:port] names students type in the address bar, space separated
+#              (e.g. "aula.example.edu:8080"); localhost, 127.0.0.1, and with HOST=0.0.0.0 this
+#              machine's name and addresses, on PORT, are always allowed
+#   RUN_DIR    where the rendered nginx.conf, the logs and the pid files go (default: a new
+#              directory under /tmp); nothing is written to /etc
+#   VENV       the project's virtualenv (default .venv; `make serve-prod` creates it)
+#   MAX_RESTARTS  how many times in all a dead worker is started again (default 5)
+#
+# Installs Debian's nginx with apt-get when it is missing. Runs in the foreground: Ctrl-C (or
+# SIGTERM, or nginx dying) stops nginx and every worker it started; a worker that dies is started
+# again (at most MAX_RESTARTS times).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+HOST="${HOST:-127.0.0.1}"
+PORT="${PORT:-5006}"
+WORKERS="${WORKERS:-$(nproc)}"
+BASE_PORT="${BASE_PORT:-$((PORT + 1))}"
+ORIGINS="${ORIGINS:-}"
+VENV="${VENV:-.venv}"
+READY_TIMEOUT="${READY_TIMEOUT:-120}" # seconds for every worker to answer
+RUN_DIR="${RUN_DIR:-$(mktemp -d /tmp/clase04-prod.XXXXXX)}"
+
+say() { printf '[serve-prod] %s\n' "$*"; }
+die() {
+	printf '[serve-prod] error: %s\n' "$*" >&2
+	exit 1
+}
+
+[[ "$WORKERS" =~ ^[1-9][0-9]*$ ]] || die "WORKERS debe ser un entero ≥ 1 (es '$WORKERS')"
+[[ -x "$VENV/bin/panel" ]] || die "no encuentro $VENV/bin/panel: corre 'make serve-prod' (crea .venv)"
+
+if ! command -v nginx >/dev/null 2>&1 && [[ ! -x /usr/sbin/nginx ]]; then
+	say "nginx no está instalado: apt-get install -y nginx"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx
+fi
+NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+
+port_busy() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
+for p in "$PORT" $(seq "$BASE_PORT" $((BASE_PORT + WORKERS - 1))); do
+	port_busy "$p" && die "el puerto $p ya está en uso (cambia PORT o BASE_PORT)"
+done
+
+# The same app list and index page as `make serve`: dashboards/__init__.py APPS.
+mapfile -t APPS < <("$VENV/bin/python" -c \
+	'from dashboards import APPS; print("\n".join(f"dashboards/{a}.py" for a in APPS))')
+
+# What the browser sends as Origin must be allowed on every worker.
+origins=("localhost:$PORT" "127.0.0.1:$PORT")
+if [[ "$HOST" != 127.0.0.1 && "$HOST" != localhost ]]; then
+	if [[ "$HOST" == 0.0.0.0 ]]; then
+		if command -v hostname >/dev/null 2>&1; then
+			origins+=("$(hostname):$PORT")
+			for ip in $(hostname -I 2>/dev/null || true); do
+				[[ "$ip" == *:* ]] || origins+=("$ip:$PORT") # IPv4 only: host:port is ambiguous for v6
+			done
+		fi
+	else
+		origins+=("$HOST:$PORT")
+	fi
+fi
+for o in $ORIGINS; do origins+=("$o"); done
+origin_args=()
+for o in "${origins[@]}"; do origin_args+=(--allow-websocket-origin "$o"); done
+
+mkdir -p "$RUN_DIR/tmp" "$RUN_DIR/cache"
+declare -A worker_pid=() # port -> pid
+nginx_pid=""
+cleanup() {
+	trap - EXIT INT TERM
+	local pids=("${worker_pid[@]}" $nginx_pid) pid alive
+	for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+	# Bounded wait (10 s), then KILL whatever is left.
+	for _ in $(seq 50); do
+		alive=0
+		for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && alive=1; done
+		((alive)) || break
+		sleep 0.2
+	done
+	for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	say "detenido (registros en $RUN_DIR)"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+start_worker() { # port
+	"$VENV/bin/panel" serve "${APPS[@]}" --index lecture \
+		--address 127.0.0.1 --port "$1" "${origin_args[@]}" \
+		--reuse-sessions --global-loading-spinner --use-xheaders --liveness \
+		>>"$RUN_DIR/worker-$1.log" 2>&1 &
+	worker_pid[$1]=$!
+}
+
+wait_ready() { # port timeout-seconds
+	local deadline=$((SECONDS + $2))
+	until curl -fs -o /dev/null --max-time 2 "http://127.0.0.1:$1/liveness"; do
+		kill -0 "${worker_pid[$1]}" 2>/dev/null ||
+			die "el worker de $1 terminó: $(tail -n 5 "$RUN_DIR/worker-$1.log")"
+		((SECONDS < deadline)) || die "el worker de $1 no respondió en $2 s"
+		sleep 0.5
+	done
+}
+
+ports=$(seq "$BASE_PORT" $((BASE_PORT + WORKERS - 1)))
+upstreams=""
+n=0
+for p in $ports; do
+	start_worker "$p"
+	upstreams+="        server 127.0.0.1:$p;"$'\n'
+	n=$((n + 1))
+	say "worker $n/$WORKERS: pid ${worker_pid[$p]}, 127.0.0.1:$p (registro $RUN_DIR/worker-$p.log)"
+done
+for p in $ports; do wait_ready "$p" "$READY_TIMEOUT"; done
+# Warm each worker up: with --reuse-sessions the first page request builds the session that the
+# page is rendered from (and imports what a session needs), so the first student does not wait.
+for p in $ports; do
+	curl -fs -o /dev/null --max-time 60 "http://127.0.0.1:$p/" || say "aviso: el worker de $p no sirvió la página de calentamiento"
+done
+
+template="$(<deploy/nginx.conf.template)"
+conf="${template//@RUN_DIR@/$RUN_DIR}"
+conf="${conf//@LISTEN@/$HOST:$PORT}"
+conf="${conf//@UPSTREAM_SERVERS@/${upstreams%$'\n'}}"
+printf '%s\n' "$conf" >"$RUN_DIR/nginx.conf"
+"$NGINX" -t -q -e "$RUN_DIR/error.log" -p "$RUN_DIR" -c "$RUN_DIR/nginx.conf" ||
+	die "la configuración de nginx no es válida ($RUN_DIR/nginx.conf)"
+"$NGINX" -e "$RUN_DIR/error.log" -p "$RUN_DIR" -c "$RUN_DIR/nginx.conf" -g 'daemon off;' &
+nginx_pid=$!
+
+deadline=$((SECONDS + 20))
+until curl -fs -o /dev/null --max-time 2 "http://127.0.0.1:$PORT/liveness"; do
+	kill -0 "$nginx_pid" 2>/dev/null || die "nginx terminó ($RUN_DIR/error.log)"
+	((SECONDS < deadline)) || die "nginx no respondió en 127.0.0.1:$PORT ($RUN_DIR/error.log)"
+	sleep 0.2
+done
+shown_host="$HOST"
+[[ "$HOST" == 0.0.0.0 ]] && shown_host="$(hostname -I 2>/dev/null | awk '{print $1}' || true)"
+say "listo: Clase 04 en http://${shown_host:-localhost}:$PORT/ (nginx → $WORKERS workers; Ctrl-C para detener)"
+say "orígenes permitidos: ${origins[*]}"
+
+# Supervise until a signal arrives. nginx dying stops everything; a worker that dies is started
+# again (its students reload the page and land on a live worker meanwhile: nginx skips a worker
+# that refuses connections), at most MAX_RESTARTS times in all.
+MAX_RESTARTS="${MAX_RESTARTS:-5}"
+restarts=0
+set +e
+while :; do
+	done_pid=""
+	wait -n -p done_pid "$nginx_pid" "${worker_pid[@]}"
+	status=$?
+	[[ -n "$done_pid" ]] || {
+		sleep 1 # not a child of ours that ended: never spin
+		continue
+	}
+	if [[ "$done_pid" == "$nginx_pid" ]]; then
+		say "nginx terminó (código $status); deteniendo todo"
+		exit 1
+	fi
+	for p in $ports; do
+		[[ "${worker_pid[$p]}" == "$done_pid" ]] || continue
+		if ((restarts >= MAX_RESTARTS)); then
+			say "el worker de $p terminó (código $status) y ya hubo $restarts reinicios; deteniendo todo"
+			exit 1
+		fi
+		restarts=$((restarts + 1))
+		say "el worker de $p terminó (código $status); reinicio $restarts/$MAX_RESTARTS"
+		start_worker "$p"
+	done
+done
