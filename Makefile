@@ -59,6 +59,7 @@ clean:
 bench: $(STAMP)
 	$(BIN)/python bench/bench_updates.py
 	$(BIN)/python bench/bench_sessions.py
+	$(BIN)/python bench/bench_coldstart.py
 	$(BIN)/python bench/bench_load.py
 	$(BIN)/python bench/bench_export.py
 

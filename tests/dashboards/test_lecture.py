@@ -107,3 +107,89 @@ def test_exercise_identity_minus_090_gives_roma_about_034_not_038():
     p = lect.capital.probabilities
     assert round(p["Roma"], 2) == 0.34
     assert not math.isclose(p["Roma"], 0.38, abs_tol=0.01)
+
+
+# --- A served session: the first section waits for the page to load --------------------------
+
+
+def _served_document():
+    """A Document with a session context and request, as `panel serve` gives a new session."""
+    import weakref
+
+    from bokeh.document import Document
+    from bokeh.server.contexts import BokehSessionContext, _RequestProxy
+    from bokeh.util.token import generate_session_id
+    from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
+
+    doc = Document()
+    context = BokehSessionContext(generate_session_id(), None, doc)
+    context._request = _RequestProxy(
+        HTTPServerRequest(
+            start_line=RequestStartLine("GET", "/lecture", "HTTP/1.1"),
+            headers=HTTPHeaders({"Host": "127.0.0.1"}),
+        )
+    )
+    doc._session_context = weakref.ref(context)
+    return doc, context
+
+
+@pytest.fixture
+def served():
+    """(doc, load): a served session's Document as curdoc, and what the browser's document_ready
+    runs (Panel's onload callbacks)."""
+    from panel.io.state import set_curdoc
+
+    doc, context = _served_document()
+    with set_curdoc(doc):
+        yield doc, lambda: lecture.pn.state._on_load(doc)
+    del context
+
+
+def test_served_session_sends_the_page_before_building_the_first_section(served):
+    doc, load = served
+    lect = create_lecture("capital")
+    doc.add_root(lecture.pn.panel(lect).get_root(doc))
+    assert lect._built == {}
+    assert lect.section == "capital"
+    assert lect.nav.value == "capital"
+    assert [obj.object for obj in lect.main.objects] == [lecture.LOADING]
+    load()
+    assert list(lect._built) == ["capital"]
+    assert lect.main.objects == [lect._built["capital"]]
+
+
+def test_a_click_before_the_page_has_loaded_is_not_undone_by_the_load(served):
+    doc, load = served
+    lect = create_lecture()
+    doc.add_root(lecture.pn.panel(lect).get_root(doc))
+    lect.go("posicion")
+    load()
+    assert list(lect._built) == ["posicion"]
+    assert lect.section == "posicion"
+    assert lect.main.objects == [lect._built["posicion"]]
+
+
+def test_discarded_sessions_release_memory_once_per_burst(monkeypatch):
+    import asyncio
+
+    calls = []
+
+    def release():
+        lecture._release["handle"] = None
+        calls.append(1)
+
+    monkeypatch.setattr(lecture, "_release_memory", release)
+    monkeypatch.setattr(lecture, "RELEASE_DELAY", 0.05)
+
+    async def burst():
+        for _ in range(3):
+            lecture.release_memory_later(None)
+        await asyncio.sleep(0.3)
+
+    asyncio.run(burst())
+    assert calls == [1]
+
+
+def test_release_memory_collects_and_trims():
+    lecture._release_memory()  # glibc's malloc_trim here; None elsewhere
+    assert lecture._release["handle"] is None
