@@ -9,8 +9,11 @@ PORT ?= 5006
 # The lecture (index page) and every demo servable alone; same list as dashboards.APPS.
 APPS := dashboards/lecture.py dashboards/self_attention.py dashboards/scaling.py \
 	dashboards/multihead.py dashboards/positional.py dashboards/capital.py dashboards/explorer.py
+# The system allocator gives memory back when a class closes its sessions; CPython's own
+# allocator kept the server at ~1.8x its baseline (bench/bench_sessions.py).
+SERVE_ENV := PYTHONMALLOC=malloc
 
-.PHONY: serve serve-prod test lint format docs export chromium clean bench
+.PHONY: serve serve-prod test lint format docs export chromium nginx clean bench
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,12 +23,12 @@ $(STAMP): pyproject.toml constraints.txt
 ## serve: the lecture on http://localhost:5006 (bound to localhost only)
 serve: $(STAMP)
 	@echo "Clase 04 en http://localhost:$(PORT)/"
-	$(BIN)/panel serve $(APPS) --address $(HOST) --port $(PORT) \
+	$(SERVE_ENV) $(BIN)/panel serve $(APPS) --address $(HOST) --port $(PORT) \
 		--allow-websocket-origin localhost:$(PORT) --allow-websocket-origin 127.0.0.1:$(PORT) \
 		--index lecture
 
 ## test: everything CI runs (lint, model tests, dashboard tests, browser tests)
-test: $(STAMP) chromium
+test: $(STAMP) chromium nginx
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest
@@ -52,16 +55,18 @@ chromium:
 		echo "Instalando chromium (apt-get)…"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; }
 
+## nginx: Debian's nginx, for `make serve-prod` and its test
+nginx:
+	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || { \
+		echo "Instalando nginx (apt-get)…"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx; }
+
 clean:
 	rm -rf $(VENV) dist .pytest_cache .ruff_cache .hypothesis
 
-## bench: server-side update time of every control (writes bench/results.json)
-bench: $(STAMP)
-	$(BIN)/python bench/bench_updates.py
-	$(BIN)/python bench/bench_sessions.py
-	$(BIN)/python bench/bench_coldstart.py
-	$(BIN)/python bench/bench_load.py
-	$(BIN)/python bench/bench_export.py
+## bench: every benchmark of issues #5 and #6, one table of targets (writes bench/results.json)
+bench: $(STAMP) chromium nginx
+	$(BIN)/python bench/run.py
 
 ## serve-prod: several panel serve workers behind nginx (README: "Desplegar para una clase")
 serve-prod: $(STAMP)

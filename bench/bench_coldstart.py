@@ -17,8 +17,6 @@ import argparse
 import json
 import os
 import platform
-import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -27,67 +25,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from dashboards import APPS  # noqa: E402  (the package's __init__ only: no Panel import)
+from _server import ROOT, SERVE_ENV, free_port, listening, make_command, serve_command, stop
 
 TARGET_S = 5.0
 POLL_S = 0.05
 TIMEOUT_S = 120.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def panel_command() -> list[str]:
-    script = Path(sys.executable).parent / "panel"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "panel"]
-
-
-def serve_command(port: int | str) -> list[str]:
-    """`make serve`'s command on ``port``."""
-    return [
-        *panel_command(),
-        "serve",
-        *(f"dashboards/{name}.py" for name in APPS),
-        "--address",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--allow-websocket-origin",
-        f"localhost:{port}",
-        "--allow-websocket-origin",
-        f"127.0.0.1:{port}",
-        "--index",
-        "lecture",
-    ]
-
-
-def make_command(port: int | str) -> list[str]:
-    """`make serve` itself on ``port`` (bound to 127.0.0.1, as by default)."""
-    return ["make", "--no-print-directory", "serve", f"PORT={port}", "HOST=127.0.0.1"]
-
-
-def listening(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=POLL_S):
-            return True
-    except OSError:
-        return False
-
-
-def stop(proc: subprocess.Popen) -> None:
-    """Stop the server: its whole process group (with --via-make, make and panel serve)."""
-    os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
 
 
 def one_run(log_path: Path, via_make: bool) -> dict[str, float]:
@@ -97,7 +39,12 @@ def one_run(log_path: Path, via_make: bool) -> dict[str, float]:
     with log_path.open("w", encoding="utf-8") as log:
         start = time.perf_counter()
         proc = subprocess.Popen(
-            command, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            command,
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            env={**os.environ, **SERVE_ENV},
+            start_new_session=True,
         )
         try:
             port_open = None
@@ -107,7 +54,7 @@ def one_run(log_path: Path, via_make: bool) -> dict[str, float]:
                 if proc.poll() is not None:
                     sys.exit(f"panel serve terminó con código {proc.returncode} (log: {log_path})")
                 if port_open is None:
-                    if listening(port):
+                    if listening(port, POLL_S):
                         port_open = time.perf_counter() - start
                     else:
                         time.sleep(POLL_S)

@@ -61,17 +61,12 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import numpy as np
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bokeh.protocol import Protocol  # noqa: E402
-from bokeh.protocol.receiver import Receiver  # noqa: E402
-from bokeh.util.serialization import make_id  # noqa: E402
-from tornado.httpclient import AsyncHTTPClient, HTTPRequest  # noqa: E402
-from tornado.websocket import websocket_connect  # noqa: E402
-
-from dashboards import APPS  # noqa: E402
+from _server import ROOT, SERVE_ENV, serve_command
+from bokeh.protocol import Protocol
+from bokeh.protocol.receiver import Receiver
+from bokeh.util.serialization import make_id
+from tornado.httpclient import AsyncHTTPClient, HTTPRequest
+from tornado.websocket import websocket_connect
 
 TARGET_P95_MS = 250.0
 TARGET_SESSIONS = 100
@@ -140,7 +135,6 @@ class Server:
         workers = {"nginx2": 2, "nginx1": 1}.get(config, 0)
         self.port = free_ports(1 + workers)
         self.base_url = f"http://127.0.0.1:{self.port}"
-        apps = [f"dashboards/{a}.py" for a in APPS]
         if workers:
             env = dict(
                 os.environ,
@@ -153,22 +147,8 @@ class Server:
             )
             cmd = ["bash", str(ROOT / "deploy" / "serve-prod.sh")]
         else:
-            env = dict(os.environ)
-            origin = f"127.0.0.1:{self.port}"
-            cmd = [
-                str(Path(sys.executable).parent / "panel"),
-                "serve",
-                *apps,
-                "--index",
-                "lecture",
-                "--address",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--allow-websocket-origin",
-                origin,
-                *PROD_FLAGS,
-            ]
+            env = dict(os.environ, **SERVE_ENV)
+            cmd = serve_command(self.port, *PROD_FLAGS)
             if config == "numprocs2-noreuse":
                 cmd.remove("--reuse-sessions")
             if config.startswith("numprocs2"):

@@ -31,8 +31,6 @@ import json
 import os
 import platform
 import re
-import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,39 +41,36 @@ import weakref
 from datetime import datetime
 from pathlib import Path
 
+import _server
 import numpy as np
+import panel as pn
+from _server import ROOT
+from bokeh.client import pull_session
+from bokeh.document import Document
+from bokeh.events import DocumentReady
+from bokeh.server.contexts import BokehSessionContext, _RequestProxy
+from bokeh.util.token import generate_session_id
+from panel.io.application import build_single_handler_application
+from panel.io.state import set_curdoc
+from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
+from tornado.ioloop import IOLoop
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from dashboards.common import configure
+from dashboards.lecture import create_lecture
 
-import panel as pn  # noqa: E402
-from bokeh.client import pull_session  # noqa: E402
-from bokeh.document import Document  # noqa: E402
-from bokeh.events import DocumentReady  # noqa: E402
-from bokeh.server.contexts import BokehSessionContext, _RequestProxy  # noqa: E402
-from bokeh.util.token import generate_session_id  # noqa: E402
-from panel.io.application import build_single_handler_application  # noqa: E402
-from panel.io.state import set_curdoc  # noqa: E402
-from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine  # noqa: E402
-from tornado.ioloop import IOLoop  # noqa: E402
-
-from dashboards import APPS  # noqa: E402
-from dashboards.common import configure  # noqa: E402
-from dashboards.lecture import create_lecture  # noqa: E402
-
-# Extra environment for the server (``--env NAME=VALUE``), e.g. PYTHONMALLOC=malloc.
+# The server's environment beyond `make serve`'s (_server.SERVE_ENV): ``--env NAME=VALUE``
+# (``--env PYTHONMALLOC=pymalloc`` measures CPython's own allocator).
 SERVER_ENV: dict[str, str] = {}
 
 TARGET_CREATE_MS = 250.0
 TARGET_MB_PER_SESSION = 5.0
 TARGET_RECOVERY = 0.10  # memory after closing within 10 % of the baseline
-# Wait after the sessions are discarded before the last RSS reading (see close_round).
-RELEASE_WAIT = 8.0
 
 LAUNCH = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*Session (\d+) launching")
 CONNECTED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*ServerConnection created")
 CREATED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*Session (\d+) created")
 DESTROYED = re.compile(r"Session (\d+) destroyed")
+RELEASED = re.compile(r"Memoria liberada")
 ACCESS = re.compile(r"200 GET /lecture \(127\.0\.0\.1\) ([\d.]+)ms")
 
 
@@ -150,60 +145,6 @@ def time_in_process(n: int, warmup: int = 3) -> dict[str, dict]:
 # --- 2. served -------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def panel_command() -> list[str]:
-    script = Path(sys.executable).parent / "panel"
-    return [str(script)] if script.exists() else [sys.executable, "-m", "panel"]
-
-
-def serve_command(port: int) -> list[str]:
-    """`make serve`'s command, on ``port``, one process, unused sessions discarded within ~2 s."""
-    return [
-        *panel_command(),
-        "serve",
-        *(f"dashboards/{name}.py" for name in APPS),
-        "--address",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--allow-websocket-origin",
-        f"localhost:{port}",
-        "--allow-websocket-origin",
-        f"127.0.0.1:{port}",
-        "--index",
-        "lecture",
-        "--num-procs",
-        "1",
-        "--check-unused-sessions",
-        "1000",
-        "--unused-session-lifetime",
-        "1000",
-    ]
-
-
-def rss_mb(pid: int) -> float:
-    with open(f"/proc/{pid}/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    raise RuntimeError("VmRSS no aparece en /proc")
-
-
-def settled_rss(pid: int, seconds: float = 3.0) -> float:
-    """RSS once it stops moving: the median of the samples of the last ``seconds``."""
-    samples = []
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        samples.append(rss_mb(pid))
-        time.sleep(0.25)
-    return statistics.median(samples)
-
-
 def read_log(path: Path) -> list[str]:
     return path.read_text(encoding="utf-8", errors="replace").splitlines()
 
@@ -227,6 +168,29 @@ def wait_discarded(path: Path, proc: subprocess.Popen, timeout: float = 60.0) ->
         time.sleep(0.25)
     launched, destroyed = counts(path)
     sys.exit(f"el servidor no descartó las sesiones en {timeout:g} s ({destroyed}/{launched})")
+
+
+def released_since_last_discard(path: Path) -> bool:
+    """The lecture logged "Memoria liberada" after the last "Session … destroyed" line."""
+    last_destroyed = last_released = -1
+    for k, line in enumerate(read_log(path)):
+        if DESTROYED.search(line):
+            last_destroyed = k
+        elif RELEASED.search(line):
+            last_released = k
+    return last_released > last_destroyed
+
+
+def wait_released(path: Path, proc: subprocess.Popen, timeout: float = 60.0) -> float:
+    """Wait until the memory of the last discarded sessions has been handed back."""
+    start = time.monotonic()
+    while time.monotonic() - start < timeout:
+        if proc.poll() is not None:
+            sys.exit(f"panel serve terminó con código {proc.returncode}")
+        if released_since_last_discard(path):
+            return time.monotonic() - start
+        time.sleep(0.25)
+    sys.exit(f"el servidor no liberó la memoria en {timeout:g} s (falta «Memoria liberada»)")
 
 
 def stamp(text: str) -> float:
@@ -253,38 +217,6 @@ def open_session(url: str, loop: IOLoop):
     return session
 
 
-def start_server(port: int, log_path: Path) -> tuple[subprocess.Popen, object]:
-    log = log_path.open("w", encoding="utf-8")
-    # Log lines in the order they happen; Panel logs its sessions (launching, created,
-    # destroyed) at INFO, which it only shows when asked through the environment.
-    env = {**os.environ, **SERVER_ENV, "PYTHONUNBUFFERED": "1", "PANEL_LOG_LEVEL": "info"}
-    proc = subprocess.Popen(
-        serve_command(port), cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            sys.exit(f"panel serve terminó con código {proc.returncode}:\n{log_path.read_text()}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/lecture", timeout=5) as r:
-                if r.status == 200:
-                    return proc, log
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    sys.exit("panel serve no respondió en 60 s")
-
-
-def stop_server(proc: subprocess.Popen, log) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    log.close()
-
-
 def open_round(url: str, n: int, loop: IOLoop, pid: int, log_path: Path) -> dict:
     """Open ``n`` sessions one after another and keep them; RSS with all of them open."""
     first_line = len(read_log(log_path))
@@ -295,36 +227,41 @@ def open_round(url: str, n: int, loop: IOLoop, pid: int, log_path: Path) -> dict
         sessions.append(open_session(url, loop))
         wall.append((time.perf_counter() - t0) * 1e3)
     seconds = time.perf_counter() - start
-    rss = settled_rss(pid)
+    rss = _server.settled_rss(pid)
     server_ms = log_durations(read_log(log_path), first_line, CONNECTED)
     return {"sessions": sessions, "wall": wall, "server_ms": server_ms, "rss": rss, "s": seconds}
 
 
 def close_round(sessions: list, proc: subprocess.Popen, log_path: Path) -> dict:
     """Close every session, wait until the server has discarded them, then RSS twice: right
-    away and once the server has had time to give memory back (Panel collects garbage 5 s after
-    the last discarded session; the lecture hands free pages back a second later)."""
+    away and once the lecture has handed the memory back (its "Memoria liberada" log line, a
+    few seconds after the last discarded session: a garbage collection and malloc_trim)."""
     for session in sessions:
         session.close()
     sessions.clear()
     discard = wait_discarded(log_path, proc)
-    closed = settled_rss(proc.pid, 1.0)
-    time.sleep(RELEASE_WAIT)
-    return {"discard_s": discard, "closed": closed, "after": settled_rss(proc.pid, 3.0)}
+    closed = _server.settled_rss(proc.pid, 1.0)
+    release = wait_released(log_path, proc)
+    return {
+        "discard_s": discard,
+        "closed": closed,
+        "release_s": release,
+        "after": _server.settled_rss(proc.pid, 3.0),
+    }
 
 
 def measure_served(n: int, log_path: Path, n_http: int, reopen: bool) -> dict:
-    port = free_port()
+    port = _server.free_port()
     base = f"http://127.0.0.1:{port}"
     url = f"{base}/lecture"
-    proc, log = start_server(port, log_path)
+    proc = _server.start(port, log_path, *_server.FAST_DISCARD, env=SERVER_ENV)
     loop = IOLoop()
     try:
         # Warm-up: one session opened and closed (and the readiness probe's session discarded).
         open_session(url, loop).close()
         wait_discarded(log_path, proc)
-        time.sleep(RELEASE_WAIT)
-        baseline = settled_rss(proc.pid)
+        wait_released(log_path, proc)
+        baseline = _server.settled_rss(proc.pid)
 
         first = open_round(url, n, loop, proc.pid, log_path)
         closed = close_round(first["sessions"], proc, log_path)
@@ -346,10 +283,10 @@ def measure_served(n: int, log_path: Path, n_http: int, reopen: bool) -> dict:
         page_created_ms = log_durations(read_log(log_path), first_line, CREATED)
     finally:
         loop.close(all_fds=True)
-        stop_server(proc, log)
+        _server.stop(proc)
     result = {
-        "command": " ".join(serve_command(port)),
-        "extra_env": dict(SERVER_ENV),
+        "command": " ".join(_server.serve_command(port, *_server.FAST_DISCARD)),
+        "env": {**_server.SERVE_ENV, **SERVER_ENV},
         "sessions": n,
         "rss_baseline_mb": baseline,
         "rss_open_mb": first["rss"],
@@ -359,6 +296,7 @@ def measure_served(n: int, log_path: Path, n_http: int, reopen: bool) -> dict:
         "after_to_baseline": closed["after"] / baseline,
         "open_seconds": first["s"],
         "discard_seconds": closed["discard_s"],
+        "release_seconds": closed["release_s"],
         "server_log_launch_to_connection": stats(first["server_ms"]),
         "client_open_wall": stats(first["wall"]),
         "http_page_request": stats(page_ms),
@@ -441,10 +379,13 @@ def main(argv=None) -> int:
 
     mb = served
     print(f"\nMemoria residente del servidor (VmRSS, MB), {args.sessions} sesiones")
-    print(f"  base (tras calentar)            {mb['rss_baseline_mb']:8.1f}")
-    print(f"  con las sesiones abiertas       {mb['rss_open_mb']:8.1f}")
-    print(f"  recién descartadas              {mb['rss_closed_mb']:8.1f}")
-    print(f"  {RELEASE_WAIT:g} s después                   {mb['rss_after_mb']:8.1f}")
+    for label, value in (
+        ("base (tras calentar)", mb["rss_baseline_mb"]),
+        ("con las sesiones abiertas", mb["rss_open_mb"]),
+        ("recién descartadas", mb["rss_closed_mb"]),
+        (f"memoria liberada ({mb['release_seconds']:.0f} s después)", mb["rss_after_mb"]),
+    ):
+        print(f"  {label:<34}{value:8.1f}")
     print(
         f"Por sesión extra: {mb['mb_per_extra_session']:.2f} MB (objetivo ≤ "
         f"{TARGET_MB_PER_SESSION:g}): {'sí' if meets_memory else 'NO'}"
@@ -465,8 +406,8 @@ def main(argv=None) -> int:
         f"Abrir las sesiones llevó {mb['open_seconds']:.1f} s; el servidor las descartó "
         f"{mb['discard_seconds']:.1f} s después de cerrarlas."
     )
-    if SERVER_ENV:
-        print("Entorno extra del servidor: " + " ".join(f"{k}={v}" for k, v in SERVER_ENV.items()))
+    env = {**_server.SERVE_ENV, **SERVER_ENV}
+    print("Entorno del servidor: " + " ".join(f"{k}={v}" for k, v in env.items()))
 
     summary = {
         "when": time.strftime("%Y-%m-%dT%H:%M:%S"),

@@ -7,7 +7,7 @@ control's parameter is toggled between two values; a change counts as done when 
 DynamicMap and pane has returned, i.e. the Bokeh models hold the new values (the Document's
 change events are counted to prove something was updated). Beside each control: the raw numpy
 computation of the same outputs, and a plain Bokeh ColumnDataSource update, measured in the same
-run so the figures can be read as ratios on a noisy machine. Writes bench/results.json.
+run so the figures can be read as ratios on a noisy machine. Writes bench/updates_results.json.
 """
 
 from __future__ import annotations
@@ -216,7 +216,7 @@ def main(argv=None) -> int:
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     parser.add_argument("--repeat", type=int, default=40)
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results.json")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "updates_results.json")
     args = parser.parse_args(argv)
     configure()
     cds = time_cds(args.repeat)

@@ -13,6 +13,7 @@ import holoviews as hv
 import numpy as np
 import panel as pn
 import param
+from panel.io.resources import LOCAL_DIST
 
 from attnmodel.formatting import es_number, es_percent, parse_es_number
 
@@ -31,6 +32,8 @@ __all__ = [
 ]
 
 ACCENT = "#1f5fa8"
+
+_HV_LOADED = False
 
 CSS = """
 :host { --accent: #1f5fa8; }
@@ -64,8 +67,28 @@ def configure() -> None:
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
         logger.propagate = False
-    hv.extension("bokeh", logo=False)
+    # Once per process: every call adds ~20k long-lived objects (HoloViews keeps per-call
+    # renderer state), which kept memory at ~2x the baseline after a class closed its sessions.
+    global _HV_LOADED
+    if not _HV_LOADED:
+        hv.extension("bokeh", logo=False)
+        _HV_LOADED = True
     pn.extension("mathjax", raw_css=[CSS], design="native", notifications=False)
+    _local_stylesheets()
+
+
+def _local_stylesheets() -> None:
+    """Point this session's stylesheets at the server's /static/, not at cdn.holoviz.org.
+
+    Panel sets that path when it renders a session's page; under ``--reuse-sessions`` the page
+    comes from a shared session and each student's own session (built when its websocket
+    connects) would load 8 stylesheets from the CDN: unstyled widgets without internet.
+    """
+    doc = pn.state.curdoc
+    if doc is None or doc.session_context is None:  # not served (tests, the export)
+        return
+    dist = f"{pn.state.rel_path}/{LOCAL_DIST}" if pn.state.rel_path else LOCAL_DIST
+    doc._template_variables.setdefault("dist_url", dist)
 
 
 def esc(text) -> str:

@@ -46,8 +46,7 @@ from attnmodel.formatting import es_number
 from dashboards.capital import CapitalView
 from dashboards.common import configure, esc, math_md
 from dashboards.explorer import ExplorerView
-from dashboards.lecture import EXERCISES, INTRO, SECTIONS, TITLE
-from dashboards.lecture import _marker as section_marker  # the live lecture's own marker
+from dashboards.lecture import EXERCISES, INTRO, SECTIONS, TITLE, section_marker
 from dashboards.multihead import MultiHeadView
 from dashboards.positional import PositionalView
 from dashboards.scaling import ScalingView

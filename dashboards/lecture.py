@@ -12,6 +12,8 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import gc
+import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -34,6 +36,8 @@ from dashboards.multihead import MultiHeadView
 from dashboards.positional import PositionalView
 from dashboards.scaling import ScalingView
 from dashboards.self_attention import SelfAttentionView
+
+log = logging.getLogger(__name__)
 
 TITLE = "Clase 04 — Atención y Transformers"
 
@@ -129,7 +133,7 @@ class Lecture(pn.viewable.Viewer):
         )
 
 
-def _marker(section_id: str) -> pn.pane.HTML:
+def section_marker(section_id: str) -> pn.pane.HTML:
     # A stable hook for the browser tests: present once the section has rendered.
     return pn.pane.HTML(
         f'<span data-testid="section-{esc(section_id)}"></span>', margin=0, height=0
@@ -138,9 +142,9 @@ def _marker(section_id: str) -> pn.pane.HTML:
 
 def _build_attention(lecture: Lecture):
     return pn.Column(
-        _marker("autoatencion"),
+        section_marker("autoatencion"),
         SelfAttentionView(model=lecture.self_attention),
-        _marker("escalado"),
+        section_marker("escalado"),
         ScalingView(model=lecture.scaling),
         sizing_mode="stretch_width",
     )
@@ -148,25 +152,31 @@ def _build_attention(lecture: Lecture):
 
 def _build_heads(lecture: Lecture):
     return pn.Column(
-        _marker("cabezas"), MultiHeadView(model=lecture.multihead), sizing_mode="stretch_width"
+        section_marker("cabezas"),
+        MultiHeadView(model=lecture.multihead),
+        sizing_mode="stretch_width",
     )
 
 
 def _build_position(lecture: Lecture):
     return pn.Column(
-        _marker("posicion"), PositionalView(model=lecture.positional), sizing_mode="stretch_width"
+        section_marker("posicion"),
+        PositionalView(model=lecture.positional),
+        sizing_mode="stretch_width",
     )
 
 
 def _build_capital(lecture: Lecture):
     return pn.Column(
-        _marker("capital"), CapitalView(model=lecture.capital), sizing_mode="stretch_width"
+        section_marker("capital"), CapitalView(model=lecture.capital), sizing_mode="stretch_width"
     )
 
 
 def _build_explorer(lecture: Lecture):
     return pn.Column(
-        _marker("explorador"), ExplorerView(model=lecture.explorer), sizing_mode="stretch_width"
+        section_marker("explorador"),
+        ExplorerView(model=lecture.explorer),
+        sizing_mode="stretch_width",
     )
 
 
@@ -234,7 +244,7 @@ EXERCISES = (
 
 
 def _build_exercises(lecture: Lecture):
-    rows = [_marker("jugar"), math_md("## Para seguir jugando")]
+    rows = [section_marker("jugar"), math_md("## Para seguir jugando")]
     for n, exercise in enumerate(EXERCISES, start=1):
         button = pn.widgets.Button(
             label="Probarlo",
@@ -289,10 +299,17 @@ def _malloc_trim():
 
 def _release_memory() -> None:
     _release["handle"] = None
-    gc.collect()
+    start = time.perf_counter()
+    collected = gc.collect()
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
+    # One line per burst of closed sessions: the soak and session benches wait for it.
+    log.info(
+        "Memoria liberada: %d objetos recogidos en %.0f ms",
+        collected,
+        (time.perf_counter() - start) * 1e3,
+    )
 
 
 def release_memory_later(session_context) -> None:

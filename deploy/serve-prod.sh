@@ -16,8 +16,10 @@
 #              directory under /tmp); nothing is written to /etc
 #   VENV       the project's virtualenv (default .venv; `make serve-prod` creates it)
 #   MAX_RESTARTS  how many times in all a dead worker is started again (default 5)
+#   READY_TIMEOUT seconds each worker has to answer on /liveness at startup (default 120)
 #
-# Installs Debian's nginx with apt-get when it is missing. Runs in the foreground: Ctrl-C (or
+# Installs Debian's nginx with apt-get when it is missing (the only step that needs root; as a
+# normal user it asks through sudo). Runs in the foreground: Ctrl-C (or
 # SIGTERM, or nginx dying) stops nginx and every worker it started; a worker that dies is started
 # again (at most MAX_RESTARTS times).
 set -euo pipefail
@@ -45,8 +47,14 @@ die() {
 
 if ! command -v nginx >/dev/null 2>&1 && [[ ! -x /usr/sbin/nginx ]]; then
 	say "nginx no está instalado: apt-get install -y nginx"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx
+	as_root=()
+	if ((EUID != 0)); then
+		command -v sudo >/dev/null 2>&1 ||
+			die "instalar nginx necesita root: corre 'sudo apt-get install -y nginx' y vuelve a intentar"
+		as_root=(sudo)
+	fi
+	"${as_root[@]}" apt-get update -qq
+	"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx
 fi
 NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
 
@@ -58,6 +66,7 @@ done
 # The same app list and index page as `make serve`: dashboards/__init__.py APPS.
 mapfile -t APPS < <("$VENV/bin/python" -c \
 	'from dashboards import APPS; print("\n".join(f"dashboards/{a}.py" for a in APPS))')
+((${#APPS[@]})) || die "no pude leer la lista de apps (dashboards/__init__.py APPS) con $VENV/bin/python"
 
 # What the browser sends as Origin must be allowed on every worker.
 origins=("localhost:$PORT" "127.0.0.1:$PORT")
@@ -78,6 +87,15 @@ origin_args=()
 for o in "${origins[@]}"; do origin_args+=(--allow-websocket-origin "$o"); done
 
 mkdir -p "$RUN_DIR/tmp" "$RUN_DIR/cache"
+# Each student holds a websocket in nginx and in a worker: lift the soft limit on open files (1024
+# on many desktops, below nginx's worker_connections) up to 8192 where the hard limit allows it.
+nofile_hard="$(ulimit -Hn)"
+nofile_want=8192
+[[ "$nofile_hard" != unlimited ]] && ((nofile_hard < nofile_want)) && nofile_want="$nofile_hard"
+nofile_soft="$(ulimit -Sn)"
+if [[ "$nofile_soft" != unlimited ]] && ((nofile_soft < nofile_want)); then
+	ulimit -Sn "$nofile_want" 2>/dev/null || true
+fi
 declare -A worker_pid=() # port -> pid
 nginx_pid=""
 cleanup() {
@@ -100,7 +118,8 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 start_worker() { # port
-	"$VENV/bin/panel" serve "${APPS[@]}" --index lecture \
+	# PYTHONMALLOC=malloc as in `make serve`: memory goes back down after a class leaves.
+	PYTHONMALLOC=malloc PYTHONUNBUFFERED=1 "$VENV/bin/panel" serve "${APPS[@]}" --index lecture \
 		--address 127.0.0.1 --port "$1" "${origin_args[@]}" \
 		--reuse-sessions --global-loading-spinner --use-xheaders --liveness \
 		>>"$RUN_DIR/worker-$1.log" 2>&1 &
@@ -135,7 +154,12 @@ done
 
 template="$(<deploy/nginx.conf.template)"
 conf="${template//@RUN_DIR@/$RUN_DIR}"
-conf="${conf//@LISTEN@/$HOST:$PORT}"
+listen="$HOST:$PORT"
+[[ "$HOST" == *:* ]] && listen="[$HOST]:$PORT" # an IPv6 address
+conf="${conf//@LISTEN@/$listen}"
+user_directive="# user: nginx runs as the user who started the script"
+((EUID == 0)) && user_directive="user root;"
+conf="${conf//@USER@/$user_directive}"
 conf="${conf//@UPSTREAM_SERVERS@/${upstreams%$'\n'}}"
 printf '%s\n' "$conf" >"$RUN_DIR/nginx.conf"
 "$NGINX" -t -q -e "$RUN_DIR/error.log" -p "$RUN_DIR" -c "$RUN_DIR/nginx.conf" ||
@@ -179,7 +203,8 @@ while :; do
 			exit 1
 		fi
 		restarts=$((restarts + 1))
-		say "el worker de $p terminó (código $status); reinicio $restarts/$MAX_RESTARTS"
 		start_worker "$p"
+		say "el worker de $p terminó (código $status); reinicio $restarts/$MAX_RESTARTS: pid ${worker_pid[$p]}"
+		break
 	done
 done

@@ -91,7 +91,8 @@ def server():
         "--index",
         "lecture",
     ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    env = {**os.environ, "PYTHONMALLOC": "malloc"}  # as `make serve`
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

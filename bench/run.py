@@ -1,0 +1,252 @@
+"""`make bench`: every benchmark in turn, then one table of targets and bench/results.json.
+
+    make bench                                  # everything (about 20 minutes on 2 cores)
+    .venv/bin/python bench/run.py --quick       # smoke run of every part (a few minutes)
+    .venv/bin/python bench/run.py --only load,soak
+    .venv/bin/python bench/run.py --report      # only the table, from the last results
+
+Each part is its own script (run alone for its details) and writes bench/<part>_results.json;
+this runner records each part's wall time and exit status, then merges the parts into
+bench/results.json with one row per target of issues #5 and #6: target, measured, holds or not.
+A part that fails does not stop the others; the exit status is 1 if any part failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = ROOT / "bench"
+
+# name → (script, arguments of a full run, arguments of a --quick run)
+PARTS: dict[str, tuple[str, list[str], list[str]]] = {
+    "updates": ("bench_updates.py", [], ["--repeat", "5"]),
+    "browser": ("bench_browser.py", [], ["--quick"]),
+    "sessions": ("bench_sessions.py", [], ["--sessions", "10"]),
+    "coldstart": ("bench_coldstart.py", [], ["--runs", "1"]),
+    "load": ("bench_load.py", [], ["--quick", "--out", str(BENCH / "load_results.json")]),
+    "export": ("bench_export.py", [], ["--repeat", "1"]),
+    "soak": ("bench_soak.py", [], ["--sequential", "20", "--concurrent", "10", "--seconds", "20"]),
+}
+
+
+def part_file(name: str) -> Path:
+    return BENCH / f"{name}_results.json"
+
+
+def load_part(name: str) -> dict | None:
+    try:
+        return json.loads(part_file(name).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def row(area: str, what: str, target: str, measured: str, holds: bool | None) -> dict:
+    return {"area": area, "what": what, "target": target, "measured": measured, "holds": holds}
+
+
+def ms(value) -> str:
+    return "—" if value is None else f"{value:.0f} ms" if value >= 10 else f"{value:.1f} ms"
+
+
+def target_rows(parts: dict[str, dict | None]) -> list[dict]:
+    rows: list[dict] = []
+    if up := parts.get("updates"):
+        worst = max(up["server_updates"], key=lambda r: r["p95_ms"])
+        rows.append(
+            row(
+                "servidor",
+                f"cambio → modelos Bokeh, peor p95 de {len(up['server_updates'])} controles "
+                f"({worst['section']} · {worst['control']})",
+                f"≤ {up['target_p95_ms']:g} ms",
+                ms(worst["p95_ms"]),
+                up["all_meet_target"],
+            )
+        )
+    if br := parts.get("browser"):
+        for mode, label in (("live", "en vivo"), ("export", "folleto")):
+            summary = br.get("summary", {}).get(mode)
+            if summary:
+                rows.append(
+                    row(
+                        "navegador",
+                        f"entrada → DOM {label}, peor p95 ({summary.get('worst_control', '')})",
+                        f"≤ {summary['target_ms']:g} ms",
+                        ms(summary["worst_p95_ms"]),
+                        summary["worst_p95_ms"] <= summary["target_ms"],
+                    )
+                )
+    if se := parts.get("sessions"):
+        create = se["in_process"]["create_lecture_get_root"]
+        served = se["served"]
+        tg = se["targets"]
+        rows += [
+            row(
+                "sesiones",
+                "sesión nueva en el servidor (p95)",
+                f"≤ {tg['create_ms_p95']:g} ms",
+                ms(create["p95_ms"]),
+                se["meets"]["create"],
+            ),
+            row(
+                "sesiones",
+                f"memoria por sesión extra ({served['sessions']} sesiones)",
+                f"≤ {tg['mb_per_extra_session']:g} MB",
+                f"{served['mb_per_extra_session']:.2f} MB",
+                se["meets"]["memory_per_session"],
+            ),
+            row(
+                "sesiones",
+                "memoria tras cerrarlas / base",
+                f"≤ {1 + tg['after_to_baseline_within']:.2f}",
+                f"{served['after_to_baseline']:.3f}",
+                se["meets"]["memory_recovery"],
+            ),
+        ]
+    if lo := parts.get("load"):
+        n = lo["sessions"]
+        for r in lo["results"]:
+            if "failed" in r:
+                rows.append(row("carga", r["label"], "sin fallos", f"falló: {r['failed']}", False))
+                continue
+            rows.append(
+                row(
+                    "carga",
+                    f"{n} sesiones × {lo['seconds']} s, {r['label']}: errores, p95",
+                    f"0, ≤ {lo['target']['p95_ms']:g} ms",
+                    f"{r['errors']}, {ms(r['p95_ms'])}",
+                    r["meets_target"] if n >= lo["target"]["sessions"] else None,
+                )
+            )
+    if cs := parts.get("coldstart"):
+        rows.append(
+            row(
+                "arranque",
+                "`make serve` → HTTP 200 (mediana)",
+                f"≤ {cs['target_s']:g} s",
+                f"{cs['median_ready_s']:.2f} s",
+                cs["meets_target"],
+            )
+        )
+    if ex := parts.get("export"):
+        tg = ex["targets"]
+        worst_size = max(ex["files"], key=lambda r: r["bytes"])
+        worst_render = max(ex["files"], key=lambda r: r["first_render_median_ms"])
+        rows += [
+            row(
+                "folleto",
+                "`make export`, todos los archivos",
+                f"≤ {tg['export_s']:g} s",
+                "—" if ex["make_export_s"] is None else f"{ex['make_export_s']:.1f} s",
+                ex["meets_export_time"],
+            ),
+            row(
+                "folleto",
+                f"tamaño del mayor archivo ({worst_size['file']})",
+                f"≤ {tg['file_bytes'] / 1e6:g} MB",
+                f"{worst_size['bytes'] / 1e6:.2f} MB",
+                ex["all_meet_size"],
+            ),
+            row(
+                "folleto",
+                f"primer render sin red, peor mediana ({worst_render['file']})",
+                f"≤ {tg['first_render_ms']:g} ms",
+                ms(worst_render["first_render_median_ms"]),
+                ex["all_meet_render"],
+            ),
+            row(
+                "folleto",
+                "peticiones fuera de file:// y errores de consola",
+                "0",
+                str(
+                    sum(len(r["blocked_requests"]) + len(r["console_errors"]) for r in ex["files"])
+                ),
+                ex["all_offline"],
+            ),
+        ]
+    if so := parts.get("soak"):
+        for check in so.get("checks", []):
+            rows.append(
+                row("resistencia", check["what"], check["target"], check["measured"], check["ok"])
+            )
+    return rows
+
+
+def print_table(rows: list[dict], runs: dict) -> None:
+    yes = {True: "sí", False: "NO", None: "(n/a)"}
+    width = max((len(r["what"]) for r in rows), default=20)
+    header = f"{'área':<12} {'medida':<{width}} {'objetivo':>14} {'medido':>14}  cumple"
+    print("\n" + header)
+    print("-" * len(header))
+    for r in rows:
+        print(
+            f"{r['area']:<12} {r['what']:<{width}} {r['target']:>14} {r['measured']:>14}  "
+            f"{yes[r['holds']]}"
+        )
+    if runs:
+        print(
+            "\nDuración de cada parte: "
+            + ", ".join(
+                f"{name} {info['wall_s']:.0f} s"
+                + ("" if info["exit"] == 0 else f" (salida {info['exit']})")
+                for name, info in runs.items()
+            )
+        )
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawTextHelpFormatter
+    )
+    parser.add_argument("--quick", action="store_true", help="a smoke run of every part")
+    parser.add_argument("--only", help=f"comma separated, of: {', '.join(PARTS)}")
+    parser.add_argument("--report", action="store_true", help="no runs: the table from files")
+    parser.add_argument("--out", type=Path, default=BENCH / "results.json")
+    args = parser.parse_args(argv)
+    names = list(PARTS) if not args.only else [n.strip() for n in args.only.split(",") if n]
+    unknown = [n for n in names if n not in PARTS]
+    if unknown:
+        parser.error(f"parte desconocida: {', '.join(unknown)}")
+
+    runs: dict[str, dict] = {}
+    if not args.report:
+        for name in names:
+            script, full, quick = PARTS[name]
+            command = [sys.executable, str(BENCH / script), *(quick if args.quick else full)]
+            print(f"\n=== {name}: {' '.join(command[1:])}", flush=True)
+            start = time.perf_counter()
+            code = subprocess.call(command, cwd=ROOT)
+            runs[name] = {"exit": code, "wall_s": round(time.perf_counter() - start, 1)}
+
+    parts = {name: load_part(name) for name in PARTS}
+    rows = target_rows(parts)
+    print_table(rows, runs)
+    results = {
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "machine": {
+            "python": platform.python_version(),
+            "cpus": os.cpu_count(),
+            "loadavg": os.getloadavg(),
+        },
+        "quick": args.quick,
+        "runs": runs,
+        "targets": rows,
+        "parts": parts,
+    }
+    args.out.write_text(json.dumps(results, indent=2, ensure_ascii=False), encoding="utf-8")
+    print(f"\nResultados en {args.out}")
+    failed = [name for name, info in runs.items() if info["exit"] != 0]
+    if failed:
+        print(f"Partes con salida distinta de 0: {', '.join(failed)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,362 @@
+"""`make serve-prod` for real: deploy/serve-prod.sh starts two `panel serve` workers behind
+Debian's nginx (as a class would use it) and a browser, Bokeh clients and raw requests go through
+nginx.
+
+One script instance serves the whole module. The tests run in file order: the last two kill a
+worker (the script must start it again) and stop the script with SIGTERM (everything it started
+must be gone). nginx is not optional here: `make test` installs it, so a missing nginx fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import panel  # noqa: F401  (registers Panel's Bokeh models, so bokeh.client can decode the page)
+import pytest
+from bokeh.client import pull_session
+from bokeh.events import DocumentReady
+from playwright.sync_api import expect
+from tornado.ioloop import IOLoop
+
+ROOT = Path(__file__).resolve().parents[2]
+TITLE = "Clase 04 — Atención y Transformers"
+WORKERS = 2
+READY_S = 90  # the script: workers importing, warming up, nginx starting
+STOP_S = 15  # SIGTERM -> every process gone
+WORKER_LINE = re.compile(r"worker \d+/\d+: pid (\d+), 127\.0\.0\.1:(\d+)")
+RESTART_LINE = re.compile(r"el worker de (\d+) terminó .*reinicio \d+/\d+: pid (\d+)")
+
+
+def _port_free(port: int) -> bool:
+    """True when a server could listen on 127.0.0.1:port (as the script's workers do)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+            s.listen()
+        except OSError:
+            return False
+        return True
+
+
+def _free_ports(count: int) -> int:
+    """The first of ``count`` consecutive free ports (the script's BASE_PORT..)."""
+    for _ in range(200):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            first = s.getsockname()[1]
+        if first + count < 65535 and all(_port_free(first + i) for i in range(count)):
+            return first
+    raise RuntimeError("no hay puertos libres consecutivos")
+
+
+def _get(url: str, timeout: float = 10) -> tuple[int, str]:
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        return response.status, response.read().decode("utf-8", errors="replace")
+
+
+def _group_members(pgid: int) -> list[str]:
+    """Live (not zombie) processes in process group ``pgid``: "pid command" each."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue  # ended meanwhile
+        # pid (comm) state ppid pgrp ...; comm may hold spaces and parentheses.
+        fields = text[text.rindex(")") + 2 :].split()
+        if fields[0] != "Z" and int(fields[2]) == pgid:
+            found.append(f"{stat.parent.name} {text[text.index('(') : text.rindex(')') + 1]}")
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+class Deployment:
+    def __init__(self, tmp: Path):
+        self.port = _free_ports(1)
+        self.base_port = _free_ports(WORKERS)
+        while self.port in range(self.base_port, self.base_port + WORKERS):
+            self.port = _free_ports(1)
+        self.run_dir = tmp / "run"
+        self.run_dir.mkdir()
+        self.out_path = tmp / "serve-prod.out"
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {
+            **os.environ,
+            "HOST": "127.0.0.1",
+            "PORT": str(self.port),
+            "BASE_PORT": str(self.base_port),
+            "WORKERS": str(WORKERS),
+            "RUN_DIR": str(self.run_dir),
+            "VENV": sys.prefix,
+        }
+        self.out = self.out_path.open("w")
+        # Its own session and process group: the test can find (and, failing all else, kill)
+        # every process the script started; a Ctrl-C of pytest reaches it through the teardown.
+        self.proc = subprocess.Popen(
+            ["bash", "deploy/serve-prod.sh"],
+            cwd=ROOT,
+            env=env,
+            stdout=self.out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def output(self) -> str:
+        return self.out_path.read_text(errors="replace")
+
+    def logs(self) -> str:
+        """The script's output and the tail of every log in RUN_DIR, for failure messages."""
+        parts = [f"--- salida de serve-prod.sh ---\n{self.output()}"]
+        for log in sorted(self.run_dir.glob("*.log")):
+            tail = log.read_text(errors="replace").splitlines()[-15:]
+            parts.append(f"--- {log.name} ---\n" + "\n".join(tail))
+        return "\n".join(parts)
+
+    def wait_ready(self) -> None:
+        deadline = time.monotonic() + READY_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                code = self.proc.returncode
+                pytest.fail(f"serve-prod.sh terminó con código {code}\n{self.logs()}")
+            try:
+                if _get(f"{self.url}/lecture", timeout=5)[0] == 200:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.5)
+        pytest.fail(f"nginx no respondió 200 en /lecture en {READY_S} s\n{self.logs()}")
+
+    def worker_pids(self) -> dict[int, int]:
+        """port -> pid of the worker on it now (restarts included), from the script's output."""
+        out = self.output()
+        pids = {int(port): int(pid) for pid, port in WORKER_LINE.findall(out)}
+        pids.update({int(port): int(pid) for port, pid in RESTART_LINE.findall(out)})
+        return pids
+
+    def stop(self) -> None:
+        """SIGTERM the group, then SIGKILL whatever is left (teardown after a failure)."""
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGTERM)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=STOP_S)
+        deadline = time.monotonic() + 5
+        while _group_members(self.proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if _group_members(self.proc.pid):
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+        if self.proc.poll() is None:
+            self.proc.wait(timeout=5)
+        self.out.close()
+
+
+@pytest.fixture(scope="module")
+def prod(tmp_path_factory):
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not os.access(nginx, os.X_OK):
+        pytest.fail("No se encontró nginx: `make test` lo instala con apt-get (objetivo `nginx`).")
+    deployment = Deployment(tmp_path_factory.mktemp("serve-prod"))
+    try:
+        deployment.wait_ready()
+        yield deployment
+    finally:
+        deployment.stop()
+
+
+def open_session(url: str, loop: IOLoop):
+    """A Bokeh session as a browser opens one (bench/bench_sessions.py): pull, report loaded."""
+    session = pull_session(url=url, io_loop=loop)
+    session.document.callbacks.send_event(DocumentReady())
+    session.request_server_info()  # a round trip: the worker has handled document_ready
+    return session
+
+
+def open_sessions_together(url: str, count: int) -> list[int]:
+    """Open ``count`` sessions, all kept open until the last one is up, then close them.
+
+    Returns the number of roots of each session's document. Runs in a thread of its own: the
+    Playwright fixtures keep an asyncio loop running in the test's thread, and bokeh.client
+    runs a loop of its own.
+    """
+
+    def run() -> list[int]:
+        loop = IOLoop()
+        sessions = []
+        try:
+            for _ in range(count):
+                sessions.append(open_session(url, loop))
+            return [len(s.document.roots) for s in sessions]
+        finally:
+            for session in sessions:
+                session.close()
+            loop.close()
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(run).result(timeout=120)
+
+
+def ws_handshake(port: int, origin: str) -> int:
+    """Status of a websocket upgrade of /lecture/ws through nginx sent with this Origin."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    try:
+        conn.request(
+            "GET",
+            "/lecture/ws",
+            headers={
+                "Connection": "Upgrade",
+                "Upgrade": "websocket",
+                "Sec-WebSocket-Version": "13",
+                "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+                "Origin": origin,
+            },
+        )
+        return conn.getresponse().status
+    finally:
+        conn.close()
+
+
+def test_nginx_serves_the_lecture_and_caches_bokeh_js(prod):
+    status, body = _get(f"{prod.url}/lecture", timeout=30)
+    assert status == 200
+    assert f"<title>{TITLE}</title>" in body
+    # The JavaScript comes through nginx's cache, gzipped: a second request is a HIT.
+    script = re.search(r'src="(static/js/bokeh\.min\.js[^"]*)"', body)
+    assert script, body[:2000]
+    for expected in ("MISS", "HIT"):
+        request = urllib.request.Request(
+            f"{prod.url}/{script.group(1)}", headers={"Accept-Encoding": "gzip"}
+        )
+        with urllib.request.urlopen(request, timeout=30) as response:
+            assert response.status == 200
+            assert response.headers["Content-Encoding"] == "gzip"
+            assert response.headers["X-Cache-Status"] in (expected, "HIT"), prod.logs()
+            assert len(response.read()) > 100_000
+    # nginx writes only into RUN_DIR: no startup alert about /var/log/nginx, no permission error.
+    assert "/var/log/nginx" not in prod.output()
+    assert "[alert]" not in prod.output()
+    errors = (prod.run_dir / "error.log").read_text()
+    assert "[alert]" not in errors
+    assert "[crit]" not in errors
+    assert "[emerg]" not in errors
+
+
+def test_browser_through_nginx_updates_numbers_over_the_websocket(page, watch, prod):
+    sockets: list[str] = []
+    page.on("websocket", lambda ws: sockets.append(ws.url))
+    # Twice: under --reuse-sessions the first page of a worker may get the session its page was
+    # rendered from; a later student's session is built anew (and must not reach for the CDN).
+    for _ in range(2):
+        page.goto(f"{prod.url}/lecture?seccion=autoatencion")
+        page.locator('[data-testid="section-autoatencion"]').first.wait_for(
+            state="attached", timeout=30_000
+        )
+    expect(page.get_by_text(TITLE).first).to_be_visible()
+    first_row = page.locator('[data-testid="sa-weights"] tr').nth(1).locator("td:not(.c04-sum)")
+    expect(first_row).to_have_text(["0,2840", "0,1400", "0,5760"], timeout=30_000)
+    page.locator(".sa-causal input").check()
+    expect(first_row).to_have_text(["1,0000", "0,0000", "0,0000"], timeout=15_000)
+    assert sockets, "la página no abrió ningún websocket"
+    assert all(url.startswith(f"ws://127.0.0.1:{prod.port}/lecture/ws") for url in sockets)
+    assert watch.console_errors == []
+    assert watch.external == []
+
+
+def test_concurrent_sessions_reach_both_workers(prod):
+    access_log = prod.run_dir / "access.log"
+    start = access_log.stat().st_size
+    # Opened one after another but all kept open: least_conn sends each new websocket to the
+    # worker with fewer open ones.
+    roots = open_sessions_together(f"{prod.url}/lecture", 3)
+    assert len(roots) == 3
+    assert all(roots), roots
+    # nginx logs a websocket when it closes, with the worker that carried it.
+    workers = {f"127.0.0.1:{prod.base_port + i}" for i in range(WORKERS)}
+    deadline = time.monotonic() + 10
+    while True:
+        with access_log.open() as log:
+            log.seek(start)
+            lines = [line for line in log if '"GET /lecture/ws ' in line and '" 101 ' in line]
+        upstreams = [m.group(1) for m in map(re.compile(r"upstream=(\S+)").search, lines) if m]
+        if len(upstreams) >= len(roots) or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert len(upstreams) == len(roots), lines
+    assert set(upstreams) == workers, upstreams
+
+
+def test_websocket_from_another_origin_is_refused(prod):
+    assert ws_handshake(prod.port, "http://evil.example") == 403
+    # Not even a worker's own address: only what students type (nginx's host:port) is allowed.
+    assert ws_handshake(prod.port, f"http://127.0.0.1:{prod.base_port}") == 403
+    logs = "".join(
+        (prod.run_dir / f"worker-{prod.base_port + i}.log").read_text() for i in range(WORKERS)
+    )
+    assert "Refusing websocket connection from Origin 'http://evil.example'" in logs
+
+
+def test_a_killed_worker_is_started_again(prod):
+    pids = prod.worker_pids()
+    assert sorted(pids) == [prod.base_port + i for i in range(WORKERS)], prod.output()
+    port = prod.base_port
+    old = pids[port]
+    os.kill(old, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        new = prod.worker_pids()[port]
+        if new != old and _alive(new):
+            try:
+                if _get(f"http://127.0.0.1:{port}/liveness", timeout=2)[0] == 200:
+                    break
+            except OSError:
+                pass
+        time.sleep(0.3)
+    else:
+        pytest.fail(f"el worker de {port} no volvió en 30 s\n{prod.logs()}")
+    assert prod.proc.poll() is None
+    assert "reinicio 1/" in prod.output()
+    status, body = _get(f"http://127.0.0.1:{port}/lecture", timeout=30)
+    assert status == 200
+    assert TITLE in body
+    assert _get(f"{prod.url}/lecture", timeout=30)[0] == 200
+
+
+def test_sigterm_stops_nginx_and_every_worker(prod):
+    nginx_master = int((prod.run_dir / "nginx.pid").read_text())
+    started = [nginx_master, *prod.worker_pids().values()]
+    assert all(_alive(pid) for pid in started)
+    assert _group_members(prod.proc.pid)
+    os.kill(prod.proc.pid, signal.SIGTERM)  # the script only, as `kill` or systemd would
+    t0 = time.monotonic()
+    try:
+        prod.proc.wait(timeout=STOP_S)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"serve-prod.sh siguió vivo {STOP_S} s después de SIGTERM\n{prod.logs()}")
+    assert prod.proc.returncode == 143
+    while _group_members(prod.proc.pid) and time.monotonic() - t0 < STOP_S:
+        time.sleep(0.2)
+    assert _group_members(prod.proc.pid) == []
+    assert not [pid for pid in started if _alive(pid)]
+    for port in (prod.port, *range(prod.base_port, prod.base_port + WORKERS)):
+        assert _port_free(port), f"el puerto {port} sigue ocupado"
+    assert "detenido" in prod.output()
