@@ -7,6 +7,9 @@ import socket
 import numpy as np
 import pytest
 
+# The shared test helpers (tests/c04_testing.py) assert too: rewrite them for readable failures.
+pytest.register_assert_rewrite("c04_testing")
+
 
 @pytest.fixture
 def rng():

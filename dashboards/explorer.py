@@ -264,13 +264,17 @@ def render(model: AttentionExplorer) -> dict[str, object]:
     # The sentence event may arrive before the model clamps the focus to the new length.
     focus = min(model.focus, len(tokens) - 1)
     causal = bool(model.causal)
+    # The widgets before the HTML: ``apply_render`` sends the changes in this order, and in the
+    # browser new button labels or list options make Bokeh lay the page out on the spot; done
+    # before the map's new HTML (up to 1600 cells) is in the page, that layout is cheap and the
+    # map is laid out once, in the next frame (C04.apply does the same in the export).
     return {
-        "table": heatmap_html(tokens, state.weights, focus, causal),
-        "row": row_html(tokens, state.weights[focus], focus, causal),
         "buttons_labels": token_labels(tokens),
         "buttons_active": focus,
         "select_options": select_options(tokens),
         "select_value": str(focus),
+        "table": heatmap_html(tokens, state.weights, focus, causal),
+        "row": row_html(tokens, state.weights[focus], focus, causal),
     }
 
 

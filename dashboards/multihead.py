@@ -323,7 +323,26 @@ def _sentence_parts(tokens: tuple[str, ...]) -> tuple[dict, float, tuple[str, ..
         "anchor_y": np.full(n, BASE_Y),
         "token": list(tokens),
     }
-    return data, float(max(n, 1) - 0.4), tuple(unique_labels(tokens))
+    return plain_columns(data), float(max(n, 1) - 0.4), tuple(unique_labels(tokens))
+
+
+def plain_columns(data: dict) -> dict:
+    """The columns of a source as plain lists (an array per arc in ``xs``/``ys``: a list each).
+
+    Bokeh sends every numpy array to the browser as a binary buffer of its own, one websocket
+    frame each: a render held 324 of them (mostly the small polylines), and the served page
+    received its patch over ~150 ms of frames before it could apply it. Plain lists travel
+    inside the patch's JSON. Same numbers: ``tolist()`` gives the same doubles.
+    """
+    out = {}
+    for column, values in data.items():
+        if isinstance(values, np.ndarray):
+            out[column] = values.tolist()
+        elif isinstance(values, list) and any(isinstance(v, np.ndarray) for v in values):
+            out[column] = [v.tolist() if isinstance(v, np.ndarray) else v for v in values]
+        else:
+            out[column] = values
+    return out
 
 
 @functools.lru_cache(maxsize=64)
@@ -347,15 +366,15 @@ def _render(sentence: str, n_heads: int, threshold: float) -> dict[str, object]:
         if shown:
             out[f"title_{k + 1}"] = title_html(k, names[k], descriptions[k], head_color(k, h))
             out[f"top_{k + 1}"] = top_html(tokens, weights[k], f"head-{k + 1}-top")
-            out[f"arcs_{k + 1}"] = arc_data(tokens, m.arcs(k))
-            out[f"heat_{k + 1}"] = heat_data(labels, weights[k], threshold)
+            out[f"arcs_{k + 1}"] = plain_columns(arc_data(tokens, m.arcs(k)))
+            out[f"heat_{k + 1}"] = plain_columns(heat_data(labels, weights[k], threshold))
         else:
             out[f"title_{k + 1}"] = ""
             out[f"top_{k + 1}"] = ""
             out[f"arcs_{k + 1}"] = EMPTY_ARCS
             out[f"heat_{k + 1}"] = EMPTY_HEAT
-    out["arcs_suma"] = arc_data(tokens, arcs_from(combined, threshold))
-    out["heat_suma"] = heat_data(labels, combined, threshold)
+    out["arcs_suma"] = plain_columns(arc_data(tokens, arcs_from(combined, threshold)))
+    out["heat_suma"] = plain_columns(heat_data(labels, combined, threshold))
     out["combined_top"] = top_html(tokens, combined, "combined-top")
     out["dims"] = dims_html(m.d_model, h, m.d_k)
     return out
@@ -365,8 +384,9 @@ def render(model: MultiHeadDemo) -> dict[str, object]:
     """Everything the view shows that depends on the model, by target name.
 
     HTML panes (raw HTML): ``title_<k>``, ``top_<k>`` (k = 1 … 4; "" for a hidden head),
-    ``combined_top``, ``dims``. Sources (column -> list or 1-D array; ``xs``/``ys`` hold one
-    array per arc): ``tokens``, ``arcs_<k>``, ``heat_<k>``, ``arcs_suma``, ``heat_suma``.
+    ``combined_top``, ``dims``. Sources (column -> plain list, see ``plain_columns``;
+    ``xs``/``ys`` hold one list per arc): ``tokens``, ``arcs_<k>``, ``heat_<k>``,
+    ``arcs_suma``, ``heat_suma``.
     Properties: ``panel_<k>`` (the styles of head k's panel: ``display: none`` when hidden,
     ``head_shown(styles)`` tells), ``arc_x_end`` (end of the arc
     diagrams' x range), ``heat_x_factors`` / ``heat_y_factors`` (matrix axes),

@@ -112,11 +112,16 @@ def heatmap_data(pe: np.ndarray) -> dict:
 
 
 def curve_data(similarity: np.ndarray) -> dict:
-    """One similarity curve: Δ, the value and its Spanish text for the hover."""
+    """One similarity curve: Δ, the value and its Spanish text for the hover.
+
+    Plain lists: a numpy column travels to the browser as a binary buffer of its own (one
+    websocket frame each), lists inside the patch's JSON (same doubles).
+    """
+    values = np.asarray(similarity, dtype=float).tolist()
     return {
-        "delta": np.arange(len(similarity)),
-        "similitud": np.asarray(similarity, dtype=float),
-        "label": [es_number(v, 4) for v in similarity],
+        "delta": list(range(len(values))),
+        "similitud": values,
+        "label": [es_number(v, 4) for v in values],
     }
 
 

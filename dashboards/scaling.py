@@ -161,6 +161,63 @@ def state_key(d_k: int, seed: int) -> str:
     return f"d_k={int(d_k)}|seed={int(seed)}"
 
 
+# The slider's title shows the stop, not its index (the Bokeh slider formats its own title).
+STOP_FORMAT_JS = "return String(stops[Math.round(tick)]);"
+
+
+class StopSlider(pn.viewable.Viewer):
+    """A slider over a list of stops (d_k = 1, 2, 4, …): ``value`` is a stop, ``options`` the list.
+
+    Inside, an IntSlider over the stops' indices whose title reads "Dimensión d_k: 64" through a
+    ``CustomJSTickFormatter``. Panel's DiscreteSlider writes that label into a separate Div on
+    every move instead, and in the browser a Div's new text makes Bokeh lay out the whole page
+    again and repaint every plot (20–130 ms with the lecture's figures; bench/bench_browser.py);
+    the slider's own title is updated in place.
+    """
+
+    value = param.Integer(doc="The stop the slider is on.")
+    options = param.List(item_type=int, doc="The stops, in order.")
+
+    def __init__(self, label: str = "", width: int = 320, margin=(10, 20, 10, 10), **params):
+        super().__init__(**params)
+        self._syncing = False
+        self._slider = pn.widgets.IntSlider(
+            label=label,
+            start=0,
+            end=max(len(self.options) - 1, 1),
+            step=1,
+            value=self._index(self.value),
+            format=self._format(),
+            width=width,
+            margin=margin,
+        )
+        self._slider.param.watch(self._from_slider, "value")
+        self.param.watch(self._to_slider, ["value", "options"])
+
+    def _index(self, value: int) -> int:
+        return self.options.index(value) if value in self.options else 0
+
+    def _format(self) -> CustomJSTickFormatter:
+        return CustomJSTickFormatter(args={"stops": list(self.options)}, code=STOP_FORMAT_JS)
+
+    def _from_slider(self, event) -> None:
+        if not self._syncing:
+            self.value = self.options[int(event.new)]
+
+    def _to_slider(self, *events) -> None:
+        self._syncing = True
+        try:
+            updates = {"value": self._index(self.value)}
+            if any(e.name == "options" for e in events):
+                updates.update(end=max(len(self.options) - 1, 1), format=self._format())
+            self._slider.param.update(**updates)
+        finally:
+            self._syncing = False
+
+    def __panel__(self):
+        return self._slider
+
+
 class ScalingView(pn.viewable.Viewer):
     """d_k slider, "Nueva muestra", readouts and the bars of one query with and without √d_k.
 
@@ -190,7 +247,7 @@ class ScalingView(pn.viewable.Viewer):
         super().__init__(**params)
         m = self.model
 
-        self.d_k_slider = pn.widgets.DiscreteSlider(
+        self.d_k_slider = StopSlider(
             label="Dimensión d_k",
             options=self._options_for(m.d_k),
             value=m.d_k,
@@ -305,7 +362,7 @@ class ScalingView(pn.viewable.Viewer):
         targets = self.client_targets()
         kinds = {name: kind for name, (_, kind) in targets.items()}
         args: dict[str, object] = {name: obj for name, (obj, _) in targets.items()}
-        # The DiscreteSlider is a Column of a label and an IntSlider over the stops' indices.
+        # StopSlider: an IntSlider over the stops' indices.
         args["w_d_k"] = self.d_k_slider._slider
         args["w_sample"] = self.sample_button
         args["options"] = json.dumps(options)

@@ -843,29 +843,68 @@
     return false;
   }
 
+  // A ColumnDataSource's data (an object, or a Map in some Bokeh versions) already holds
+  // exactly these columns and values.
+  function sameData(data, value) {
+    if (data === null || data === undefined) return false;
+    const get = data instanceof Map ? (k) => data.get(k) : (k) => data[k];
+    const keys = data instanceof Map ? Array.from(data.keys()) : Object.keys(data);
+    const names = Object.keys(value);
+    if (keys.length !== names.length) return false;
+    for (const name of names) {
+      const column = get(name);
+      if (column === undefined || !sameValue(column, value[name])) return false;
+    }
+    return true;
+  }
+
+  // Order of the targets: properties first, then the HTML panes, then the sources. A widget
+  // whose labels or options change is rendered again and Bokeh lays the page out on the spot
+  // (reading every element's size): done before the panes get their new HTML, that layout
+  // only has the widget to redo, and the new HTML (the explorer's 1600-cell map) is laid out
+  // once, in the next frame, instead of twice. Sources go last: their glyph updates are
+  // asynchronous anyway.
+  const KIND_ORDER = { prop: 0, html: 1, data: 2 };
+
+  function kindRank(kind) {
+    if (typeof kind !== "string") return 3;
+    const rank = KIND_ORDER[kind.startsWith("prop:") ? "prop" : kind];
+    return rank === undefined ? 3 : rank;
+  }
+
   /**
    * Put the output of a view's render(state) on screen. kinds[name] is "html" (Panel HTML or
    * Markdown model: text = html.escape(raw HTML), as Panel sends it), "data" (a Bokeh
    * ColumnDataSource: a new object, so Bokeh emits the change) or "prop:<property>".
+   *
+   * Only what differs from what the page holds is set (as the live views send only what
+   * changed): every new `data` makes Bokeh rebuild that source's glyphs and repaint its plot,
+   * and an unchanged one would repaint for nothing.
    */
   function apply(args, values, kinds) {
-    for (const name of Object.keys(values)) {
+    const names = Object.keys(values);
+    for (const name of names) {
       const kind = kinds[name];
       const obj = args[name];
       if (kind === undefined || obj === undefined || obj === null) {
         throw new Error(`C04.apply: no hay destino ${pyRepr(name)}.`);
       }
+      if (kindRank(kind) === 3) throw new Error(`tipo de destino desconocido: ${pyRepr(kind)}`);
+    }
+    // A stable sort: within a kind, the render's order.
+    names.sort((a, b) => kindRank(kinds[a]) - kindRank(kinds[b]));
+    for (const name of names) {
+      const kind = kinds[name];
+      const obj = args[name];
       const value = values[name];
       if (kind === "html") {
         const text = esc(value);
         if (obj.text !== text) obj.text = text;
       } else if (kind === "data") {
-        obj.data = Object.assign({}, value);
-      } else if (typeof kind === "string" && kind.startsWith("prop:")) {
+        if (!sameData(obj.data, value)) obj.data = Object.assign({}, value);
+      } else {
         const prop = kind.slice(5);
         if (!sameValue(obj[prop], value)) obj[prop] = value;
-      } else {
-        throw new Error(`tipo de destino desconocido: ${pyRepr(kind)}`);
       }
     }
   }

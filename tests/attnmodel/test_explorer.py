@@ -55,6 +55,14 @@ def assert_unchanged(model: AttentionExplorer, before: dict) -> None:
     np.testing.assert_array_equal(model.weights, before["weights"])
 
 
+def assert_refused(model: AttentionExplorer, name: str, value, match: str) -> None:
+    """Setting ``name`` to ``value`` raises a ValueError matching ``match``; nothing changes."""
+    before = snapshot(model)
+    with pytest.raises(ValueError, match=match):
+        setattr(model, name, value)
+    assert_unchanged(model, before)
+
+
 def normalised_entropy(p) -> float:
     return float(entropy_bits(p)) / math.log2(len(p))
 
@@ -278,19 +286,11 @@ def test_focus_and_short_sentence_can_be_given_together():
 
 @pytest.mark.parametrize("focus", [8, 40, -1])
 def test_focus_out_of_range_raises_in_spanish_and_keeps_the_last_value(focus):
-    m = AttentionExplorer()
-    before = snapshot(m)
-    with pytest.raises(ValueError, match=r"token en foco debe estar entre 0 y 7"):
-        m.focus = focus
-    assert_unchanged(m, before)
+    assert_refused(AttentionExplorer(), "focus", focus, r"token en foco debe estar entre 0 y 7")
 
 
 def test_boolean_focus_is_rejected():
-    m = AttentionExplorer()
-    before = snapshot(m)
-    with pytest.raises(ValueError, match="número entero"):
-        m.focus = True
-    assert_unchanged(m, before)
+    assert_refused(AttentionExplorer(), "focus", True, "número entero")
 
 
 def test_focus_out_of_range_at_construction_raises():
@@ -305,19 +305,12 @@ def test_focus_out_of_range_at_construction_raises():
 
 @pytest.mark.parametrize("sentence", ["", "   ", "\t\n "])
 def test_empty_sentence_raises_in_spanish_and_keeps_the_last_sentence(sentence):
-    m = AttentionExplorer()
-    before = snapshot(m)
-    with pytest.raises(ValueError, match="La frase está vacía"):
-        m.sentence = sentence
-    assert_unchanged(m, before)
+    assert_refused(AttentionExplorer(), "sentence", sentence, "La frase está vacía")
 
 
 def test_too_many_tokens_raises_in_spanish_and_keeps_the_last_sentence():
-    m = AttentionExplorer()
-    before = snapshot(m)
-    with pytest.raises(ValueError, match=f"el máximo es {MAX_TOKENS}"):
-        m.sentence = " ".join(["gato"] * (MAX_TOKENS + 1))
-    assert_unchanged(m, before)
+    too_long = " ".join(["gato"] * (MAX_TOKENS + 1))
+    assert_refused(AttentionExplorer(), "sentence", too_long, f"el máximo es {MAX_TOKENS}")
 
 
 def test_forty_tokens_are_accepted():
@@ -327,11 +320,7 @@ def test_forty_tokens_are_accepted():
 
 @pytest.mark.parametrize("temperature", [0.0, 0.05, 3.5, -1.0])
 def test_temperature_out_of_range_raises_and_keeps_the_last_value(temperature):
-    m = AttentionExplorer(temperature=0.5)
-    before = snapshot(m)
-    with pytest.raises(ValueError, match="temperature"):
-        m.temperature = temperature
-    assert_unchanged(m, before)
+    assert_refused(AttentionExplorer(temperature=0.5), "temperature", temperature, "temperature")
 
 
 @pytest.mark.parametrize(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
-
 import numpy as np
 import panel as pn
 import pytest
@@ -20,41 +18,9 @@ from dashboards.explorer import (
     token_labels,
 )
 
+from c04_testing import by_testid, element_texts
+
 SEED_ROW = ["0 %", "39 %", "3 %", "0 %", "0 %", "44 %", "2 %", "11 %"]
-
-
-class _ByTestid(HTMLParser):
-    """Text and class of every element carrying a data-testid (nested ones included)."""
-
-    def __init__(self):
-        super().__init__()
-        self.texts: dict[str, str] = {}
-        self.classes: dict[str, str] = {}
-        self._open: list[tuple[str, str | None]] = []  # (tag, testid)
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        testid = attrs.get("data-testid")
-        if testid is not None:
-            self.texts[testid] = ""
-            self.classes[testid] = attrs.get("class") or ""
-        self._open.append((tag, testid))
-
-    def handle_endtag(self, tag):
-        while self._open:
-            if self._open.pop()[0] == tag:
-                break
-
-    def handle_data(self, data):
-        for _, testid in self._open:
-            if testid is not None:
-                self.texts[testid] += data
-
-
-def by_testid(html: str) -> _ByTestid:
-    parser = _ByTestid()
-    parser.feed(html)
-    return parser
 
 
 def cells(view: ExplorerView) -> list[list[str]]:
@@ -74,32 +40,7 @@ def row_texts(view: ExplorerView) -> list[str]:
 
 def header(view: ExplorerView) -> list[str]:
     # The <th> texts of the first table row: "Consulta", then the tokens.
-    parser = _Header()
-    parser.feed(view.table.object)
-    return parser.head
-
-
-class _Header(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.head: list[str] = []
-        self._in_head = self._in_th = False
-
-    def handle_starttag(self, tag, attrs):
-        self._in_head |= tag == "thead"
-        if self._in_head and tag == "th":
-            self._in_th = True
-            self.head.append("")
-
-    def handle_endtag(self, tag):
-        if tag == "thead":
-            self._in_head = False
-        if tag == "th":
-            self._in_th = False
-
-    def handle_data(self, data):
-        if self._in_th:
-            self.head[-1] += data
+    return element_texts(view.table.object, "th", inside="thead")
 
 
 def all_pane_texts(view: ExplorerView) -> list[str]:

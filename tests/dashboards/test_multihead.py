@@ -28,6 +28,8 @@ from dashboards.multihead import (
     unique_labels,
 )
 
+from c04_testing import expected_top
+
 pytestmark = pytest.mark.usefixtures("panel_cleanup")
 
 
@@ -65,14 +67,6 @@ def only(items):
 
 def top_items(html: str) -> list[str]:
     return re.findall(r"<li[^>]*>(.*?)</li>", html)
-
-
-def expected_top(model, weights) -> list[str]:
-    tokens, w = model.tokens, np.asarray(weights)
-    return [
-        f"{tokens[i]} → {tokens[int(np.argmax(w[i]))]} {es_percent(w[i].max())}"
-        for i in range(len(tokens))
-    ]
 
 
 def test_builds_with_default_model(view):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 
 import numpy as np
 import panel as pn
@@ -21,39 +20,7 @@ from dashboards.positional import (
     PositionalView,
 )
 
-
-class _Table(HTMLParser):
-    """Rows of cell texts of the table with a given data-testid."""
-
-    def __init__(self, testid: str):
-        super().__init__()
-        self.testid, self.depth, self.rows, self._cell = testid, 0, [], None
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "table" and (self.depth or dict(attrs).get("data-testid") == self.testid):
-            self.depth += 1
-        elif self.depth and tag == "tr":
-            self.rows.append([])
-        elif self.depth and tag in ("td", "th"):
-            self._cell = ""
-
-    def handle_endtag(self, tag):
-        if tag == "table" and self.depth:
-            self.depth -= 1
-        elif self.depth and tag in ("td", "th") and self._cell is not None:
-            self.rows[-1].append(self._cell.strip())
-            self._cell = None
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell += data
-
-
-def table(html: str, testid: str) -> list[list[str]]:
-    parser = _Table(testid)
-    parser.feed(html)
-    assert parser.rows, f"no table {testid!r}"
-    return parser.rows
+from c04_testing import table
 
 
 def markdown_texts(layout) -> str:

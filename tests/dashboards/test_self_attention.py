@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import re
-from html.parser import HTMLParser
 
 import numpy as np
 import pytest
@@ -13,41 +12,12 @@ from attnmodel.formatting import es_number
 from attnmodel.self_attention import SelfAttention
 from dashboards.self_attention import TOKENS, SelfAttentionView
 
-
-class _Table(HTMLParser):
-    """The <td> texts of one table (by data-testid), row by row, without the Σ column."""
-
-    def __init__(self, testid: str):
-        super().__init__()
-        self.testid, self.depth, self.rows, self._cell = testid, 0, [], None
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "table" and attrs.get("data-testid") == self.testid:
-            self.depth = 1
-        elif self.depth and tag == "tr":
-            self.rows.append([])
-        elif self.depth and tag == "td" and "c04-sum" not in (attrs.get("class") or ""):
-            self._cell = ""
-
-    def handle_endtag(self, tag):
-        if tag == "table":
-            self.depth = 0
-        elif tag == "td" and self._cell is not None:
-            self.rows[-1].append(self._cell)
-            self._cell = None
-
-    def handle_data(self, data):
-        if self._cell is not None:
-            self._cell += data
+import c04_testing
 
 
 def table(html: str, testid: str) -> list[list[str]]:
-    parser = _Table(testid)
-    parser.feed(html)
-    rows = [r for r in parser.rows if r]
-    assert rows, f"no table {testid!r} in the pane"
-    return rows
+    """The <td> texts of one table (by data-testid), row by row, without the Σ column."""
+    return c04_testing.table(html, testid, headers=False, skip_class="c04-sum")
 
 
 def expected(matrix, decimals: int) -> list[list[str]]:

@@ -8,7 +8,6 @@ test can assert the page needs nothing from the internet.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -21,18 +20,10 @@ import pytest
 
 from dashboards import APPS
 
+from c04_testing import PageWatch
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
-LOCAL_PREFIXES = (
-    "http://127.0.0.1",
-    "http://localhost",
-    "ws://127.0.0.1",
-    "ws://localhost",
-    "data:",
-    "blob:",
-    "file:",
-    "about:",
-)
 
 pytestmark = pytest.mark.ui
 
@@ -119,50 +110,6 @@ def server():
 @pytest.fixture(scope="session")
 def lecture_url(server):
     return f"{server['base']}/lecture"
-
-
-# Panel's jscallback wraps the callback code in try/catch and reports the caught error with
-# console.log, so a broken client-side callback shows up as a plain log whose text starts with
-# the error's name ("TypeError: x is undefined", "Error: ...") rather than as a console error.
-JS_ERROR_TEXT = re.compile(r"^(?:[A-Z]\w*)?Error\b")
-
-
-class PageWatch:
-    """Console errors, page errors, dialogs and requests outside ``allowed`` seen by one page.
-
-    ``console_errors`` holds console messages of type "error", console messages of any type whose
-    text starts with a JS error name (see JS_ERROR_TEXT) and uncaught page errors. Every request
-    whose URL does not start with one of ``allowed`` is aborted and recorded in ``external``.
-    """
-
-    def __init__(self, page, allowed: tuple[str, ...] = LOCAL_PREFIXES):
-        self.allowed = allowed
-        self.console_errors: list[str] = []
-        self.external: list[str] = []
-        self.dialogs: list[str] = []
-
-        def on_console(message):
-            if message.type == "error" or JS_ERROR_TEXT.match(message.text):
-                self.console_errors.append(message.text)
-
-        page.on("console", on_console)
-        page.on("pageerror", lambda e: self.console_errors.append(str(e)))
-
-        def on_dialog(dialog):
-            self.dialogs.append(dialog.message)
-            dialog.dismiss()
-
-        page.on("dialog", on_dialog)
-
-        def route(r):
-            url = r.request.url
-            if url.startswith(self.allowed):
-                r.continue_()
-            else:
-                self.external.append(url)
-                r.abort()
-
-        page.route("**/*", route)
 
 
 @pytest.fixture

@@ -22,7 +22,6 @@ from __future__ import annotations
 import html
 import time
 import urllib.parse
-from html.parser import HTMLParser
 
 import pytest
 
@@ -32,9 +31,10 @@ from dashboards.explorer import KEPT
 from dashboards.lecture import SECTIONS
 from dashboards.self_attention import SelfAttentionView
 
+from c04_testing import SA_SNAPSHOT_START_JS, SA_TABLES, element_texts, sa_editors, sa_panes
+
 pytestmark = pytest.mark.ui
 
-TABLES = ("sa-Q", "sa-K", "sa-V", "sa-scores", "sa-weights", "sa-Z", "sa-gradient")
 SHAPES = {"X": (3, 2), "W_Q": (2, 2), "W_K": (2, 2), "W_V": (2, 2)}
 BOUND = "cada casilla debe estar entre −1 000 000 y 1 000 000."
 
@@ -57,17 +57,10 @@ DRIVERS = {"X": (0, 0), "W_Q": (1, 1), "W_K": (0, 1), "W_V": (1, 0)}
 BAD = ["abc", "", "NaN", "inf", "1e309", "2e6", "1,2,3", "0x10"]
 
 # Tables (td texts), error panes and cells of the demo, found through the shadow roots.
-SA_SNAPSHOT_JS = """(tables) => {
-  function hosts(selector, root = document, out = []) {
-    for (const node of root.querySelectorAll('*')) {
-      if (node.matches(selector)) out.push(node);
-      if (node.shadowRoot) hosts(selector, node.shadowRoot, out);
-    }
-    return out;
-  }
-  const paneText = (host) => [...host.shadowRoot.children]
-    .filter((c) => c.tagName === 'DIV').map((c) => c.textContent).join('');
-  const out = {tables: {}, errors: {}, cells: {}};
+SA_SNAPSHOT_JS = (
+    "(tables) => {\n"
+    + SA_SNAPSHOT_START_JS
+    + """\
   for (const tid of tables) {
     const node = hosts('[data-testid="' + tid + '"]')[0];
     out.tables[tid] = node ? [...node.querySelectorAll('td')].map((td) => td.textContent) : null;
@@ -82,6 +75,7 @@ SA_SNAPSHOT_JS = """(tables) => {
   }
   return out;
 }"""
+)
 
 # All the text the page shows (text nodes outside <style>/<script>), shadow roots included.
 DEEP_TEXT_JS = """() => {
@@ -99,47 +93,11 @@ DEEP_TEXT_JS = """() => {
 }"""
 
 
-class _TdTexts(HTMLParser):
-    def __init__(self):
-        super().__init__()
-        self.texts: list[str] = []
-        self._in_td = False
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "td":
-            self._in_td = True
-            self.texts.append("")
-
-    def handle_endtag(self, tag):
-        if tag == "td":
-            self._in_td = False
-
-    def handle_data(self, data):
-        if self._in_td:
-            self.texts[-1] += data
-
-
-def td_texts(markup: str) -> list[str]:
-    parser = _TdTexts()
-    parser.feed(markup)
-    return parser.texts
-
-
 def sa_expected(view: SelfAttentionView) -> dict:
-    """What the page must show: the in-process view's tables, error panes and cells."""
-    panes = {
-        "sa-Q": view.q_pane,
-        "sa-K": view.k_pane,
-        "sa-V": view.v_pane,
-        "sa-scores": view.scores_pane,
-        "sa-weights": view.weights_pane,
-        "sa-Z": view.z_pane,
-        "sa-gradient": view.gradient_pane,
-    }
+    """What the page must show: the in-process view's tables (td texts), error panes and cells."""
     return {
-        "tables": {tid: td_texts(pane.object) for tid, pane in panes.items()},
-        "errors": {n: html.unescape(e.error.object) for n, e in view.editors.items()},
-        "cells": {n: [w.value for row in e._inputs for w in row] for n, e in view.editors.items()},
+        "tables": {tid: element_texts(pane.object, "td") for tid, pane in sa_panes(view).items()},
+        **sa_editors(view),
     }
 
 
@@ -204,7 +162,7 @@ def sa_cell(page, name: str, i: int, j: int):
 def wait_for_snapshot(page, want: dict, what: str, timeout: float = 15.0) -> dict:
     deadline = time.monotonic() + timeout
     while True:
-        snap = page.evaluate(SA_SNAPSHOT_JS, list(TABLES))
+        snap = page.evaluate(SA_SNAPSHOT_JS, list(SA_TABLES))
         if snap == want:
             return snap
         if time.monotonic() > deadline:

@@ -11,6 +11,8 @@ from playwright.sync_api import expect
 from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import es_number
 
+from c04_testing import readout
+
 pytestmark = pytest.mark.ui
 
 # The two bar charts' data as the browser holds it, from the sources' stable Bokeh names, and
@@ -33,19 +35,15 @@ BARS_JS = """() => {
 }"""
 
 
-def value(page, testid: str):
-    return page.locator(f'[data-testid="{testid}"] .c04-value')
-
-
 def attention_numbers(page) -> str:
     # The row of numbers only (the header row names the country).
     return page.locator('[data-testid="capital-attention-row"] tr').nth(1).inner_text()
 
 
 def expect_model(page, model: CapitalWalkthrough) -> None:
-    expect(value(page, "capital-prediction")).to_have_text(model.prediction)
-    expect(value(page, "capital-probability")).to_have_text(es_number(model.probability, 4))
-    expect(value(page, "capital-loss")).to_have_text(es_number(model.loss, 4))
+    expect(readout(page, "capital-prediction")).to_have_text(model.prediction)
+    expect(readout(page, "capital-probability")).to_have_text(es_number(model.probability, 4))
+    expect(readout(page, "capital-loss")).to_have_text(es_number(model.loss, 4))
     probabilities = page.locator('[data-testid="capital-probabilities"]')
     for word, p in model.probabilities.items():
         expect(probabilities.locator("tr", has_text=word)).to_contain_text(es_number(p, 4))
@@ -91,8 +89,8 @@ def test_section_text_and_default_numbers(page, watch, open_lecture_section):
 
     model = CapitalWalkthrough()
     expect_model(page, model)
-    expect(value(page, "capital-prediction")).to_have_text("París")
-    expect(value(page, "capital-probability")).to_have_text("0,3805")
+    expect(readout(page, "capital-prediction")).to_have_text("París")
+    expect(readout(page, "capital-probability")).to_have_text("0,3805")
     logits = page.locator('[data-testid="capital-logits"]')
     for word in ("grande", "bonita", "antigua", "famosa", "una", "muy"):
         expect(logits.locator("tr", has_text=word)).to_contain_text("0,0000")
@@ -112,8 +110,8 @@ def test_country_and_identity_change_content_not_attention(page, watch, open_lec
 
     page.locator(".bk-input-group", has_text="País").locator("select").select_option("Italia")
     model.country = "Italia"  # the model sets identity = −0.90
-    expect(value(page, "capital-prediction")).to_have_text("Roma")
-    expect(value(page, "capital-probability")).to_have_text(es_number(model.probability, 4))
+    expect(readout(page, "capital-prediction")).to_have_text("Roma")
+    expect(readout(page, "capital-probability")).to_have_text(es_number(model.probability, 4))
     assert model.probability == pytest.approx(0.34, abs=0.005)
     expect_model(page, model)
     expect_bars(page, model)
@@ -131,7 +129,7 @@ def test_country_and_identity_change_content_not_attention(page, watch, open_lec
     handle.press("End")
     model.identity = 1.0
     expect_model(page, model)
-    expect(value(page, "capital-prediction")).to_have_text("París")
+    expect(readout(page, "capital-prediction")).to_have_text("París")
     expect_bars(page, model)
     assert attention_numbers(page) == row_before
 

@@ -19,6 +19,8 @@ from attnmodel.formatting import es_number
 from dashboards.export import INDEX_FILE, LECTURE_FILE, MAX_BYTES, PAGES
 from dashboards.lecture import SECTIONS
 
+from c04_testing import readout, table_row
+
 pytestmark = pytest.mark.ui
 
 FILES = [page.filename for page in PAGES]
@@ -52,14 +54,6 @@ def open_offline(page, exported, filename: str, marker: str) -> float:
 
 def heading(page, text: str):
     return page.get_by_role("heading", name=re.compile(re.escape(text))).first
-
-
-def table_row(page, testid: str, i: int):
-    return page.locator(f'[data-testid="{testid}"] tr').nth(i).locator("td:not(.c04-sum)")
-
-
-def readout(page, testid: str):
-    return page.locator(f'[data-testid="{testid}"] .c04-value')
 
 
 def check_self_attention(page):

@@ -19,6 +19,16 @@ from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import es_number
 from dashboards.capital import render
 
+from c04_testing import (
+    TIMER_JS,
+    export_and_live,
+    format_times,
+    press_slider,
+    readout,
+    settled_texts,
+    update_times,
+)
+
 pytestmark = pytest.mark.ui
 
 TOL = 1e-12
@@ -61,25 +71,6 @@ BARS_JS = """() => {
   };
 }"""
 
-TIMER_JS = """() => {
-  window.__c04Times = [];
-  const update = C04.update;
-  C04.update = function (...a) {
-    const t0 = performance.now();
-    const ms = update.apply(this, a);
-    const entry = {demo: a[0], update: ms, painted: null};
-    window.__c04Times.push(entry);
-    requestAnimationFrame(() => requestAnimationFrame(() => {
-      entry.painted = performance.now() - t0;
-    }));
-    return ms;
-  };
-}"""
-
-
-def value(page, testid: str):
-    return page.locator(f'[data-testid="{testid}"] .c04-value')
-
 
 def slider_title(page):
     return page.locator(".bk-input-group", has_text="Identidad del país").locator(
@@ -89,9 +80,9 @@ def slider_title(page):
 
 def wait_for(page, model: CapitalWalkthrough, timeout: float = 15.0) -> dict:
     """Wait until the page shows ``model`` (readouts, slopes, bars); return the bars' data."""
-    expect(value(page, "capital-prediction")).to_have_text(model.prediction)
-    expect(value(page, "capital-probability")).to_have_text(es_number(model.probability, 4))
-    expect(value(page, "capital-loss")).to_have_text(es_number(model.loss, 4))
+    expect(readout(page, "capital-prediction")).to_have_text(model.prediction)
+    expect(readout(page, "capital-probability")).to_have_text(es_number(model.probability, 4))
+    expect(readout(page, "capital-loss")).to_have_text(es_number(model.loss, 4))
     slopes = model.identity_slopes
     expect(page.locator('[data-testid="capital-slope-paris"]')).to_have_text(
         es_number(slopes["París"], 4)
@@ -115,21 +106,6 @@ def wait_for(page, model: CapitalWalkthrough, timeout: float = 15.0) -> dict:
             if time.monotonic() > deadline:
                 raise
             page.wait_for_timeout(100)
-
-
-def texts(page, timeout: float = 15.0) -> dict[str, str]:
-    """The text of every data-testid element, once two reads agree and none is empty (Panel
-    may re-render a pane's element while the page settles)."""
-    deadline = time.monotonic() + timeout
-    previous = None
-    while True:
-        now = {tid: page.locator(f'[data-testid="{tid}"]').first.inner_text() for tid in TESTIDS}
-        if now == previous and all(now.values()):
-            return now
-        if time.monotonic() > deadline:
-            return now
-        previous = now
-        page.wait_for_timeout(100)
 
 
 def assert_python(bars: dict, model: CapitalWalkthrough) -> None:
@@ -162,9 +138,7 @@ def choose_country(page, country: str) -> None:
 
 
 def press_identity(page, key: str) -> None:
-    handle = page.locator(".bk-input-group", has_text="Identidad del país").locator(".noUi-handle")
-    handle.focus()
-    handle.press(key)
+    press_slider(page, "Identidad del país", key)
 
 
 # The same moves in both pages: (what, argument, model parameters afterwards, slider title).
@@ -181,7 +155,7 @@ def run_moves(page) -> list[tuple[dict, dict]]:
     """Defaults, then each move: (data-testid texts, bars) after each."""
     model = CapitalWalkthrough()
     bars = wait_for(page, model)  # first: it waits for the page to show the model
-    out = [(texts(page), bars)]
+    out = [(settled_texts(page, TESTIDS), bars)]
     for what, arg, params, title in MOVES:
         if what == "country":
             choose_country(page, arg)
@@ -191,7 +165,7 @@ def run_moves(page) -> list[tuple[dict, dict]]:
             setattr(model, name, new)
         expect(slider_title(page)).to_contain_text(title)
         bars = wait_for(page, model)
-        out.append((texts(page), bars))
+        out.append((settled_texts(page, TESTIDS), bars))
     return out
 
 
@@ -200,9 +174,9 @@ def test_defaults_offline(page, offline, open_export):
     model = CapitalWalkthrough()
     bars = wait_for(page, model)
     assert_python(bars, model)
-    expect(value(page, "capital-prediction")).to_have_text("París")
-    expect(value(page, "capital-probability")).to_have_text("0,3805")
-    expect(value(page, "capital-loss")).to_have_text("0,9662")
+    expect(readout(page, "capital-prediction")).to_have_text("París")
+    expect(readout(page, "capital-probability")).to_have_text("0,3805")
+    expect(readout(page, "capital-loss")).to_have_text("0,9662")
     expect(page.locator('[data-testid="capital-attention-row"]')).to_contain_text("0,6468")
     expect(page.locator('[data-testid="capital-slope-roma"]')).to_have_text("−0,3945")
     expect(page.locator('[data-testid="capital-asymmetry"]')).to_contain_text(
@@ -224,8 +198,8 @@ def test_country_and_identity_recompute_in_the_browser(page, offline, open_expor
     model.country = "Italia"
     expect(slider_title(page)).to_contain_text("−0,90")
     assert_python(wait_for(page, model), model)
-    expect(value(page, "capital-prediction")).to_have_text("Roma")
-    expect(value(page, "capital-probability")).to_have_text("0,3398")
+    expect(readout(page, "capital-prediction")).to_have_text("Roma")
+    expect(readout(page, "capital-probability")).to_have_text("0,3398")
     embeddings = page.locator('[data-testid="capital-embeddings"] tr').nth(4)
     expect(embeddings).to_contain_text("Italia")
     expect(embeddings).to_contain_text("−0,90")
@@ -245,37 +219,25 @@ def test_country_and_identity_recompute_in_the_browser(page, offline, open_expor
     )
     model.identity = 0.0
     assert_python(wait_for(page, model), model)
-    expect(value(page, "capital-prediction")).to_have_text("París o Roma (empate)")
+    expect(readout(page, "capital-prediction")).to_have_text("París o Roma (empate)")
     # The attention row never moves (only the country's name in its header does).
     assert page.locator('[data-testid="capital-attention-row"] tr').nth(1).inner_text() == (
         row_before
     )
 
-    page.wait_for_function("() => window.__c04Times.every((t) => t.painted !== null)")
-    times = page.evaluate("() => window.__c04Times")
-    assert times
-    assert all(t["demo"] == "capital" for t in times)
-    print(
-        "\ncapital, ms por cambio (C04.update / hasta pintar): "
-        + ", ".join(f"{t['update']:.1f}/{t['painted']:.1f}" for t in times)
+    times = update_times(page, "capital")
+    print("\ncapital, ms por cambio (C04.update / hasta pintar): " + format_times(times))
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def test_export_and_live_app_show_the_same(offline, open_export, open_live):
+    exported, served = export_and_live(
+        open_export, offline, open_live, "capital.html", "capital", run_moves
     )
-    assert offline.external == []
-    assert offline.console_errors == []
-
-
-def test_export_and_live_app_show_the_same(page, offline, open_export, open_live):
-    open_export("capital.html", "capital")
-    exported = run_moves(page)
-    assert offline.external == []
-    assert offline.console_errors == []
-
-    live, live_watch = open_live("capital")
-    served = run_moves(live)
     for step, ((export_texts, export_bars), (live_texts, live_bars)) in enumerate(
         zip(exported, served, strict=True)
     ):
         for tid in TESTIDS:
             assert export_texts[tid] == live_texts[tid], (step, tid)
         assert_same(export_bars, live_bars)
-    assert live_watch.console_errors == []
-    assert live_watch.external == []

@@ -11,13 +11,14 @@ typed text.
 from __future__ import annotations
 
 import time
-from html.parser import HTMLParser
 
 import pytest
 from playwright.sync_api import expect
 
 from attnmodel.explorer import AttentionExplorer
 from dashboards.explorer import ExplorerView
+
+from c04_testing import by_testid
 
 SECTION = "explorador"
 FILE = "explorador.html"
@@ -76,40 +77,12 @@ TIMING_JS = """() => {
 }"""
 
 
-class _Texts(HTMLParser):
-    """The text of every element with one of our data-testids (nested ones included)."""
-
-    def __init__(self):
-        super().__init__()
-        self.texts: dict[str, str] = {}
-        self._open: list[tuple[str, str | None]] = []
-
-    def handle_starttag(self, tag, attrs):
-        testid = dict(attrs).get("data-testid")
-        if testid is not None and testid.startswith(TESTID_PREFIXES):
-            self.texts[testid] = ""
-        else:
-            testid = None
-        self._open.append((tag, testid))
-
-    def handle_endtag(self, tag):
-        while self._open:
-            if self._open.pop()[0] == tag:
-                break
-
-    def handle_data(self, data):
-        for _, testid in self._open:
-            if testid is not None:
-                self.texts[testid] += data
-
-
 def expected_snapshot(view: ExplorerView) -> dict:
     """What the page must show: the Python view's panes and widgets, in Bokeh's terms."""
-    parser = _Texts()
-    for pane in (view.table, view.row, view.sentence_error):
-        parser.feed(pane.object)
+    panes = (view.table, view.row, view.sentence_error)
     return {
-        "texts": parser.texts,
+        # The text of every element with one of our data-testids (nested ones included).
+        "texts": by_testid(*(p.object for p in panes), prefixes=TESTID_PREFIXES).texts,
         "controls": {
             "labels": list(view.token_buttons.options),
             "active": view.token_buttons.value,

@@ -17,9 +17,10 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from attnmodel.formatting import es_percent
 from attnmodel.multihead import SENTENCES, MultiHeadDemo
 from dashboards.multihead import FADE, MAX_HEADS, jsonable, render, state_key
+
+from c04_testing import assert_one_row_highlighted, expected_top, hover_until_faded
 
 SECTION = "cabezas"
 FILE = "cabezas.html"
@@ -79,14 +80,6 @@ TIMED_CHANGE_JS = """async ([control, value]) => {
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   return {update: C04.lastUpdate.ms, sync: sync, painted: performance.now() - t0};
 }"""
-
-
-def expected_top(model: MultiHeadDemo, weights) -> list[str]:
-    tokens, w = model.tokens, np.asarray(weights)
-    return [
-        f"{tokens[i]} → {tokens[int(np.argmax(w[i]))]} {es_percent(w[i].max())}"
-        for i in range(len(tokens))
-    ]
 
 
 def screen(page) -> dict:
@@ -186,22 +179,8 @@ def test_hovering_a_matrix_row_fades_the_other_arcs_offline(exported_page, offli
     name = "multihead-arcs-2"
     before = page.evaluate(ARCS_JS, name)
     assert before["alpha"] == before["peso"]
-    heat = page.locator(".mh-heat-2")
-    heat.scroll_into_view_if_needed()
-    box = heat.bounding_box()
-    assert box is not None
-    for frac in (0.1, 0.2, 0.3, 0.4):
-        page.mouse.move(box["x"] + 0.6 * box["width"], box["y"] + frac * box["height"])
-        page.wait_for_timeout(150)
-        after = page.evaluate(ARCS_JS, name)
-        if after["alpha"] != before["alpha"]:
-            break
-    else:
-        pytest.fail("pasar el ratón por la matriz no cambió la opacidad de ningún arco")
-    peso, fila, alpha = (np.array(after[c]) for c in ("peso", "fila", "alpha"))
-    kept = np.isclose(alpha, peso)
-    assert len(set(fila[kept])) == 1, "solo se resaltan los arcos de una fila"
-    np.testing.assert_allclose(alpha[~kept], FADE * peso[~kept])
+    after = hover_until_faded(page, ".mh-heat-2", lambda: page.evaluate(ARCS_JS, name), before)
+    assert_one_row_highlighted(after, FADE)
     page.mouse.move(2, 2)
     page.wait_for_function(
         f"(name) => {{ const a = ({ARCS_JS})(name); "

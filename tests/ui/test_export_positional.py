@@ -18,6 +18,15 @@ from playwright.sync_api import expect
 from attnmodel import PositionalEncodingDemo
 from dashboards.positional import render
 
+from c04_testing import (
+    TIMER_JS,
+    export_and_live,
+    format_times,
+    press_slider,
+    settled_texts,
+    update_times,
+)
+
 pytestmark = pytest.mark.ui
 
 TOL = 1e-12
@@ -52,38 +61,6 @@ SNAPSHOT_JS = """() => {
     },
   };
 }"""
-
-# Time every C04.update (what one control change costs in the browser) and, after it, the
-# next two animation frames (Bokeh has painted the new data by then).
-TIMER_JS = """() => {
-  window.__c04Times = [];
-  const update = C04.update;
-  C04.update = function (...a) {
-    const t0 = performance.now();
-    const ms = update.apply(this, a);
-    const entry = {demo: a[0], update: ms, total: performance.now() - t0, painted: null};
-    window.__c04Times.push(entry);
-    requestAnimationFrame(() => requestAnimationFrame(() => {
-      entry.painted = performance.now() - t0;
-    }));
-    return ms;
-  };
-}"""
-
-
-def texts(page, timeout: float = 15.0) -> dict[str, str]:
-    """The text of every data-testid element, once two reads agree and none is empty (Panel
-    may re-render a pane's element while the page settles)."""
-    deadline = time.monotonic() + timeout
-    previous = None
-    while True:
-        now = {tid: page.locator(f'[data-testid="{tid}"]').first.inner_text() for tid in TESTIDS}
-        if now == previous and all(now.values()):
-            return now
-        if time.monotonic() > deadline:
-            return now
-        previous = now
-        page.wait_for_timeout(100)
 
 
 def snapshot(page, n: int, d: int, timeout: float = 15.0) -> dict:
@@ -134,10 +111,6 @@ def assert_same(export: dict, live: dict) -> None:
     assert export["extent"] == live["extent"]
 
 
-def handle(page, label: str):
-    return page.locator(".bk-input-group", has_text=label).locator(".noUi-handle")
-
-
 # The same moves in both pages: (slider label, key, resulting (n, d)).
 MOVES = [
     ("d_model", "ArrowLeft", (50, 62)),
@@ -150,13 +123,11 @@ MOVES = [
 def run_moves(page) -> list[tuple[dict, dict]]:
     """Defaults, then each move: (data-testid texts, plot snapshot) after each."""
     snap = snapshot(page, 50, 64)  # first: it waits for the change to arrive
-    out = [(texts(page), snap)]
+    out = [(settled_texts(page, TESTIDS), snap)]
     for label, key, (n, d) in MOVES:
-        h = handle(page, label)
-        h.focus()
-        h.press(key)
+        press_slider(page, label, key)
         snap = snapshot(page, n, d)
-        out.append((texts(page), snap))
+        out.append((settled_texts(page, TESTIDS), snap))
     return out
 
 
@@ -178,26 +149,16 @@ def test_sliders_recompute_in_the_browser(page, offline, open_export):
     snapshot(page, 50, 64)
     page.evaluate(TIMER_JS)
     for label, key, (n, d) in MOVES:
-        h = handle(page, label)
-        h.focus()
-        h.press(key)
+        press_slider(page, label, key)
         assert_python(snapshot(page, n, d), n, d)
     expect(page.locator('[data-testid="pe-error"]')).to_have_count(0)
 
     # The largest matrix (512 × 512): the worst case of one change.
     for label in ("Número de posiciones", "d_model"):
-        h = handle(page, label)
-        h.focus()
-        h.press("End")
+        press_slider(page, label, "End")
     assert_python(snapshot(page, 512, 512), 512, 512)
-    page.wait_for_function("() => window.__c04Times.every((t) => t.painted !== null)")
-    times = page.evaluate("() => window.__c04Times")
-    assert times
-    assert all(t["demo"] == "positional" for t in times)
-    print(
-        "\nposicion, ms por cambio (C04.update / hasta pintar): "
-        + ", ".join(f"{t['update']:.1f}/{t['painted']:.1f}" for t in times)
-    )
+    times = update_times(page, "positional")
+    print("\nposicion, ms por cambio (C04.update / hasta pintar): " + format_times(times))
     assert offline.external == []
     assert offline.console_errors == []
 
@@ -219,24 +180,17 @@ def test_bad_value_is_refused_like_the_live_app(page, offline, open_export):
         "d_model debe ser par (pares seno/coseno), no 7. Se mantiene el valor anterior."
     )
     assert_python(snapshot(page, 50, 64), 50, 64)  # the last valid state stays
-    handle(page, "d_model").focus()
-    handle(page, "d_model").press("ArrowLeft")  # 62: a valid value clears the message
+    press_slider(page, "d_model", "ArrowLeft")  # 62: a valid value clears the message
     snapshot(page, 50, 62)
     expect(error).to_have_count(0)
     assert offline.external == []
     assert offline.console_errors == []
 
 
-def test_export_and_live_app_show_the_same(page, offline, open_export, open_live):
-    open_export("posicion.html", "posicion")
-    exported = run_moves(page)
-    assert offline.external == []
-    assert offline.console_errors == []
-
-    live, live_watch = open_live("posicion")
-    served = run_moves(live)
+def test_export_and_live_app_show_the_same(offline, open_export, open_live):
+    exported, served = export_and_live(
+        open_export, offline, open_live, "posicion.html", "posicion", run_moves
+    )
     for (export_texts, export_snap), (live_texts, live_snap) in zip(exported, served, strict=True):
         assert export_texts == live_texts
         assert_same(export_snap, live_snap)
-    assert live_watch.console_errors == []
-    assert live_watch.external == []

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import time
-from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +24,15 @@ from playwright.sync_api import expect
 from attnmodel.formatting import es_number
 from attnmodel.scaling import ScalingDemo
 from dashboards.scaling import D_K_OPTIONS, EXPORT_SEEDS, ScalingView, render, state_key
+
+from c04_testing import (
+    TIMER_JS,
+    by_testid,
+    export_and_live,
+    format_times,
+    readout,
+    update_times,
+)
 
 pytestmark = pytest.mark.ui
 
@@ -86,16 +94,6 @@ SNAPSHOT_JS = """(testids) => {
   };
 }"""
 
-TIMER_JS = """() => {
-  window.__c04Times = [];
-  const update = C04.update;
-  C04.update = function (...a) {
-    const ms = update.apply(this, a);
-    window.__c04Times.push({demo: a[0], update: ms});
-    return ms;
-  };
-}"""
-
 
 def embedded_states() -> dict:
     states: dict = {}
@@ -141,33 +139,10 @@ def test_twin_rebuilds_every_embedded_state(page):
     assert errors == []
 
 
-class _Texts(HTMLParser):
-    """The text content of each data-testid element of an HTML string, as a browser reads it."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.stack: list[str | None] = []
-        self.texts: dict[str, str] = {}
-
-    def handle_starttag(self, tag, attrs):
-        tid = dict(attrs).get("data-testid")
-        self.stack.append(tid)
-        if tid:
-            self.texts[tid] = ""
-
-    def handle_endtag(self, tag):
-        self.stack.pop()
-
-    def handle_data(self, data):
-        for tid in self.stack:
-            if tid:
-                self.texts[tid] += data
-
-
 def python_texts(python: dict) -> dict[str, str]:
-    parser = _Texts()
-    parser.feed(python["readouts"] + python["gradient_readouts"] + python["status"])
-    return {tid: parser.texts[tid] for tid in TESTIDS}
+    """The text content of each data-testid element of Python's HTML, as a browser reads it."""
+    parsed = by_testid(python["readouts"] + python["gradient_readouts"] + python["status"])
+    return {tid: parsed.texts[tid] for tid in TESTIDS}
 
 
 def _diff(snap, python: dict) -> list[str]:
@@ -226,8 +201,7 @@ def test_defaults_and_note_offline(page, offline, open_export):
     expect(page.get_by_text("¿Por qué dividir por", exact=False).first).to_be_visible()
     page.locator('[data-testid="scaling-score-std"]').first.wait_for()
     wait_for(page, 64, 0)
-    value = page.locator('[data-testid="scaling-score-std"] .c04-value')
-    expect(value).to_have_text(es_number(ScalingDemo().score_std))
+    expect(readout(page, "scaling-score-std")).to_have_text(es_number(ScalingDemo().score_std))
     expect(page.locator('[data-testid="scaling-sqrt-dk"]')).to_have_text("√64 = 8")
     note = page.locator('[data-testid="scaling-export-note"]')
     expect(note).to_be_visible()
@@ -248,24 +222,15 @@ def test_slider_and_button_offline(page, offline, open_export):
         seed = (seed + 1) % EXPORT_SEEDS
         wait_for(page, d_k, seed)
     assert seed == 2
-    times = page.evaluate("() => window.__c04Times")
+    times = update_times(page, "scaling")
     assert len(times) == len(MOVES) + EXPORT_SEEDS
-    assert all(t["demo"] == "scaling" for t in times)
-    print(
-        "\nescalado, ms por cambio (C04.update): " + ", ".join(f"{t['update']:.1f}" for t in times)
-    )
+    print("\nescalado, ms por cambio (C04.update / hasta pintar): " + format_times(times))
     assert offline.external == []
     assert offline.console_errors == []
 
 
-def test_export_and_live_app_show_the_same(page, offline, open_export, open_live):
-    open_export(FILE, SECTION)
-    exported = run_moves(page)
-    assert offline.external == []
-    assert offline.console_errors == []
-
-    live, live_watch = open_live(SECTION)
-    served = run_moves(live)
+def test_export_and_live_app_show_the_same(offline, open_export, open_live):
+    exported, served = export_and_live(open_export, offline, open_live, FILE, SECTION, run_moves)
     for n, (a, b) in enumerate(zip(exported, served, strict=True)):
         assert a["texts"] == b["texts"], f"movimiento {n}"
         assert a["titles"] == b["titles"], f"movimiento {n}"
@@ -274,5 +239,3 @@ def test_export_and_live_app_show_the_same(page, offline, open_export, open_live
             assert a[key]["label"] == b[key]["label"]
             np.testing.assert_allclose(a[key]["peso"], b[key]["peso"], rtol=TOL, atol=TOL)
             np.testing.assert_allclose(a[key]["label_y"], b[key]["label_y"], rtol=TOL, atol=TOL)
-    assert live_watch.console_errors == []
-    assert live_watch.external == []

@@ -22,11 +22,22 @@ from playwright.sync_api import expect
 
 from dashboards.self_attention import PRESET_OPTIONS, SelfAttentionView
 
+from c04_testing import (
+    SA_SNAPSHOT_START_JS,
+    SA_TABLES,
+    TIMER_JS,
+    export_and_live,
+    format_times,
+    sa_editors,
+    sa_panes,
+    table_row,
+    update_times,
+)
+
 pytestmark = pytest.mark.ui
 
 TOL = 1e-12
 FILE, SECTION = "autoatencion.html", "autoatencion"
-TABLES = ("sa-Q", "sa-K", "sa-V", "sa-scores", "sa-weights", "sa-Z", "sa-gradient")
 LABELS = {value: label for label, value in PRESET_OPTIONS.items()}
 
 # The same steps in every page (and in an in-process SelfAttentionView, the live logic).
@@ -46,7 +57,8 @@ STEPS = [
 ]
 
 # Everything the demo shows, read from the page (tables from the DOM, the rest from Bokeh).
-SNAPSHOT_JS = """(tables) => {
+SNAPSHOT_JS = (
+    """(tables) => {
   const doc = window.Bokeh && window.Bokeh.documents[0];
   if (!doc) return null;
   const el = (tid) => document.querySelector('[data-testid="' + tid + '"]') || deep(tid);
@@ -60,16 +72,9 @@ SNAPSHOT_JS = """(tables) => {
     }
     return null;
   }
-  function hosts(selector, root = document, out = []) {
-    for (const node of root.querySelectorAll('*')) {
-      if (node.matches(selector)) out.push(node);
-      if (node.shadowRoot) hosts(selector, node.shadowRoot, out);
-    }
-    return out;
-  }
-  const paneText = (host) => [...host.shadowRoot.children]
-    .filter((c) => c.tagName === 'DIV').map((c) => c.textContent).join('');
-  const out = {tables: {}, errors: {}, cells: {}};
+"""
+    + SA_SNAPSHOT_START_JS
+    + """\
   for (const tid of tables) {
     const node = el(tid);
     out.tables[tid] = node ? node.outerHTML : null;
@@ -92,22 +97,7 @@ SNAPSHOT_JS = """(tables) => {
   out.scaled = pick('sa-scaled').active;
   return out;
 }"""
-
-# Wrap C04.update to time each call (what one change costs in the browser) and the paint after.
-TIMER_JS = """() => {
-  window.__c04Times = [];
-  const update = C04.update;
-  C04.update = function (...a) {
-    const t0 = performance.now();
-    const ms = update.apply(this, a);
-    const entry = {demo: a[0], update: ms, painted: null};
-    window.__c04Times.push(entry);
-    requestAnimationFrame(() => requestAnimationFrame(() => {
-      entry.painted = performance.now() - t0;
-    }));
-    return ms;
-  };
-}"""
+)
 
 
 def expected_snapshots() -> list[dict]:
@@ -130,19 +120,9 @@ def expected_snapshots() -> list[dict]:
 
 
 def _python_snapshot(view: SelfAttentionView) -> dict:
-    panes = {
-        "sa-Q": view.q_pane,
-        "sa-K": view.k_pane,
-        "sa-V": view.v_pane,
-        "sa-scores": view.scores_pane,
-        "sa-weights": view.weights_pane,
-        "sa-Z": view.z_pane,
-        "sa-gradient": view.gradient_pane,
-    }
     return {
-        "html": {tid: pane.object for tid, pane in panes.items()},
-        "errors": {n: html.unescape(e.error.object) for n, e in view.editors.items()},
-        "cells": {n: [w.value for row in e._inputs for w in row] for n, e in view.editors.items()},
+        "html": {tid: pane.object for tid, pane in sa_panes(view).items()},
+        **sa_editors(view),
         "source": dict(view.weights_source.data),
         "title": html.escape(view.scores_title.object),
         "preset": view.model.preset,
@@ -167,7 +147,7 @@ def matches(snap: dict | None, want: dict, tables: dict[str, str]) -> list[str]:
     """What differs between the page and Python (empty when they agree)."""
     if snap is None:
         return ["sin documento"]
-    diff = [tid for tid in TABLES if snap["tables"][tid] != tables[tid]]
+    diff = [tid for tid in SA_TABLES if snap["tables"][tid] != tables[tid]]
     for key in ("errors", "cells", "preset", "causal", "scaled"):
         if snap[key] != want[key]:
             diff.append(key)
@@ -186,7 +166,7 @@ def wait_for(page, want: dict, timeout: float = 15.0) -> dict:
     tables = normalised(page, want)
     deadline = time.monotonic() + timeout
     while True:
-        snap = page.evaluate(SNAPSHOT_JS, list(TABLES))
+        snap = page.evaluate(SNAPSHOT_JS, list(SA_TABLES))
         diff = matches(snap, want, tables)
         if not diff:
             return snap
@@ -229,7 +209,7 @@ def test_defaults_offline(page, offline, open_export):
     expect(page.get_by_text("Autoatención sobre tres tokens")).to_be_visible()
     page.locator('[data-testid="sa-weights"]').first.wait_for()
     wait_for(page, expected_snapshots()[0])
-    weights = page.locator('[data-testid="sa-weights"] tr').nth(1).locator("td:not(.c04-sum)")
+    weights = table_row(page, "sa-weights", 1)
     expect(weights).to_have_text(["0,2840", "0,1400", "0,5760"])  # worked example 4.2.6
     expect(page.locator("mjx-container").first).to_be_attached()  # MathJax, offline
     assert offline.external == []
@@ -252,31 +232,20 @@ def test_controls_and_cells_recompute_in_the_browser(page, offline, open_export)
     )
     assert wanted[4]["cells"]["X"][0] == "1,5"
     assert wanted[10]["preset"] == "W_K = W_Q"
-    page.wait_for_function("() => window.__c04Times.every((t) => t.painted !== null)")
-    times = page.evaluate("() => window.__c04Times")
-    assert times
-    assert all(t["demo"] == "self_attention" for t in times)
+    times = update_times(page, "self_attention")
     print(
         f"\nautoatención, {len(times)} llamadas a C04.update, ms (cálculo / hasta pintar): "
-        + ", ".join(f"{t['update']:.1f}/{t['painted']:.1f}" for t in times)
+        + format_times(times)
     )
     assert offline.external == []
     assert offline.console_errors == []
 
 
-def test_export_and_live_app_show_the_same(page, offline, open_export, open_live):
-    open_export(FILE, SECTION)
-    exported = run_steps(page)
-    assert offline.external == []
-    assert offline.console_errors == []
-
-    live, live_watch = open_live(SECTION)
-    served = run_steps(live)
+def test_export_and_live_app_show_the_same(offline, open_export, open_live):
+    exported, served = export_and_live(open_export, offline, open_live, FILE, SECTION, run_steps)
     for n, (a, b) in enumerate(zip(exported, served, strict=True)):
         for key in ("tables", "errors", "cells", "title", "preset", "causal", "scaled"):
             assert a[key] == b[key], f"paso {n}: {key}"
         for column in ("llave", "consulta", "label"):
             assert a["source"][column] == b["source"][column], f"paso {n}: {column}"
         np.testing.assert_allclose(a["source"]["peso"], b["source"]["peso"], rtol=TOL, atol=TOL)
-    assert live_watch.console_errors == []
-    assert live_watch.external == []

@@ -29,6 +29,8 @@ from attnmodel.formatting import es_number
 from dashboards.lecture import SECTIONS
 from dashboards.scaling import D_K_OPTIONS
 
+from c04_testing import PageWatch, press_slider, readout, table_row
+
 pytestmark = pytest.mark.ui
 
 LABELS = {s.id: s.label for s in SECTIONS}
@@ -37,48 +39,12 @@ LOCAL = ("http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "ws://localho
 SEED_ROW = ["0 %", "39 %", "3 %", "0 %", "0 %", "44 %", "2 %", "11 %"]
 
 
-class Watch:
-    """Console errors, page errors, dialogs and non-local requests of one page."""
-
-    def __init__(self, page):
-        self.errors: list[str] = []
-        self.external: list[str] = []
-        self.dialogs: list[str] = []
-        page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
-        page.on("pageerror", lambda e: self.errors.append(str(e)))
-
-        def on_dialog(dialog):
-            self.dialogs.append(dialog.message)
-            dialog.dismiss()
-
-        page.on("dialog", on_dialog)
-
-        def route(r):
-            if r.request.url.startswith(LOCAL):
-                r.continue_()
-            else:
-                self.external.append(r.request.url)
-                r.abort()
-
-        page.route("**/*", route)
-
-
 def rows(page, testid: str, n: int):
-    return [
-        page.locator(f'[data-testid="{testid}"] tr').nth(i).locator("td:not(.c04-sum)")
-        for i in range(1, n + 1)
-    ]
+    return [table_row(page, testid, i) for i in range(1, n + 1)]
 
 
-def readout(page, testid: str):
-    return page.locator(f'[data-testid="{testid}"] .c04-value')
-
-
-def handle(page, label: str):
-    return page.locator(".bk-input-group", has_text=label).locator(".noUi-handle")
-
-
-# --- the six actions: act, what the acting context must see, the defaults everybody else sees
+# --- the six actions: act; the state the acting context k must see (mine) and the defaults
+# everybody else sees, both checked on the page by the action's check(page, state)
 
 
 def _x(k: int) -> list[list[float]]:
@@ -92,20 +58,21 @@ def causal_act(page, k):
     cell.press("Enter")
 
 
-def causal_mine(page, k):
-    model = SelfAttention(X=_x(k), causal=True)
-    for row, weights in zip(rows(page, "sa-weights", 3), model.weights, strict=True):
-        expect(row).to_have_text([es_number(w, 4) for w in weights], timeout=TIMEOUT)
-    expect(page.locator(".sa-causal input")).to_be_checked()
-    expect(page.locator(".sa-editor-X .c04-cell input").first).to_have_value(str(k + 2))
+def causal_mine(k: int) -> SelfAttention:
+    return SelfAttention(X=_x(k), causal=True)
 
 
-def causal_default(page):
-    model = SelfAttention()
+def causal_check(page, model: SelfAttention):
     for row, weights in zip(rows(page, "sa-weights", 3), model.weights, strict=True):
         expect(row).to_have_text([es_number(w, 4) for w in weights], timeout=TIMEOUT)
-    expect(page.locator(".sa-causal input")).not_to_be_checked()
-    expect(page.locator(".sa-editor-X .c04-cell input").first).to_have_value("1")
+    box = page.locator(".sa-causal input")
+    if model.causal:
+        expect(box).to_be_checked()
+    else:
+        expect(box).not_to_be_checked()
+    # X[1,1] as typed: "2", "3", … for context k (k + 2), "1" by default.
+    typed = f"{model.X[0, 0]:g}"
+    expect(page.locator(".sa-editor-X .c04-cell input").first).to_have_value(typed)
 
 
 def _d_k(k: int) -> int:
@@ -130,14 +97,6 @@ def _scaling(page, model: ScalingDemo):
     )
 
 
-def d_k_mine(page, k):
-    _scaling(page, ScalingDemo(d_k=_d_k(k)))
-
-
-def d_k_default(page):
-    _scaling(page, ScalingDemo())
-
-
 def _heads(k: int) -> int:
     return 2 if k // 6 == 0 else 1
 
@@ -152,23 +111,12 @@ def _head_dims(page, h: int):
     )
 
 
-def heads_mine(page, k):
-    _head_dims(page, _heads(k))
-
-
-def heads_default(page):
-    _head_dims(page, 4)
-
-
 def _d_model(k: int) -> int:
     return 64 - 2 * (1 + k // 6)
 
 
 def d_model_act(page, k):
-    slider = handle(page, "d_model")
-    slider.focus()
-    for _ in range(1 + k // 6):
-        slider.press("ArrowLeft")
+    press_slider(page, "d_model", *["ArrowLeft"] * (1 + k // 6))
 
 
 def _shape(page, d: int):
@@ -177,22 +125,12 @@ def _shape(page, d: int):
     )
 
 
-def d_model_mine(page, k):
-    _shape(page, _d_model(k))
-
-
-def d_model_default(page):
-    _shape(page, 64)
-
-
 def _identity(k: int) -> float:
     return 1.0 if k // 6 == 0 else -1.0
 
 
 def identity_act(page, k):
-    slider = handle(page, "Identidad del país")
-    slider.focus()
-    slider.press("End" if _identity(k) > 0 else "Home")
+    press_slider(page, "Identidad del país", "End" if _identity(k) > 0 else "Home")
 
 
 def _capital(page, model: CapitalWalkthrough):
@@ -200,14 +138,6 @@ def _capital(page, model: CapitalWalkthrough):
         es_number(model.probability, 4), timeout=TIMEOUT
     )
     expect(readout(page, "capital-prediction")).to_have_text(model.prediction)
-
-
-def identity_mine(page, k):
-    _capital(page, CapitalWalkthrough(identity=_identity(k)))
-
-
-def identity_default(page):
-    _capital(page, CapitalWalkthrough())
 
 
 def _sentence(k: int) -> str:
@@ -230,34 +160,53 @@ def _explorer(page, model: AttentionExplorer):
         expect(page.locator(f'[data-testid="row-{j}"]')).to_have_text(f"{p} %")
 
 
-def explorer_mine(page, k):
+def explorer_mine(k: int) -> AttentionExplorer:
     model = AttentionExplorer(sentence=_sentence(k), temperature=0.1)
     assert model.focus == 3  # the default focus 5, clamped to the last of four tokens
-    _explorer(page, model)
+    return model
 
 
-def explorer_default(page):
+def explorer_default() -> AttentionExplorer:
     model = AttentionExplorer()
     assert model.row_percentages == [int(p.split()[0]) for p in SEED_ROW]
-    _explorer(page, model)
+    return model
 
 
 @dataclass(frozen=True)
 class Action:
     name: str
     section: str
-    act: Callable
-    mine: Callable
-    default: Callable
+    act: Callable  # act(page, k): context k's edit
+    mine: Callable  # mine(k): the state context k's edit gives
+    default: Callable  # default(): the state nobody edited
+    check: Callable  # check(page, state): the page shows that state
 
 
 ACTIONS = (
-    Action("máscara causal + X[1,1]", "autoatencion", causal_act, causal_mine, causal_default),
-    Action("d_k", "autoatencion", d_k_act, d_k_mine, d_k_default),
-    Action("n_heads", "cabezas", heads_act, heads_mine, heads_default),
-    Action("d_model", "posicion", d_model_act, d_model_mine, d_model_default),
-    Action("identidad", "capital", identity_act, identity_mine, identity_default),
-    Action("frase + T = 0,1", "explorador", explorer_act, explorer_mine, explorer_default),
+    Action(
+        "máscara causal + X[1,1]",
+        "autoatencion",
+        causal_act,
+        causal_mine,
+        SelfAttention,
+        causal_check,
+    ),
+    Action(
+        "d_k", "autoatencion", d_k_act, lambda k: ScalingDemo(d_k=_d_k(k)), ScalingDemo, _scaling
+    ),
+    Action("n_heads", "cabezas", heads_act, _heads, lambda: 4, _head_dims),
+    Action("d_model", "posicion", d_model_act, _d_model, lambda: 64, _shape),
+    Action(
+        "identidad",
+        "capital",
+        identity_act,
+        lambda k: CapitalWalkthrough(identity=_identity(k)),
+        CapitalWalkthrough,
+        _capital,
+    ),
+    Action(
+        "frase + T = 0,1", "explorador", explorer_act, explorer_mine, explorer_default, _explorer
+    ),
 )
 
 
@@ -279,7 +228,7 @@ def run_contexts(browser, lecture_url: str, n: int) -> dict[str, float]:
             contexts.append(context)
             page = context.new_page()
             page.set_default_timeout(TIMEOUT)
-            watches.append(Watch(page))
+            watches.append(PageWatch(page, LOCAL))
             pages.append(page)
         # Load every session at once, then wait for each.
         for k, page in enumerate(pages):
@@ -294,7 +243,8 @@ def run_contexts(browser, lecture_url: str, n: int) -> dict[str, float]:
         for k, page in enumerate(pages):  # every edit sent before any result is read
             ACTIONS[k % 6].act(page, k)
         for k, page in enumerate(pages):
-            ACTIONS[k % 6].mine(page, k)
+            own = ACTIONS[k % 6]
+            own.check(page, own.mine(k))
         times["editar y comprobar"] = time.monotonic() - t
 
         t = time.monotonic()
@@ -302,7 +252,7 @@ def run_contexts(browser, lecture_url: str, n: int) -> dict[str, float]:
             other = ACTIONS[(k + 1) % 6]
             if other.section != ACTIONS[k % 6].section:
                 go(page, other.section)
-            other.default(page)
+            other.check(page, other.default())
         times["valores de fábrica en otra sección"] = time.monotonic() - t
 
         t = time.monotonic()
@@ -310,11 +260,11 @@ def run_contexts(browser, lecture_url: str, n: int) -> dict[str, float]:
             own = ACTIONS[k % 6]
             if ACTIONS[(k + 1) % 6].section != own.section:
                 go(page, own.section)
-            own.mine(page, k)
+            own.check(page, own.mine(k))
         times["volver y comprobar de nuevo"] = time.monotonic() - t
 
         for k, watch in enumerate(watches):
-            assert watch.errors == [], f"contexto {k}: {watch.errors}"
+            assert watch.console_errors == [], f"contexto {k}: {watch.console_errors}"
             assert watch.external == [], f"contexto {k}: {watch.external}"
             assert watch.dialogs == [], f"contexto {k}: {watch.dialogs}"
     finally:

@@ -6,9 +6,10 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from attnmodel.formatting import es_percent
 from attnmodel.multihead import SENTENCES, MultiHeadDemo
 from dashboards.multihead import FADE
+
+from c04_testing import assert_one_row_highlighted, expected_top, hover_until_faded
 
 SECTION = "cabezas"
 
@@ -28,14 +29,6 @@ ARC_SOURCES_JS = """() => {
   }
   return out;
 }"""
-
-
-def expected_top(model: MultiHeadDemo, weights) -> list[str]:
-    tokens, w = model.tokens, np.asarray(weights)
-    return [
-        f"{tokens[i]} → {tokens[int(np.argmax(w[i]))]} {es_percent(w[i].max())}"
-        for i in range(len(tokens))
-    ]
 
 
 def top_list(page, testid: str):
@@ -117,25 +110,11 @@ def test_hovering_a_matrix_row_fades_the_other_arcs(section, watch):
     before = page.evaluate(ARC_SOURCES_JS)[name]
     np.testing.assert_allclose(before["alpha"], before["peso"])
 
-    heat = page.locator(".mh-heat-2")
-    heat.scroll_into_view_if_needed()
-    box = heat.bounding_box()
-    assert box is not None
     # Middle column of the matrix, rows from the top down until a row is highlighted.
-    for frac in (0.1, 0.2, 0.3, 0.4):
-        page.mouse.move(box["x"] + 0.6 * box["width"], box["y"] + frac * box["height"])
-        page.wait_for_timeout(150)
-        after = page.evaluate(ARC_SOURCES_JS)[name]
-        if after["alpha"] != before["alpha"]:
-            break
-    else:
-        pytest.fail("pasar el ratón por la matriz no cambió la opacidad de ningún arco")
-
-    peso, fila, alpha = (np.array(after[c]) for c in ("peso", "fila", "alpha"))
-    kept = np.isclose(alpha, peso)
-    rows = set(fila[kept])
-    assert len(rows) == 1, "solo se resaltan los arcos de una fila"
-    np.testing.assert_allclose(alpha[~kept], FADE * peso[~kept])
+    after = hover_until_faded(
+        page, ".mh-heat-2", lambda: page.evaluate(ARC_SOURCES_JS)[name], before
+    )
+    assert_one_row_highlighted(after, FADE)
     # The other heads are untouched.
     others = page.evaluate(ARC_SOURCES_JS)
     np.testing.assert_allclose(

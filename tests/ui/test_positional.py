@@ -10,6 +10,8 @@ from playwright.sync_api import expect
 
 from attnmodel import PositionalEncodingDemo
 
+from c04_testing import press_slider
+
 pytestmark = pytest.mark.ui
 
 # The plots' data as the browser holds it, from the sources' stable Bokeh names: the heatmap's
@@ -120,27 +122,20 @@ def test_sliders_change_the_heatmap_and_curve(page, watch, open_lecture_section)
     model = PositionalEncodingDemo()
 
     # d_model by keyboard: one stop left is 62 (steps of 2, never odd).
-    d_handle = page.locator(".bk-input-group", has_text="d_model").locator(".noUi-handle")
-    d_handle.focus()
-    d_handle.press("ArrowLeft")
+    press_slider(page, "d_model", "ArrowLeft")
     model.d_model = 62
     expect_shape(page, 50, 62)
     check_plots(page, model)
-    d_handle.press("ArrowLeft")
-    d_handle.press("ArrowLeft")
+    press_slider(page, "d_model", "ArrowLeft", "ArrowLeft")
     model.d_model = 58
     expect_shape(page, 50, 58)
 
     # n_positions: Home jumps to the lower bound.
-    n_handle = page.locator(".bk-input-group", has_text="Número de posiciones").locator(
-        ".noUi-handle"
-    )
-    n_handle.focus()
-    n_handle.press("ArrowRight")
+    press_slider(page, "Número de posiciones", "ArrowRight")
     model.n_positions = 51
     expect_shape(page, 51, 58)
     check_plots(page, model)
-    n_handle.press("Home")
+    press_slider(page, "Número de posiciones", "Home")
     model.n_positions = 2
     expect_shape(page, 2, 58)
     check_plots(page, model)

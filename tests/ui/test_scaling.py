@@ -9,43 +9,30 @@ from attnmodel.formatting import es_number, es_percent
 from attnmodel.scaling import ScalingDemo
 from dashboards.scaling import sqrt_text
 
+from c04_testing import readout, wait_for_source
+
 pytestmark = pytest.mark.ui
 
 # The demo sits in the lecture's "autoatencion" section, below demo 1.
 SECTION = "autoatencion"
 
-# The bars and labels of a panel, once its Bokeh source (found by name) holds them.
-SOURCE_HOLDS_JS = """([name, weights, labels]) => {
-    for (const doc of Bokeh.documents) {
-        const source = doc.get_model_by_name(name);
-        if (source) {
-            const get = (c) => Array.from(
-                source.data instanceof Map ? source.data.get(c) : source.data[c]);
-            const peso = get("peso");
-            return peso.length === weights.length &&
-                peso.every((v, i) => Math.abs(v - weights[i]) < 1e-9) &&
-                JSON.stringify(get("label")) === JSON.stringify(labels);
-        }
-    }
-    return false;
-}"""
-
 
 def expect_bars(page, model: ScalingDemo) -> None:
+    """The bars and labels of each panel, once its Bokeh source (found by name) holds them."""
     for name, weights in (
         ("scaling-unscaled-source", model.weights_unscaled),
         ("scaling-scaled-source", model.weights_scaled),
     ):
-        page.wait_for_function(
-            SOURCE_HOLDS_JS,
-            arg=[name, [float(w) for w in weights], [es_percent(w, 1) for w in weights]],
-            timeout=10_000,
+        wait_for_source(
+            page,
+            name,
+            {"peso": [float(w) for w in weights], "label": [es_percent(w, 1) for w in weights]},
         )
 
 
 def expect_readouts(page, model: ScalingDemo) -> None:
     def value(testid):
-        return page.locator(f'[data-testid="{testid}"] .c04-value')
+        return readout(page, testid)
 
     expect(page.locator('[data-testid="scaling-sqrt-dk"]')).to_have_text(sqrt_text(model.d_k))
     expect(value("scaling-score-std")).to_have_text(es_number(model.score_std))

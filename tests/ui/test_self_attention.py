@@ -8,23 +8,11 @@ from playwright.sync_api import expect
 from attnmodel.formatting import es_number
 from attnmodel.self_attention import SelfAttention
 
+from c04_testing import table_row, wait_for_source
+
 pytestmark = pytest.mark.ui
 
 SECTION = "autoatencion"
-
-# True once the Bokeh ColumnDataSource with that name holds `expected` in `column` (±1e-9).
-SOURCE_HOLDS_JS = """([name, column, expected]) => {
-    for (const doc of Bokeh.documents) {
-        const source = doc.get_model_by_name(name);
-        if (source) {
-            const data = source.data instanceof Map ? source.data.get(column) : source.data[column];
-            const values = Array.from(data);
-            return values.length === expected.length &&
-                values.every((v, i) => Math.abs(v - expected[i]) < 1e-9);
-        }
-    }
-    return false;
-}"""
 
 
 def wait_for_numbers(page) -> None:
@@ -43,15 +31,7 @@ def open_second_session(browser, url: str, errors: list[str]):
 
 def expect_heatmap(page, weights) -> None:
     """The heat map's source (found by its Bokeh name) holds A row by row."""
-    expected = [float(w) for w in weights.ravel()]
-    page.wait_for_function(
-        SOURCE_HOLDS_JS, arg=["sa-weights-source", "peso", expected], timeout=10_000
-    )
-
-
-def row(page, testid: str, i: int):
-    """The number cells of row i (1 = token 1) of a table, without the Σ column."""
-    return page.locator(f'[data-testid="{testid}"] tr').nth(i).locator("td:not(.c04-sum)")
+    wait_for_source(page, "sa-weights-source", {"peso": [float(w) for w in weights.ravel()]})
 
 
 def numbers(values, decimals: int = 4) -> list[str]:
@@ -70,21 +50,23 @@ def test_defaults_mask_and_cell_edits(page, watch, open_lecture_section):
     model = SelfAttention()
 
     # Worked example 4.2.6, as the model computes it.
-    expect(row(page, "sa-weights", 1)).to_have_text(["0,2840", "0,1400", "0,5760"])
-    expect(row(page, "sa-Z", 1)).to_have_text(["1,5760", "1,4320"])
+    expect(table_row(page, "sa-weights", 1)).to_have_text(["0,2840", "0,1400", "0,5760"])
+    expect(table_row(page, "sa-Z", 1)).to_have_text(["1,5760", "1,4320"])
     for i in (2, 3):
-        expect(row(page, "sa-weights", i)).to_have_text(numbers(model.weights[i - 1]))
-        expect(row(page, "sa-scores", i)).to_have_text(numbers(model.scores[i - 1]))
+        expect(table_row(page, "sa-weights", i)).to_have_text(numbers(model.weights[i - 1]))
+        expect(table_row(page, "sa-scores", i)).to_have_text(numbers(model.scores[i - 1]))
     expect(page.locator('[data-testid="sa-weights"] td.c04-sum').first).to_have_text("Σ = 1,0000")
     expect_heatmap(page, model.weights)
 
     # Causal mask: token 1 can only look at itself.
     page.locator(".sa-causal input").check()
-    expect(row(page, "sa-weights", 1)).to_have_text(["1,0000", "0,0000", "0,0000"])
-    expect(row(page, "sa-scores", 1)).to_have_text([es_number(model.scores[0, 0], 4), "−∞", "−∞"])
+    expect(table_row(page, "sa-weights", 1)).to_have_text(["1,0000", "0,0000", "0,0000"])
+    expect(table_row(page, "sa-scores", 1)).to_have_text(
+        [es_number(model.scores[0, 0], 4), "−∞", "−∞"]
+    )
     expect(page.get_by_text("one-hot: gradiente nulo", exact=False)).to_be_visible()
     model.causal = True
-    expect(row(page, "sa-weights", 2)).to_have_text(numbers(model.weights[1]))
+    expect(table_row(page, "sa-weights", 2)).to_have_text(numbers(model.weights[1]))
     expect_heatmap(page, model.weights)
 
     # A bad cell: Spanish message, old value back, numbers unchanged.
@@ -93,17 +75,17 @@ def test_defaults_mask_and_cell_edits(page, watch, open_lecture_section):
     cell.press("Enter")
     expect(page.get_by_text("«abc» no es un número", exact=False)).to_be_visible()
     expect(cell).to_have_value("1")
-    expect(row(page, "sa-weights", 2)).to_have_text(numbers(model.weights[1]))
-    expect(row(page, "sa-Z", 2)).to_have_text(numbers(model.Z[1]))
+    expect(table_row(page, "sa-weights", 2)).to_have_text(numbers(model.weights[1]))
+    expect(table_row(page, "sa-Z", 2)).to_have_text(numbers(model.Z[1]))
 
     # A Spanish decimal: the model recomputes with X[1,1] = 1,5.
     cell.fill("1,5")
     cell.press("Enter")
     model.set_cell("X", 0, 0, 1.5)
     for i in (1, 2, 3):
-        expect(row(page, "sa-weights", i)).to_have_text(numbers(model.weights[i - 1]))
-        expect(row(page, "sa-Z", i)).to_have_text(numbers(model.Z[i - 1]))
-    expect(row(page, "sa-Q", 1)).to_have_text(["3,00", "1,50"])
+        expect(table_row(page, "sa-weights", i)).to_have_text(numbers(model.weights[i - 1]))
+        expect(table_row(page, "sa-Z", i)).to_have_text(numbers(model.Z[i - 1]))
+    expect(table_row(page, "sa-Q", 1)).to_have_text(["3,00", "1,50"])
     expect(page.get_by_text("no es un número", exact=False)).to_have_count(0)
     expect(page.locator(".sa-preset select")).to_have_value(
         page.locator(".sa-preset option", has_text="personalizado").get_attribute("value")
@@ -123,15 +105,15 @@ def test_two_sessions_do_not_share_edits(page, watch, open_lecture_section, brow
         cell.fill("2")
         cell.press("Enter")
         edited = SelfAttention(X=[[2, 0], [0, 1], [1, 1]])
-        expect(row(page, "sa-weights", 1)).to_have_text(numbers(edited.weights[0]))
-        expect(row(second, "sa-weights", 1)).to_have_text(["0,2840", "0,1400", "0,5760"])
+        expect(table_row(page, "sa-weights", 1)).to_have_text(numbers(edited.weights[0]))
+        expect(table_row(second, "sa-weights", 1)).to_have_text(["0,2840", "0,1400", "0,5760"])
         expect(x_cell(second)).to_have_value("1")
         expect_heatmap(second, SelfAttention().weights)
         page.locator(".sa-causal input").check()
-        expect(row(page, "sa-weights", 1)).to_have_text(["1,0000", "0,0000", "0,0000"])
+        expect(table_row(page, "sa-weights", 1)).to_have_text(["1,0000", "0,0000", "0,0000"])
         second.reload()
         wait_for_numbers(second)
-        expect(row(second, "sa-weights", 1)).to_have_text(["0,2840", "0,1400", "0,5760"])
+        expect(table_row(second, "sa-weights", 1)).to_have_text(["0,2840", "0,1400", "0,5760"])
         expect(second.locator(".sa-causal input")).not_to_be_checked()
     finally:
         context.close()

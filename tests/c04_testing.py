@@ -1,0 +1,393 @@
+"""Helpers shared by the test modules: HTML parsing, browser polling and page watching.
+
+Plain functions, classes and constants only; fixtures live in the conftest.py files. pytest puts
+this folder on sys.path (``pythonpath = ["tests"]`` in pyproject.toml), so a test module imports
+it as ``from c04_testing import ...`` (with ``--import-mode=importlib`` test modules cannot import
+each other). The root conftest.py registers it for pytest's assertion rewriting.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+import time
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+
+from attnmodel.formatting import es_percent
+
+# ---------------------------------------------------------------------------------------------
+# HTML without a browser
+
+
+class _Table(HTMLParser):
+    """Rows of cell texts of the table with a given data-testid (nested tables included)."""
+
+    def __init__(self, testid: str, cells: tuple[str, ...], skip_class: str | None):
+        super().__init__()
+        self.testid, self.depth, self.rows, self._cell = testid, 0, [], None
+        self.cells, self.skip_class = cells, skip_class
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "table" and (self.depth or attrs.get("data-testid") == self.testid):
+            self.depth += 1
+        elif self.depth and tag == "tr":
+            self.rows.append([])
+        elif self.depth and tag in self.cells:
+            classes = (attrs.get("class") or "").split()
+            if self.skip_class is None or self.skip_class not in classes:
+                self._cell = ""
+
+    def handle_endtag(self, tag):
+        if tag == "table" and self.depth:
+            self.depth -= 1
+        elif self.depth and tag in self.cells and self._cell is not None:
+            self.rows[-1].append(self._cell.strip())
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell += data
+
+
+def table(
+    markup: str, testid: str, *, headers: bool = True, skip_class: str | None = None
+) -> list[list[str]]:
+    """The rows of cell texts (stripped) of the table with data-testid ``testid`` in ``markup``.
+
+    ``headers=True`` reads <th> and <td> cells, every row kept. ``headers=False`` reads only the
+    <td> cells and leaves out the rows that have none (the header rows). Cells whose class list
+    holds ``skip_class`` (the Σ column, "c04-sum") are left out. Fails if there is no such table.
+    """
+    parser = _Table(testid, ("td", "th") if headers else ("td",), skip_class)
+    parser.feed(markup)
+    rows = parser.rows if headers else [row for row in parser.rows if row]
+    assert rows, f"no table {testid!r}"
+    return rows
+
+
+class ByTestid(HTMLParser):
+    """Text and class of every element carrying a data-testid (nested ones included).
+
+    With ``prefixes``, only the data-testids starting with one of them count.
+    """
+
+    def __init__(self, prefixes: tuple[str, ...] | None = None):
+        super().__init__()
+        self.prefixes = prefixes
+        self.texts: dict[str, str] = {}
+        self.classes: dict[str, str] = {}
+        self._open: list[tuple[str, str | None]] = []  # (tag, testid)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        testid = attrs.get("data-testid")
+        if (
+            testid is not None
+            and self.prefixes is not None
+            and not testid.startswith(self.prefixes)
+        ):
+            testid = None
+        if testid is not None:
+            self.texts[testid] = ""
+            self.classes[testid] = attrs.get("class") or ""
+        self._open.append((tag, testid))
+
+    def handle_endtag(self, tag):
+        while self._open:
+            if self._open.pop()[0] == tag:
+                break
+
+    def handle_data(self, data):
+        for _, testid in self._open:
+            if testid is not None:
+                self.texts[testid] += data
+
+
+def by_testid(*markup: str, prefixes: tuple[str, ...] | None = None) -> ByTestid:
+    """``markup`` (one or more HTML strings, fed in order) parsed by a ByTestid parser."""
+    parser = ByTestid(prefixes)
+    for piece in markup:
+        parser.feed(piece)
+    return parser
+
+
+class _ElementTexts(HTMLParser):
+    def __init__(self, tag: str, inside: str | None):
+        super().__init__()
+        self.tag, self.inside = tag, inside
+        self.texts: list[str] = []
+        self._inside = inside is None
+        self._in_tag = False
+
+    def handle_starttag(self, tag, attrs):
+        self._inside |= tag == self.inside
+        if self._inside and tag == self.tag:
+            self._in_tag = True
+            self.texts.append("")
+
+    def handle_endtag(self, tag):
+        if tag == self.inside:
+            self._inside = False
+        if tag == self.tag:
+            self._in_tag = False
+
+    def handle_data(self, data):
+        if self._in_tag:
+            self.texts[-1] += data
+
+
+def element_texts(markup: str, tag: str, inside: str | None = None) -> list[str]:
+    """The text of every <tag> element of ``markup`` (only those within <inside>, if given)."""
+    parser = _ElementTexts(tag, inside)
+    parser.feed(markup)
+    return parser.texts
+
+
+def expected_top(model, weights) -> list[str]:
+    """A multihead "top" list: for each token, the token it attends most and that weight."""
+    tokens, w = model.tokens, np.asarray(weights)
+    return [
+        f"{tokens[i]} → {tokens[int(np.argmax(w[i]))]} {es_percent(w[i].max())}"
+        for i in range(len(tokens))
+    ]
+
+
+# The tables of the self-attention demo, by data-testid, in the order the view shows them.
+SA_TABLES = ("sa-Q", "sa-K", "sa-V", "sa-scores", "sa-weights", "sa-Z", "sa-gradient")
+
+
+# JS statements for the start of a page function body: hosts(selector, root) lists every element
+# matching selector, shadow roots included; paneText(host) is the text of a Panel pane's content;
+# out is the {tables, errors, cells} snapshot of the self-attention demo to fill in.
+SA_SNAPSHOT_START_JS = """\
+  function hosts(selector, root = document, out = []) {
+    for (const node of root.querySelectorAll('*')) {
+      if (node.matches(selector)) out.push(node);
+      if (node.shadowRoot) hosts(selector, node.shadowRoot, out);
+    }
+    return out;
+  }
+  const paneText = (host) => [...host.shadowRoot.children]
+    .filter((c) => c.tagName === 'DIV').map((c) => c.textContent).join('');
+  const out = {tables: {}, errors: {}, cells: {}};
+"""
+
+
+def sa_panes(view) -> dict:
+    """The HTML pane of each table of a SelfAttentionView, by data-testid (SA_TABLES)."""
+    panes = (
+        view.q_pane,
+        view.k_pane,
+        view.v_pane,
+        view.scores_pane,
+        view.weights_pane,
+        view.z_pane,
+        view.gradient_pane,
+    )
+    return dict(zip(SA_TABLES, panes, strict=True))
+
+
+def sa_editors(view) -> dict:
+    """A SelfAttentionView's editors as the page shows them: each error message (unescaped
+    text) and each matrix's cell texts, row by row."""
+    return {
+        "errors": {n: html.unescape(e.error.object) for n, e in view.editors.items()},
+        "cells": {n: [w.value for row in e._inputs for w in row] for n, e in view.editors.items()},
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# Browser pages (Playwright)
+
+# Panel's jscallback wraps the callback code in try/catch and reports the caught error with
+# console.log, so a broken client-side callback shows up as a plain log whose text starts with
+# the error's name ("TypeError: x is undefined", "Error: ...") rather than as a console error.
+JS_ERROR_TEXT = re.compile(r"^(?:[A-Z]\w*)?Error\b")
+
+LOCAL_PREFIXES = (
+    "http://127.0.0.1",
+    "http://localhost",
+    "ws://127.0.0.1",
+    "ws://localhost",
+    "data:",
+    "blob:",
+    "file:",
+    "about:",
+)
+
+
+class PageWatch:
+    """Console errors, page errors, dialogs and requests outside ``allowed`` seen by one page.
+
+    ``console_errors`` holds console messages of type "error", console messages of any type whose
+    text starts with a JS error name (see JS_ERROR_TEXT) and uncaught page errors. Every request
+    whose URL does not start with one of ``allowed`` is aborted and recorded in ``external``.
+    """
+
+    def __init__(self, page, allowed: tuple[str, ...] = LOCAL_PREFIXES):
+        self.allowed = allowed
+        self.console_errors: list[str] = []
+        self.external: list[str] = []
+        self.dialogs: list[str] = []
+
+        def on_console(message):
+            if message.type == "error" or JS_ERROR_TEXT.match(message.text):
+                self.console_errors.append(message.text)
+
+        page.on("console", on_console)
+        page.on("pageerror", lambda e: self.console_errors.append(str(e)))
+
+        def on_dialog(dialog):
+            self.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        page.on("dialog", on_dialog)
+
+        def route(r):
+            url = r.request.url
+            if url.startswith(self.allowed):
+                r.continue_()
+            else:
+                self.external.append(url)
+                r.abort()
+
+        page.route("**/*", route)
+
+
+def readout(page, testid: str):
+    """The value (.c04-value) of the readout with that data-testid."""
+    return page.locator(f'[data-testid="{testid}"] .c04-value')
+
+
+def table_row(page, testid: str, i: int):
+    """The <td> cells of row ``i`` (0 is the header row) of the data-testid table, without the
+    Σ column (.c04-sum)."""
+    return page.locator(f'[data-testid="{testid}"] tr').nth(i).locator("td:not(.c04-sum)")
+
+
+def slider_handle(page, label: str):
+    """The handle of the slider whose input group shows ``label``."""
+    return page.locator(".bk-input-group", has_text=label).locator(".noUi-handle")
+
+
+def press_slider(page, label: str, *keys: str) -> None:
+    """Focus the handle of the slider labelled ``label`` and press ``keys`` in turn."""
+    handle = slider_handle(page, label)
+    handle.focus()
+    for key in keys:
+        handle.press(key)
+
+
+def settled_texts(page, testids, timeout: float = 15.0) -> dict[str, str]:
+    """The text of each data-testid element, once two reads agree and none is empty (Panel
+    may re-render a pane's element while the page settles); the last read at the timeout."""
+    deadline = time.monotonic() + timeout
+    previous = None
+    while True:
+        now = {tid: page.locator(f'[data-testid="{tid}"]').first.inner_text() for tid in testids}
+        if now == previous and all(now.values()):
+            return now
+        if time.monotonic() > deadline:
+            return now
+        previous = now
+        page.wait_for_timeout(100)
+
+
+# True once the Bokeh ColumnDataSource with that name holds, in each column, the expected values
+# (numbers within 1e-9, anything else identical).
+SOURCE_HOLDS_JS = """([name, expected]) => {
+    for (const doc of Bokeh.documents) {
+        const source = doc.get_model_by_name(name);
+        if (source) {
+            const get = (c) => Array.from(
+                source.data instanceof Map ? source.data.get(c) : source.data[c]);
+            return Object.entries(expected).every(([column, want]) => {
+                const values = get(column);
+                return values.length === want.length && values.every((v, i) =>
+                    typeof want[i] === "number" ? Math.abs(v - want[i]) < 1e-9 : v === want[i]);
+            });
+        }
+    }
+    return false;
+}"""
+
+
+def wait_for_source(page, name: str, columns: dict[str, list], timeout: float = 10_000) -> None:
+    """Wait until the page's Bokeh source ``name`` holds ``columns`` (see SOURCE_HOLDS_JS)."""
+    page.wait_for_function(SOURCE_HOLDS_JS, arg=[name, columns], timeout=timeout)
+
+
+# Time every C04.update of an exported page (what one control change costs in the browser) and,
+# after it, the next two animation frames (Bokeh has painted the new data by then).
+TIMER_JS = """() => {
+  window.__c04Times = [];
+  const update = C04.update;
+  C04.update = function (...a) {
+    const t0 = performance.now();
+    const ms = update.apply(this, a);
+    const entry = {demo: a[0], update: ms, painted: null};
+    window.__c04Times.push(entry);
+    requestAnimationFrame(() => requestAnimationFrame(() => {
+      entry.painted = performance.now() - t0;
+    }));
+    return ms;
+  };
+}"""
+
+
+def update_times(page, demo: str) -> list[dict]:
+    """The C04.update calls TIMER_JS recorded, once each has painted: at least one, all of
+    ``demo``. Each is {"demo", "update": ms of the call, "painted": ms until painted}."""
+    page.wait_for_function("() => window.__c04Times.every((t) => t.painted !== null)")
+    times = page.evaluate("() => window.__c04Times")
+    assert times
+    assert all(t["demo"] == demo for t in times)
+    return times
+
+
+def format_times(times: list[dict]) -> str:
+    """``update/painted`` ms of each call, for the report (-s)."""
+    return ", ".join(f"{t['update']:.1f}/{t['painted']:.1f}" for t in times)
+
+
+def export_and_live(open_export, offline, open_live, filename: str, section: str, run):
+    """``run(page)`` in the exported ``filename`` opened offline, then in the served lecture on
+    ``section`` (a new page): the two results. Neither page may log a console error or request
+    anything outside file: (the export) or localhost (the live app)."""
+    exported = run(open_export(filename, section))
+    assert offline.external == []
+    assert offline.console_errors == []
+    live, live_watch = open_live(section)
+    served = run(live)
+    assert live_watch.console_errors == []
+    assert live_watch.external == []
+    return exported, served
+
+
+def hover_until_faded(page, heat: str, read, before: dict) -> dict:
+    """Move the mouse down the middle column of the matrix ``heat`` (a CSS selector) until the
+    arc data ``read()`` returns differs in "alpha" from ``before``; return it. Fails if no row
+    of the matrix changes the arcs."""
+    matrix = page.locator(heat)
+    matrix.scroll_into_view_if_needed()
+    box = matrix.bounding_box()
+    assert box is not None
+    for frac in (0.1, 0.2, 0.3, 0.4):
+        page.mouse.move(box["x"] + 0.6 * box["width"], box["y"] + frac * box["height"])
+        page.wait_for_timeout(150)
+        after = read()
+        if after["alpha"] != before["alpha"]:
+            return after
+    pytest.fail("pasar el ratón por la matriz no cambió la opacidad de ningún arco")
+
+
+def assert_one_row_highlighted(arcs: dict, fade: float) -> None:
+    """Only the arcs of one matrix row keep their weight as opacity; the rest are faded."""
+    peso, fila, alpha = (np.array(arcs[c]) for c in ("peso", "fila", "alpha"))
+    kept = np.isclose(alpha, peso)
+    assert len(set(fila[kept])) == 1, "solo se resaltan los arcos de una fila"
+    np.testing.assert_allclose(alpha[~kept], fade * peso[~kept])
