@@ -6,6 +6,12 @@ import socket
 
 import numpy as np
 import pytest
+from hypothesis import settings
+
+# No per-example deadline: timing belongs in `make bench`, and a loaded CI machine (or two
+# servers beside the suite) pushed single examples past hypothesis' 200 ms default.
+settings.register_profile("c04", deadline=None)
+settings.load_profile("c04")
 
 # The shared test helpers (tests/c04_testing.py) assert too: rewrite them for readable failures.
 pytest.register_assert_rewrite("c04_testing")

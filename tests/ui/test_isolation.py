@@ -282,10 +282,8 @@ def _report(n: int, times: dict[str, float]) -> None:
 def test_two_contexts_do_not_share_state(browser, lecture_url):
     times = run_contexts(browser, lecture_url, 2)
     _report(2, times)
-    assert times["total"] < 60
 
 
 def test_ten_contexts_do_not_share_state(browser, lecture_url):
     times = run_contexts(browser, lecture_url, 10)
     _report(10, times)
-    assert times["total"] < 60
