@@ -27,7 +27,9 @@ from attnmodel.explorer import (
 )
 from dashboards.common import apply_render, configure, esc, math_md
 
-log = logging.getLogger(__name__)
+# A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
+# session, and every such name would leave one more logger behind.
+log = logging.getLogger("dashboards.explorer")
 
 TITLE = "Atención: cómo decide un Transformer qué mirar"
 

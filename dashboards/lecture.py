@@ -37,7 +37,9 @@ from dashboards.positional import PositionalView
 from dashboards.scaling import ScalingView
 from dashboards.self_attention import SelfAttentionView
 
-log = logging.getLogger(__name__)
+# A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
+# session, and every such name would leave one more logger behind.
+log = logging.getLogger("dashboards.lecture")
 
 TITLE = "Clase 04 — Atención y Transformers"
 

@@ -25,7 +25,9 @@ from bokeh.plotting import figure
 from attnmodel import PositionalEncodingDemo
 from dashboards.common import apply_render, configure, es_number, esc, math_md, section_header
 
-log = logging.getLogger(__name__)
+# A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
+# session, and every such name would leave one more logger behind.
+log = logging.getLogger("dashboards.positional")
 
 TITLE = "La matriz de codificación posicional"
 

@@ -28,7 +28,9 @@ from dashboards.common import (
     section_header,
 )
 
-log = logging.getLogger(__name__)
+# A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
+# session, and every such name would leave one more logger behind.
+log = logging.getLogger("dashboards.self_attention")
 
 TOKENS = ["token 1", "token 2", "token 3"]
 DIMS = ["dim 1", "dim 2"]
