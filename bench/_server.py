@@ -7,6 +7,7 @@ Imported by the bench scripts (run as ``python bench/<script>.py``, so this dire
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import statistics
@@ -26,6 +27,9 @@ SERVE_ENV = {"PYTHONMALLOC": "malloc"}
 # Panel logs its sessions (launching, created, destroyed) at INFO only when asked this way;
 # unbuffered so the log lines carry the order they happened in.
 LOG_ENV = {"PYTHONUNBUFFERED": "1", "PANEL_LOG_LEVEL": "info"}
+# Panel's line for each discarded session, and the lecture's once their memory is handed back.
+DESTROYED = re.compile(r"Session (\d+) destroyed")
+RELEASED = re.compile(r"Memoria liberada")
 # Discard closed sessions within ~2 s instead of Bokeh's default 15 s + 17 s.
 FAST_DISCARD = ("--check-unused-sessions", "1000", "--unused-session-lifetime", "1000")
 
@@ -131,3 +135,18 @@ def settled_rss(pid: int, seconds: float = 3.0) -> float:
         samples.append(rss_mb(pid))
         time.sleep(0.25)
     return statistics.median(samples)
+
+
+def read_log(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8", errors="replace").splitlines()
+
+
+def released_since_last_destroyed(path: Path) -> bool:
+    """The lecture logged "Memoria liberada" after the last "Session … destroyed" line."""
+    last_destroyed = last_released = -1
+    for k, line in enumerate(read_log(path)):
+        if DESTROYED.search(line):
+            last_destroyed = k
+        elif RELEASED.search(line):
+            last_released = k
+    return last_released > last_destroyed

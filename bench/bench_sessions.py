@@ -69,8 +69,6 @@ TARGET_RECOVERY = 0.10  # memory after closing within 10 % of the baseline
 LAUNCH = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*Session (\d+) launching")
 CONNECTED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*ServerConnection created")
 CREATED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*Session (\d+) created")
-DESTROYED = re.compile(r"Session (\d+) destroyed")
-RELEASED = re.compile(r"Memoria liberada")
 ACCESS = re.compile(r"200 GET /lecture \(127\.0\.0\.1\) ([\d.]+)ms")
 
 
@@ -145,14 +143,10 @@ def time_in_process(n: int, warmup: int = 3) -> dict[str, dict]:
 # --- 2. served -------------------------------------------------------------------------------
 
 
-def read_log(path: Path) -> list[str]:
-    return path.read_text(encoding="utf-8", errors="replace").splitlines()
-
-
 def counts(path: Path) -> tuple[int, int]:
-    lines = read_log(path)
+    lines = _server.read_log(path)
     launched = sum(1 for line in lines if LAUNCH.match(line))
-    destroyed = sum(1 for line in lines if DESTROYED.search(line))
+    destroyed = sum(1 for line in lines if _server.DESTROYED.search(line))
     return launched, destroyed
 
 
@@ -170,24 +164,13 @@ def wait_discarded(path: Path, proc: subprocess.Popen, timeout: float = 60.0) ->
     sys.exit(f"el servidor no descartó las sesiones en {timeout:g} s ({destroyed}/{launched})")
 
 
-def released_since_last_discard(path: Path) -> bool:
-    """The lecture logged "Memoria liberada" after the last "Session … destroyed" line."""
-    last_destroyed = last_released = -1
-    for k, line in enumerate(read_log(path)):
-        if DESTROYED.search(line):
-            last_destroyed = k
-        elif RELEASED.search(line):
-            last_released = k
-    return last_released > last_destroyed
-
-
 def wait_released(path: Path, proc: subprocess.Popen, timeout: float = 60.0) -> float:
     """Wait until the memory of the last discarded sessions has been handed back."""
     start = time.monotonic()
     while time.monotonic() - start < timeout:
         if proc.poll() is not None:
             sys.exit(f"panel serve terminó con código {proc.returncode}")
-        if released_since_last_discard(path):
+        if _server.released_since_last_destroyed(path):
             return time.monotonic() - start
         time.sleep(0.25)
     sys.exit(f"el servidor no liberó la memoria en {timeout:g} s (falta «Memoria liberada»)")
@@ -219,7 +202,7 @@ def open_session(url: str, loop: IOLoop):
 
 def open_round(url: str, n: int, loop: IOLoop, pid: int, log_path: Path) -> dict:
     """Open ``n`` sessions one after another and keep them; RSS with all of them open."""
-    first_line = len(read_log(log_path))
+    first_line = len(_server.read_log(log_path))
     sessions, wall = [], []
     start = time.perf_counter()
     for _ in range(n):
@@ -228,7 +211,7 @@ def open_round(url: str, n: int, loop: IOLoop, pid: int, log_path: Path) -> dict
         wall.append((time.perf_counter() - t0) * 1e3)
     seconds = time.perf_counter() - start
     rss = _server.settled_rss(pid)
-    server_ms = log_durations(read_log(log_path), first_line, CONNECTED)
+    server_ms = log_durations(_server.read_log(log_path), first_line, CONNECTED)
     return {"sessions": sessions, "wall": wall, "server_ms": server_ms, "rss": rss, "s": seconds}
 
 
@@ -272,7 +255,7 @@ def measure_served(n: int, log_path: Path, n_http: int, reopen: bool) -> dict:
 
         # The browser's first request: the page with its Document embedded (its session is
         # never connected and is discarded a second later).
-        first_line = len(read_log(log_path))
+        first_line = len(_server.read_log(log_path))
         page_ms = []
         for _ in range(n_http):
             t0 = time.perf_counter()
@@ -280,7 +263,7 @@ def measure_served(n: int, log_path: Path, n_http: int, reopen: bool) -> dict:
                 r.read()
             page_ms.append((time.perf_counter() - t0) * 1e3)
         time.sleep(0.5)
-        page_created_ms = log_durations(read_log(log_path), first_line, CREATED)
+        page_created_ms = log_durations(_server.read_log(log_path), first_line, CREATED)
     finally:
         loop.close(all_fds=True)
         _server.stop(proc)

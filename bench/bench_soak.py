@@ -89,18 +89,12 @@ RECORD = re.compile(rf"^{STAMP} ")
 LEVEL = re.compile(rf"^{STAMP} (DEBUG|INFO|WARNING|ERROR|CRITICAL): ")
 STDERR_PROBLEM = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Warning)\b:")
 LAUNCHED = re.compile(r"Session \d+ launching")
-DESTROYED = re.compile(r"Session \d+ destroyed")
-RELEASED = re.compile(r"Memoria liberada")
 # The lecture's marker of a section whose view has been built (data-testid="section-<id>").
 # Panel sends an HTML pane's text escaped: data-testid=&quot;section-<id>&quot;.
 MARKER = re.compile(r'data-testid=(?:&quot;|\\*")section-([\w-]+)')
 
 
 # --------------------------------------------------------------------------- the server's log
-
-
-def read_log(path: Path) -> list[str]:
-    return path.read_text(encoding="utf-8", errors="replace").splitlines()
 
 
 def server_errors(lines: list[str]) -> list[str]:
@@ -120,7 +114,7 @@ def server_errors(lines: list[str]) -> list[str]:
 
 def session_counts(path: Path) -> tuple[int, int]:
     text = path.read_text(encoding="utf-8", errors="replace")
-    return len(LAUNCHED.findall(text)), len(DESTROYED.findall(text))
+    return len(LAUNCHED.findall(text)), len(_server.DESTROYED.findall(text))
 
 
 async def wait_destroyed(path: Path, proc, stall: float, timeout: float) -> dict:
@@ -143,22 +137,11 @@ async def wait_destroyed(path: Path, proc, stall: float, timeout: float) -> dict
     return {"launched": launched, "destroyed": destroyed, "wait_s": time.monotonic() - start}
 
 
-def released_since_last_destroyed(path: Path) -> bool:
-    """The lecture logged "Memoria liberada" after the last "Session … destroyed" line."""
-    last_destroyed = last_released = -1
-    for k, line in enumerate(read_log(path)):
-        if DESTROYED.search(line):
-            last_destroyed = k
-        elif RELEASED.search(line):
-            last_released = k
-    return last_released > last_destroyed
-
-
 async def wait_released(path: Path, timeout: float = RELEASE_TIMEOUT) -> float | None:
     """Seconds until the memory of the last destroyed sessions was handed back, or None."""
     start = time.monotonic()
     while time.monotonic() - start < timeout:
-        if released_since_last_destroyed(path):
+        if _server.released_since_last_destroyed(path):
             return time.monotonic() - start
         await asyncio.sleep(0.25)
     return None
@@ -420,7 +403,7 @@ async def soak(args, proc, log_path: Path, base_url: str) -> dict:
         phase2_discard_s=closed2["wait_s"],
         phase2_release_s=closed2["release_s"],
     )
-    errors = server_errors(read_log(log_path))
+    errors = server_errors(_server.read_log(log_path))
     client = Counter(seq.errors) + Counter(conc.errors) + Counter(keep_stats.errors)
     launched, destroyed = closed2["launched"], closed2["destroyed"]
     return {
