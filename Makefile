@@ -13,7 +13,7 @@ APPS := dashboards/lecture.py dashboards/self_attention.py dashboards/scaling.py
 # allocator kept the server at ~1.8x its baseline (bench/bench_sessions.py).
 SERVE_ENV := PYTHONMALLOC=malloc
 
-.PHONY: serve serve-prod test lint format docs export chromium nginx clean bench
+.PHONY: serve serve-prod test lint format docs export chromium nginx clean bench soak
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -64,9 +64,13 @@ nginx:
 clean:
 	rm -rf $(VENV) dist .pytest_cache .ruff_cache .hypothesis
 
-## bench: every benchmark of issues #5 and #6, one table of targets (writes bench/results.json)
+## bench: the benchmarks of issue #5, one table of targets (writes bench/results.json)
 bench: $(STAMP) chromium nginx
 	$(BIN)/python bench/run.py
+
+## soak: issue #6's soak, 200 sessions in sequence then 50 editing for 5 minutes
+soak: $(STAMP) chromium
+	$(BIN)/python bench/run.py --only soak
 
 ## serve-prod: several panel serve workers behind nginx (README: "Desplegar para una clase")
 serve-prod: $(STAMP)

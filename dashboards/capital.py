@@ -33,6 +33,7 @@ from dashboards.common import (
     math_md,
     matrix_html,
     readout_html,
+    respond_immediately,
     section_header,
 )
 
@@ -615,4 +616,6 @@ class CapitalView(pn.viewable.Viewer):
 
 if __name__.startswith("bokeh_app"):
     configure()
-    CapitalView().servable(title=PAGE_TITLE)
+    view = CapitalView()
+    respond_immediately(view)
+    view.servable(title=PAGE_TITLE)

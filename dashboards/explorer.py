@@ -25,7 +25,7 @@ from attnmodel.explorer import (
     AttentionExplorer,
     percentages,
 )
-from dashboards.common import apply_render, configure, esc, math_md
+from dashboards.common import apply_render, configure, esc, math_md, respond_immediately
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
 # session, and every such name would leave one more logger behind.
@@ -699,4 +699,6 @@ class ExplorerView(pn.viewable.Viewer):
 
 if __name__.startswith("bokeh_app"):
     configure()
-    ExplorerView().servable(title=TITLE)
+    view = ExplorerView()
+    respond_immediately(view)
+    view.servable(title=TITLE)

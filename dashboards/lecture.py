@@ -30,7 +30,7 @@ from attnmodel import (
     SelfAttention,
 )
 from dashboards.capital import CapitalView
-from dashboards.common import configure, esc, math_md
+from dashboards.common import configure, esc, math_md, respond_immediately
 from dashboards.explorer import ExplorerView
 from dashboards.multihead import MultiHeadView
 from dashboards.positional import PositionalView
@@ -89,6 +89,7 @@ class Lecture(pn.viewable.Viewer):
             sizing_mode="stretch_width",
             stylesheets=[":host .bk-btn { text-align: left; white-space: normal; }"],
         )
+        respond_immediately(self.nav)
         self.main = pn.Column(sizing_mode="stretch_width", min_height=600)
         self.nav.param.watch(self._on_nav, "value")
         if pn.state.loaded:
@@ -113,6 +114,7 @@ class Lecture(pn.viewable.Viewer):
     def _show(self, section_id: str) -> None:
         if section_id not in self._built:
             self._built[section_id] = self.sections[section_id].build(self)
+            respond_immediately(self._built[section_id])
         self.section = section_id
         self.main.objects = [self._built[section_id]]
 

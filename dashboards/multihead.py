@@ -23,7 +23,7 @@ import numpy as np
 import panel as pn
 import param
 from bokeh.core.properties import field
-from bokeh.models import ColumnDataSource, CustomJS, FactorRange, HoverTool, Range1d
+from bokeh.models import ColumnDataSource, CustomJS, HoverTool, Range1d
 from bokeh.palettes import Blues256
 from bokeh.plotting import figure
 
@@ -34,7 +34,9 @@ from dashboards.common import (
     es_number,
     es_percent,
     esc,
+    lean_renderers,
     math_md,
+    respond_immediately,
     section_header,
 )
 
@@ -92,7 +94,20 @@ for _table in _TRIG.values():
 # Light (α = 0) to dark (α = 1); Bokeh lists its sequential palettes dark first.
 HEAT_PALETTE = np.array(Blues256[::-1])
 ARC_COLUMNS = ("xs", "ys", "peso", "fila", "col", "line_alpha", "line_width", "relacion")
-HEAT_COLUMNS = ("atendido", "consulta", "peso", "fila", "color", "texto", "valor", "valor_color")
+HEAT_COLUMNS = (
+    *("x", "y", "lado"),
+    *("atendido", "consulta", "peso", "fila", "color", "texto", "valor", "valor_color"),
+)
+# A matrix is drawn in a fixed frame whose data units are its pixels; the token labels are text
+# glyphs. With categorical axes, each new sentence made Bokeh measure the new tick labels and lay
+# the five matrix figures out again in the browser (~100 ms of a ~300 ms sentence change); now
+# a sentence changes the sources' data only.
+HEAT_FRAME = (370, 320)  # frame width, height
+HEAT_MARGIN = (96, 6, 6, 70)  # left, right, top, bottom: room for the labels and axis titles
+HEAT_GAP = 5.0  # between a label and the matrix
+HEAT_LABEL_ANGLE = math.pi / 4  # column labels, like a 45° axis
+HEAT_LABEL_COLUMNS = ("x", "y", "text", "angle")
+HEAT_TITLES = ("token atendido j", "token que consulta i")
 
 CSS = """
 .mh-title { font-weight: 600; font-size: 110%; margin: 4px 0 2px; }
@@ -245,8 +260,37 @@ def arc_data(tokens, arcs) -> dict:
     }
 
 
+@functools.lru_cache(maxsize=64)
+def heat_grid(n: int) -> tuple[tuple[float, ...], tuple[float, ...], float]:
+    """Centres of the columns (x of column j), of the rows (y of row i, row 0 at the top) and
+    side of the square cells of an n × n matrix in the fixed frame (``HEAT_FRAME``)."""
+    width, height = HEAT_FRAME
+    left, right, top, bottom = HEAT_MARGIN
+    n = max(n, 1)
+    side = min((width - left - right) / n, (height - top - bottom) / n)
+    xs = tuple(left + (j + 0.5) * side for j in range(n))
+    ys = tuple(height - top - (i + 0.5) * side for i in range(n))
+    return xs, ys, side
+
+
+def heat_labels(tokens) -> dict:
+    """The matrix labels: row i's token left of row i, then column j's token under column j
+    (at 45°, ending under the column), shared by every matrix of the sentence."""
+    n = len(tokens)
+    xs, ys, side = heat_grid(n)
+    left = HEAT_MARGIN[0]
+    below = HEAT_FRAME[1] - HEAT_MARGIN[2] - n * side - HEAT_GAP
+    return {
+        "x": [left - HEAT_GAP] * n + list(xs[:n]),
+        "y": list(ys[:n]) + [below] * n,
+        "text": list(tokens) * 2,
+        "angle": [0.0] * n + [HEAT_LABEL_ANGLE] * n,
+    }
+
+
 def heat_data(labels, weights, threshold: float) -> dict:
-    """Columns of a heatmap source: one cell per (i, j), colour and label text precomputed."""
+    """Columns of a heatmap source: one cell per (i, j) at its place in the frame
+    (``heat_grid``), colour and label text precomputed."""
     if weights is None:
         return {c: [] for c in HEAT_COLUMNS}
     w = np.asarray(weights, dtype=float)
@@ -256,7 +300,11 @@ def heat_data(labels, weights, threshold: float) -> dict:
     cols = np.tile(np.arange(n), n)
     shade = np.clip((a * len(HEAT_PALETTE)).astype(int), 0, len(HEAT_PALETTE) - 1)
     values = a.tolist()
+    grid_x, grid_y, side = heat_grid(n)
     return {
+        "x": [grid_x[j] for j in cols],
+        "y": [grid_y[i] for i in rows],
+        "lado": [side] * len(values),
         "atendido": [labels[j] for j in cols],
         "consulta": [labels[i] for i in rows],
         "peso": a,
@@ -313,9 +361,10 @@ def dims_html(d_model: int, n_heads: int, d_k: int) -> str:
 
 
 @functools.lru_cache(maxsize=16)
-def _sentence_parts(tokens: tuple[str, ...]) -> tuple[dict, float, tuple[str, ...]]:
-    """Token source data, end of the arcs' x range and matrix labels of one sentence (cached:
-    the same objects come back for the same sentence, so a change of h does not resend them)."""
+def _sentence_parts(tokens: tuple[str, ...]) -> tuple[dict, float, tuple[str, ...], dict]:
+    """Token source data, end of the arcs' x range, hover labels and matrix label source data of
+    one sentence (cached: the same objects come back for the same sentence, so a change of h
+    does not resend them)."""
     n = len(tokens)
     data = {
         "x": np.arange(n, dtype=float),
@@ -323,7 +372,12 @@ def _sentence_parts(tokens: tuple[str, ...]) -> tuple[dict, float, tuple[str, ..
         "anchor_y": np.full(n, BASE_Y),
         "token": list(tokens),
     }
-    return plain_columns(data), float(max(n, 1) - 0.4), tuple(unique_labels(tokens))
+    return (
+        plain_columns(data),
+        float(max(n, 1) - 0.4),
+        tuple(unique_labels(tokens)),
+        heat_labels(tokens),
+    )
 
 
 def plain_columns(data: dict) -> dict:
@@ -351,13 +405,12 @@ def _render(sentence: str, n_heads: int, threshold: float) -> dict[str, object]:
     tokens, h = m.tokens, m.n_heads
     names, descriptions = m.head_names, m.head_descriptions
     weights, combined = m.weights, m.combined
-    token_data, arc_x_end, labels = _sentence_parts(tuple(tokens))
+    token_data, arc_x_end, labels, label_data = _sentence_parts(tuple(tokens))
     labels = list(labels)
     out: dict[str, object] = {
         "tokens": token_data,
         "arc_x_end": arc_x_end,
-        "heat_x_factors": labels,
-        "heat_y_factors": labels[::-1],  # query row 0 at the top
+        "heat_labels": label_data,
         "arc_color_1": head_color(0, h),
     }
     for k in range(MAX_HEADS):
@@ -389,7 +442,7 @@ def render(model: MultiHeadDemo) -> dict[str, object]:
     ``arcs_suma``, ``heat_suma``.
     Properties: ``panel_<k>`` (the styles of head k's panel: ``display: none`` when hidden,
     ``head_shown(styles)`` tells), ``arc_x_end`` (end of the arc
-    diagrams' x range), ``heat_x_factors`` / ``heat_y_factors`` (matrix axes),
+    diagrams' x range), ``heat_labels`` (a source: the matrices' token labels),
     ``arc_color_1`` (line colour of head 1's arcs: grey when one head carries everything).
 
     A pure function of (sentence, n_heads, arc_threshold), cached: treat the values as
@@ -439,9 +492,10 @@ def client_table(threshold: float = 0.1) -> dict[str, dict]:
     twin test checks every state for equality; about 0.2 MB instead of 1.9). Packed per state:
 
     - ``tokens``: the words (x = 0 … n − 1, y = 0, anchor_y = BASE_Y);
-    - ``heat_x_factors`` as is; ``heat_y_factors`` is its reverse;
+    - ``heat_labels`` as is, and ``heat_side`` = the side of a cell (``heat_grid``);
     - ``heat_<k>``: ``[peso, texto]`` (``valor`` = the number before " (" when α ≥ threshold,
-      ``color`` from the palette, the labels from the row/column of the cell), ``None`` when
+      ``color`` from the palette, the hover labels from the row/column of the cell and
+      ``unique_labels``, ``x``/``y`` the column/row centres of ``heat_labels``), ``None`` when
       the head is hidden (all columns empty);
     - ``arcs_<k>``: ``[fila, col]`` (α from the same head's matrix; ``relacion`` from the tokens
       and the cell's ``valor``; ``xs``/``ys`` by ``arc_geometry(i, j)``), ``None`` for a
@@ -457,8 +511,6 @@ def client_table(threshold: float = 0.1) -> dict[str, dict]:
             for name, value in values.items():
                 if name == "tokens":
                     packed[name] = list(value["token"])
-                elif name == "heat_y_factors":
-                    continue
                 elif name in _HEAT_TARGETS:
                     packed[name] = None if value is EMPTY_HEAT else [value["peso"], value["texto"]]
                 elif name in _ARC_TARGETS:
@@ -468,6 +520,7 @@ def client_table(threshold: float = 0.1) -> dict[str, dict]:
                     packed[name] = [value["fila"], value["col"]]
                 else:
                     packed[name] = value
+            packed["heat_side"] = heat_grid(len(model.tokens))[2]
             table[state_key(sentence, h)] = jsonable(packed)
     table["_shared"] = jsonable(
         {
@@ -558,8 +611,9 @@ class MultiHeadView(pn.viewable.Viewer):
             {"x": [], "y": [], "anchor_y": [], "token": []}, name="multihead-tokens"
         )
         self.arc_x_range = Range1d(-0.6, 0.6)
-        self.heat_x_range = FactorRange()
-        self.heat_y_range = FactorRange()  # reversed labels: row 0 at the top
+        self.heat_label_source = ColumnDataSource(
+            {c: [] for c in HEAT_LABEL_COLUMNS}, name="multihead-heat-labels"
+        )
 
         self.arc_sources: list[ColumnDataSource] = []
         self.heat_sources: list[ColumnDataSource] = []
@@ -688,32 +742,57 @@ class MultiHeadView(pn.viewable.Viewer):
         arc_fig.add_tools(HoverTool(renderers=[lines], tooltips=[("", "@relacion")]))
 
         heat = ColumnDataSource({c: [] for c in HEAT_COLUMNS}, name=self.heat_name(head))
+        width, height = HEAT_FRAME
         heat_fig = figure(
-            width=380,
-            height=340,
-            x_range=self.heat_x_range,
-            y_range=self.heat_y_range,
-            x_axis_label="token atendido j",
-            y_axis_label="token que consulta i",
+            frame_width=width,
+            frame_height=height,
+            min_border=5,
+            x_range=Range1d(0, width),
+            y_range=Range1d(0, height),
             tools="",
             toolbar_location=None,
+            outline_line_color=None,
             name=f"{self.heat_name(head)}-figure",
         )
+        heat_fig.axis.visible = False
         heat_fig.grid.visible = False
-        heat_fig.xaxis.major_label_orientation = math.radians(45)
+        heat_fig.text(
+            x="x",
+            y="y",
+            text=field("text"),
+            angle=field("angle"),
+            source=self.heat_label_source,
+            text_font_size="11px",
+            text_align="right",
+            text_baseline="middle",
+            text_color="#444444",
+        )
+        # The axis titles never move: fixed data, set once.
+        left, right, top, bottom = HEAT_MARGIN
+        heat_fig.text(
+            x=[left + (width - left - right) / 2, 4.0],
+            y=[4.0, height - top - (height - top - bottom) / 2],
+            text=list(HEAT_TITLES),
+            angle=[0.0, math.pi / 2],
+            text_font_size="11px",
+            text_font_style="italic",
+            text_align="center",
+            text_baseline=["bottom", "top"],
+            text_color="#444444",
+        )
         cells = heat_fig.rect(
-            x="atendido",
-            y="consulta",
-            width=1,
-            height=1,
+            x=field("x"),
+            y=field("y"),
+            width=field("lado"),
+            height=field("lado"),
             source=heat,
             fill_color=field("color"),
             line_color=None,
             hover_line_color="#111111",
         )
         heat_fig.text(
-            x="atendido",
-            y="consulta",
+            x="x",
+            y="y",
             text=field("valor"),
             source=heat,
             text_color=field("valor_color"),
@@ -733,6 +812,8 @@ class MultiHeadView(pn.viewable.Viewer):
         )
         heat_fig.js_on_event("mouseleave", CustomJS(args=args, code=_HIGHLIGHT_JS))
 
+        lean_renderers(arc_fig)
+        lean_renderers(heat_fig)
         self.arc_sources.append(arcs)
         self.heat_sources.append(heat)
         self.arc_figures.append(arc_fig)
@@ -747,8 +828,7 @@ class MultiHeadView(pn.viewable.Viewer):
         targets: dict[str, tuple[object, str]] = {
             "tokens": (self.token_source, "data"),
             "arc_x_end": (self.arc_x_range, "prop:end"),
-            "heat_x_factors": (self.heat_x_range, "prop:factors"),
-            "heat_y_factors": (self.heat_y_range, "prop:factors"),
+            "heat_labels": (self.heat_label_source, "data"),
             "arc_color_1": (self._arc_lines[0].glyph, "prop:line_color"),
         }
         for k in range(MAX_HEADS):
@@ -809,4 +889,6 @@ class MultiHeadView(pn.viewable.Viewer):
 
 if __name__.startswith("bokeh_app"):
     configure()
-    MultiHeadView().servable(title=TITLE)
+    view = MultiHeadView()
+    respond_immediately(view)
+    view.servable(title=TITLE)

@@ -23,7 +23,15 @@ from bokeh.palettes import RdBu11, interp_palette
 from bokeh.plotting import figure
 
 from attnmodel import PositionalEncodingDemo
-from dashboards.common import apply_render, configure, es_number, esc, math_md, section_header
+from dashboards.common import (
+    apply_render,
+    configure,
+    es_number,
+    esc,
+    math_md,
+    respond_immediately,
+    section_header,
+)
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
 # session, and every such name would leave one more logger behind.
@@ -451,4 +459,6 @@ class PositionalView(pn.viewable.Viewer):
 
 if __name__.startswith("bokeh_app"):
     configure()
-    PositionalView().servable(title=TITLE)
+    view = PositionalView()
+    respond_immediately(view)
+    view.servable(title=TITLE)

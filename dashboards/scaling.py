@@ -23,6 +23,7 @@ from dashboards.common import (
     es_percent,
     math_md,
     readout_html,
+    respond_immediately,
     section_header,
 )
 
@@ -417,4 +418,6 @@ class ScalingView(pn.viewable.Viewer):
 
 if __name__.startswith("bokeh_app"):
     configure()
-    ScalingView().servable(title="¿Por qué dividir por √d_k?")
+    view = ScalingView()
+    respond_immediately(view)
+    view.servable(title="¿Por qué dividir por √d_k?")

@@ -25,6 +25,7 @@ from dashboards.common import (
     esc,
     math_md,
     matrix_html,
+    respond_immediately,
     section_header,
 )
 
@@ -389,4 +390,6 @@ class SelfAttentionView(pn.viewable.Viewer):
 
 if __name__.startswith("bokeh_app"):
     configure()
-    SelfAttentionView().servable(title="Autoatención sobre tres tokens")
+    view = SelfAttentionView()
+    respond_immediately(view)
+    view.servable(title="Autoatención sobre tres tokens")

@@ -114,8 +114,11 @@ def test_every_server_runs_with_the_system_allocator():
     assert '"PYTHONMALLOC": "malloc"' in conftest
 
 
-def test_make_bench_runs_every_benchmark():
+def test_make_bench_and_make_soak_run_every_benchmark():
     assert "bench/run.py" in _make_recipe("bench")
-    parts = _bench_module("run").PARTS
-    scripts = {script for script, _full, _quick in parts.values()}
+    assert "bench/run.py --only soak" in _make_recipe("soak")
+    run = _bench_module("run")
+    scripts = {script for script, _full, _quick in run.PARTS.values()}
     assert scripts == {p.name for p in (ROOT / "bench").glob("bench_*.py")}
+    assert set(run.DEFAULT_PARTS) | {"soak"} == set(run.PARTS)
+    assert "soak" not in run.DEFAULT_PARTS

@@ -46,14 +46,18 @@
     return out;
   }
 
-  // === dashboards.multihead.heat_data(labels, weights, threshold), from [peso, texto].
-  function heatData(packed, labels, shared) {
+  // === dashboards.multihead.heat_data(labels, weights, threshold), from [peso, texto]; the
+  // cell centres are the label positions (heat_labels: n row labels, then n column labels).
+  function heatData(packed, labels, grid, side, shared) {
     if (packed === null) return emptyColumns(shared.heat_columns);
     const [peso, texto] = packed;
     const n = labels.length;
     const palette = shared.palette;
     const last = palette.length - 1;
     return {
+      x: range(peso.length, (k) => grid.x[n + (k % n)]),
+      y: range(peso.length, (k) => grid.y[Math.floor(k / n)]),
+      lado: range(peso.length, () => side),
       atendido: range(peso.length, (k) => labels[k % n]),
       consulta: range(peso.length, (k) => labels[Math.floor(k / n)]),
       peso: peso.slice(),
@@ -110,21 +114,37 @@
     };
   }
 
+  // === dashboards.multihead.unique_labels: a repeated word gets zero-width spaces.
+  function uniqueLabels(tokens) {
+    const seen = new Map();
+    return tokens.map((tok) => {
+      const n = seen.get(tok) || 0;
+      seen.set(tok, n + 1);
+      return tok + "\u200b".repeat(n);
+    });
+  }
+
   function unpack(packed, shared) {
     const tokens = packed.tokens;
-    const labels = packed.heat_x_factors;
+    const labels = uniqueLabels(tokens);
+    const grid = packed.heat_labels;
     const n = tokens.length;
     const out = {};
     for (const [name, value] of Object.entries(packed)) {
-      if (name === "tokens") {
+      if (name === "heat_side") {
+        continue;
+      } else if (name === "heat_labels") {
+        out.heat_labels = {};
+        for (const [column, values] of Object.entries(value)) out.heat_labels[column] = values.slice();
+      } else if (name === "tokens") {
         out.tokens = {
           x: range(n, (i) => i),
           y: range(n, () => 0),
           anchor_y: range(n, () => shared.base_y),
           token: tokens.slice(),
         };
-      } else if (name.startsWith("heat_") && name !== "heat_x_factors") {
-        out[name] = heatData(value, labels, shared);
+      } else if (name.startsWith("heat_")) {
+        out[name] = heatData(value, labels, grid, packed.heat_side, shared);
       } else if (name.startsWith("arcs_")) {
         continue; // below, once the matrices are known
       } else if (Array.isArray(value)) {
@@ -135,7 +155,6 @@
         out[name] = value;
       }
     }
-    out.heat_y_factors = labels.slice().reverse();
     for (const name of Object.keys(packed)) {
       if (name.startsWith("arcs_")) {
         out[name] = arcData(packed[name], out["heat_" + name.slice(5)], tokens, shared);

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import panel as pn
 import pytest
 
 from dashboards import lecture
@@ -36,6 +37,20 @@ def test_every_section_builds(lect, section):
     lect.go(section)
     assert lect.section == section
     assert lect.main.objects
+
+
+def test_every_widget_is_handled_on_the_next_tick_not_50_ms_later(lect):
+    """Panel's default: a widget change from the browser waits 50 ms (``_debounce``) on the
+    server; that was most of the live input → text time (bench/bench_browser.py)."""
+    widgets = [lect.nav]
+    for section in SECTIONS:
+        lect.go(section.id)
+        found = lect._built[section.id].select(pn.widgets.Widget)
+        assert found, section.id
+        widgets += found
+    assert len(widgets) > 40
+    assert [w for w in widgets if w._debounce != 0] == []
+    assert pn.widgets.Checkbox()._debounce == 50  # the library default is left alone
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ import re
 import numpy as np
 import panel as pn
 import pytest
-from bokeh.models import CustomJS, HoverTool, MultiLine, Rect
+from bokeh.models import CustomJS, HoverTool, MultiLine, Range1d, Rect, Text
 
 from attnmodel.formatting import es_number, es_percent
 from attnmodel.multihead import SENTENCES, MultiHeadDemo
@@ -17,7 +17,10 @@ from dashboards.multihead import (
     ARC_POINTS,
     ARC_WIDTH,
     HEAD_COLORS,
+    HEAT_FRAME,
+    HEAT_LABEL_ANGLE,
     HEAT_PALETTE,
+    HEAT_TITLES,
     MAX_HEADS,
     SINGLE_HEAD_COLOR,
     MultiHeadView,
@@ -243,11 +246,46 @@ def test_heatmap_is_the_weight_matrix_with_a_client_side_hover(view):
             assert values[i, j] == (es_number(a) if a >= m.arc_threshold else "")
 
     fig = view.heat_figures[3]
-    assert list(fig.x_range.factors) == labels
-    assert list(fig.y_range.factors) == labels[::-1]  # query row 0 at the top
-    assert fig.xaxis[0].axis_label == "token atendido j"
-    assert fig.yaxis[0].axis_label == "token que consulta i"
     cells = only([r for r in fig.renderers if isinstance(r.glyph, Rect)])
+    assert cells.glyph.x.field == "x"
+    assert cells.glyph.y.field == "y"
+    assert cells.glyph.width.field == cells.glyph.height.field == "lado"
+    # Square cells on a grid, row 0 at the top, column 0 at the left, all inside the frame.
+    x, y = heat_matrix(source, n, "x"), heat_matrix(source, n, "y")
+    (side,) = set(source.data["lado"])
+    np.testing.assert_allclose(np.diff(x, axis=1), side)
+    np.testing.assert_allclose(np.diff(y, axis=0), -side)
+    assert (x == x[0]).all()
+    assert (y == y[:, :1]).all()
+    width, height = HEAT_FRAME
+    assert x.min() - side / 2 > 0
+    assert x.max() + side / 2 <= width
+    assert y.min() - side / 2 > 0
+    assert y.max() + side / 2 <= height
+    # The frame never moves: a new sentence changes data, never ranges or axes (no relayout).
+    assert isinstance(fig.x_range, Range1d)
+    assert (fig.x_range.start, fig.x_range.end) == (0, width)
+    assert isinstance(fig.y_range, Range1d)
+    assert (fig.y_range.start, fig.y_range.end) == (0, height)
+    assert not any(axis.visible for axis in fig.axis)
+    assert (fig.frame_width, fig.frame_height) == HEAT_FRAME
+    # Token labels: row i's word left of row i, column j's word (at 45°) under column j.
+    texts = [r for r in fig.renderers if isinstance(r.glyph, Text)]
+    label_renderer = only([r for r in texts if r.data_source is view.heat_label_source])
+    assert label_renderer.glyph.text.field == "text"
+    lab = view.heat_label_source.data
+    assert list(lab["text"]) == list(m.tokens) * 2
+    np.testing.assert_allclose(lab["y"][:n], y[:, 0])
+    assert all(lx < x.min() - side / 2 for lx in lab["x"][:n])
+    np.testing.assert_allclose(lab["x"][n:], x[0])
+    assert all(ly < y.min() - side / 2 for ly in lab["y"][n:])
+    assert list(lab["angle"]) == [0.0] * n + [HEAT_LABEL_ANGLE] * n
+    titles = [
+        r
+        for r in texts
+        if r.data_source is not view.heat_label_source and r.data_source is not source
+    ]
+    assert [list(t.data_source.data["text"]) for t in titles] == [list(HEAT_TITLES)]
     assert cells.data_source is source
     assert cells.glyph.fill_color.field == "color"
     hover = only([t for t in fig.tools if isinstance(t, HoverTool)])
@@ -343,12 +381,12 @@ def test_render_is_a_pure_function_of_the_model():
 
 
 def test_an_update_only_resends_what_changed(view):
-    """Changing h keeps the sentence's tokens and axes: their Bokeh models get no new value."""
+    """Changing h keeps the sentence's tokens and labels: their Bokeh models get no new value."""
     tokens = view.token_source.data
-    factors = view.heat_x_range.factors
+    labels = view.heat_label_source.data
     view.model.n_heads = 2
     assert view.token_source.data is tokens
-    assert view.heat_x_range.factors is factors
+    assert view.heat_label_source.data is labels
 
 
 def test_enable_client_side_embeds_every_state_and_wires_both_controls(view):
