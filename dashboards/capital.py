@@ -30,6 +30,7 @@ from dashboards.common import (
     configure,
     es_number,
     esc,
+    lean_renderers,
     math_md,
     matrix_html,
     readout_html,
@@ -580,6 +581,7 @@ class CapitalView(pn.viewable.Viewer):
             HoverTool(renderers=[bars], tooltips=[("token", "@token"), ("peso", "@label")])
         )
         self._style_bars(fig)
+        lean_renderers(fig)
         return fig
 
     def _probability_figure(self):
@@ -602,6 +604,7 @@ class CapitalView(pn.viewable.Viewer):
             HoverTool(renderers=[bars], tooltips=[("palabra", "@palabra"), ("p", "@label")])
         )
         self._style_bars(fig)
+        lean_renderers(fig)
         return fig
 
     @staticmethod

@@ -28,6 +28,7 @@ from dashboards.common import (
     configure,
     es_number,
     esc,
+    lean_renderers,
     math_md,
     respond_immediately,
     section_header,
@@ -374,6 +375,7 @@ class PositionalView(pn.viewable.Viewer):
         fig.grid.visible = False
         fig.axis.minor_tick_line_color = None
         fig.toolbar.logo = None
+        lean_renderers(fig)
         return fig
 
     def _similarity_figure(self):
@@ -412,6 +414,7 @@ class PositionalView(pn.viewable.Viewer):
         fig.legend.location = "bottom_left"
         fig.axis.minor_tick_line_color = None
         fig.toolbar.logo = None
+        lean_renderers(fig)
         return fig
 
     def _update_plots(self) -> None:

@@ -21,6 +21,7 @@ from dashboards.common import (
     configure,
     es_number,
     es_percent,
+    lean_renderers,
     math_md,
     readout_html,
     respond_immediately,
@@ -410,6 +411,7 @@ class ScalingView(pn.viewable.Viewer):
         fig.yaxis.formatter = CustomJSTickFormatter(code=SPANISH_TICKS_JS)
         fig.xgrid.visible = False
         fig.yaxis.minor_tick_line_color = None
+        lean_renderers(fig)
         return source, fig
 
     def __panel__(self):

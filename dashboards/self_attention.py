@@ -23,6 +23,7 @@ from dashboards.common import (
     configure,
     es_number,
     esc,
+    lean_renderers,
     math_md,
     matrix_html,
     respond_immediately,
@@ -382,6 +383,7 @@ class SelfAttentionView(pn.viewable.Viewer):
         fig.outline_line_color = None
         fig.axis.major_tick_line_color = None
         fig.axis.axis_line_color = None
+        lean_renderers(fig)
         return source, fig
 
     def __panel__(self):

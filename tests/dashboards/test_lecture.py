@@ -8,6 +8,7 @@ import math
 import numpy as np
 import panel as pn
 import pytest
+from bokeh.models import GlyphRenderer
 
 from dashboards import lecture
 from dashboards.lecture import EXERCISES, SECTIONS, Lecture, create_lecture
@@ -51,6 +52,18 @@ def test_every_widget_is_handled_on_the_next_tick_not_50_ms_later(lect):
     assert len(widgets) > 40
     assert [w for w in widgets if w._debounce != 0] == []
     assert pn.widgets.Checkbox()._debounce == 50  # the library default is left alone
+
+
+def test_no_plot_carries_selection_or_muted_glyphs(lect):
+    """Nothing selects or mutes; BokehJS would redo those glyphs' visuals on every change."""
+    renderers = []
+    for section in SECTIONS:
+        lect.go(section.id)
+        root = lect._built[section.id].get_root()
+        renderers += [m for m in root.references() if isinstance(m, GlyphRenderer)]
+    assert len(renderers) > 30
+    for r in renderers:
+        assert (r.selection_glyph, r.nonselection_glyph, r.muted_glyph) == (None, None, None), r
 
 
 @pytest.mark.parametrize(
