@@ -22,9 +22,10 @@ Every session behaves like a browser tab: GET the page (for its session token), 
 websocket with that token and an Origin header, pull the document, and then, once all sessions
 are open, toggle the self-attention "Máscara causal" checkbox once a second. The latency of one
 change is the time from sending the checkbox's PATCH-DOC (the message a browser sends) until the
-server's PATCH-DOC that rewrites the attention weights table arrives; it includes Panel's 50 ms
-debounce of widget events. A session waits for its answer before its next change (as a student
-would), so a slow server shows up as latency, not as a pile of queued clicks.
+server's PATCH-DOC that rewrites the attention weights table arrives (the views handle a
+widget change on the server's next tick: dashboards.common.respond_immediately). A session
+waits for its answer before its next change (as a student would), so a slow server shows up as
+latency, not as a pile of queued clicks.
 
 The clients speak Bokeh's websocket protocol (bokeh.protocol's framing) in one asyncio loop
 rather than through ``bokeh.client``, whose blocking loops cannot run 100 sessions at once and

@@ -26,6 +26,7 @@ from attnmodel.capital import (
     U,
 )
 from dashboards.common import (
+    LiveHTML,
     apply_render,
     configure,
     es_number,
@@ -356,13 +357,13 @@ class CapitalView(pn.viewable.Viewer):
             format=CustomJSTickFormatter(code=SPANISH_TICK_JS),
             width=320,
         )
-        self.identity_note = pn.pane.HTML(
+        self.identity_note = LiveHTML(
             '<span class="c04-note">+1: Francia pura · −1: Italia pura · 0: ninguna</span>',
             margin=(26, 10),
         )
 
         def html(**kw):
-            return pn.pane.HTML("", margin=(0, 4), stylesheets=[PANE_CSS], **kw)
+            return LiveHTML("", margin=(0, 4), stylesheets=[PANE_CSS], **kw)
 
         self.tokens = html()
         self.embeddings = html()
@@ -414,7 +415,7 @@ class CapitalView(pn.viewable.Viewer):
                     r"$$W_Q$$ convierte «soy palabra funcional» en «busco un lugar»; $$W_K$$ solo "
                     r"ofrece «lugar» (ignora la identidad); $$W_V = I$$."
                 ),
-                pn.pane.HTML(self._weights_html(), margin=(0, 4), stylesheets=[PANE_CSS]),
+                LiveHTML(self._weights_html(), margin=(0, 4), stylesheets=[PANE_CSS]),
                 self.query,
                 pn.Row(self.keys, self.values),
                 width=2 * CARD_WIDTH + 10,
@@ -441,7 +442,7 @@ class CapitalView(pn.viewable.Viewer):
                     r"Logit de cada palabra $$= u_{palabra} \cdot z$$; después, softmax sobre "
                     r"el vocabulario."
                 ),
-                pn.pane.HTML(self._unembedding_html(), margin=(0, 4)),
+                LiveHTML(self._unembedding_html(), margin=(0, 4)),
                 pn.Row(self.logits, self.probabilities),
             ),
         ]

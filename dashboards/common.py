@@ -20,6 +20,7 @@ from attnmodel.formatting import es_number, es_percent, parse_es_number
 
 __all__ = [
     "CSS",
+    "LiveHTML",
     "MatrixEditor",
     "apply_render",
     "configure",
@@ -197,7 +198,7 @@ class MatrixEditor(pn.viewable.Viewer):
         for i, row in enumerate(self._inputs):
             for j, widget in enumerate(row):
                 widget.param.watch(lambda event, i=i, j=j: self._on_edit(i, j, event), "value")
-        self.error = pn.pane.HTML("", css_classes=["c04-error"], margin=(0, 4))
+        self.error = LiveHTML("", css_classes=["c04-error"], margin=(0, 4))
         self._syncing = False
         self.model.param.watch(self._from_model, [self.name_param])
         self._layout = pn.Column(
@@ -248,6 +249,18 @@ class MatrixEditor(pn.viewable.Viewer):
 
     def __panel__(self):
         return self._layout
+
+
+class LiveHTML(pn.pane.HTML):
+    """``pn.pane.HTML`` whose updates send the new text and nothing else.
+
+    Panel's HTML pane recomputes all its Bokeh properties on every new ``object`` (stylesheets,
+    design modifiers, file paths resolved again): about 1 ms per pane and change on the server,
+    for properties that never change here. Every other parameter still goes through Panel.
+    """
+
+    def _update(self, ref: str, model) -> None:
+        model.update(**self._process_param_change({"object": self.object}))
 
 
 def lean_renderers(fig) -> None:

@@ -25,7 +25,7 @@ from attnmodel.explorer import (
     AttentionExplorer,
     percentages,
 )
-from dashboards.common import apply_render, configure, esc, math_md, respond_immediately
+from dashboards.common import LiveHTML, apply_render, configure, esc, math_md, respond_immediately
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
 # session, and every such name would leave one more logger behind.
@@ -417,7 +417,7 @@ class ExplorerView(pn.viewable.Viewer):
             width=480,
             margin=(5, 10),
         )
-        self.sentence_error = pn.pane.HTML(
+        self.sentence_error = LiveHTML(
             error_html(""),
             margin=(30, 10, 5, 10),
             sizing_mode="stretch_width",
@@ -467,8 +467,8 @@ class ExplorerView(pn.viewable.Viewer):
             css_classes=["c04-explorer-causal-box"],
         )
 
-        self.table = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.row = pn.pane.HTML("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.table = LiveHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.row = LiveHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
 
         self.reset_button = self._button(
             "Frase por defecto, segundo gato", "reset", 250, self._notice_default
@@ -487,7 +487,7 @@ class ExplorerView(pn.viewable.Viewer):
         tags = "".join(f'<span class="c04-tag">#{esc(t)}</span>' for t in TAGS)
         self._layout = pn.Column(
             math_md(f"## {TITLE}", margin=(0, 10)),
-            pn.pane.HTML(
+            LiveHTML(
                 f'<p class="c04-lead">{esc(LEAD)}</p><div class="c04-tags">{tags}</div>',
                 stylesheets=[CSS],
                 sizing_mode="stretch_width",
@@ -495,7 +495,7 @@ class ExplorerView(pn.viewable.Viewer):
             math_md(PROBLEM),
             math_md(MOVE),
             pn.Row(self.sentence_input, self.sentence_error, sizing_mode="stretch_width"),
-            pn.pane.HTML(
+            LiveHTML(
                 '<div class="c04-label">Token que consulta (fila del mapa)</div>',
                 stylesheets=[CSS],
                 margin=(8, 10, 0, 10),
@@ -509,9 +509,9 @@ class ExplorerView(pn.viewable.Viewer):
                 sizing_mode="stretch_width",
             ),
             self.table,
-            pn.pane.HTML(f'<div class="c04-note">{esc(LEGEND)}</div>', margin=(0, 10)),
+            LiveHTML(f'<div class="c04-note">{esc(LEGEND)}</div>', margin=(0, 10)),
             self.row,
-            pn.pane.HTML(
+            LiveHTML(
                 f'<div class="c04-caveat">{esc(CAVEAT)}</div>',
                 stylesheets=[CSS],
                 sizing_mode="stretch_width",

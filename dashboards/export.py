@@ -44,7 +44,7 @@ from bokeh.resources import INLINE, Resources
 
 from attnmodel.formatting import es_number
 from dashboards.capital import CapitalView
-from dashboards.common import configure, esc, math_md
+from dashboards.common import LiveHTML, configure, esc, math_md
 from dashboards.explorer import ExplorerView
 from dashboards.lecture import EXERCISES, INTRO, SECTIONS, TITLE, section_marker
 from dashboards.multihead import MultiHeadView
@@ -169,7 +169,7 @@ def _exercises() -> pn.Column:
 
 
 def _bar() -> pn.pane.HTML:
-    return pn.pane.HTML(
+    return LiveHTML(
         f'<div class="c04-export-bar"><a href="{INDEX_FILE}">Índice de los apuntes</a> · '
         f'<a href="{LECTURE_FILE}">La clase completa</a></div>',
         stylesheets=[PAGE_CSS],
@@ -180,7 +180,7 @@ def _bar() -> pn.pane.HTML:
 def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
     """Header, anchor-link navigation, every section stacked, "Para seguir jugando" as text."""
     links = "".join(_goto(s.id, esc(s.label)) for s in SECTIONS)
-    nav = pn.pane.HTML(
+    nav = LiveHTML(
         f'<nav class="c04-export-nav" data-testid="export-nav"><b>Secciones:</b> {links}</nav>',
         stylesheets=[PAGE_CSS],
         margin=(0, 20, 10, 20),

@@ -29,6 +29,7 @@ from bokeh.plotting import figure
 
 from attnmodel.multihead import HEAD_OPTIONS, SENTENCES, MultiHeadDemo
 from dashboards.common import (
+    LiveHTML,
     apply_render,
     configure,
     es_number,
@@ -598,9 +599,7 @@ class MultiHeadView(pn.viewable.Viewer):
             margin=(0, 10, 6, 10),
         )
         heads_control = pn.Column(
-            pn.pane.HTML(
-                "Cabezas", margin=(6, 10, 0, 10), stylesheets=[":host { font-size: 90%; }"]
-            ),
+            LiveHTML("Cabezas", margin=(6, 10, 0, 10), stylesheets=[":host { font-size: 90%; }"]),
             self.heads_buttons,
             margin=0,
             css_classes=["mh-heads-control"],
@@ -625,8 +624,8 @@ class MultiHeadView(pn.viewable.Viewer):
         self.head_panels: list[pn.Column] = []
         for k in range(MAX_HEADS):
             arc_fig, heat_fig = self._figures(k)
-            title = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[CSS], margin=(4, 10))
-            top = pn.pane.HTML("", sizing_mode="stretch_width", stylesheets=[CSS], margin=(0, 10))
+            title = LiveHTML("", sizing_mode="stretch_width", stylesheets=[CSS], margin=(4, 10))
+            top = LiveHTML("", sizing_mode="stretch_width", stylesheets=[CSS], margin=(0, 10))
             panel = pn.Column(
                 title,
                 pn.Row(
@@ -648,10 +647,10 @@ class MultiHeadView(pn.viewable.Viewer):
         self.arc_figures.pop()
         self.heat_figures.pop()
         self._arc_lines.pop()
-        self.combined_top = pn.pane.HTML(
+        self.combined_top = LiveHTML(
             "", sizing_mode="stretch_width", stylesheets=[CSS], margin=(0, 10)
         )
-        self.dims = pn.pane.HTML("", stylesheets=[CSS], margin=(0, 0, 8, 0))
+        self.dims = LiveHTML("", stylesheets=[CSS], margin=(0, 0, 8, 0))
 
         self._targets = self.client_targets()
         self._shown: dict[str, object] = {}
@@ -660,7 +659,7 @@ class MultiHeadView(pn.viewable.Viewer):
 
         self._layout = pn.Column(
             section_header(TITLE, INTRO, anchor="cabezas"),
-            pn.pane.HTML(
+            LiveHTML(
                 f'<div class="c04-note" data-testid="multihead-caveat"><em>{CAVEAT}</em></div>',
                 sizing_mode="stretch_width",
                 margin=(0, 10, 6, 10),

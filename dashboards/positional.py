@@ -24,6 +24,7 @@ from bokeh.plotting import figure
 
 from attnmodel import PositionalEncodingDemo
 from dashboards.common import (
+    LiveHTML,
     apply_render,
     configure,
     es_number,
@@ -252,8 +253,8 @@ class PositionalView(pn.viewable.Viewer):
             step=2,
             width=320,
         )
-        self.error = pn.pane.HTML("", css_classes=["c04-error"], margin=(0, 10))
-        self.shape = pn.pane.HTML(shape_html(model.n_positions, model.d_model), margin=(18, 10))
+        self.error = LiveHTML("", css_classes=["c04-error"], margin=(0, 10))
+        self.shape = LiveHTML(shape_html(model.n_positions, model.d_model), margin=(18, 10))
         self._syncing = False
         self._sliders = {"n_positions": self.n_slider, "d_model": self.d_slider}
         for name, slider in self._sliders.items():
@@ -269,7 +270,7 @@ class PositionalView(pn.viewable.Viewer):
         }
         self.similarity_plot = self._similarity_figure()
         self._update_plots()
-        self.worked_table = pn.pane.HTML(
+        self.worked_table = LiveHTML(
             worked_table_html(model.worked_table),
             stylesheets=[TABLE_CSS],
             sizing_mode="stretch_width",

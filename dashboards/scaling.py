@@ -17,6 +17,7 @@ from bokeh.plotting import figure
 
 from attnmodel.scaling import ScalingDemo
 from dashboards.common import (
+    LiveHTML,
     apply_render,
     configure,
     es_number,
@@ -261,17 +262,17 @@ class ScalingView(pn.viewable.Viewer):
             label="Nueva muestra", color="primary", width=140, margin=(28, 10, 10, 10)
         )
         self.sample_button.on_click(self._new_sample)
-        self.status = pn.pane.HTML("", margin=(30, 10, 10, 10))
+        self.status = LiveHTML("", margin=(30, 10, 10, 10))
         # Shown only in the offline export (enable_client_side), where the samples cycle.
-        self.export_note = pn.pane.HTML(
+        self.export_note = LiveHTML(
             f'<div class="c04-note" data-testid="scaling-export-note">{EXPORT_NOTE}</div>',
             visible=False,
             sizing_mode="stretch_width",
             margin=(0, 10),
         )
 
-        self.readouts = pn.pane.HTML("", margin=(4, 0))
-        self.gradient_readouts = pn.pane.HTML("", margin=(4, 0))
+        self.readouts = LiveHTML("", margin=(4, 0))
+        self.gradient_readouts = LiveHTML("", margin=(4, 0))
 
         # Bokeh models belong to one document: figures and sources per view (per session).
         keys = [str(j + 1) for j in range(m.n_keys)]
@@ -296,9 +297,7 @@ class ScalingView(pn.viewable.Viewer):
                 pn.pane.Bokeh(self.bars_scaled, margin=(0, 10, 10, 0)),
             ),
             self.gradient_readouts,
-            pn.pane.HTML(
-                f'<div class="c04-note">{GRADIENT_NOTE}</div>', sizing_mode="stretch_width"
-            ),
+            LiveHTML(f'<div class="c04-note">{GRADIENT_NOTE}</div>', sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
         )
 

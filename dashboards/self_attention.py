@@ -18,6 +18,7 @@ from bokeh.plotting import figure
 
 from attnmodel.self_attention import MATRICES, PRESETS, SelfAttention
 from dashboards.common import (
+    LiveHTML,
     MatrixEditor,
     apply_render,
     configure,
@@ -226,14 +227,14 @@ class SelfAttentionView(pn.viewable.Viewer):
         )
 
         html = {"margin": (0, 12, 8, 0)}
-        self.q_pane = pn.pane.HTML("", **html)
-        self.k_pane = pn.pane.HTML("", **html)
-        self.v_pane = pn.pane.HTML("", **html)
-        self.scores_title = pn.pane.HTML("", disable_math=False, margin=(0, 4), width=320)
-        self.scores_pane = pn.pane.HTML("", **html)
-        self.weights_pane = pn.pane.HTML("", **html)
-        self.z_pane = pn.pane.HTML("", **html)
-        self.gradient_pane = pn.pane.HTML("", **html)
+        self.q_pane = LiveHTML("", **html)
+        self.k_pane = LiveHTML("", **html)
+        self.v_pane = LiveHTML("", **html)
+        self.scores_title = LiveHTML("", disable_math=False, margin=(0, 4), width=320)
+        self.scores_pane = LiveHTML("", **html)
+        self.weights_pane = LiveHTML("", **html)
+        self.z_pane = LiveHTML("", **html)
+        self.gradient_pane = LiveHTML("", **html)
 
         self.weights_source, self.heatmap = self._heatmap_figure()
 
@@ -280,7 +281,7 @@ class SelfAttentionView(pn.viewable.Viewer):
                         sizing_mode=None,
                     ),
                     self.gradient_pane,
-                    pn.pane.HTML(
+                    LiveHTML(
                         f'<div class="c04-note">{GRADIENT_NOTE}</div>', width=480, margin=(0, 4)
                     ),
                     margin=(4, 16, 4, 0),

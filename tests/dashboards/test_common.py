@@ -1,0 +1,60 @@
+"""The shared building blocks of dashboards/common.py that the views rely on for speed."""
+
+from __future__ import annotations
+
+import panel as pn
+import pytest
+from bokeh.document import Document
+
+from dashboards.common import LiveHTML, configure, respond_immediately
+
+pytestmark = pytest.mark.usefixtures("panel_cleanup")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _extensions():
+    configure()
+
+
+def test_live_html_sends_the_new_text_and_nothing_else(monkeypatch):
+    pane = LiveHTML("<b>uno</b>", stylesheets=[":host { color: red; }"], margin=(2, 4))
+    doc = Document()
+    model = pane.get_root(doc)
+    stylesheets = list(model.stylesheets)
+    assert model.text == "&lt;b&gt;uno&lt;/b&gt;"  # escaped, as pn.pane.HTML sends it
+
+    changed: list[list[str]] = []
+    update = type(model).update
+
+    def record(self, **props):
+        changed.append(sorted(props))
+        return update(self, **props)
+
+    monkeypatch.setattr(type(model), "update", record)
+    monkeypatch.setattr(
+        pane, "_get_properties", lambda doc: pytest.fail("recomputed every property")
+    )
+    pane.object = "<i>dos & tres</i>"
+    assert model.text == "&lt;i&gt;dos &amp; tres&lt;/i&gt;"
+    assert changed == [["text"]]
+    assert list(model.stylesheets) == stylesheets
+
+    # Anything else is still Panel's: a margin change reaches the model.
+    monkeypatch.undo()
+    pane.margin = (8, 8)
+    assert list(model.margin) == [8, 8]
+
+
+def test_live_html_text_matches_panels_own_html_pane():
+    text = '<table data-testid="x"><tr><td>1,5 &lt; 2</td></tr></table>'
+    ours, theirs = LiveHTML(""), pn.pane.HTML(text)
+    model = ours.get_root(Document())
+    ours.object = text
+    assert model.text == theirs.get_root(Document()).text
+
+
+def test_respond_immediately_covers_every_widget_of_a_layout():
+    inner = pn.Column(pn.widgets.Checkbox(), pn.Row(pn.widgets.IntSlider(), LiveHTML("x")))
+    layout = pn.Column(pn.widgets.Select(options=["a", "b"]), inner)
+    assert respond_immediately(layout) == 3
+    assert all(w._debounce == 0 for w in layout.select(pn.widgets.Widget))
