@@ -1,6 +1,6 @@
 """`make bench`: the benchmarks of issue #5, then one table of targets and bench/results.json.
 
-    make bench                                  # issue #5's figures (about 12 minutes on 2 cores)
+    make bench                                  # issue #5's figures (about 17 minutes on 2 cores)
     make soak                                   # issue #6's 5-minute soak (about 10 minutes)
     .venv/bin/python bench/run.py --quick       # smoke run of every part, soak included
     .venv/bin/python bench/run.py --only load,soak
