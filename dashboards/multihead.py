@@ -173,7 +173,8 @@ for (const m of doc.all_models) {
 
 
 def unique_labels(tokens) -> list[str]:
-    """Axis labels for categorical axes: a repeated word gets invisible zero-width spaces."""
+    """The matrices' hover labels (``consulta``/``atendido``): a repeated word gets invisible
+    zero-width spaces, so the two "gato" of a sentence stay two distinct labels."""
     seen: dict[str, int] = {}
     labels = []
     for tok in tokens:
@@ -556,8 +557,9 @@ class MultiHeadView(pn.viewable.Viewer):
     (``display: none`` in their styles). Every plot is a plain Bokeh figure built once; one model
     watcher (``sentence``, ``n_heads``, ``arc_threshold``) puts ``render(model)`` on screen with
     ``apply_render`` (one ``pn.io.hold()``), passing only the targets whose value changed: the
-    sources' ``data``, the shared ranges, the panels' styles, head 1's line colour and the HTML
-    panes (titles, top lists, dimensions line). Hidden heads keep empty sources.
+    sources' ``data`` (the matrix labels included), the arcs' shared x range, the panels'
+    styles, head 1's line colour and the HTML panes (titles, top lists, dimensions line).
+    Hidden heads keep empty sources.
     ``client_targets()`` names them; ``enable_client_side()`` wires the export.
 
     data-testids (k = 1 … 4 is the head number shown on screen):
