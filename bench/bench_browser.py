@@ -44,7 +44,6 @@ import argparse
 import json
 import os
 import platform
-import shutil
 import statistics
 import subprocess
 import sys
@@ -56,19 +55,11 @@ from pathlib import Path
 
 import _server
 import numpy as np
+from _browser import CHROMIUM, CHROMIUM_ARGS, DEEP_FIND_JS
 
 ROOT = Path(__file__).resolve().parents[1]
 DIST = ROOT / "dist"
 SOURCES = (ROOT / "dashboards", ROOT / "attnmodel")
-CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 LIVE_PREFIXES = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
 OFFLINE_PREFIXES = ("file:", "data:", "blob:", "about:")
 TARGET_MS = {"vivo": 100.0, "export": 30.0}
@@ -88,7 +79,8 @@ LONG_B = " ".join(
 )
 assert len(LONG_A.split()) == len(LONG_B.split()) == 40  # the explorer's limit
 
-PROBE_JS = r"""
+PROBE_JS = (
+    r"""
 (() => {
   if (window.__bb) return;
   // Every rAF callback runs with frameTs = its frame's timestamp (shared by the whole frame).
@@ -119,17 +111,9 @@ PROBE_JS = r"""
   window.addEventListener("keydown", onInput, true);
   window.addEventListener("click", onInput, true);
 
-  function deepFind(root, sel) {
-    const hit = root.querySelector(sel);
-    if (hit) return hit;
-    for (const el of root.querySelectorAll("*")) {
-      if (el.shadowRoot) {
-        const inner = deepFind(el.shadowRoot, sel);
-        if (inner) return inner;
-      }
-    }
-    return null;
-  }
+  """
+    + DEEP_FIND_JS
+    + r"""
 
   function check(via) {
     if (!live() || S.text !== null) return;
@@ -280,6 +264,7 @@ PROBE_JS = r"""
   };
 })();
 """
+)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -20,16 +20,16 @@ import json
 import os
 import platform
 import re
-import shutil
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from _browser import CHROMIUM, CHROMIUM_ARGS, DEEP_FIND_JS
+
 ROOT = Path(__file__).resolve().parents[1]
 DIST = ROOT / "dist"
-CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
 OFFLINE_PREFIXES = ("file:", "data:", "blob:", "about:")
 TARGET_EXPORT_S = 60.0
 TARGET_BYTES = 6_000_000
@@ -47,21 +47,15 @@ MARKERS = {
 
 # performance.now() once `selector` is attached (shadow roots included) and, when `math` is
 # true, MathJax has typeset a formula; false until then.
-FIRST_RENDER_JS = """([selector, math]) => {
-  const find = (root, sel) => {
-    const hit = root.querySelector(sel);
-    if (hit) return hit;
-    for (const el of root.querySelectorAll("*")) {
-      if (el.shadowRoot) {
-        const inner = find(el.shadowRoot, sel);
-        if (inner) return inner;
-      }
-    }
-    return null;
-  };
-  const ready = find(document, selector) && (!math || find(document, "mjx-container"));
+FIRST_RENDER_JS = (
+    """([selector, math]) => {
+  """
+    + DEEP_FIND_JS
+    + """
+  const ready = deepFind(document, selector) && (!math || deepFind(document, "mjx-container"));
   return ready ? performance.now() : false;
 }"""
+)
 
 PROGRESS = re.compile(r"^\[\d+/\d+\] (\S+) … (\d+) estados, ([\d,]+) MB, ([\d,]+) s$")
 
@@ -90,17 +84,7 @@ def first_renders(files: list[Path], repeat: int) -> dict[str, dict]:
 
     results = {}
     with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--no-first-run",
-                "--disable-sync",
-            ],
-        )
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         for path in files:
             marker = MARKERS.get(path.name)
             selector = f'[data-testid="section-{marker}"]' if marker else "[data-testid]"
