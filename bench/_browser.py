@@ -33,3 +33,22 @@ DEEP_FIND_JS = """function deepFind(root, sel) {
     }
     return null;
   }"""
+
+
+def watched_page(browser, allowed: tuple[str, ...], errors: list, blocked: list):
+    """A new 1400×900 page that appends its console errors and uncaught exceptions to
+    ``errors`` and aborts (and appends to ``blocked``) every request whose URL does not start
+    with one of ``allowed``."""
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+    def route(r):
+        if r.request.url.startswith(allowed):
+            r.continue_()
+        else:
+            blocked.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    return page

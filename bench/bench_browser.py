@@ -55,7 +55,7 @@ from pathlib import Path
 
 import _server
 import numpy as np
-from _browser import CHROMIUM, CHROMIUM_ARGS, DEEP_FIND_JS
+from _browser import CHROMIUM, CHROMIUM_ARGS, DEEP_FIND_JS, watched_page
 
 ROOT = Path(__file__).resolve().parents[1]
 DIST = ROOT / "dist"
@@ -593,19 +593,8 @@ def stats(samples: list[dict], field: str) -> dict:
 
 
 def open_page(browser, url: str, section: str, allowed: tuple[str, ...], blocked: list[str]):
-    page = browser.new_page(viewport={"width": 1400, "height": 900})
     errors: list[str] = []
-    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-
-    def route(r):
-        if r.request.url.startswith(allowed):
-            r.continue_()
-        else:
-            blocked.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
+    page = watched_page(browser, allowed, errors, blocked)
     page.add_init_script(PROBE_JS)
     page.goto(url)
     page.locator(f'[data-testid="section-{section}"]').first.wait_for(

@@ -26,7 +26,7 @@ import sys
 import time
 from pathlib import Path
 
-from _browser import CHROMIUM, CHROMIUM_ARGS, DEEP_FIND_JS
+from _browser import CHROMIUM, CHROMIUM_ARGS, DEEP_FIND_JS, watched_page
 
 ROOT = Path(__file__).resolve().parents[1]
 DIST = ROOT / "dist"
@@ -90,18 +90,7 @@ def first_renders(files: list[Path], repeat: int) -> dict[str, dict]:
             selector = f'[data-testid="section-{marker}"]' if marker else "[data-testid]"
             samples, blocked, errors = [], [], []
             for _ in range(repeat):
-                page = browser.new_page(viewport={"width": 1400, "height": 900})
-                page.on("console", lambda m, e=errors: m.type == "error" and e.append(m.text))
-                page.on("pageerror", lambda exc, e=errors: e.append(str(exc)))
-
-                def route(r, b=blocked):
-                    if r.request.url.startswith(OFFLINE_PREFIXES):
-                        r.continue_()
-                    else:
-                        b.append(r.request.url)
-                        r.abort()
-
-                page.route("**/*", route)
+                page = watched_page(browser, OFFLINE_PREFIXES, errors, blocked)
                 page.goto(path.as_uri(), wait_until="commit")
                 handle = page.wait_for_function(
                     FIRST_RENDER_JS, arg=[selector, bool(marker)], polling="raf", timeout=60_000
