@@ -6,14 +6,12 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 5006
-# The lecture (index page) and every demo servable alone; same list as dashboards.APPS.
-APPS := dashboards/lecture.py dashboards/self_attention.py dashboards/scaling.py \
-	dashboards/multihead.py dashboards/positional.py dashboards/capital.py dashboards/explorer.py
-# The system allocator gives memory back when a class closes its sessions; CPython's own
-# allocator kept the server at ~1.8x its baseline (bench/bench_sessions.py).
-SERVE_ENV := PYTHONMALLOC=malloc
 
-.PHONY: serve serve-prod test lint format docs export chromium nginx clean bench soak
+# pytest-xdist processes for `make test` (auto: one per core); each has its own browser and server.
+TEST_WORKERS ?= auto
+PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
+
+.PHONY: serve serve-prod test test-fast lint format docs export chromium nginx clean bench soak
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,15 +21,21 @@ $(STAMP): pyproject.toml constraints.txt
 ## serve: the lecture on http://localhost:5006 (bound to localhost only)
 serve: $(STAMP)
 	@echo "Clase 04 en http://localhost:$(PORT)/"
-	$(SERVE_ENV) $(BIN)/panel serve $(APPS) --address $(HOST) --port $(PORT) \
-		--allow-websocket-origin localhost:$(PORT) --allow-websocket-origin 127.0.0.1:$(PORT) \
-		--index lecture
+	$(BIN)/python -m dashboards.serving --address $(HOST) --port $(PORT)
 
-## test: everything CI runs (lint, model tests, dashboard tests, browser tests)
+## test: everything CI runs (lint, model tests, view tests, browser tests, soak smoke), on every
+## core; ends with the 15 slowest tests
 test: $(STAMP) chromium nginx
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) --durations=15
+
+## test-fast: the inner loop, no browser and no server: lint, model tests, view tests
+test-fast: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) tests/attnmodel tests/dashboards tests/test_project.py \
+		--ignore=tests/dashboards/test_soak.py
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
@@ -68,9 +72,12 @@ clean:
 bench: $(STAMP) chromium nginx
 	$(BIN)/python bench/run.py
 
-## soak: issue #6's soak, 200 sessions in sequence then 50 editing for 5 minutes
-soak: $(STAMP) chromium
-	$(BIN)/python bench/run.py --only soak
+## soak: issue #6's soak, 200 sessions in sequence then 50 editing for 5 minutes (bench/run.py's
+## table and figures), then the soak tests' assertions on those figures (pytest -m soak)
+soak: $(STAMP)
+	$(BIN)/python bench/run.py --only soak; status=$$?; \
+	C04_SOAK_RESULTS=bench/soak_results.json $(BIN)/python -m pytest -m soak \
+		tests/dashboards/test_soak.py && exit $$status
 
 ## serve-prod: several panel serve workers behind nginx (README: "Desplegar para una clase")
 serve-prod: $(STAMP)

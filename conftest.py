@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +16,44 @@ settings.load_profile("c04")
 
 # The shared test helpers (tests/c04_testing.py) assert too: rewrite them for readable failures.
 pytest.register_assert_rewrite("c04_testing")
+
+ROOT = Path(__file__).resolve().parent
+# Modules that start servers of their own beyond the worker's one (nginx and two workers on
+# consecutive ports; the soak smoke's two servers, whose memory it measures). Under pytest-xdist
+# (`make test`: -n auto --dist loadgroup) they form one group that one worker runs in file order,
+# while the other workers take every other test one at a time, whichever is free.
+ALONE = ("tests/ui/test_serve_prod.py", "tests/dashboards/test_soak.py")
+
+
+def _order(item) -> int:
+    """The group first (it is the longest unit), then the browser tests, then the quick ones,
+    which fill in at the end while the last browser tests finish."""
+    path = item.path.relative_to(ROOT).as_posix()
+    return 0 if path in ALONE else 1 if path.startswith("tests/ui/") else 2
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    items.sort(key=_order)  # stable: file order within each part
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadgroup` with the ALONE files as the one group.
+
+    xdist's own loadgroup marks a test by rewriting ``item._nodeid``, which pytest 9.2's
+    ``Node.nodeid`` no longer reads (measured here: the soak smoke ran its module fixture on
+    three workers), so the group is told from the file path of each node id instead.
+    ``_split_scope`` is the override point xdist's LoadGroupScheduling itself uses.
+    """
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class AloneTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "alone" if nodeid.split("::", 1)[0] in ALONE else nodeid
+
+    return AloneTogether(config, log)
 
 
 @pytest.fixture

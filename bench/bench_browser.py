@@ -55,13 +55,12 @@ from pathlib import Path
 
 import _server
 import numpy as np
-from _browser import CHROMIUM, CHROMIUM_ARGS, DEEP_FIND_JS, watched_page
+from _browser import CHROMIUM, CHROMIUM_ARGS, DEEP_FIND_JS, OFFLINE_PREFIXES, watched_page
 
 ROOT = Path(__file__).resolve().parents[1]
 DIST = ROOT / "dist"
 SOURCES = (ROOT / "dashboards", ROOT / "attnmodel")
 LIVE_PREFIXES = ("http://127.0.0.1", "ws://127.0.0.1", "data:", "blob:", "about:")
-OFFLINE_PREFIXES = ("file:", "data:", "blob:", "about:")
 TARGET_MS = {"vivo": 100.0, "export": 30.0}
 SAMPLE_TIMEOUT_MS = 15_000
 SECTION_TIMEOUT_MS = 60_000

@@ -26,11 +26,10 @@ import sys
 import time
 from pathlib import Path
 
-from _browser import CHROMIUM, CHROMIUM_ARGS, DEEP_FIND_JS, watched_page
+from _browser import CHROMIUM, CHROMIUM_ARGS, DEEP_FIND_JS, OFFLINE_PREFIXES, watched_page
 
 ROOT = Path(__file__).resolve().parents[1]
 DIST = ROOT / "dist"
-OFFLINE_PREFIXES = ("file:", "data:", "blob:", "about:")
 TARGET_EXPORT_S = 60.0
 TARGET_BYTES = 6_000_000
 TARGET_RENDER_MS = 2000.0

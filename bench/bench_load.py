@@ -62,7 +62,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import numpy as np
-from _server import ROOT, SERVE_ENV, serve_command
+from _server import PROD_FLAGS, ROOT, SERVE_ENV, serve_command
 from bokeh.protocol import Protocol
 from bokeh.protocol.receiver import Receiver
 from bokeh.util.serialization import make_id
@@ -75,7 +75,6 @@ UPDATE_TIMEOUT_S = 10.0  # an answer later than this counts as an error
 OPEN_TIMEOUT_S = 60.0  # per step of opening a session (page, websocket, document)
 READY_TIMEOUT_S = 120.0  # for a server to answer after it was started
 APP_PATH = "/lecture"
-PROD_FLAGS = ["--reuse-sessions", "--global-loading-spinner", "--liveness"]
 
 CONFIGS = {
     "1proc": "1 proceso",
@@ -149,6 +148,7 @@ class Server:
             cmd = ["bash", str(ROOT / "deploy" / "serve-prod.sh")]
         else:
             env = dict(os.environ, **SERVE_ENV)
+            # A worker of deploy/serve-prod.sh less --use-xheaders (no proxy in front).
             cmd = serve_command(self.port, *PROD_FLAGS)
             if config == "numprocs2-noreuse":
                 cmd.remove("--reuse-sessions")

@@ -152,7 +152,7 @@ async def after_close(args, proc, log_path: Path) -> dict:
     memory back; then the settled RSS."""
     done = await wait_destroyed(log_path, proc, args.stall, args.discard_timeout)
     done["release_s"] = await wait_released(log_path)
-    done["rss"] = await settled_rss(proc.pid)
+    done["rss"] = await settled_rss(proc.pid, args.settle)
     return done
 
 
@@ -618,6 +618,12 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--discard-timeout", type=float, default=120.0)
     parser.add_argument(
+        "--settle",
+        type=float,
+        default=SETTLE_S,
+        help="seconds of RSS samples whose median is a phase's memory",
+    )
+    parser.add_argument(
         "--env",
         action="append",
         default=[],
@@ -639,10 +645,12 @@ def main(argv=None) -> int:
         and 0 <= args.warmup_sections <= 5
         and 0 <= args.keep <= 100
         and 0 <= args.ramp <= 120
+        and 0.5 <= args.settle <= 30
     ):
         parser.error(
             "límites: 0 ≤ --sequential ≤ 1000, 1 ≤ --concurrent ≤ 200, 1 ≤ --seconds ≤ 900, "
-            "0 ≤ --sections, --warmup-sections ≤ 5, 0 ≤ --keep ≤ 100, 0 ≤ --ramp ≤ 120"
+            "0 ≤ --sections, --warmup-sections ≤ 5, 0 ≤ --keep ≤ 100, 0 ≤ --ramp ≤ 120, "
+            "0,5 ≤ --settle ≤ 30"
         )
     extra_env = dict(item.split("=", 1) for item in args.env)
 
@@ -673,6 +681,7 @@ def main(argv=None) -> int:
             "sections": args.sections,
             "warmup_sections": args.warmup_sections,
             "keep": args.keep,
+            "settle": args.settle,
         },
         "targets": {"after_to_baseline_max": TARGET_RATIO, "server_errors": 0},
         "result": result,

@@ -1,13 +1,15 @@
 """`make bench`: the benchmarks of issue #5, then one table of targets and bench/results.json.
 
     make bench                                  # issue #5's figures (about 17 minutes on 2 cores)
-    make soak                                   # issue #6's 5-minute soak (about 10 minutes)
+    make soak                                   # issue #6's 5-minute soak (about 10 minutes), then
+                                                # its assertions (pytest -m soak) on the figures
     .venv/bin/python bench/run.py --quick       # smoke run of every part, soak included
     .venv/bin/python bench/run.py --only load,soak
     .venv/bin/python bench/run.py --report      # only the table, from the last results
 
 The soak (200 sessions in sequence, then 50 editing for 5 minutes) is not in the default run: it
-alone took longer than the rest, and `make test` already runs it with 60 s of edits.
+alone took longer than the rest. `make test` runs a smoke of it (a handful of sessions, ~25 s,
+tests/dashboards/test_soak.py); `make soak` runs the full one and then the same assertions on it.
 
 Each part is its own script (run alone for its details) and writes bench/<part>_results.json;
 this runner records each part's wall time and exit status, then merges the parts into

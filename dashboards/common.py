@@ -6,6 +6,7 @@ session); nothing stateful lives at module level.
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 
@@ -16,8 +17,13 @@ import param
 from bokeh.core.property.validation import validate
 from bokeh.models import GlyphRenderer
 from panel.io.resources import LOCAL_DIST
+from tornado.iostream import StreamClosedError
+from tornado.websocket import WebSocketClosedError
 
 from attnmodel.formatting import es_number, es_percent, parse_es_number
+
+# Under the "dashboards" logger, which configure() sends to stderr beside the server's lines.
+log = logging.getLogger("dashboards.common")
 
 __all__ = [
     "CSS",
@@ -80,6 +86,38 @@ def configure() -> None:
         _HV_LOADED = True
     pn.extension("mathjax", raw_css=[CSS], design="native", notifications=False)
     _local_stylesheets()
+    quiet_closed_websockets()
+
+
+def quiet_closed_websockets() -> None:
+    """A student closing the tab while the server writes to it is not an error (once per loop).
+
+    Panel's ``_dispatch_msgs`` (panel/io/document.py) checks that a websocket is open, then
+    writes a message's frames; when the client goes between two, tornado raises
+    WebSocketClosedError in a task nobody awaits, and asyncio logs "Task exception was never
+    retrieved" with a traceback (seen under the parallel `make test`: a page closed while its
+    section was updating). This exception handler of the server's loop logs that case as one
+    INFO line and passes every other one on to the handler that was there.
+    """
+    try:
+        loop = asyncio.get_running_loop()  # served: the server's loop, running this script
+    except RuntimeError:
+        return
+    previous = loop.get_exception_handler()
+    if getattr(previous, "c04_quiet", False):
+        return
+
+    def handler(loop, context):
+        exc = context.get("exception")
+        if isinstance(exc, WebSocketClosedError | StreamClosedError):
+            log.info("El cliente cerró la conexión durante un envío (%s)", type(exc).__name__)
+        elif previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    handler.c04_quiet = True
+    loop.set_exception_handler(handler)
 
 
 def _local_stylesheets() -> None:

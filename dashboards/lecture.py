@@ -13,6 +13,8 @@ import ctypes
 import ctypes.util
 import gc
 import logging
+import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -286,8 +288,28 @@ def create_lecture(section: str | None = None) -> Lecture:
 
 
 # Seconds after the last discarded session before its memory is handed back to the system: after
-# Panel's own debounced gc.collect() (5 s), and once for a burst of closing sessions.
-RELEASE_DELAY = 6.0
+# Panel's own debounced gc.collect() (5 s), and once for a burst of closing sessions. The server's
+# environment may set it (C04_RELEASE_DELAY, 0.1–600 s): `make test`'s soak smoke waits 1 s.
+DEFAULT_RELEASE_DELAY = 6.0
+
+
+def release_delay(value: str | None) -> float:
+    """C04_RELEASE_DELAY read as seconds; the default when unset or not a number in 0.1–600."""
+    try:
+        seconds = float(value) if value is not None else DEFAULT_RELEASE_DELAY
+    except ValueError:
+        seconds = math.nan
+    if not 0.1 <= seconds <= 600:
+        log.info(
+            "C04_RELEASE_DELAY=%r no es un número de segundos entre 0,1 y 600; se usan %g s",
+            value,
+            DEFAULT_RELEASE_DELAY,
+        )
+        return DEFAULT_RELEASE_DELAY
+    return seconds
+
+
+RELEASE_DELAY = release_delay(os.environ.get("C04_RELEASE_DELAY"))
 _release = {"handle": None, "trim": None}
 
 

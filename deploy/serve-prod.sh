@@ -43,7 +43,7 @@ die() {
 }
 
 [[ "$WORKERS" =~ ^[1-9][0-9]*$ ]] || die "WORKERS debe ser un entero ≥ 1 (es '$WORKERS')"
-[[ -x "$VENV/bin/panel" ]] || die "no encuentro $VENV/bin/panel: corre 'make serve-prod' (crea .venv)"
+[[ -x "$VENV/bin/python" ]] || die "no encuentro $VENV/bin/python: corre 'make serve-prod' (crea .venv)"
 
 if ! command -v nginx >/dev/null 2>&1 && [[ ! -x /usr/sbin/nginx ]]; then
 	say "nginx no está instalado: apt-get install -y nginx"
@@ -62,11 +62,6 @@ port_busy() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
 for p in "$PORT" $(seq "$BASE_PORT" $((BASE_PORT + WORKERS - 1))); do
 	port_busy "$p" && die "el puerto $p ya está en uso (cambia PORT o BASE_PORT)"
 done
-
-# The same app list and index page as `make serve`: dashboards/__init__.py APPS.
-mapfile -t APPS < <("$VENV/bin/python" -c \
-	'from dashboards import APPS; print("\n".join(f"dashboards/{a}.py" for a in APPS))')
-((${#APPS[@]})) || die "no pude leer la lista de apps (dashboards/__init__.py APPS) con $VENV/bin/python"
 
 # What the browser sends as Origin must be allowed on every worker.
 origins=("localhost:$PORT" "127.0.0.1:$PORT")
@@ -118,11 +113,10 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 start_worker() { # port
-	# PYTHONMALLOC=malloc as in `make serve`: memory goes back down after a class leaves.
-	PYTHONMALLOC=malloc PYTHONUNBUFFERED=1 "$VENV/bin/panel" serve "${APPS[@]}" --index lecture \
-		--address 127.0.0.1 --port "$1" "${origin_args[@]}" \
-		--reuse-sessions --global-loading-spinner --use-xheaders --liveness \
-		>>"$RUN_DIR/worker-$1.log" 2>&1 &
+	# `make serve`'s command and environment (dashboards/serving.py, which execs panel serve in
+	# place, so $! is the worker's pid), a class worker's flags (--prod), behind a proxy.
+	PYTHONUNBUFFERED=1 "$VENV/bin/python" -m dashboards.serving --address 127.0.0.1 --port "$1" \
+		"${origin_args[@]}" --prod --use-xheaders >>"$RUN_DIR/worker-$1.log" 2>&1 &
 	worker_pid[$1]=$!
 }
 

@@ -10,73 +10,38 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
+import tempfile
 from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
+from dashboards import serving  # noqa: E402
 from dashboards.lecture import SECTIONS  # noqa: E402
 
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
+from c04_testing import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 
 @contextlib.contextmanager
 def served_lecture():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "panel",
-            "serve",
-            "dashboards/lecture.py",
-            "--address",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--allow-websocket-origin",
-            f"127.0.0.1:{port}",
-            "--index",
-            "lecture",
-        ],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}/lecture"
-    try:
-        for _ in range(200):
-            try:
-                urllib.request.urlopen(url, timeout=5).close()
-                break
-            except OSError:
-                time.sleep(0.3)
-        yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    """`make serve`'s server on a free port, stopped on exit; yields the lecture's URL."""
+    port = serving.free_port()
+    with tempfile.TemporaryDirectory() as tmp:
+        proc = serving.start(port, Path(tmp) / "serve.log")
+        try:
+            yield f"http://127.0.0.1:{port}/lecture"
+        finally:
+            serving.stop(proc)
 
 
 def capture(url: str, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         for section in SECTIONS:
             page.goto(f"{url}?seccion={section.id}")

@@ -1,15 +1,20 @@
-"""Helpers shared by the test modules: HTML parsing, browser polling and page watching.
+"""Helpers shared by the tests and the benches: HTML parsing, Chromium, page watching and polling.
 
 Plain functions, classes and constants only; fixtures live in the conftest.py files. pytest puts
 this folder on sys.path (``pythonpath = ["tests"]`` in pyproject.toml), so a test module imports
 it as ``from c04_testing import ...`` (with ``--import-mode=importlib`` test modules cannot import
-each other). The root conftest.py registers it for pytest's assertion rewriting.
+each other). The root conftest.py registers it for pytest's assertion rewriting. The browser
+benches (bench/bench_browser.py, bench/bench_export.py) and scripts/screenshots.py put this folder
+on sys.path and import the browser part: CHROMIUM and its flags, PageWatch, DEEP_FIND_JS. The
+serve command they all run is dashboards/serving.py's.
 """
 
 from __future__ import annotations
 
 import html
+import os
 import re
+import shutil
 import time
 from html.parser import HTMLParser
 
@@ -203,6 +208,17 @@ def sa_editors(view) -> dict:
 # ---------------------------------------------------------------------------------------------
 # Browser pages (Playwright)
 
+# Debian's Chromium: Playwright cannot download its own browser here (`make test` installs it).
+CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
 # Panel's jscallback wraps the callback code in try/catch and reports the caught error with
 # console.log, so a broken client-side callback shows up as a plain log whose text starts with
 # the error's name ("TypeError: x is undefined", "Error: ...") rather than as a console error.
@@ -218,6 +234,8 @@ LOCAL_PREFIXES = (
     "file:",
     "about:",
 )
+# For file:// pages (the exported HTML): only file:, data:, blob: and about: may load.
+OFFLINE_PREFIXES = ("file:", "data:", "blob:", "about:")
 
 
 class PageWatch:
@@ -226,12 +244,19 @@ class PageWatch:
     ``console_errors`` holds console messages of type "error", console messages of any type whose
     text starts with a JS error name (see JS_ERROR_TEXT) and uncaught page errors. Every request
     whose URL does not start with one of ``allowed`` is aborted and recorded in ``external``.
+    Pass ``console_errors`` and ``external`` lists to gather several pages' in one place.
     """
 
-    def __init__(self, page, allowed: tuple[str, ...] = LOCAL_PREFIXES):
+    def __init__(
+        self,
+        page,
+        allowed: tuple[str, ...] = LOCAL_PREFIXES,
+        console_errors: list[str] | None = None,
+        external: list[str] | None = None,
+    ):
         self.allowed = allowed
-        self.console_errors: list[str] = []
-        self.external: list[str] = []
+        self.console_errors: list[str] = [] if console_errors is None else console_errors
+        self.external: list[str] = [] if external is None else external
         self.dialogs: list[str] = []
 
         def on_console(message):
@@ -256,6 +281,21 @@ class PageWatch:
                 r.abort()
 
         page.route("**/*", route)
+
+
+# A JS function declaration: the first element matching `sel` under `root`, looking inside
+# shadow roots too (every Bokeh/Panel view renders into one), or null.
+DEEP_FIND_JS = """function deepFind(root, sel) {
+    const hit = root.querySelector(sel);
+    if (hit) return hit;
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) {
+        const inner = deepFind(el.shadowRoot, sel);
+        if (inner) return inner;
+      }
+    }
+    return null;
+  }"""
 
 
 def readout(page, testid: str):

@@ -34,36 +34,54 @@ def test_anaconda_project_has_the_template_fields():
     assert "test" in project["env_specs"]
 
 
-def _make_apps() -> list[str]:
-    text = (ROOT / "Makefile").read_text(encoding="utf-8").replace("\\\n", " ")
-    match = re.search(r"^APPS := (.*)$", text, re.MULTILINE)
-    assert match, "Makefile has no APPS"
-    return match.group(1).split()
-
-
-def test_dashboard_command_serves_the_same_files_as_make_serve():
+def test_every_server_comes_from_the_one_serve_command():
+    """`make serve`, anaconda-project's dashboard and serve-prod's workers run
+    ``python -m dashboards.serving``; the tests, the benches and the screenshots import it."""
     command = _project()["commands"]["dashboard"]
     assert command["supports_http_options"] is True
-    argv = shlex.split(command["unix"])
-    assert argv[:2] == ["panel", "serve"]
-    apps = [a for a in argv[2:] if a.endswith(".py")]
-    assert apps == _make_apps()
-    assert "panel serve $(APPS)" in _make_recipe("serve")
-    for app in apps:
-        assert (ROOT / app).is_file()
+    assert shlex.split(command["unix"])[:3] == ["python", "-m", "dashboards.serving"]
+    assert "$(BIN)/python -m dashboards.serving --address $(HOST) --port $(PORT)" in _make_recipe(
+        "serve"
+    )
+    prod = (ROOT / "deploy" / "serve-prod.sh").read_text(encoding="utf-8")
+    assert re.search(
+        r'^\s*PYTHONUNBUFFERED=1 "\$VENV/bin/python" -m dashboards\.serving ', prod, re.M
+    )
+    for user, call in (
+        ("tests/ui/conftest.py", "serving.start("),
+        ("bench/_server.py", "serving.start("),
+        ("scripts/screenshots.py", "serving.start("),
+    ):
+        assert call in (ROOT / user).read_text(encoding="utf-8"), user
 
 
-def test_make_serve_lists_every_app_of_the_package():
-    import dashboards
-
-    assert _make_apps() == [f"dashboards/{name}.py" for name in dashboards.APPS]
+def test_no_other_file_writes_a_serve_command():
+    """panel serve's --index flag (and so the app list) is written once, outside the tests (which
+    read the command), in dashboards/serving.py."""
+    writers = []
+    for path in ROOT.rglob("*"):
+        parts = path.relative_to(ROOT).parts
+        if parts[0].startswith(".") or parts[0] in {"dist", "docs", "tests"} or not path.is_file():
+            continue
+        if path.suffix in {".py", ".sh", ".yml", ".md", ""} or path.name == "Makefile":
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if "--index" in text:
+                writers.append(path.relative_to(ROOT).as_posix())
+    assert writers == ["dashboards/serving.py"]
 
 
 def test_test_command_runs_pytest_like_make_test():
     command = _project()["commands"]["test"]
     assert command["env_spec"] == "test"
-    assert shlex.split(command["unix"])[0] == "pytest"
-    assert "-m pytest" in _make_recipe("test")
+    argv = shlex.split(command["unix"])
+    assert argv[0] == "pytest"
+    recipe = _make_recipe("test")
+    assert "-m pytest $(PYTEST_PARALLEL) --durations=15" in recipe
+    # The same parallel run as make test (TEST_WORKERS defaults to auto).
+    assert argv[1:] == ["-n", "auto", "--dist", "loadgroup", "--durations=15"]
+    text = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert re.search(r"^TEST_WORKERS \?= auto$", text, re.MULTILINE)
+    assert re.search(r"^PYTEST_PARALLEL := -n \$\(TEST_WORKERS\) --dist loadgroup$", text, re.M)
 
 
 def test_every_command_maps_to_a_make_target():
@@ -87,7 +105,16 @@ def test_readme_quick_start_is_the_two_commands():
 
 def test_test_extra_lists_what_the_tests_import():
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    for pkg in ("pytest", "hypothesis", "playwright", "pytest-playwright", "pyyaml", "ruff"):
+    for pkg in (
+        "pytest",
+        "hypothesis",
+        "playwright",
+        "pytest-playwright",
+        "pytest-xdist",
+        "filelock",
+        "pyyaml",
+        "ruff",
+    ):
         assert f'"{pkg}>=' in text
 
 
@@ -101,22 +128,20 @@ def _bench_module(name: str):
 def test_every_server_runs_with_the_system_allocator():
     # Measured (bench/bench_sessions.py): with CPython's own allocator the server stayed at
     # ~1.8x its baseline after a class closed its sessions; with malloc it is back within 10 %.
-    text = (ROOT / "Makefile").read_text(encoding="utf-8")
-    match = re.search(r"^SERVE_ENV := (.*)$", text, re.MULTILINE)
-    assert match, "Makefile has no SERVE_ENV"
-    assert match.group(1).split() == ["PYTHONMALLOC=malloc"]
-    assert "$(SERVE_ENV) $(BIN)/panel serve $(APPS)" in _make_recipe("serve")
-    assert _bench_module("_server").SERVE_ENV == {"PYTHONMALLOC": "malloc"}
-    prod = (ROOT / "deploy" / "serve-prod.sh").read_text(encoding="utf-8")
-    assert re.search(r'^\s*PYTHONMALLOC=malloc .*"\$VENV/bin/panel" serve', prod, re.MULTILINE)
-    assert _project()["variables"]["PYTHONMALLOC"]["default"] == "malloc"
-    conftest = (ROOT / "tests" / "ui" / "conftest.py").read_text(encoding="utf-8")
-    assert '"PYTHONMALLOC": "malloc"' in conftest
+    from dashboards import serving
+
+    assert serving.SERVE_ENV == {"PYTHONMALLOC": "malloc"}
+    assert serving.environment()["PYTHONMALLOC"] == "malloc"
+    assert _bench_module("_server").SERVE_ENV is serving.SERVE_ENV
 
 
 def test_make_bench_and_make_soak_run_every_benchmark():
     assert "bench/run.py" in _make_recipe("bench")
-    assert "bench/run.py --only soak" in _make_recipe("soak")
+    soak = _make_recipe("soak")
+    assert "bench/run.py --only soak" in soak
+    # then the long soak's assertions on the figures it wrote
+    assert "C04_SOAK_RESULTS=bench/soak_results.json" in soak
+    assert "-m pytest -m soak" in soak
     run = _bench_module("run")
     scripts = {script for script, _full, _quick in run.PARTS.values()}
     assert scripts == {p.name for p in (ROOT / "bench").glob("bench_*.py")}

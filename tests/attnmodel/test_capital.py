@@ -30,6 +30,35 @@ def test_defaults_are_francia_at_090():
     assert c.tokens == ["La", "capital", "de", "Francia", "es"]
 
 
+def test_default_forward_pass_matches_the_hand_computation():
+    """Francia at +0,90, step by step with scalars (the appendix's numbers): position adds
+    (sin t, cos t) to "lugar" and "función"; "es" asks with q = 12 · función(es); keys are
+    "lugar"; scores q · k / √3; values are the whole vectors."""
+    rows = [(0.0, 1.0, 0.0), (1.0, 0.5, 0.0), (0.0, 1.0, 0.0), (2.0, 0.0, 0.90), (0.0, 1.0, 0.0)]
+    x = [(lugar + math.sin(t), funcion + math.cos(t), ident) for t, (lugar, funcion, ident) in
+         enumerate(rows)]  # fmt: skip
+    q = 12.0 * x[4][1]
+    scores = [q * xt[0] / math.sqrt(3.0) for xt in x]
+    e = [math.exp(s - max(scores)) for s in scores]
+    a = [v / sum(e) for v in e]
+    z = [sum(a[t] * x[t][d] for t in range(5)) for d in range(3)]
+    paris, roma = 0.5 * z[0] + 1.00 * z[2], 0.5 * z[0] - 0.61 * z[2]
+    p_paris = math.exp(paris) / (math.exp(paris) + math.exp(roma) + 6.0)  # six logits of 0
+
+    c = CapitalWalkthrough()
+    np.testing.assert_allclose(c.with_position, x, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(c.scores, scores, rtol=1e-12)
+    np.testing.assert_allclose(c.attention_row, a, rtol=1e-12)
+    np.testing.assert_allclose(c.mixed, z, rtol=1e-12)
+    assert c.probability == pytest.approx(p_paris, rel=1e-12)
+    # The numbers the lecture prints (docs/ejemplos-trabajados.md, pasos 6–8).
+    np.testing.assert_allclose(
+        c.attention_row, [0.0038, 0.3151, 0.0337, 0.6468, 0.0006], rtol=0, atol=5e-5
+    )
+    np.testing.assert_allclose(c.mixed, [1.9953, -0.2850, 0.5821], rtol=0, atol=5e-5)
+    assert round(c.probability, 4) == 0.3805
+
+
 # --------------------------------------------------------------------------------------------
 # "Para seguir jugando"
 # --------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from attnmodel.explorer import (
     DEFAULT_SENTENCE,
     MAX_TOKENS,
     POSITION_WEIGHT,
+    SCORE_SCALE,
     TOKEN_DIM,
     TRIGRAM_SALT,
     AttentionExplorer,
@@ -213,8 +214,7 @@ def test_vectors_are_token_vector_plus_position():
 
 def test_scores_are_scaled_dot_products_of_the_vectors():
     m = AttentionExplorer()
-    ratio = m.scores / (m.vectors @ m.vectors.T)
-    np.testing.assert_allclose(ratio, ratio[0, 0], rtol=1e-12)
+    np.testing.assert_allclose(m.scores, SCORE_SCALE * (m.vectors @ m.vectors.T), rtol=1e-12)
 
 
 def test_outputs_are_read_only():

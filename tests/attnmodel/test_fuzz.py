@@ -801,13 +801,7 @@ NUMBER_TYPES = (
 )
 def test_number_parameters_refuse_non_real_values(cls, value, actual):
     name = "identity" if cls is CapitalWalkthrough else "temperature"
-    m = cls()
-    try:
-        setattr(m, name, value)
-    except ValueError:
-        return
-    check_outputs(m)  # accepted: it would have to be a usable number
-    assert isinstance(getattr(m, name), (int, float)), f"{name} = {value!r} aceptado tal cual"
+    _refused_and_unchanged(cls(), name, value)
 
 
 @pytest.mark.parametrize(
@@ -829,12 +823,7 @@ def test_number_parameters_refuse_non_real_values(cls, value, actual):
     ],
 )
 def test_integer_parameters_refuse_timedelta(cls, name, actual):
-    m = cls()
-    try:
-        setattr(m, name, np.timedelta64(3))
-    except ValueError:
-        return
-    check_outputs(m)
+    _refused_and_unchanged(cls(), name, np.timedelta64(3))
 
 
 OVERFLOW = (

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
+import gc
+import logging
+from concurrent.futures import ThreadPoolExecutor
+
 import panel as pn
 import pytest
 from bokeh.document import Document
+from tornado.websocket import WebSocketClosedError
 
-from dashboards.common import LiveHTML, configure, respond_immediately
+from dashboards.common import LiveHTML, configure, quiet_closed_websockets, respond_immediately
 
 pytestmark = pytest.mark.usefixtures("panel_cleanup")
 
@@ -58,3 +64,40 @@ def test_respond_immediately_covers_every_widget_of_a_layout():
     layout = pn.Column(pn.widgets.Select(options=["a", "b"]), inner)
     assert respond_immediately(layout) == 3
     assert all(w._debounce == 0 for w in layout.select(pn.widgets.Widget))
+
+
+def _in_a_fresh_loop(coro_fn):
+    """Run ``coro_fn()`` with asyncio.run in a thread of its own: Playwright's sync fixtures
+    keep a loop running in the test thread when a browser test ran before on this worker."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro_fn()).result(timeout=30)
+
+
+def test_a_client_gone_mid_write_is_one_info_line_not_a_traceback(caplog):
+    async def run():
+        quiet_closed_websockets()
+        quiet_closed_websockets()  # idempotent: one handler per loop
+        loop = asyncio.get_running_loop()
+
+        async def write_to_a_closed_socket():
+            raise WebSocketClosedError()
+
+        async def fail_otherwise():
+            raise ValueError("otra cosa")
+
+        tasks = [loop.create_task(write_to_a_closed_socket()), loop.create_task(fail_otherwise())]
+        await asyncio.sleep(0.01)
+        del tasks  # never retrieved: asyncio reports both to the loop's exception handler
+        gc.collect()
+        return getattr(loop.get_exception_handler(), "c04_quiet", False)
+
+    with caplog.at_level(logging.INFO):
+        assert _in_a_fresh_loop(run) is True
+    ours = [r for r in caplog.records if r.name == "dashboards.common"]
+    assert [r.levelno for r in ours] == [logging.INFO]
+    assert "WebSocketClosedError" in ours[0].getMessage()
+    # Anything else still reaches asyncio's own handler, traceback and all.
+    others = [r for r in caplog.records if r.name == "asyncio"]
+    assert len(others) == 1
+    assert others[0].levelno == logging.ERROR
+    assert "otra cosa" in str(others[0].exc_info[1])

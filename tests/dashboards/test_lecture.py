@@ -3,7 +3,12 @@ exercises (each a one-click action that makes the seed's claim true on screen)."
 
 from __future__ import annotations
 
+import importlib.util
+import logging
 import math
+import re
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import panel as pn
@@ -12,6 +17,32 @@ from bokeh.models import GlyphRenderer
 
 from dashboards import lecture
 from dashboards.lecture import EXERCISES, SECTIONS, Lecture, create_lecture
+
+# Outputs (data-testid) each section's views render: the section itself, not a placeholder.
+SECTION_OUTPUTS = {
+    "autoatencion": {"sa-Q", "sa-weights", "sa-Z", "scaling-dk", "scaling-entropy-scaled"},
+    "cabezas": {"head-1-top", "head-4-top", "combined-top"},
+    "posicion": {"pe-shape", "pe-worked-table"},
+    "capital": {"capital-attention-row", "capital-mixed", "capital-probability"},
+    "explorador": {"cell-0-0"},
+    "jugar": set(),
+}
+TESTID = re.compile(r'data-testid=(?:&quot;|")([\w-]+)')
+
+
+def rendered_testids(viewable) -> list[str]:
+    """The data-testids in the text of every Bokeh model ``viewable`` renders to."""
+    texts = [
+        value
+        for model in viewable.get_root().references()
+        for value in model.properties_with_values(include_defaults=False).values()
+        if isinstance(value, str)
+    ]
+    return TESTID.findall(" ".join(texts))
+
+
+def test_section_outputs_cover_every_section():
+    assert list(SECTION_OUTPUTS) == [s.id for s in SECTIONS]
 
 
 @pytest.fixture
@@ -37,7 +68,16 @@ def test_navigating_builds_a_section_once_and_shows_it(lect):
 def test_every_section_builds(lect, section):
     lect.go(section)
     assert lect.section == section
-    assert lect.main.objects
+    built = lect._built[section]
+    assert lect.main.objects == [built]
+    assert f'data-testid="section-{section}"' in built.objects[0].object  # the marker first
+    testids = rendered_testids(built)
+    assert SECTION_OUTPUTS[section] <= set(testids), set(testids)
+    buttons = built.select(pn.widgets.Button)
+    if section == "jugar":
+        assert [b.css_classes for b in buttons] == [
+            [f"c04-exercise-{n}"] for n in range(1, len(EXERCISES) + 1)
+        ]
 
 
 def test_every_widget_is_handled_on_the_next_tick_not_50_ms_later(lect):
@@ -214,10 +254,66 @@ def test_discarded_sessions_release_memory_once_per_burst(monkeypatch):
             lecture.release_memory_later(None)
         await asyncio.sleep(0.3)
 
-    asyncio.run(burst())
+    # In a thread of its own: Playwright's sync fixtures keep a loop running in the test thread
+    # when a browser test ran before on this worker.
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, burst()).result(timeout=30)
     assert calls == [1]
 
 
-def test_release_memory_collects_and_trims():
-    lecture._release_memory()  # glibc's malloc_trim here; None elsewhere
-    assert lecture._release["handle"] is None
+def _bench_server():
+    """bench/_server.py, whose RELEASED pattern the soak and session benches wait for."""
+    path = Path(__file__).resolve().parents[2] / "bench" / "_server.py"
+    spec = importlib.util.spec_from_file_location("bench_server", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_release_memory_collects_and_trims(monkeypatch, caplog):
+    """Collects the cycles of closed sessions (frozen objects included), trims the heap once,
+    keeps the survivors frozen and logs the line the benches wait for."""
+    import gc
+
+    trims = []
+    monkeypatch.setitem(lecture._release, "trim", lambda pad: trims.append(pad) or 1)
+    monkeypatch.setitem(lecture._release, "handle", object())
+
+    class Closed:  # a closed session's objects: a reference cycle
+        pass
+
+    cycle = Closed()
+    cycle.self = cycle
+    gc.freeze()  # as freeze_survivors() leaves a served session's objects
+    del cycle
+    try:
+        with caplog.at_level(logging.INFO, logger="dashboards.lecture"):
+            lecture._release_memory()
+        assert not [o for o in gc.get_objects() if type(o) is Closed]
+        assert trims == [0]
+        assert lecture._release["handle"] is None
+        assert gc.get_freeze_count() > 0  # what survived is frozen again
+        [record] = [r for r in caplog.records if r.name == "dashboards.lecture"]
+        assert _bench_server().RELEASED.search(record.getMessage())
+    finally:
+        gc.unfreeze()
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        (None, 6.0),
+        ("1", 1.0),
+        ("0.5", 0.5),
+        ("600", 600.0),
+        ("0", 6.0),
+        ("-1", 6.0),
+        ("nan", 6.0),
+        ("inf", 6.0),
+        ("1e9", 6.0),
+        ("uno", 6.0),
+        ("", 6.0),
+    ],
+)
+def test_release_delay_comes_from_the_environment_or_the_default(value, seconds):
+    assert lecture.release_delay(value) == seconds
