@@ -18,18 +18,22 @@ settings.load_profile("c04")
 pytest.register_assert_rewrite("c04_testing")
 
 ROOT = Path(__file__).resolve().parent
-# Modules that start servers of their own beyond the worker's one (nginx and two workers on
-# consecutive ports; the soak smoke's two servers, whose memory it measures). Under pytest-xdist
-# (`make test`: -n auto --dist loadgroup) they form one group that one worker runs in file order,
-# while the other workers take every other test one at a time, whichever is free.
-ALONE = ("tests/ui/test_serve_prod.py", "tests/dashboards/test_soak.py")
+# Modules that start servers of their own beyond the worker's one, each run by one pytest-xdist
+# worker in file order (`make test`: --dist loadgroup): the nginx deployment (nginx and two
+# workers on consecutive ports, its last tests kill a worker and stop it) and the soak smoke (its
+# two servers, whose memory it measures, and a module fixture shared by its assertions). Each is
+# a unit no other test joins; every other test goes to whichever worker is free.
+GROUPS = {
+    "tests/dashboards/test_soak.py": "soak",
+    "tests/ui/test_serve_prod.py": "serve-prod",
+}
 
 
 def _order(item) -> int:
-    """The group first (it is the longest unit), then the browser tests, then the quick ones,
-    which fill in at the end while the last browser tests finish."""
+    """The groups first (the longest units; the soak smoke mostly waits, so it overlaps the
+    others' work), then the browser tests, then the quick ones, which fill in at the end."""
     path = item.path.relative_to(ROOT).as_posix()
-    return 0 if path in ALONE else 1 if path.startswith("tests/ui/") else 2
+    return 0 if path in GROUPS else 1 if path.startswith("tests/ui/") else 2
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -38,7 +42,7 @@ def pytest_collection_modifyitems(config, items):
 
 
 def pytest_xdist_make_scheduler(config, log):
-    """`--dist loadgroup` with the ALONE files as the one group.
+    """`--dist loadgroup` with GROUPS as the groups.
 
     xdist's own loadgroup marks a test by rewriting ``item._nodeid``, which pytest 9.2's
     ``Node.nodeid`` no longer reads (measured here: the soak smoke ran its module fixture on
@@ -49,11 +53,11 @@ def pytest_xdist_make_scheduler(config, log):
         return None
     from xdist.scheduler import LoadScopeScheduling
 
-    class AloneTogether(LoadScopeScheduling):
+    class FileGroups(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return "alone" if nodeid.split("::", 1)[0] in ALONE else nodeid
+            return GROUPS.get(nodeid.split("::", 1)[0], nodeid)
 
-    return AloneTogether(config, log)
+    return FileGroups(config, log)
 
 
 @pytest.fixture
