@@ -143,6 +143,7 @@ def argv(args: list[str] | None = None) -> list[str]:
     parser = argparse.ArgumentParser(
         prog="python -m dashboards.serving",
         description="La Clase 04 con panel serve (el resto de las opciones va a panel serve).",
+        allow_abbrev=False,  # a panel serve flag must never be taken for a prefix of ours
     )
     parser.add_argument("--address", default="127.0.0.1")
     parser.add_argument("--port", default="5006")

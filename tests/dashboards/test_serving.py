@@ -97,3 +97,8 @@ def test_start_reports_a_server_that_ends(tmp_path, monkeypatch):
     monkeypatch.setattr(serving, "command", lambda port, *extra: ["false"])
     with pytest.raises(RuntimeError, match="terminó con código 1"):
         serving.start(serving.free_port(), tmp_path / "serve.log", timeout=10)
+
+
+def test_panel_flags_are_never_taken_for_an_abbreviation_of_ours():
+    # argparse would read --addr as --address and --pro as --prod
+    assert serving.argv(["--addr", "0.0.0.0", "--pro"])[-3:] == ["--addr", "0.0.0.0", "--pro"]
