@@ -17,28 +17,22 @@ settings.load_profile("c04")
 # The shared test helpers (tests/c04_testing.py) assert too: rewrite them for readable failures.
 pytest.register_assert_rewrite("c04_testing")
 
-from c04_testing import SOAK_FILE, early_soak_folder, start_soak_smoke  # noqa: E402
-
 ROOT = Path(__file__).resolve().parent
 # Modules that start servers of their own beyond the worker's one, each run by one pytest-xdist
 # worker in file order (`make test`: --dist loadgroup): the nginx deployment (nginx and two
-# workers on consecutive ports, its last tests kill a worker and stop it) and the soak smoke
-# (the assertions on its two runs, which share a module fixture). Each is a unit no other test
-# joins; every other test goes to whichever worker is free.
+# workers on consecutive ports, its last tests kill a worker and stop it) and the soak smoke (its
+# two servers, whose memory it measures, and a module fixture shared by its assertions). Each is
+# a unit no other test joins; every other test goes to whichever worker is free.
 GROUPS = {
+    "tests/dashboards/test_soak.py": "soak",
     "tests/ui/test_serve_prod.py": "serve-prod",
-    SOAK_FILE: "soak",
 }
-_early_soak: dict = {}  # the soak smoke runs this process started (pytest_collection_finish)
 
 
 def _order(item) -> int:
-    """The nginx deployment first (the longest unit), then the browser tests, then the quick
-    ones, which fill in while the last browser tests finish, and last the soak smoke's
-    assertions: its runs started with the session and have ended by then."""
+    """The groups first (the longest units; the soak smoke mostly waits, so it overlaps the
+    others' work), then the browser tests, then the quick ones, which fill in at the end."""
     path = item.path.relative_to(ROOT).as_posix()
-    if path == SOAK_FILE:
-        return 3
     return 0 if path in GROUPS else 1 if path.startswith("tests/ui/") else 2
 
 
@@ -47,44 +41,17 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=_order)  # stable: file order within each part
 
 
-def pytest_collection_finish(session):
-    """Under pytest-xdist, start the soak smoke (~25 s, mostly waiting for the server to discard
-    sessions and hand memory back) as soon as the tests are known, beside everything else: the
-    first worker to create its folder starts it (tests/c04_testing.py SoakRun)."""
-    folder = early_soak_folder(session.config)
-    wanted = any(
-        item.path.relative_to(ROOT).as_posix() == SOAK_FILE
-        and item.get_closest_marker("soak") is None
-        for item in session.items
-    )
-    if folder is None or not wanted:
-        return
-    try:
-        folder.mkdir(parents=True)
-    except FileExistsError:
-        return  # another worker started it
-    _early_soak.update(start_soak_smoke(folder))
-
-
-def pytest_sessionfinish(session):
-    for run in _early_soak.values():
-        run.stop(timeout=300)  # bounded runs: they end by themselves
-
-
 def pytest_xdist_make_scheduler(config, log):
-    """`--dist loadgroup` with GROUPS as the groups, in the order _order gives.
+    """`--dist loadgroup` with GROUPS as the groups.
 
     xdist's own loadgroup marks a test by rewriting ``item._nodeid``, which pytest 9.2's
     ``Node.nodeid`` no longer reads (measured here: the soak smoke ran its module fixture on
     three workers), so the group is told from the file path of each node id instead.
-    ``_split_scope`` is the override point xdist's LoadGroupScheduling itself uses. Scopes are
-    handed out in collection order (not largest first), so the soak smoke's come last.
+    ``_split_scope`` is the override point xdist's LoadGroupScheduling itself uses.
     """
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
-
-    config.option.loadscopereorder = False
 
     class FileGroups(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:

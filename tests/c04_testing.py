@@ -12,16 +12,11 @@ serve command they all run is dashboards/serving.py's.
 from __future__ import annotations
 
 import html
-import json
 import os
 import re
-import shlex
 import shutil
-import subprocess
-import sys
 import time
 from html.parser import HTMLParser
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -436,96 +431,3 @@ def assert_one_row_highlighted(arcs: dict, fade: float) -> None:
     kept = np.isclose(alpha, peso)
     assert len(set(fila[kept])) == 1, "solo se resaltan los arcos de una fila"
     np.testing.assert_allclose(alpha[~kept], fade * peso[~kept])
-
-
-# ---------------------------------------------------------------------------------------------
-# The soak smoke (tests/dashboards/test_soak.py), which the root conftest.py starts early
-
-SOAK_BENCH = Path(__file__).resolve().parents[1] / "bench" / "bench_soak.py"
-SOAK_FILE = "tests/dashboards/test_soak.py"
-# What makes the smoke short: memory handed back 1 s after the last session, 1 s of RSS samples.
-SOAK_FAST = ("--settle=1", "--env", "C04_RELEASE_DELAY=1")
-SOAK_SMOKE_SESSIONS = 3  # sessions in each phase of the smoke
-SOAK_KEEP = 5  # sessions the negative run leaves open (≈ 3.5 MB each over a ≈ 112 MB baseline)
-SOAK_SMOKE = {
-    "smoke": (
-        f"--sequential={SOAK_SMOKE_SESSIONS}",
-        f"--concurrent={SOAK_SMOKE_SESSIONS}",
-        "--seconds=2",
-        "--ramp=1",
-        "--sections=0",
-        "--warmup-sections=0",
-        *SOAK_FAST,
-    ),
-    "negative": (
-        "--sequential=0",
-        "--warmup-sections=0",
-        "--concurrent=1",
-        "--seconds=1",
-        "--ramp=0",
-        f"--keep={SOAK_KEEP}",
-        "--stall=3",
-        *SOAK_FAST,
-    ),
-}
-
-
-class SoakRun:
-    """One bench/bench_soak.py run in the background, in a folder of its own: its JSON, the
-    server's log, its output and, once it has ended, its exit status (``returncode``). Any
-    process can wait for the results from the folder alone."""
-
-    def __init__(self, folder: Path, proc: subprocess.Popen | None = None):
-        self.folder, self.proc = folder, proc
-
-    @classmethod
-    def start(cls, folder: Path, *args: str) -> SoakRun:
-        folder.mkdir(parents=True, exist_ok=True)
-        json_path, log_path = str(folder / "soak.json"), str(folder / "server.log")
-        bench = shlex.join(
-            [sys.executable, str(SOAK_BENCH), *args, "--json", json_path, "--log", log_path]
-        )
-        output, status = shlex.quote(str(folder / "output.txt")), shlex.quote(str(folder))
-        script = f"{bench} > {output} 2>&1; echo $? > {status}/returncode"
-        return cls(folder, subprocess.Popen(["sh", "-c", script], cwd=SOAK_BENCH.parents[1]))
-
-    def results(self, timeout: float) -> dict:
-        """The summary the bench wrote, with its output (``_output``) and exit status
-        (``_returncode``); fails if it has not ended within ``timeout`` seconds."""
-        done = self.folder / "returncode"
-        deadline = time.monotonic() + timeout
-        while not done.exists() and time.monotonic() < deadline:
-            time.sleep(0.2)
-        output = (self.folder / "output.txt").read_text(encoding="utf-8", errors="replace")
-        assert done.exists(), f"bench_soak no terminó en {timeout:g} s:\n{output[-3000:]}"
-        out = self.folder / "soak.json"
-        assert out.exists(), f"bench_soak no escribió resultados:\n{output[-6000:]}"
-        summary = json.loads(out.read_text(encoding="utf-8"))
-        summary["_output"] = output[-6000:]
-        summary["_returncode"] = int(done.read_text().strip())
-        return summary
-
-    def stop(self, timeout: float) -> None:
-        """Wait for the run this process started (bounded), then end it."""
-        if self.proc is None:
-            return
-        try:
-            self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-
-
-def start_soak_smoke(folder: Path) -> dict[str, SoakRun]:
-    """The smoke and its negative control, started at the same time (each has its own server
-    and spends most of its time waiting for sessions to be discarded and memory handed back)."""
-    return {name: SoakRun.start(folder / name, *args) for name, args in SOAK_SMOKE.items()}
-
-
-def early_soak_folder(config) -> Path | None:
-    """Where the root conftest.py starts the soak smoke under pytest-xdist: beside the workers'
-    own temporary folders (xdist gives each worker ``--basetemp <run>/popen-gwN``)."""
-    basetemp = config.option.basetemp
-    if not os.environ.get("PYTEST_XDIST_WORKER") or not basetemp:
-        return None
-    return Path(basetemp).parent / "soak-smoke"

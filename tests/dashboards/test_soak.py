@@ -5,14 +5,13 @@ Runs bench/bench_soak.py as a subprocess against its own `make serve` server (da
 PYTHONMALLOC=malloc) on a free 127.0.0.1 port; each figure of its JSON is asserted separately, so a
 failure says which target broke.
 
-- **The smoke** (``make test``, ~25 s, c04_testing.SOAK_SMOKE): the same code path with a handful
-  of sessions: a warm-up, three sessions one after another (each toggling the causal mask twice),
-  three at once editing for two seconds, memory back near the baseline after each phase, no
-  error. The server hands memory back 1 s after the last closed session (C04_RELEASE_DELAY; 6 s
-  when serving a class) and each phase's RSS is the median of 1 s. Beside it, at the same time,
-  the negative control: a run that keeps KEEP sessions open on purpose, which the bench must
-  report (a leak test that cannot fail would prove nothing). Under pytest-xdist both start as
-  soon as the tests are collected (root conftest.py) and run beside the other tests.
+- **The smoke** (``make test``, ~25 s): the same code path with a handful of sessions: a warm-up,
+  SMOKE sessions one after another (each toggling the causal mask twice), SMOKE at once editing
+  for two seconds, memory back near the baseline after each phase, no error. The server hands
+  memory back 1 s after the last closed session (C04_RELEASE_DELAY; 6 s when serving a class)
+  and each phase's RSS is the median of 1 s.
+  Beside it, at the same time, the negative control: a run that keeps KEEP sessions open on
+  purpose, which the bench must report (a leak test that cannot fail would prove nothing).
 - **The long soak** (``make soak``, marker ``soak``, left out of ``make test``): 200 sessions one
   after another, then 50 at once editing for 5 minutes, the bench's own run (bench/run.py --only
   soak) whose bench/soak_results.json ``make soak`` passes in C04_SOAK_RESULTS; without it the
@@ -24,23 +23,38 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from c04_testing import (
-    SOAK_BENCH,
-    SOAK_KEEP,
-    SOAK_SMOKE,
-    SoakRun,
-    early_soak_folder,
-    start_soak_smoke,
-)
-
 ROOT = Path(__file__).resolve().parents[2]
+SOAK = ROOT / "bench" / "bench_soak.py"
 LIMIT = 1.10  # resident memory after the sessions close ≤ 1.10 × the baseline
-KEEP = SOAK_KEEP
+SMOKE = 3  # sessions in each phase of the smoke
+KEEP = 5  # sessions the negative run leaves open (≈ 3.5 MB each over a ≈ 112 MB baseline)
+# What makes the smoke short: memory handed back 1 s after the last session, 1 s of RSS samples.
+FAST = ("--settle=1", "--env", "C04_RELEASE_DELAY=1")
+SMOKE_ARGS = (
+    f"--sequential={SMOKE}",
+    f"--concurrent={SMOKE}",
+    "--seconds=2",
+    "--ramp=1",
+    "--sections=0",
+    "--warmup-sections=0",
+    *FAST,
+)
+NEGATIVE_ARGS = (
+    "--sequential=0",
+    "--warmup-sections=0",
+    "--concurrent=1",
+    "--seconds=1",
+    "--ramp=0",
+    f"--keep={KEEP}",
+    "--stall=3",
+    *FAST,
+)
 # The long soak's least figures (issue #6): 200 in sequence, then 50 at once for 5 minutes.
 LONG = {"sequential": 200, "concurrent": 50, "seconds": 300}
 RESULTS_ENV = "C04_SOAK_RESULTS"
@@ -50,21 +64,40 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.fixture(scope="module")
-def smoke_runs(request, tmp_path_factory):
-    """The smoke and its negative control (c04_testing.SOAK_SMOKE). Under pytest-xdist the root
-    conftest.py started them as soon as the tests were collected, so they ran beside the other
-    tests (they mostly wait); otherwise they start here."""
-    early = early_soak_folder(request.config)
-    if early is not None and early.is_dir():
-        runs = {name: SoakRun(early / name) for name in SOAK_SMOKE}
-    else:
-        runs = start_soak_smoke(tmp_path_factory.mktemp("soak-smoke"))
+def start_soak(tmp_path: Path, *args: str) -> tuple[subprocess.Popen, Path]:
+    out, log = tmp_path / "soak.json", tmp_path / "server.log"
+    proc = subprocess.Popen(
+        [sys.executable, str(SOAK), *args, "--json", str(out), "--log", str(log)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    return proc, out
+
+
+def finish_soak(proc: subprocess.Popen, out: Path, timeout: float) -> dict:
     try:
-        return {name: run.results(timeout=300) for name, run in runs.items()}
-    finally:
-        for run in runs.values():
-            run.stop(timeout=10)
+        output, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        output, _ = proc.communicate()
+    assert out.exists(), f"bench_soak no escribió resultados:\n{output}"
+    summary = json.loads(out.read_text(encoding="utf-8"))
+    summary["_output"] = output[-6000:]
+    summary["_returncode"] = proc.returncode
+    return summary
+
+
+@pytest.fixture(scope="module")
+def smoke_runs(tmp_path_factory):
+    """The smoke and the negative control, run at the same time (each has its own server and
+    spends most of its time waiting for sessions to be discarded and memory handed back)."""
+    runs = {
+        "smoke": start_soak(tmp_path_factory.mktemp("soak-smoke"), *SMOKE_ARGS),
+        "negative": start_soak(tmp_path_factory.mktemp("soak-negative"), *NEGATIVE_ARGS),
+    }
+    return {name: finish_soak(proc, out, timeout=300) for name, (proc, out) in runs.items()}
 
 
 @pytest.fixture(scope="module")
@@ -75,11 +108,8 @@ def long_soak(tmp_path_factory):
         summary["_output"] = f"(resultados de {path})"
         summary["_returncode"] = None  # `make soak` exits with the bench's own status
         return summary
-    run = SoakRun.start(tmp_path_factory.mktemp("soak-long"))
-    try:
-        return run.results(timeout=1800)
-    finally:
-        run.stop(timeout=10)
+    proc, out = start_soak(tmp_path_factory.mktemp("soak-long"))
+    return finish_soak(proc, out, timeout=1800)
 
 
 @pytest.fixture(scope="module", params=["smoke", pytest.param("long", marks=pytest.mark.soak)])
@@ -164,8 +194,8 @@ def test_soak_detects_sessions_kept_open(smoke_runs):
 
 
 def load_bench_soak():
-    sys.path.insert(0, str(SOAK_BENCH.parent))
-    spec = importlib.util.spec_from_file_location("bench_soak", SOAK_BENCH)
+    sys.path.insert(0, str(SOAK.parent))
+    spec = importlib.util.spec_from_file_location("bench_soak", SOAK)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
