@@ -24,6 +24,7 @@ import time
 import urllib.parse
 
 import pytest
+from playwright.sync_api import expect
 
 from attnmodel.explorer import AttentionExplorer, percentages
 from attnmodel.self_attention import MATRICES, SelfAttention
@@ -182,6 +183,7 @@ def drive_self_attention(page) -> list[str]:
         name, i, j, text, value, _ = step
         box = sa_cell(page, name, i, j)
         box.fill(text)
+        expect(box).to_have_value(text)  # typed into the cell on screen, then committed
         box.press("Enter")
         wait_for_snapshot(page, want, f"{name}[{i + 1},{j + 1}] = {text!r}")
         shown = want["errors"][name] or f"aceptado ({value!r})"
