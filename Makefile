@@ -21,7 +21,7 @@ $(STAMP): pyproject.toml constraints.txt
 ## serve: the lecture on http://localhost:5006 (bound to localhost only)
 serve: $(STAMP)
 	@echo "Clase 04 en http://localhost:$(PORT)/"
-	$(BIN)/python -m dashboards.serving --address $(HOST) --port $(PORT)
+	$(BIN)/clase04 serve --address $(HOST) --port $(PORT)
 
 ## test: everything CI runs (lint, model tests, view tests, browser tests, soak smoke), on every
 ## core; ends with the 15 slowest tests
@@ -51,7 +51,7 @@ docs: $(STAMP)
 
 ## export: the lecture as self-contained HTML files that work offline (dist/)
 export: $(STAMP)
-	$(BIN)/python -m dashboards.export
+	$(BIN)/clase04 export
 
 ## chromium: Debian's Chromium for the browser tests (Playwright cannot download its own here)
 chromium:

@@ -1,35 +1,66 @@
-"""Spanish number formatting, shared by the worked-examples document and the views."""
+"""Numbers as a language writes them, shared by the worked-examples document and the views.
+
+The decimal separator and the percent pattern come from the language's catalogue
+(``[format]`` in ``locales/<lang>.toml``); the minus is always the typographic U+2212.
+"""
 
 from __future__ import annotations
 
+import json
 import math
+
+from . import i18n
+from .i18n import DEFAULT_LANG
 
 MINUS = "−"  # U+2212, the typographic minus
 
 
-def es_number(x: float, decimals: int = 2, signed: bool = False) -> str:
-    """3.14159 -> '3,14'; -0.5 -> '−0,50'; inf -> '∞'. Never prints '-0,00'."""
+def number(x: float, decimals: int = 2, signed: bool = False, lang: str = DEFAULT_LANG) -> str:
+    """3.14159 -> '3,14' (es) or '3.14' (en); -0.5 -> '−0,50'; inf -> '∞'. Never '−0,00'."""
     x = float(x)
     if math.isnan(x):
         return "—"
     if math.isinf(x):
         return "−∞" if x < 0 else "+∞" if signed else "∞"
-    text = f"{x:.{decimals}f}"
-    if float(text) == 0:
-        text = text.lstrip("-")
-    sign = "+" if signed and not text.startswith("-") and float(text) != 0 else ""
-    return sign + text.replace("-", MINUS).replace(".", ",")
+    digits = f"{x:.{decimals}f}"
+    if float(digits) == 0:
+        digits = digits.lstrip("-")
+    sign = "+" if signed and not digits.startswith("-") and float(digits) != 0 else ""
+    return sign + digits.replace("-", MINUS).replace(".", i18n.text("format.decimal", lang))
+
+
+def percent(p: float, decimals: int = 0, lang: str = DEFAULT_LANG) -> str:
+    """0.391 -> '39 %' (es: a space before the sign) or '39%' (en)."""
+    return i18n.text("format.percent", lang, value=number(100 * p, decimals, lang=lang))
+
+
+def es_number(x: float, decimals: int = 2, signed: bool = False) -> str:
+    """:func:`number` in Spanish: 3.14159 -> '3,14'; -0.5 -> '−0,50'."""
+    return number(x, decimals, signed, "es")
 
 
 def es_percent(p: float, decimals: int = 0) -> str:
-    """0.391 -> '39 %' (Spanish puts a space before the percent sign)."""
-    return f"{es_number(100 * p, decimals)} %"
+    """:func:`percent` in Spanish: 0.391 -> '39 %'."""
+    return percent(p, decimals, "es")
 
 
-def parse_es_number(text) -> float:
-    """Read a number typed by a Spanish speaker: '1,5', '−2', ' 3.25 ', '1e3'.
+def tick_js(decimals: int | None = None, name: str = "tick", lang: str = DEFAULT_LANG) -> str:
+    """The body of a Bokeh ``CustomJS*Formatter`` writing ``name`` as :func:`number` would:
+    the language's decimal separator and U+2212. ``decimals=None``: as few decimals as the
+    value needs, rounded to 6 (no float noise such as 0.30000000000000004)."""
+    shown = (
+        f"{name}.toFixed({int(decimals)})"
+        if decimals is not None
+        else f"String(Math.round({name} * 1e6) / 1e6)"
+    )
+    separator = json.dumps(i18n.text("format.decimal", lang))
+    return f"return {shown}.replace('-', '\\u2212').replace('.', {separator});"
 
-    Raises ValueError (Spanish message) for anything that is not a finite number.
+
+def parse_es_number(text, lang: str = DEFAULT_LANG) -> float:
+    """Read a typed number: '1,5', '−2', ' 3.25 ', '1e3' (a lone comma is a decimal comma).
+
+    Raises ValueError, its message in ``lang``, for anything that is not a finite number.
     """
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         value = float(text)
@@ -38,11 +69,11 @@ def parse_es_number(text) -> float:
         if cleaned.count(",") == 1 and "." not in cleaned:
             cleaned = cleaned.replace(",", ".")
         if not cleaned:
-            raise ValueError("La casilla está vacía: escribe un número.")
+            raise ValueError(i18n.text("input.empty", lang))
         try:
             value = float(cleaned)
         except ValueError:
-            raise ValueError(f"«{text}» no es un número.") from None
+            raise ValueError(i18n.text("input.not_a_number", lang, text=text)) from None
     if not math.isfinite(value):
-        raise ValueError(f"«{text}» no es un número finito.")
+        raise ValueError(i18n.text("input.not_finite", lang, text=text))
     return value

@@ -59,6 +59,12 @@ class ScalingDemo(param.Parameterized):
     def n_keys(self) -> int:
         return N_KEYS
 
+    @property
+    def n_trials(self) -> int:
+        """How many random queries the statistics (score deviation, mean entropies and mean
+        gradients) are taken over: N_TRIALS, counted from the drawn scores."""
+        return int(_unscaled_scores(self.d_k, self.seed).shape[0])
+
     def _stats(self, scaled: bool) -> tuple[float, float, float]:
         return _statistics(self.d_k, self.seed, scaled)
 
@@ -74,12 +80,16 @@ class ScalingDemo(param.Parameterized):
 
     @property
     def entropy_unscaled(self) -> float:
-        """Mean entropy (bits) of the softmax over the 8 keys, scores not scaled. Maximum: 3."""
+        """Mean entropy (bits) of the softmax over the 8 keys, scores not scaled. Maximum: 3.
+
+        A mean over all ``n_trials`` queries, not the one drawn as bars
+        (``sample_entropy_unscaled``).
+        """
         return self._stats(False)[1]
 
     @property
     def entropy_scaled(self) -> float:
-        """Mean entropy (bits) after dividing the scores by sqrt(d_k)."""
+        """Mean entropy (bits) over all ``n_trials`` queries, scores divided by sqrt(d_k)."""
         return self._stats(True)[1]
 
     @property
@@ -104,3 +114,16 @@ class ScalingDemo(param.Parameterized):
     @property
     def weights_scaled(self) -> np.ndarray:
         return softmax(self.scores_unscaled / math.sqrt(self.d_k))
+
+    @property
+    def sample_entropy_unscaled(self) -> float:
+        """Entropy (bits) of the one query drawn as bars, unscaled: of ``weights_unscaled``.
+
+        One draw, not the mean over ``n_trials`` queries that ``entropy_unscaled`` is.
+        """
+        return float(entropy_bits(self.weights_unscaled))
+
+    @property
+    def sample_entropy_scaled(self) -> float:
+        """Entropy (bits) of the same query after dividing by sqrt(d_k): of ``weights_scaled``."""
+        return float(entropy_bits(self.weights_scaled))

@@ -123,8 +123,9 @@ def _self_attention() -> str:
 
 def _scaling() -> str:
     rows = [
-        "| $d_k$ | desviación del puntaje | √d_k | entropía sin escalar (bits) | "
-        "entropía con escalado (bits) | gradiente sin escalar | gradiente con escalado |",
+        "| $d_k$ | desviación del puntaje | √d_k | entropía media sin escalar (bits) | "
+        "entropía media con escalado (bits) | gradiente medio sin escalar | "
+        "gradiente medio con escalado |",
         "|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for d_k in (1, 4, 16, 64, 256, 1024):
@@ -140,20 +141,24 @@ def _scaling() -> str:
             "## ¿Por qué dividir por √d_k? (demo 1, segunda parte)",
             "",
             f"Consultas y llaves con componentes independientes de varianza 1; {N_KEYS} llaves "
-            "por consulta, 4000 consultas por fila de la tabla (semilla 0). La entropía máxima "
+            f"por consulta, {s.n_trials} consultas por fila de la tabla (semilla 0): entropías y "
+            "gradientes son medias sobre ellas. La entropía máxima "
             f"con {N_KEYS} llaves es 3 bits.",
             "",
             *rows,
             "",
             f"Valores por defecto de la demo ($d_k = {s.d_k}$): puntaje típico "
-            f"{es_number(s.score_std)}, entropía {es_number(s.entropy_unscaled)} bits sin escalar "
-            f"y {es_number(s.entropy_scaled)} bits con escalado.",
+            f"{es_number(s.score_std)}, entropía media {es_number(s.entropy_unscaled)} bits sin "
+            f"escalar y {es_number(s.entropy_scaled)} bits con escalado (media de {s.n_trials} "
+            "consultas).",
             "",
             "Las barras de la demo son la primera consulta. Sin escalar: "
             + ", ".join(es_percent(p, 1) for p in s.weights_unscaled)
             + ". Con escalado: "
             + ", ".join(es_percent(p, 1) for p in s.weights_scaled)
-            + ".",
+            + ". La entropía de esa sola consulta, que la demo muestra bajo sus barras: "
+            f"{es_number(s.sample_entropy_unscaled)} bits sin escalar y "
+            f"{es_number(s.sample_entropy_scaled)} bits con escalado.",
             "",
         ]
     )

@@ -1,15 +1,4 @@
-"""dashboards: the Panel views of the lecture and the servable lecture page.
+"""dashboards: the Panel views of the lecture, the servable lecture page and the export.
 
-``APPS`` lists the files ``make serve`` passes to ``panel serve``: the whole lecture (the index
-page) and each demo on its own.
+What exists (demos, sections, served apps) is listed once, in ``dashboards.registry``.
 """
-
-APPS = (
-    "lecture",
-    "self_attention",
-    "scaling",
-    "multihead",
-    "positional",
-    "capital",
-    "explorer",
-)

@@ -25,18 +25,18 @@ from attnmodel.capital import (
     W_V,
     U,
 )
+from attnmodel.formatting import tick_js
 from dashboards.common import (
     LiveHTML,
     apply_render,
-    configure,
     es_number,
     esc,
     lean_renderers,
     math_md,
     matrix_html,
     readout_html,
-    respond_immediately,
     section_header,
+    serve_demo,
 )
 
 PAGE_TITLE = '"La capital de ___ es …" — el recorrido completo, calculado'
@@ -72,12 +72,9 @@ PANE_CSS = """
 
 CARD_WIDTH = 350
 
-# The slider's value label in Spanish: decimal comma and U+2212 minus.
-SPANISH_TICK_JS = "return tick.toFixed(2).replace('-', '\u2212').replace('.', ',');"
-# Axis ticks in Spanish: 0,5 (and no float noise such as 0.30000000000000004).
-AXIS_TICK_JS = (
-    "return String(Math.round(tick * 1e6) / 1e6).replace('-', '\u2212').replace('.', ',');"
-)
+# The slider's value label and the axis ticks as the page's language writes numbers.
+SLIDER_TICK_JS = tick_js(2)
+AXIS_TICK_JS = tick_js()
 
 
 # Bar colours: París and Roma stand out, the six "resto" words share a grey.
@@ -354,7 +351,7 @@ class CapitalView(pn.viewable.Viewer):
             start=-1.0,
             end=1.0,
             step=0.01,
-            format=CustomJSTickFormatter(code=SPANISH_TICK_JS),
+            format=CustomJSTickFormatter(code=SLIDER_TICK_JS),
             width=320,
         )
         self.identity_note = LiveHTML(
@@ -619,7 +616,4 @@ class CapitalView(pn.viewable.Viewer):
 
 
 if __name__.startswith("bokeh_app"):
-    configure()
-    view = CapitalView()
-    respond_immediately(view)
-    view.servable(title=PAGE_TITLE)
+    serve_demo("capital")

@@ -20,6 +20,7 @@ from panel.io.resources import LOCAL_DIST
 from tornado.iostream import StreamClosedError
 from tornado.websocket import WebSocketClosedError
 
+from attnmodel import i18n
 from attnmodel.formatting import es_number, es_percent, parse_es_number
 
 # Under the "dashboards" logger, which configure() sends to stderr beside the server's lines.
@@ -40,6 +41,7 @@ __all__ = [
     "readout_html",
     "respond_immediately",
     "section_header",
+    "serve_demo",
 ]
 
 ACCENT = "#1f5fa8"
@@ -132,6 +134,18 @@ def _local_stylesheets() -> None:
         return
     dist = f"{pn.state.rel_path}/{LOCAL_DIST}" if pn.state.rel_path else LOCAL_DIST
     doc._template_variables.setdefault("dist_url", dist)
+
+
+def serve_demo(demo_id: str) -> None:
+    """The end of each demo's module, served on its own (``panel serve dashboards/<module>.py``):
+    the registry's view for ``demo_id`` with a model of its own, titled from the catalogue."""
+    from dashboards import registry  # the registry imports the view modules that import this
+
+    configure()
+    demo = registry.demo(demo_id)
+    view = demo.view_class()()
+    respond_immediately(view)
+    view.servable(title=demo.title())
 
 
 def esc(text) -> str:
@@ -267,7 +281,7 @@ class MatrixEditor(pn.viewable.Viewer):
         except ValueError as exc:
             label = self.name_param
             self.error.object = esc(
-                f"{label}[{i + 1},{j + 1}]: {exc} Se mantiene el valor anterior."
+                i18n.text("input.cell_refused", name=label, row=i + 1, col=j + 1, message=exc)
             )
             self._set_text(i, j, current[i, j])
             return

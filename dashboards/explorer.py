@@ -25,7 +25,14 @@ from attnmodel.explorer import (
     AttentionExplorer,
     percentages,
 )
-from dashboards.common import LiveHTML, apply_render, configure, esc, math_md, respond_immediately
+from attnmodel.formatting import tick_js
+from dashboards.common import (
+    LiveHTML,
+    apply_render,
+    esc,
+    math_md,
+    serve_demo,
+)
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
 # session, and every such name would leave one more logger behind.
@@ -137,7 +144,7 @@ LEGEND = (
     "el token que consulta. Celdas rayadas: ocultas por la máscara causal."
 )
 
-SPANISH_SLIDER_JS = "return tick.toFixed(2).replace('.', ',');"
+SLIDER_TICK_JS = tick_js(2)
 
 # What the "Fíjate" buttons set (the reset button sets the model's defaults).
 COLD_TEMPERATURE = 0.1
@@ -450,7 +457,7 @@ class ExplorerView(pn.viewable.Viewer):
             m.param.temperature,
             label="Temperatura T",
             step=0.05,
-            format=CustomJSTickFormatter(code=SPANISH_SLIDER_JS),
+            format=CustomJSTickFormatter(code=SLIDER_TICK_JS),
             width=320,
             margin=(5, 20, 5, 10),
         )
@@ -698,7 +705,4 @@ class ExplorerView(pn.viewable.Viewer):
 
 
 if __name__.startswith("bokeh_app"):
-    configure()
-    view = ExplorerView()
-    respond_immediately(view)
-    view.servable(title=TITLE)
+    serve_demo("explorador")

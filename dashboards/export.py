@@ -43,35 +43,29 @@ import panel as pn
 from bokeh.resources import INLINE, Resources
 
 from attnmodel.formatting import es_number
-from dashboards.capital import CapitalView
+from attnmodel.i18n import catalogue_json, text
+from dashboards import registry
 from dashboards.common import LiveHTML, configure, esc, math_md
-from dashboards.explorer import ExplorerView
 from dashboards.lecture import EXERCISES, INTRO, SECTIONS, TITLE, section_marker
-from dashboards.multihead import MultiHeadView
-from dashboards.positional import PositionalView
-from dashboards.scaling import ScalingView
-from dashboards.self_attention import SelfAttentionView
 
-ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_OUT = ROOT / "dist"
+# Relative to where the command runs (the project folder for make; anywhere for `clase04 export`
+# after `pip install .`, which must not write into site-packages).
+DEFAULT_OUT = Path("dist")
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 PANEL_DIST = Path(pn.__file__).resolve().parent / "dist"
 CORE_SCRIPT = "c04.js"
 STATES_ID = "c04-states"
+TEXT_ID = "c04-text"  # the catalogue, read by C04.t in c04.js
 LECTURE_FILE = "clase04.html"
 INDEX_FILE = "index.html"
 MAX_BYTES = 6_000_000
 
-# The views of each section, in the live lecture's order (dashboards.lecture._build_*), each
-# after its marker. The last section, "jugar", has no view: the export writes it as text.
-SECTION_VIEWS: dict[str, tuple[tuple[str, type], ...]] = {
-    "autoatencion": (("autoatencion", SelfAttentionView), ("escalado", ScalingView)),
-    "cabezas": (("cabezas", MultiHeadView),),
-    "posicion": (("posicion", PositionalView),),
-    "capital": (("capital", CapitalView),),
-    "explorador": (("explorador", ExplorerView),),
+# The demos of each section, in the live lecture's order (the registry's), each after its
+# marker. The last section, "jugar", has no demo: the export writes it as text.
+SECTION_VIEWS: dict[str, tuple[registry.Demo, ...]] = {
+    s.id: registry.section_demos(s) for s in SECTIONS if s.demos
 }
-LABELS = {s.id: s.label for s in SECTIONS}
+LABELS = {s.id: s.label() for s in SECTIONS}
 
 # Same-page anchors cannot reach the markers: Panel renders them inside shadow roots. This
 # helper finds a section marker through every shadow root and scrolls to it (also on load when
@@ -148,30 +142,26 @@ def _goto(section_id: str, text: str) -> str:
 
 def _section(section_id: str, wire: Wiring) -> pn.Column:
     parts = []
-    for marker_id, view_cls in SECTION_VIEWS[section_id]:
-        parts += [section_marker(marker_id), wire(view_cls())]
+    for demo in SECTION_VIEWS[section_id]:
+        parts += [section_marker(demo.id), wire(demo.view_class()())]
     return pn.Column(*parts, sizing_mode="stretch_width")
 
 
 def _exercises() -> pn.Column:
     rows = [
         section_marker("jugar"),
-        math_md(
-            "## Para seguir jugando\n\nEn la clase en vivo cada ejercicio es un botón; aquí, un "
-            "enlace a su sección para hacerlo a mano.",
-            margin=(0, 10),
-        ),
+        math_md(text("export.exercises"), margin=(0, 10)),
     ]
     for exercise in EXERCISES:
         link = _goto(exercise.section, f"→ {esc(LABELS[exercise.section])}")
-        rows.append(math_md(f"• {exercise.text} {link}", margin=(0, 10)))
+        rows.append(math_md(f"• {exercise.text()} {link}", margin=(0, 10)))
     return pn.Column(*rows, sizing_mode="stretch_width")
 
 
 def _bar() -> pn.pane.HTML:
     return LiveHTML(
-        f'<div class="c04-export-bar"><a href="{INDEX_FILE}">Índice de los apuntes</a> · '
-        f'<a href="{LECTURE_FILE}">La clase completa</a></div>',
+        f'<div class="c04-export-bar"><a href="{INDEX_FILE}">{esc(text("export.index_link"))}</a>'
+        f' · <a href="{LECTURE_FILE}">{esc(text("export.lecture_link"))}</a></div>',
         stylesheets=[PAGE_CSS],
         margin=(6, 20, 0, 20),
     )
@@ -179,9 +169,10 @@ def _bar() -> pn.pane.HTML:
 
 def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
     """Header, anchor-link navigation, every section stacked, "Para seguir jugando" as text."""
-    links = "".join(_goto(s.id, esc(s.label)) for s in SECTIONS)
+    links = "".join(_goto(s.id, esc(s.label())) for s in SECTIONS)
     nav = LiveHTML(
-        f'<nav class="c04-export-nav" data-testid="export-nav"><b>Secciones:</b> {links}</nav>',
+        f'<nav class="c04-export-nav" data-testid="export-nav"><b>{esc(text("export.nav"))}</b>'
+        f" {links}</nav>",
         stylesheets=[PAGE_CSS],
         margin=(0, 20, 10, 20),
         sizing_mode="stretch_width",
@@ -216,13 +207,11 @@ class Page:
 
 
 PAGES = (
-    Page(
-        LECTURE_FILE, TITLE, "La clase completa: todas las secciones en una página", build_lecture
-    ),
+    Page(LECTURE_FILE, TITLE, text("export.lecture_description"), build_lecture),
     *(
         Page(
             f"{section_id}.html",
-            f"{LABELS[section_id]} — Clase 04",
+            text("export.page_title", label=LABELS[section_id]),
             LABELS[section_id],
             _section_page(section_id),
         )
@@ -345,7 +334,10 @@ def _jsonable(value, where: str = "estados"):
 
 def states_json(states: dict) -> str:
     """The embedded states as JSON that is safe inside a <script> element."""
-    text = json.dumps(_jsonable(states), ensure_ascii=False, separators=(",", ":"))
+    return _json_in_script(json.dumps(_jsonable(states), ensure_ascii=False, separators=(",", ":")))
+
+
+def _json_in_script(text: str) -> str:
     # Only "</" and "<!--" can end or derail a <script> element; "\\/" and "\\u0021" are
     # plain JSON escapes (escaping every "<" would cost 5 bytes each in HTML-heavy states).
     return text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
@@ -373,6 +365,17 @@ def check_offline(page: str) -> None:
         for url in _imported_stylesheets(docs):
             if not url.startswith("data:"):
                 raise ExportError(f"Queda una hoja de estilos importada sin incrustar: {url}")
+
+
+def head_elements(scripts: list[tuple[str, str]], states: dict, lang: str = "es") -> list[str]:
+    """What goes first into an exported page's <head>, in order: the embedded states, the
+    language's text catalogue (both JSON data) and the twin's scripts."""
+    return [
+        f'<script type="application/json" id="{STATES_ID}">{states_json(states)}</script>',
+        f'<script type="application/json" id="{TEXT_ID}">{_json_in_script(catalogue_json(lang))}'
+        "</script>",
+        *(_script(f"/* {name} */\n{text}") for name, text in scripts),
+    ]
 
 
 def postprocess(
@@ -403,10 +406,7 @@ def postprocess(
     head = _HEAD.search(page)
     if head is None:
         raise ExportError("La página guardada no tiene <head>.")
-    injected = [f'<script type="application/json" id="{STATES_ID}">{states_json(states or {})}']
-    injected[0] += "</script>"
-    injected += [_script(f"/* {name} */\n{text}") for name, text in scripts or []]
-    injected.append(_script(NAV_JS))
+    injected = [*head_elements(scripts or [], states or {}), _script(NAV_JS)]
     # After <meta charset>: the browser only honours it within the first 1024 bytes.
     page = page[: head.end()] + "\n".join(injected) + "\n" + page[head.end() :]
 
@@ -468,7 +468,7 @@ def index_html(results: list[Result]) -> str:
 <html lang="es">
 <head>
 <meta charset="utf-8">
-<title>{esc(TITLE)} — apuntes sin conexión</title>
+<title>{esc(text("export.index_title", title=TITLE))}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; max-width: 46em; margin: 2em auto; padding: 0 1em;
   color: #222; line-height: 1.5; }}
@@ -480,10 +480,10 @@ a {{ color: #1f5fa8; }}
 </head>
 <body>
 <h1>{esc(TITLE)}</h1>
-<p>Apuntes para abrir sin conexión: cada archivo funciona solo, con doble clic, sin internet y sin
-servidor. Los números por defecto son los de los ejemplos trabajados.</p>
+<p>{esc(text("export.index_lead"))}</p>
 <table data-testid="export-files">
-<tr><th>archivo</th><th>contenido</th><th>tamaño</th></tr>
+<tr><th>{esc(text("export.index_file"))}</th><th>{esc(text("export.index_content"))}</th>\
+<th>{esc(text("export.index_size"))}</th></tr>
 {rows}
 </table>
 </body>
@@ -540,9 +540,14 @@ def summary(results: list[Result], seconds: float) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Exporta la clase a HTML sin conexión.")
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="carpeta de salida (dist)")
+def main(argv: list[str] | None = None, prog: str = "python -m dashboards.export") -> int:
+    parser = argparse.ArgumentParser(prog=prog, description="Exporta la clase a HTML sin conexión.")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DEFAULT_OUT,
+        help="carpeta de salida (dist/ de la carpeta actual)",
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     print(f"Exportando la clase a {args.out} …", flush=True)

@@ -23,47 +23,18 @@ import panel as pn
 import param
 from tornado.ioloop import IOLoop
 
-from attnmodel import (
-    AttentionExplorer,
-    CapitalWalkthrough,
-    MultiHeadDemo,
-    PositionalEncodingDemo,
-    ScalingDemo,
-    SelfAttention,
-)
-from dashboards.capital import CapitalView
+from attnmodel.i18n import text
+from dashboards import registry
 from dashboards.common import LiveHTML, configure, esc, math_md, respond_immediately
-from dashboards.explorer import ExplorerView
-from dashboards.multihead import MultiHeadView
-from dashboards.positional import PositionalView
-from dashboards.scaling import ScalingView
-from dashboards.self_attention import SelfAttentionView
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
 # session, and every such name would leave one more logger behind.
 log = logging.getLogger("dashboards.lecture")
 
-TITLE = "Clase 04 — Atención y Transformers"
-
-INTRO = r"""
-# Clase 04 — Atención y Transformers
-
-Aquí no hay matrices de adorno: $$Q$$, $$K$$, $$V$$, los puntajes, el softmax y la mezcla se
-calculan de verdad a partir de las matrices que puedes editar. Los valores por defecto reproducen,
-número a número, los ejemplos trabajados del apunte.
-
-$$\text{Attention}(Q,K,V) = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V$$
-"""
-
-
-LOADING = '<div class="c04-note">Cargando la sección…</div>'
-
-
-@dataclass(frozen=True)
-class Section:
-    id: str
-    label: str
-    build: Callable[[Lecture], pn.viewable.Viewable]
+TITLE = text("lecture.title")
+INTRO = text("lecture.intro")
+LOADING = f'<div class="c04-note">{esc(text("lecture.loading"))}</div>'
+SECTIONS = registry.SECTIONS
 
 
 class Lecture(pn.viewable.Viewer):
@@ -73,17 +44,14 @@ class Lecture(pn.viewable.Viewer):
 
     def __init__(self, **params):
         super().__init__(**params)
-        # The models are cheap; the views are built on first show.
-        self.self_attention = SelfAttention()
-        self.scaling = ScalingDemo()
-        self.multihead = MultiHeadDemo()
-        self.positional = PositionalEncodingDemo()
-        self.capital = CapitalWalkthrough()
-        self.explorer = AttentionExplorer()
+        # The models are cheap (one per demo, as .self_attention, .scaling, …); the views are
+        # built on first show.
+        for demo in registry.DEMOS:
+            setattr(self, demo.module, demo.model_class()())
         self.sections = {s.id: s for s in SECTIONS}
         self._built: dict[str, pn.viewable.Viewable] = {}
         self.nav = pn.widgets.RadioButtonGroup(
-            options={s.label: s.id for s in SECTIONS},
+            options={s.label(): s.id for s in SECTIONS},
             value=self.section if self.section in self.sections else SECTIONS[0].id,
             orientation="vertical",
             color="primary",
@@ -115,7 +83,7 @@ class Lecture(pn.viewable.Viewer):
 
     def _show(self, section_id: str) -> None:
         if section_id not in self._built:
-            self._built[section_id] = self.sections[section_id].build(self)
+            self._built[section_id] = build_section(self, self.sections[section_id])
             respond_immediately(self._built[section_id])
         self.section = section_id
         self.main.objects = [self._built[section_id]]
@@ -128,7 +96,7 @@ class Lecture(pn.viewable.Viewer):
 
     def __panel__(self):
         sidebar = pn.Column(
-            LiveHTML("<b>Secciones</b>", margin=(10, 10, 0, 10)),
+            LiveHTML(f"<b>{esc(text('lecture.sections'))}</b>", margin=(10, 10, 0, 10)),
             self.nav,
             width=250,
             margin=(10, 10),
@@ -146,51 +114,28 @@ def section_marker(section_id: str) -> pn.pane.HTML:
     return LiveHTML(f'<span data-testid="section-{esc(section_id)}"></span>', margin=0, height=0)
 
 
-def _build_attention(lecture: Lecture):
-    return pn.Column(
-        section_marker("autoatencion"),
-        SelfAttentionView(model=lecture.self_attention),
-        section_marker("escalado"),
-        ScalingView(model=lecture.scaling),
-        sizing_mode="stretch_width",
-    )
-
-
-def _build_heads(lecture: Lecture):
-    return pn.Column(
-        section_marker("cabezas"),
-        MultiHeadView(model=lecture.multihead),
-        sizing_mode="stretch_width",
-    )
-
-
-def _build_position(lecture: Lecture):
-    return pn.Column(
-        section_marker("posicion"),
-        PositionalView(model=lecture.positional),
-        sizing_mode="stretch_width",
-    )
-
-
-def _build_capital(lecture: Lecture):
-    return pn.Column(
-        section_marker("capital"), CapitalView(model=lecture.capital), sizing_mode="stretch_width"
-    )
-
-
-def _build_explorer(lecture: Lecture):
-    return pn.Column(
-        section_marker("explorador"),
-        ExplorerView(model=lecture.explorer),
-        sizing_mode="stretch_width",
-    )
+def build_section(lecture: Lecture, section: registry.Section) -> pn.viewable.Viewable:
+    """A section: each of its demos' views on the lecture's model, after the demo's marker; the
+    exercises for the section without demos."""
+    if not section.demos:
+        return _build_exercises(lecture)
+    parts = []
+    for demo in registry.section_demos(section):
+        parts += [
+            section_marker(demo.id),
+            demo.view_class()(model=getattr(lecture, demo.module)),
+        ]
+    return pn.Column(*parts, sizing_mode="stretch_width")
 
 
 @dataclass(frozen=True)
 class Exercise:
-    text: str
+    key: str  # its text: exercise.<key>
     section: str
     apply: Callable[[Lecture], None]
+
+    def text(self, lang: str = "es") -> str:
+        return text(f"exercise.{self.key}", lang)
 
 
 def _causal(lecture: Lecture) -> None:
@@ -216,44 +161,19 @@ def _identity_minus(lecture: Lecture) -> None:
 # The seed's "Para seguir jugando", each bullet a one-click action. The lecture numbers the demos
 # as the seed does: 1 autoatención (with √d_k), 2 cabezas, 3 posición, 4 la capital.
 EXERCISES = (
-    Exercise(
-        r"En la 1, activa la máscara causal: la fila del token 1 pasa a ser (1, 0, 0) — sin "
-        r"nada que mirar salvo a sí mismo, el softmax no tiene elección.",
-        "autoatencion",
-        _causal,
-    ),
-    Exercise(
-        r"Desactiva el escalado por $$\sqrt{d_k}$$ con el preset \"puntajes grandes\": el "
-        r"softmax colapsa a one-hot y el gradiente se apaga.",
-        "autoatencion",
-        _large_scores,
-    ),
-    Exercise(
-        r"Pon $$W_K = W_Q$$ (preset 2): la diagonal domina y cada token se mira a sí mismo. Las "
-        r"proyecciones aprendidas existen para poder romper eso.",
-        "autoatencion",
-        _wk_equals_wq,
-    ),
-    Exercise(
-        r"En la 4, arrastra la identidad del país hasta 0: el modelo queda genuinamente indeciso "
-        r"entre París y Roma, ambas con la misma probabilidad.",
-        "capital",
-        _identity_zero,
-    ),
-    Exercise(
-        r"En la 4, pon la identidad en −0.90 y compara: $$p(\text{Roma}) \approx 0.34$$, no "
-        r"0.38. La asimetría es real y el apunte explica por qué.",
-        "capital",
-        _identity_minus,
-    ),
+    Exercise("causal", "autoatencion", _causal),
+    Exercise("large_scores", "autoatencion", _large_scores),
+    Exercise("wk_equals_wq", "autoatencion", _wk_equals_wq),
+    Exercise("identity_zero", "capital", _identity_zero),
+    Exercise("identity_minus", "capital", _identity_minus),
 )
 
 
 def _build_exercises(lecture: Lecture):
-    rows = [section_marker("jugar"), math_md("## Para seguir jugando")]
+    rows = [section_marker("jugar"), math_md(text("exercise.heading"))]
     for n, exercise in enumerate(EXERCISES, start=1):
         button = pn.widgets.Button(
-            label="Probarlo",
+            label=text("lecture.try_it"),
             color="primary",
             width=110,
             margin=(12, 10),
@@ -265,19 +185,11 @@ def _build_exercises(lecture: Lecture):
             lecture.go(exercise.section)
 
         button.on_click(run)
-        rows.append(pn.Row(button, math_md(f"• {exercise.text}"), sizing_mode="stretch_width"))
+        rows.append(pn.Row(button, math_md(f"• {exercise.text()}"), sizing_mode="stretch_width"))
     return pn.Column(*rows, sizing_mode="stretch_width")
 
 
-SECTIONS = (
-    Section("autoatencion", "1 · Autoatención y √d_k", _build_attention),
-    Section("cabezas", "2 · Varias cabezas", _build_heads),
-    Section("posicion", "3 · Codificación posicional", _build_position),
-    Section("capital", "4 · «La capital de ___ es …»", _build_capital),
-    Section("explorador", "Explorador: ¿qué mira un Transformer?", _build_explorer),
-    Section("jugar", "Para seguir jugando", _build_exercises),
-)
-ALIASES = {"escalado": "autoatencion"}
+ALIASES = registry.ALIASES
 
 
 def create_lecture(section: str | None = None) -> Lecture:

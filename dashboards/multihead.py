@@ -31,14 +31,13 @@ from attnmodel.multihead import HEAD_OPTIONS, SENTENCES, MultiHeadDemo
 from dashboards.common import (
     LiveHTML,
     apply_render,
-    configure,
     es_number,
     es_percent,
     esc,
     lean_renderers,
     math_md,
-    respond_immediately,
     section_header,
+    serve_demo,
 )
 
 MAX_HEADS = max(HEAD_OPTIONS)
@@ -889,7 +888,4 @@ class MultiHeadView(pn.viewable.Viewer):
 
 
 if __name__.startswith("bokeh_app"):
-    configure()
-    view = MultiHeadView()
-    respond_immediately(view)
-    view.servable(title=TITLE)
+    serve_demo("cabezas")

@@ -22,17 +22,17 @@ from bokeh.models import (
 from bokeh.palettes import RdBu11, interp_palette
 from bokeh.plotting import figure
 
-from attnmodel import PositionalEncodingDemo
+from attnmodel import PositionalEncodingDemo, i18n
+from attnmodel.formatting import tick_js
 from dashboards.common import (
     LiveHTML,
     apply_render,
-    configure,
     es_number,
     esc,
     lean_renderers,
     math_md,
-    respond_immediately,
     section_header,
+    serve_demo,
 )
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
@@ -76,10 +76,8 @@ SUM_PARAGRAPH = (
 
 LABELS = {"n_positions": "El número de posiciones", "d_model": "d_model"}
 
-# Axis ticks in Spanish: 0,5 and −1 (and no float noise such as 0.30000000000000004).
-AXIS_TICK_JS = (
-    "return String(Math.round(tick * 1e6) / 1e6).replace('-', '\u2212').replace('.', ',');"
-)
+# Axis ticks as the language writes numbers: 0,5 and −1 in Spanish (no float noise).
+AXIS_TICK_JS = tick_js()
 
 # Extra start positions of the similarity curve: drawn dashed over the pos = 0 curve to show that
 # the curve depends only on Δ.
@@ -90,9 +88,9 @@ CURVE_COLORS = {0: "#1f5fa8", 10: "#d95f02", 20: "#2a9d3a"}
 # Diverging blue (−1) → white (0) → red (+1), as HoloViews' "RdBu_r" was.
 PE_PALETTE = tuple(interp_palette(RdBu11, 256))
 
-# Hover texts in Spanish: whole positions/dimensions, values with a decimal comma.
+# Hover texts: whole positions/dimensions, values with the language's decimal separator.
 ROUND_JS = "return String(Math.round(value));"
-VALUE_JS = "return value.toFixed(4).replace('-', '\u2212').replace('.', ',');"
+VALUE_JS = tick_js(4, "value")
 
 # Bokeh names (found in the browser with Bokeh.documents[0].get_model_by_name).
 HEATMAP_SOURCE = "pe-heatmap-source"
@@ -303,7 +301,7 @@ class PositionalView(pn.viewable.Viewer):
         except ValueError as exc:
             # The model keeps its last valid value; put the slider back on it.
             log.info("Valor rechazado para %s: %s", name, exc)
-            message = esc(f"{exc} Se mantiene el valor anterior.")
+            message = esc(i18n.text("input.refused", message=exc))
             self.error.object = f'<span data-testid="pe-error">{message}</span>'
             self._set_slider(name, getattr(self.model, name))
             return
@@ -462,7 +460,4 @@ class PositionalView(pn.viewable.Viewer):
 
 
 if __name__.startswith("bokeh_app"):
-    configure()
-    view = PositionalView()
-    respond_immediately(view)
-    view.servable(title=TITLE)
+    serve_demo("posicion")

@@ -1,7 +1,8 @@
 """Demo 2: why divide the scores by √d_k.
 
-Everything on screen comes from ``attnmodel.scaling.ScalingDemo``: the typical score, the softmax
-entropy with and without the factor, the mean gradient size, and the weights of one random query.
+Everything on screen comes from ``attnmodel.scaling.ScalingDemo``: the typical score, the mean
+softmax entropy with and without the factor, the mean gradient size (those three over the model's
+``n_trials`` random queries), and the weights of one random query with their own entropy.
 """
 
 from __future__ import annotations
@@ -15,21 +16,21 @@ import param
 from bokeh.models import ColumnDataSource, CustomJSTickFormatter, FactorRange, HoverTool, Range1d
 from bokeh.plotting import figure
 
-from attnmodel.scaling import ScalingDemo
+from attnmodel.formatting import tick_js
+from attnmodel.scaling import N_TRIALS, ScalingDemo
 from dashboards.common import (
     LiveHTML,
     apply_render,
-    configure,
     es_number,
     es_percent,
     lean_renderers,
     math_md,
     readout_html,
-    respond_immediately,
     section_header,
+    serve_demo,
 )
 
-SPANISH_TICKS_JS = "return tick.toFixed(1).replace('.', ',');"
+TICKS_JS = tick_js(1)
 D_K_OPTIONS = [2**i for i in range(11)]  # 1, 2, 4, …, 1024
 # The offline export embeds every (d_k, seed) state for these seeds: "Nueva muestra" cycles them.
 EXPORT_SEEDS = 10
@@ -44,17 +45,27 @@ INTRO = (
 )
 
 CAPTION = (
-    r"Distribución de atención sobre 8 llaves con puntajes aleatorios típicos de esa $$d_k$$. "
+    r"Distribución de atención sobre 8 llaves de una sola consulta al azar, con puntajes típicos "
+    r"de esa $$d_k$$. "
     r"Sin escalar, una sola llave se lo lleva todo y las demás quedan en cero: gradiente nulo "
     r"para todas ellas."
 )
 
 GRADIENT_NOTE = (
-    "Norma media del jacobiano del softmax sobre 4000 consultas: la señal que llega a los "
+    f"Norma media del jacobiano del softmax sobre {N_TRIALS} consultas: la señal que llega a los "
     "puntajes al entrenar. Sin escalar se acerca a 0 cuando d_k crece; con escalado no depende "
     "de d_k."
 )
 
+# The entropy readouts, by what their number is: a mean over the model's n_trials random queries
+# (``{n}``), or the entropy of the one query whose bars are drawn. The tests import these.
+ENTROPY_UNSCALED_LABEL = "Entropía media sin escalar"
+ENTROPY_UNSCALED_UNIT = "bits, media de {n} consultas al azar"
+ENTROPY_SCALED_LABEL = "Entropía media con escalado"
+ENTROPY_SCALED_UNIT = "bits, media de {n} consultas, tras dividir por √d_k"
+SAMPLE_ENTROPY_UNSCALED_LABEL = "Entropía de esta consulta, sin escalar"
+SAMPLE_ENTROPY_SCALED_LABEL = "Entropía de esta consulta, con escalado"
+SAMPLE_ENTROPY_UNIT = "bits, solo la consulta dibujada arriba"
 
 EXPORT_NOTE = (
     "En estos apuntes sin conexión, «Nueva muestra» recorre las muestras n.º 0 a "
@@ -87,8 +98,9 @@ def render(model: ScalingDemo) -> dict[str, object]:
 
     HTML panes ``readouts``, ``gradient_readouts``, ``status``; the bars' data
     ``unscaled_source``, ``scaled_source``; the figure titles ``unscaled_title``,
-    ``scaled_title``. The export embeds this dict for every (d_k, seed) it offers; the browser
-    (``C04.views.scaling`` in dashboards/static/scaling.js) only looks it up.
+    ``scaled_title``; the drawn query's own entropy under each figure, ``unscaled_entropy``,
+    ``scaled_entropy`` (HTML panes). The export embeds this dict for every (d_k, seed) it
+    offers; the browser (``C04.views.scaling`` in dashboards/static/scaling.js) only looks it up.
     """
     m = model
     score = readout_html(
@@ -98,16 +110,17 @@ def render(model: ScalingDemo) -> dict[str, object]:
         f'(<span data-testid="scaling-sqrt-dk">{sqrt_text(m.d_k)}</span>)',
         testid="scaling-score-std",
     )
+    n = str(m.n_trials)
     entropy = readout_html(
-        "Entropía del softmax",
+        ENTROPY_UNSCALED_LABEL,
         es_number(m.entropy_unscaled),
-        "bits, sin escalar",
+        ENTROPY_UNSCALED_UNIT.format(n=n),
         testid="scaling-entropy-unscaled",
     )
     scaled = readout_html(
-        "Con escalado",
+        ENTROPY_SCALED_LABEL,
         es_number(m.entropy_scaled),
-        "bits, tras dividir por √d_k",
+        ENTROPY_SCALED_UNIT.format(n=n),
         testid="scaling-entropy-scaled",
     )
     grad_u = readout_html(
@@ -134,11 +147,24 @@ def render(model: ScalingDemo) -> dict[str, object]:
         "scaled_source": bars_data(m.weights_scaled),
         "unscaled_title": f"Sin escalar (d_k = {m.d_k})",
         "scaled_title": f"Con escalado (÷ √{m.d_k})",
+        "unscaled_entropy": readout_html(
+            SAMPLE_ENTROPY_UNSCALED_LABEL,
+            es_number(m.sample_entropy_unscaled),
+            SAMPLE_ENTROPY_UNIT,
+            testid="scaling-sample-entropy-unscaled",
+        ),
+        "scaled_entropy": readout_html(
+            SAMPLE_ENTROPY_SCALED_LABEL,
+            es_number(m.sample_entropy_scaled),
+            SAMPLE_ENTROPY_UNIT,
+            testid="scaling-sample-entropy-scaled",
+        ),
     }
 
 
 def client_state(model: ScalingDemo) -> dict[str, object]:
-    """One embedded state, compact: the five readout texts and the two bar vectors.
+    """One embedded state, compact: the seven readout texts, the number of queries the means
+    are over, and the two bar vectors.
 
     ``C04.views.scaling.render`` rebuilds ``render(model)`` from it, byte for byte (the
     readouts' templates, √d_k, the status line, the titles, the bars' labels and label
@@ -153,6 +179,9 @@ def client_state(model: ScalingDemo) -> dict[str, object]:
             es_number(m.entropy_scaled),
             es_number(m.gradient_unscaled, 3),
             es_number(m.gradient_scaled, 3),
+            es_number(m.sample_entropy_unscaled),
+            es_number(m.sample_entropy_scaled),
+            str(m.n_trials),
         ],
         "wu": np.asarray(m.weights_unscaled, dtype=float).tolist(),
         "ws": np.asarray(m.weights_scaled, dtype=float).tolist(),
@@ -228,8 +257,11 @@ class ScalingView(pn.viewable.Viewer):
 
     - ``scaling-score-std``: "Puntaje típico" (deviation of the unscaled scores, 2 decimals).
     - ``scaling-sqrt-dk``: the √d_k it is compared with ("√64 = 8"), inside that readout.
-    - ``scaling-entropy-unscaled``: "Entropía del softmax", bits, unscaled (2 decimals).
-    - ``scaling-entropy-scaled``: "Con escalado", bits after dividing by √d_k (2 decimals).
+    - ``scaling-entropy-unscaled``: ``ENTROPY_UNSCALED_LABEL``, mean entropy in bits over the
+      model's ``n_trials`` queries, unscaled (2 decimals).
+    - ``scaling-entropy-scaled``: ``ENTROPY_SCALED_LABEL``, the same mean after dividing by √d_k.
+    - ``scaling-sample-entropy-unscaled``, ``scaling-sample-entropy-scaled``: under each figure,
+      the entropy in bits of the one query drawn there (``SAMPLE_ENTROPY_*_LABEL``, 2 decimals).
     - ``scaling-gradient-unscaled``, ``scaling-gradient-scaled``: mean softmax-gradient size
       (3 decimals).
     - ``scaling-dk``: the current d_k; ``scaling-seed``: the current sample number.
@@ -273,6 +305,9 @@ class ScalingView(pn.viewable.Viewer):
 
         self.readouts = LiveHTML("", margin=(4, 0))
         self.gradient_readouts = LiveHTML("", margin=(4, 0))
+        # The drawn query's own entropy, under its bars.
+        self.unscaled_entropy = LiveHTML("", margin=(0, 10, 10, 0))
+        self.scaled_entropy = LiveHTML("", margin=(0, 10, 10, 0))
 
         # Bokeh models belong to one document: figures and sources per view (per session).
         keys = [str(j + 1) for j in range(m.n_keys)]
@@ -293,8 +328,12 @@ class ScalingView(pn.viewable.Viewer):
             self.readouts,
             math_md(CAPTION),
             pn.Row(
-                pn.pane.Bokeh(self.bars_unscaled, margin=(0, 10, 10, 0)),
-                pn.pane.Bokeh(self.bars_scaled, margin=(0, 10, 10, 0)),
+                pn.Column(
+                    pn.pane.Bokeh(self.bars_unscaled, margin=(0, 10, 0, 0)), self.unscaled_entropy
+                ),
+                pn.Column(
+                    pn.pane.Bokeh(self.bars_scaled, margin=(0, 10, 0, 0)), self.scaled_entropy
+                ),
             ),
             self.gradient_readouts,
             LiveHTML(f'<div class="c04-note">{GRADIENT_NOTE}</div>', sizing_mode="stretch_width"),
@@ -334,6 +373,8 @@ class ScalingView(pn.viewable.Viewer):
             "scaled_source": (self.scaled_source, "data"),
             "unscaled_title": (self.bars_unscaled.title, "prop:text"),
             "scaled_title": (self.bars_scaled.title, "prop:text"),
+            "unscaled_entropy": (self.unscaled_entropy, "html"),
+            "scaled_entropy": (self.scaled_entropy, "html"),
         }
 
     def enable_client_side(self, states: dict | None = None) -> int:
@@ -407,7 +448,7 @@ class ScalingView(pn.viewable.Viewer):
         fig.add_tools(
             HoverTool(renderers=[bars], tooltips=[("llave", "@llave"), ("peso", "@label")])
         )
-        fig.yaxis.formatter = CustomJSTickFormatter(code=SPANISH_TICKS_JS)
+        fig.yaxis.formatter = CustomJSTickFormatter(code=TICKS_JS)
         fig.xgrid.visible = False
         fig.yaxis.minor_tick_line_color = None
         lean_renderers(fig)
@@ -418,7 +459,4 @@ class ScalingView(pn.viewable.Viewer):
 
 
 if __name__.startswith("bokeh_app"):
-    configure()
-    view = ScalingView()
-    respond_immediately(view)
-    view.servable(title="¿Por qué dividir por √d_k?")
+    serve_demo("escalado")

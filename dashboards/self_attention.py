@@ -21,14 +21,13 @@ from dashboards.common import (
     LiveHTML,
     MatrixEditor,
     apply_render,
-    configure,
     es_number,
     esc,
     lean_renderers,
     math_md,
     matrix_html,
-    respond_immediately,
     section_header,
+    serve_demo,
 )
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
@@ -392,7 +391,4 @@ class SelfAttentionView(pn.viewable.Viewer):
 
 
 if __name__.startswith("bokeh_app"):
-    configure()
-    view = SelfAttentionView()
-    respond_immediately(view)
-    view.servable(title="Autoatención sobre tres tokens")
+    serve_demo("autoatencion")

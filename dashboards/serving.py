@@ -26,7 +26,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from dashboards import APPS
+from dashboards.registry import APPS
 
 ROOT = Path(__file__).resolve().parents[1]
 # The system allocator gives memory back when a class closes its sessions; with CPython's own
@@ -138,10 +138,10 @@ def stop(proc: subprocess.Popen, timeout: float = 10.0) -> None:
         proc.wait()
 
 
-def argv(args: list[str] | None = None) -> list[str]:
+def argv(args: list[str] | None = None, prog: str = "python -m dashboards.serving") -> list[str]:
     """The full `panel serve` argv for this module's command line (see the module docstring)."""
     parser = argparse.ArgumentParser(
-        prog="python -m dashboards.serving",
+        prog=prog,
         description="La Clase 04 con panel serve (el resto de las opciones va a panel serve).",
         allow_abbrev=False,  # a panel serve flag must never be taken for a prefix of ours
     )
@@ -169,10 +169,10 @@ def argv(args: list[str] | None = None) -> list[str]:
     return command(known.port, *extra, address=known.address, origins=known.origins)
 
 
-def main(args: list[str] | None = None) -> None:
+def main(args: list[str] | None = None, prog: str = "python -m dashboards.serving") -> None:
     """Replace this process with `panel serve` (same pid, so a supervisor's pid stays valid),
     in SERVE_ENV: PYTHONMALLOC must be set before the interpreter starts."""
-    full = argv(args)
+    full = argv(args, prog)
     os.chdir(ROOT)
     sys.stdout.flush()
     os.execve(full[0], full, environment())

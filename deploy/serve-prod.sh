@@ -113,9 +113,10 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 start_worker() { # port
-	# `make serve`'s command and environment (dashboards/serving.py, which execs panel serve in
-	# place, so $! is the worker's pid), a class worker's flags (--prod), behind a proxy.
-	PYTHONUNBUFFERED=1 "$VENV/bin/python" -m dashboards.serving --address 127.0.0.1 --port "$1" \
+	# `make serve`'s command and environment (clase04 serve: dashboards/serving.py, which execs
+	# panel serve in place, so $! is the worker's pid), a class worker's flags (--prod), behind a
+	# proxy.
+	PYTHONUNBUFFERED=1 "$VENV/bin/clase04" serve --address 127.0.0.1 --port "$1" \
 		"${origin_args[@]}" --prod --use-xheaders >>"$RUN_DIR/worker-$1.log" 2>&1 &
 	worker_pid[$1]=$!
 }

@@ -51,7 +51,7 @@ def capture(url: str, out_dir: Path) -> list[Path]:
             path = out_dir / f"{section.id}.png"
             page.screenshot(path=str(path), full_page=True)
             written.append(path)
-            print(f"  {section.label}: {path.relative_to(ROOT)}")
+            print(f"  {section.label()}: {path.relative_to(ROOT)}")
         browser.close()
     return written
 

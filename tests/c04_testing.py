@@ -208,6 +208,23 @@ def sa_editors(view) -> dict:
 # ---------------------------------------------------------------------------------------------
 # Browser pages (Playwright)
 
+
+def twin_html(*names: str, states: dict | None = None, head: str = "", lang: str = "es") -> str:
+    """A blank page with what the export puts first in <head> (the embedded ``states``, the
+    ``lang`` catalogue, then c04.js and the twin files ``names`` from dashboards/static/), then
+    ``head``: the twin tests' page, built by the export's own code."""
+    from dashboards.export import STATIC_DIR, head_elements
+
+    scripts = [
+        (name, (STATIC_DIR / name).read_text(encoding="utf-8")) for name in ("c04.js", *names)
+    ]
+    elements = "".join(head_elements(scripts, states or {}, lang))
+    return (
+        f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8">{elements}{head}'
+        "</head><body></body></html>"
+    )
+
+
 # Debian's Chromium: Playwright cannot download its own browser here (`make test` installs it).
 CHROMIUM = os.environ.get("CHROMIUM", shutil.which("chromium") or "/usr/bin/chromium")
 CHROMIUM_ARGS = [

@@ -35,18 +35,20 @@ def test_anaconda_project_has_the_template_fields():
 
 
 def test_every_server_comes_from_the_one_serve_command():
-    """`make serve`, anaconda-project's dashboard and serve-prod's workers run
-    ``python -m dashboards.serving``; the tests, the benches and the screenshots import it."""
+    """`make serve`, anaconda-project's dashboard and serve-prod's workers run ``clase04 serve``
+    (``python -m dashboards.cli serve`` where the package is not installed, as anaconda-project
+    runs it from the project folder); the tests, the benches and the screenshots import
+    dashboards.serving."""
     command = _project()["commands"]["dashboard"]
     assert command["supports_http_options"] is True
-    assert shlex.split(command["unix"])[:3] == ["python", "-m", "dashboards.serving"]
-    assert "$(BIN)/python -m dashboards.serving --address $(HOST) --port $(PORT)" in _make_recipe(
-        "serve"
-    )
+    assert shlex.split(command["unix"])[:4] == ["python", "-m", "dashboards.cli", "serve"]
+    assert "$(BIN)/clase04 serve --address $(HOST) --port $(PORT)" in _make_recipe("serve")
     prod = (ROOT / "deploy" / "serve-prod.sh").read_text(encoding="utf-8")
-    assert re.search(
-        r'^\s*PYTHONUNBUFFERED=1 "\$VENV/bin/python" -m dashboards\.serving ', prod, re.M
-    )
+    assert re.search(r'^\s*PYTHONUNBUFFERED=1 "\$VENV/bin/clase04" serve ', prod, re.M)
+    assert _project()["commands"]["export"]["unix"] == "python -m dashboards.cli export"
+    assert "$(BIN)/clase04 export" in _make_recipe("export")
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'clase04 = "dashboards.cli:main"' in text
     for user, call in (
         ("tests/ui/conftest.py", "serving.start("),
         ("bench/_server.py", "serving.start("),

@@ -5,7 +5,8 @@
  * original, with the same order of floating-point operations, and is held to it by
  * tests/ui/test_twin_core.py (run in Chromium):
  *
- *   C04.fmt   <- attnmodel/formatting.py (es_number, es_percent, parse_es_number) and
+ *   C04.t     <- attnmodel/i18n.py (text), on the catalogue the export embeds (#c04-text)
+ *   C04.fmt   <- attnmodel/formatting.py (number, percent, parse_es_number) and
  *                Python's f"{x:.{d}f}" (C04.fmt.fixed), byte for byte
  *   C04.html  <- dashboards/common.py (esc, matrix_html, readout_html), byte for byte
  *   C04.math  <- attnmodel/core.py (softmax, scaled_dot_product_attention, causal_mask,
@@ -162,20 +163,52 @@
     return fixedExact(x, d);
   }
 
-  /** attnmodel.formatting.es_number: 3.14159 -> "3,14"; -0.5 -> "−0,50"; never "−0,00". */
-  function esNumber(x, decimals = 2, signed = false) {
+  // ---------------------------------------------------------------------------------------------
+  // C04.t: attnmodel/i18n.py's text(). The export embeds the page language's catalogue (the same
+  // attnmodel/locales/<lang>.toml) as JSON in <script id="c04-text">, so each string exists once;
+  // FIELD is i18n.FIELD, written again because a pattern cannot be shared across languages.
+
+  const TEXT_ID = "c04-text";
+  const FIELD = /(?<![\w^\\])\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+  let catalogue = null;
+
+  function entries() {
+    if (catalogue === null) {
+      const node = root.document ? root.document.getElementById(TEXT_ID) : null;
+      if (!node) throw new Error(`C04.t: la página no tiene el catálogo de textos (#${TEXT_ID}).`);
+      catalogue = JSON.parse(node.textContent);
+    }
+    return catalogue;
+  }
+
+  /** i18n.text(key, **values): the catalogue's text with its {fields} filled (as String(v)). */
+  function t(key, values = {}) {
+    const template = entries()[key];
+    if (typeof template !== "string") {
+      throw new Error(`C04.t: ${pyRepr(key)} no está en el catálogo.`);
+    }
+    const wanted = new Set(Array.from(template.matchAll(FIELD), (m) => m[1]));
+    const given = Object.keys(values);
+    if (wanted.size !== given.length || !given.every((k) => wanted.has(k))) {
+      throw new Error(`C04.t: campos ${pyRepr([...wanted].sort())} ≠ valores en ${pyRepr(key)}.`);
+    }
+    return template.replace(FIELD, (_, name) => String(values[name]));
+  }
+
+  /** attnmodel.formatting.number: 3.14159 -> "3,14" (es) / "3.14" (en); never "−0,00". */
+  function number(x, decimals = 2, signed = false) {
     x = Number(x);
     if (Number.isNaN(x)) return "—";
     if (x === Infinity || x === -Infinity) return x < 0 ? "−∞" : signed ? "+∞" : "∞";
     let text = fixed(x, decimals);
     if (Number(text) === 0) text = text.replace(/^-+/, "");
     const sign = signed && !text.startsWith("-") && Number(text) !== 0 ? "+" : "";
-    return sign + text.split("-").join(MINUS).split(".").join(",");
+    return sign + text.split("-").join(MINUS).split(".").join(t("format.decimal"));
   }
 
-  /** attnmodel.formatting.es_percent: 0.391 -> "39 %". */
-  function esPercent(p, decimals = 0) {
-    return `${esNumber(100 * p, decimals)} %`;
+  /** attnmodel.formatting.percent: 0.391 -> "39 %" (es) / "39%" (en). */
+  function percent(p, decimals = 0) {
+    return t("format.percent", { value: number(100 * p, decimals) });
   }
 
   // Python's str.isspace() (str.strip() with no argument strips exactly these).
@@ -241,8 +274,8 @@
     return Number(ascii);
   }
 
-  /** attnmodel.formatting.parse_es_number: a number, or throws Error with the Spanish message. */
-  function parseEsNumber(text) {
+  /** attnmodel.formatting.parse_es_number: a number, or throws Error with the page's message. */
+  function parseNumber(text) {
     let value;
     if (typeof text === "number") {
       value = text;
@@ -252,11 +285,11 @@
       if (cleaned.split(",").length - 1 === 1 && !cleaned.includes(".")) {
         cleaned = cleaned.replace(",", ".");
       }
-      if (!cleaned) throw new Error("La casilla está vacía: escribe un número.");
+      if (!cleaned) throw new Error(t("input.empty"));
       value = pyFloat(cleaned);
-      if (value === null) throw new Error(`«${pyStr(text)}» no es un número.`);
+      if (value === null) throw new Error(t("input.not_a_number", { text: pyStr(text) }));
     }
-    if (!Number.isFinite(value)) throw new Error(`«${pyStr(text)}» no es un número finito.`);
+    if (!Number.isFinite(value)) throw new Error(t("input.not_finite", { text: pyStr(text) }));
     return value;
   }
 
@@ -808,12 +841,12 @@
           const color = alpha > 0.55 ? "#fff" : "#111";
           style = ` style="background: rgba(31,95,168,${fixed(alpha, 3)}); color: ${color}"`;
         }
-        cells.push(`<td${style}>${esNumber(v, decimals)}</td>`);
+        cells.push(`<td${style}>${number(v, decimals)}</td>`);
       }
       let total = "";
       if (rowSums) {
         const finite = row.filter(Number.isFinite);
-        total = `<td class="c04-sum">Σ = ${esNumber(npSum(finite), decimals)}</td>`;
+        total = `<td class="c04-sum">Σ = ${number(npSum(finite), decimals)}</td>`;
       }
       parts.push(`<tr><th>${esc(rowLabels[r])}</th>${cells.join("")}${total}</tr>`);
     });
@@ -925,7 +958,8 @@
 
   const previous = root.C04;
   const C04 = {
-    fmt: { esNumber, fixed, esPercent, parseEsNumber },
+    fmt: { number, fixed, percent, parseNumber },
+    t,
     html: { esc, matrixHtml, readoutHtml },
     math: {
       softmax,

@@ -29,7 +29,7 @@
     return CONSTANTS;
   }
 
-  const fmt = (x, decimals = 2) => C04.fmt.esNumber(x, decimals);
+  const fmt = (x, decimals = 2) => C04.fmt.number(x, decimals);
   const esc = (text) => C04.html.esc(text);
 
   // CapitalWalkthrough(country, identity): every step, as the model's properties.

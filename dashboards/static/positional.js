@@ -68,7 +68,7 @@
     return {
       delta: sim.map((_, i) => i),
       similitud: sim,
-      label: sim.map((v) => C04.fmt.esNumber(v, 4)),
+      label: sim.map((v) => C04.fmt.number(v, 4)),
     };
   }
 
@@ -139,7 +139,7 @@
       const message = refusal(name, value, widget.start, widget.end);
       if (message !== null) {
         const html = `<span data-testid="pe-error">${C04.html.esc(
-          `${message} Se mantiene el valor anterior.`
+          C04.t("input.refused", { message })
         )}</span>`;
         C04.apply(args, { error: html }, { error: "html" });
         widget.value = shown[name]; // back on the model's value

@@ -2,10 +2,12 @@
  *
  * Discrete only: the export embeds every (d_k, seed) it offers in <script id="c04-states">
  * under "scaling", keyed "d_k=<d_k>|seed=<seed>" (dashboards.scaling.state_key), each as
- * dashboards.scaling.client_state: the five readout texts Python formatted ("t") and the bars
- * of the unscaled and scaled softmax ("wu", "ws"). render(state) looks the state up and
- * rebuilds the dict of the Python render(model) from it, byte for byte: the readouts'
- * templates, √d_k, the status line, the titles, the bars' labels and label heights.
+ * dashboards.scaling.client_state: the seven readout texts Python formatted and the number of
+ * queries the means are over ("t") and the bars of the unscaled and scaled softmax ("wu", "ws").
+ * render(state) looks the state up and rebuilds the dict of the Python render(model) from it,
+ * byte for byte: the readouts' templates, √d_k, the status line, the titles, the bars' labels
+ * and label heights. The readouts' labels and units are dashboards.scaling's ENTROPY_* and
+ * SAMPLE_ENTROPY_* constants ("{n}" is the count in "t").
  *
  * readState(args): d_k is the stop of the slider (args.w_d_k is the Bokeh Slider inside Panel's
  * DiscreteSlider: its value is the index into args.options). "Nueva muestra" (args.trigger is
@@ -57,7 +59,7 @@
   function sqrtText(dk) {
     const root = Math.sqrt(dk);
     if (root === Math.trunc(root)) return `√${dk} = ${root}`;
-    return `√${dk} ≈ ${C04.fmt.esNumber(root)}`;
+    return `√${dk} ≈ ${C04.fmt.number(root)}`;
   }
 
   // dashboards.scaling.bars_data
@@ -66,14 +68,23 @@
       llave: weights.map((_, j) => String(j + 1)),
       peso: weights.slice(),
       label_y: weights.map((w) => Math.min(w, 0.86) + 0.07),
-      label: weights.map((w) => C04.fmt.esPercent(w, 1)),
+      label: weights.map((w) => C04.fmt.percent(w, 1)),
     };
   }
+
+  // dashboards.scaling: ENTROPY_*_LABEL / _UNIT ("{n}" filled in), SAMPLE_ENTROPY_*.
+  const ENTROPY_UNSCALED_LABEL = "Entropía media sin escalar";
+  const entropyUnscaledUnit = (n) => `bits, media de ${n} consultas al azar`;
+  const ENTROPY_SCALED_LABEL = "Entropía media con escalado";
+  const entropyScaledUnit = (n) => `bits, media de ${n} consultas, tras dividir por √d_k`;
+  const SAMPLE_ENTROPY_UNSCALED_LABEL = "Entropía de esta consulta, sin escalar";
+  const SAMPLE_ENTROPY_SCALED_LABEL = "Entropía de esta consulta, con escalado";
+  const SAMPLE_ENTROPY_UNIT = "bits, solo la consulta dibujada arriba";
 
   function render(state) {
     const found = states()[key(state)];
     if (!found) throw new Error(`scaling: no hay estado exportado para ${key(state)}.`);
-    const [score, entropyU, entropyS, gradU, gradS] = found.t;
+    const [score, entropyU, entropyS, gradU, gradS, sampleU, sampleS, n] = found.t;
     const dk = state.d_k;
     const readout = C04.html.readoutHtml;
     return {
@@ -85,8 +96,13 @@
             `(<span data-testid="scaling-sqrt-dk">${sqrtText(dk)}</span>)`,
           "scaling-score-std"
         ) +
-        readout("Entropía del softmax", entropyU, "bits, sin escalar", "scaling-entropy-unscaled") +
-        readout("Con escalado", entropyS, "bits, tras dividir por √d_k", "scaling-entropy-scaled"),
+        readout(
+          ENTROPY_UNSCALED_LABEL,
+          entropyU,
+          entropyUnscaledUnit(n),
+          "scaling-entropy-unscaled"
+        ) +
+        readout(ENTROPY_SCALED_LABEL, entropyS, entropyScaledUnit(n), "scaling-entropy-scaled"),
       gradient_readouts:
         readout(
           "Gradiente sin escalar",
@@ -103,6 +119,18 @@
       scaled_source: barsData(found.ws),
       unscaled_title: `Sin escalar (d_k = ${dk})`,
       scaled_title: `Con escalado (÷ √${dk})`,
+      unscaled_entropy: readout(
+        SAMPLE_ENTROPY_UNSCALED_LABEL,
+        sampleU,
+        SAMPLE_ENTROPY_UNIT,
+        "scaling-sample-entropy-unscaled"
+      ),
+      scaled_entropy: readout(
+        SAMPLE_ENTROPY_SCALED_LABEL,
+        sampleS,
+        SAMPLE_ENTROPY_UNIT,
+        "scaling-sample-entropy-scaled"
+      ),
     };
   }
 

@@ -6,7 +6,7 @@
  *
  * readState(args) also does, in the page, what the live app's MatrixEditor and model do around
  * a change (args.trigger is the control that changed):
- *   - a typed cell is read as a Spanish number (C04.fmt.parseEsNumber); a bad one (or one
+ *   - a typed cell is read as a Spanish number (C04.fmt.parseNumber); a bad one (or one
  *     outside ±max_abs) shows the live app's Spanish message in that editor's error pane, puts
  *     the last valid value back in the cell and keeps the last valid matrices;
  *   - a valid cell clears the message and switches the preset select to the preset the four
@@ -173,7 +173,7 @@
   }
 
   function gradientValue(g) {
-    return C04.fmt.esNumber(g, g >= 1e-3 || g === 0 ? 4 : 5);
+    return C04.fmt.number(g, g >= 1e-3 || g === 0 ? 4 : 5);
   }
 
   function gradientHtml(gradient) {
@@ -207,7 +207,7 @@
         out.llave.push(TOKENS[j]);
         out.consulta.push(TOKENS[i]);
         out.peso.push(weights[i][j]);
-        out.label.push(C04.fmt.esNumber(weights[i][j], 4));
+        out.label.push(C04.fmt.number(weights[i][j], 4));
       }
     }
     return out;
@@ -281,13 +281,13 @@
 
   // MatrixEditor._text: es_number(v, 4) without trailing zeros ("1,5", "3", "−2").
   function cellText(v) {
-    const text = C04.fmt.esNumber(v, 4);
+    const text = C04.fmt.number(v, 4);
     return text.includes(",") ? text.replace(/0+$/, "").replace(/,+$/, "") : text;
   }
 
   function parseOrNull(text) {
     try {
-      return C04.fmt.parseEsNumber(text);
+      return C04.fmt.parseNumber(text);
     } catch (err) {
       return null;
     }
@@ -333,7 +333,7 @@
     const current = st.matrices[name][i][j];
     let value;
     try {
-      value = C04.fmt.parseEsNumber(text);
+      value = C04.fmt.parseNumber(text);
       if (value === current) {
         setError(args, name, "");
         return;
@@ -344,7 +344,11 @@
         throw new Error(`${name}: cada casilla debe estar entre −${bound} y ${bound}.`);
       }
     } catch (err) {
-      setError(args, name, esc(`${name}[${i + 1},${j + 1}]: ${err.message} Se mantiene el valor anterior.`));
+      setError(
+        args,
+        name,
+        esc(C04.t("input.cell_refused", { name, row: i + 1, col: j + 1, message: err.message }))
+      );
       setWidget(st, args[`w_${name}_${i}_${j}`], cellText(current));
       return;
     }

@@ -285,6 +285,9 @@ EXPECTED_OUTPUTS = {
         "scores_unscaled",
         "weights_unscaled",
         "weights_scaled",
+        "n_trials",
+        "sample_entropy_unscaled",
+        "sample_entropy_scaled",
     },
     MultiHeadDemo: {
         "tokens",

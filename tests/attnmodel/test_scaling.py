@@ -64,6 +64,7 @@ def test_at_dk_1_scaling_changes_nothing():
     s = demo(1)
     assert s.entropy_scaled == s.entropy_unscaled
     assert s.gradient_scaled == s.gradient_unscaled
+    assert s.sample_entropy_scaled == s.sample_entropy_unscaled
     np.testing.assert_array_equal(s.weights_scaled, s.weights_unscaled)
 
 
@@ -100,6 +101,72 @@ def test_weights_are_the_softmax_of_the_displayed_scores(d_k):
     assert s.scores_unscaled.shape == (8,)
     np.testing.assert_array_equal(s.weights_unscaled, softmax(s.scores_unscaled))
     np.testing.assert_array_equal(s.weights_scaled, softmax(s.scores_unscaled / math.sqrt(d_k)))
+
+
+def hand_entropy_bits(scores) -> float:
+    """Entropy in bits of the softmax of ``scores``, by hand in plain Python (not attnmodel)."""
+    top = max(scores)
+    exps = [math.exp(x - top) for x in scores]
+    total = sum(exps)
+    return -sum(e / total * math.log2(e / total) for e in exps if e > 0)
+
+
+def test_n_trials_is_the_number_of_queries_drawn():
+    s = demo(64)
+    assert s.n_trials == scaling.N_TRIALS == 4000
+    assert scaling._unscaled_scores(64, 0).shape == (s.n_trials, s.n_keys)
+
+
+@pytest.mark.parametrize("d_k", DKS)
+def test_mean_entropy_is_the_mean_over_all_n_trials_queries(d_k):
+    s = demo(d_k)
+    rows = scaling._unscaled_scores(d_k, 0)
+    assert len(rows) == s.n_trials
+    hand_unscaled = [hand_entropy_bits(row.tolist()) for row in rows]
+    hand_scaled = [hand_entropy_bits((row / math.sqrt(d_k)).tolist()) for row in rows]
+    assert s.entropy_unscaled == pytest.approx(sum(hand_unscaled) / len(rows), abs=1e-9)
+    assert s.entropy_scaled == pytest.approx(sum(hand_scaled) / len(rows), abs=1e-9)
+    # The drawn query is the first of those.
+    assert s.sample_entropy_unscaled == pytest.approx(hand_unscaled[0], abs=1e-12)
+    assert s.sample_entropy_scaled == pytest.approx(hand_scaled[0], abs=1e-12)
+
+
+@pytest.mark.parametrize("d_k", DKS)
+@pytest.mark.parametrize("seed", [0, 3])
+def test_sample_entropy_is_that_of_the_drawn_weights(d_k, seed):
+    s = demo(d_k, seed)
+    scores = s.scores_unscaled.tolist()
+    assert s.sample_entropy_unscaled == pytest.approx(hand_entropy_bits(scores), abs=1e-12)
+    scaled = [x / math.sqrt(d_k) for x in scores]
+    assert s.sample_entropy_scaled == pytest.approx(hand_entropy_bits(scaled), abs=1e-12)
+    # From the very weights drawn as bars: -sum p log2 p over the nonzero bars.
+    for weights, entropy in (
+        (s.weights_unscaled, s.sample_entropy_unscaled),
+        (s.weights_scaled, s.sample_entropy_scaled),
+    ):
+        by_hand = -sum(p * math.log2(p) for p in weights.tolist() if p > 0)
+        assert entropy == pytest.approx(by_hand, abs=1e-12)
+        assert 0.0 <= entropy <= 3.0
+        assert isinstance(entropy, float)
+
+
+def test_default_sample_entropy_is_not_the_mean():
+    # What the lecture opens on (d_k = 64, sample 0): the bars' query has 0,63 bits unscaled
+    # and 2,80 scaled, while the means over 4000 queries are 0,46 and 2,49.
+    s = ScalingDemo()
+    assert s.sample_entropy_unscaled == pytest.approx(0.634, abs=1e-3)
+    assert s.sample_entropy_scaled == pytest.approx(2.796, abs=1e-3)
+    assert s.entropy_unscaled == pytest.approx(0.464, abs=1e-3)
+    assert s.entropy_scaled == pytest.approx(2.486, abs=1e-3)
+
+
+def test_sample_entropy_follows_the_seed():
+    s = demo(64)
+    before = (s.sample_entropy_unscaled, s.sample_entropy_scaled)
+    s.seed = 1
+    after = (s.sample_entropy_unscaled, s.sample_entropy_scaled)
+    assert after != before
+    assert after[0] == pytest.approx(hand_entropy_bits(s.scores_unscaled.tolist()), abs=1e-12)
 
 
 def test_unscaled_attention_one_key_takes_all_at_large_dk():

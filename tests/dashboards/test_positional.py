@@ -11,6 +11,7 @@ from bokeh.models import ColorBar, ColumnDataSource, GlyphRenderer, Image, Line
 
 from attnmodel import PositionalEncodingDemo
 from attnmodel.formatting import es_number
+from attnmodel.i18n import text
 from dashboards.positional import (
     FORMULA,
     HEATMAP_CAPTION,
@@ -218,7 +219,7 @@ def test_bad_value_shows_message_and_keeps_model(view, slider, bad, message):
     getattr(view, slider).value = bad
     assert (view.model.n_positions, view.model.d_model) == before
     assert message in view.error.object
-    assert "Se mantiene el valor anterior." in view.error.object
+    assert text("input.kept") in view.error.object
     assert (view.n_slider.value, view.d_slider.value) == before
     # The next valid value clears the message.
     view.d_slider.value = 32

@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+import math
 import re
 
 import numpy as np
+import panel as pn
 import pytest
 
 from attnmodel.formatting import es_number, es_percent
-from attnmodel.scaling import ScalingDemo
-from dashboards.scaling import D_K_OPTIONS, ScalingView, sqrt_text
+from attnmodel.scaling import N_TRIALS, ScalingDemo
+from dashboards.scaling import (
+    D_K_OPTIONS,
+    ENTROPY_SCALED_LABEL,
+    ENTROPY_SCALED_UNIT,
+    ENTROPY_UNSCALED_LABEL,
+    ENTROPY_UNSCALED_UNIT,
+    SAMPLE_ENTROPY_SCALED_LABEL,
+    SAMPLE_ENTROPY_UNIT,
+    SAMPLE_ENTROPY_UNSCALED_LABEL,
+    ScalingView,
+    sqrt_text,
+)
 
 
 def readout(html: str, testid: str) -> str:
@@ -21,6 +34,17 @@ def readout(html: str, testid: str) -> str:
     )
     assert match, f"no readout {testid!r}"
     return match.group(1)
+
+
+def label_and_unit(html: str, testid: str) -> tuple[str, str]:
+    """The .c04-label and .c04-unit texts of the readout with that data-testid."""
+    match = re.search(
+        rf'data-testid="{testid}"><div class="c04-label">([^<]*)</div>'
+        r'<div class="c04-value">[^<]*</div><div class="c04-unit">([^<]*)</div>',
+        html,
+    )
+    assert match, f"no readout {testid!r}"
+    return match.group(1), match.group(2)
 
 
 def span(html: str, testid: str) -> str:
@@ -37,6 +61,11 @@ def assert_shows_model(view: ScalingView) -> None:
     assert readout(top, "scaling-entropy-scaled") == es_number(m.entropy_scaled)
     assert readout(bottom, "scaling-gradient-unscaled") == es_number(m.gradient_unscaled, 3)
     assert readout(bottom, "scaling-gradient-scaled") == es_number(m.gradient_scaled, 3)
+    sample_u, sample_s = view.unscaled_entropy.object, view.scaled_entropy.object
+    assert readout(sample_u, "scaling-sample-entropy-unscaled") == es_number(
+        m.sample_entropy_unscaled
+    )
+    assert readout(sample_s, "scaling-sample-entropy-scaled") == es_number(m.sample_entropy_scaled)
     assert span(top, "scaling-sqrt-dk") == sqrt_text(m.d_k)
     assert span(view.status.object, "scaling-dk") == f"d_k = {m.d_k}"
     assert span(view.status.object, "scaling-seed") == str(m.seed)
@@ -74,20 +103,90 @@ def test_builds_with_the_seed_text(view):
         r"$$q\cdot k$$ tiene varianza $$d_k$$: crece con la dimensión. Puntajes grandes empujan al "
         r"softmax hacia un one-hot, donde su gradiente es casi cero — y el modelo deja de "
         r"aprender. Dividir por $$\sqrt{d_k}$$ devuelve la varianza a 1.",
-        r"Distribución de atención sobre 8 llaves con puntajes aleatorios típicos de esa "
-        r"$$d_k$$. Sin escalar, una sola llave se lo lleva todo y las demás quedan en cero: "
-        r"gradiente nulo para todas ellas.",
+        r"Distribución de atención sobre 8 llaves de una sola consulta al azar, con puntajes "
+        r"típicos de esa $$d_k$$. Sin escalar, una sola llave se lo lleva todo y las demás quedan "
+        r"en cero: gradiente nulo para todas ellas.",
         r"¿Por qué dividir por $$\sqrt{d_k}$$?",
         "Puntaje típico",
         "desviación ≈ √d_k sin escalar",
-        "Entropía del softmax",
-        "bits, sin escalar",
-        "Con escalado",
-        "bits, tras dividir por √d_k",
+        ENTROPY_UNSCALED_LABEL,
+        ENTROPY_UNSCALED_UNIT.format(n=N_TRIALS),
+        ENTROPY_SCALED_LABEL,
+        ENTROPY_SCALED_UNIT.format(n=N_TRIALS),
+        SAMPLE_ENTROPY_UNSCALED_LABEL,
+        SAMPLE_ENTROPY_SCALED_LABEL,
+        SAMPLE_ENTROPY_UNIT,
+        f"Norma media del jacobiano del softmax sobre {N_TRIALS} consultas",
         "Gradiente sin escalar",
         "Gradiente con escalado",
     ):
         assert caption in re.sub(r"\s+", " ", text)
+
+
+def test_mean_entropy_readouts_say_mean_and_over_how_many_queries(view):
+    m = view.model
+    assert m.n_trials == N_TRIALS == 4000
+    for testid, label, unit in (
+        ("scaling-entropy-unscaled", ENTROPY_UNSCALED_LABEL, ENTROPY_UNSCALED_UNIT),
+        ("scaling-entropy-scaled", ENTROPY_SCALED_LABEL, ENTROPY_SCALED_UNIT),
+    ):
+        shown_label, shown_unit = label_and_unit(view.readouts.object, testid)
+        assert shown_label == label
+        assert shown_unit == unit.format(n=m.n_trials)
+        assert "media" in shown_label
+        assert f"media de {m.n_trials} consultas" in shown_unit
+        assert shown_unit.startswith("bits")
+    # The gradient readouts, which were already means, keep saying so.
+    _, unit = label_and_unit(view.gradient_readouts.object, "scaling-gradient-unscaled")
+    assert "medio" in unit
+
+
+def test_sample_entropy_readouts_are_the_drawn_querys(view):
+    m = view.model
+    for pane, testid, label, entropy, weights in (
+        (
+            view.unscaled_entropy,
+            "scaling-sample-entropy-unscaled",
+            SAMPLE_ENTROPY_UNSCALED_LABEL,
+            m.sample_entropy_unscaled,
+            bars(view.unscaled_source),
+        ),
+        (
+            view.scaled_entropy,
+            "scaling-sample-entropy-scaled",
+            SAMPLE_ENTROPY_SCALED_LABEL,
+            m.sample_entropy_scaled,
+            bars(view.scaled_source),
+        ),
+    ):
+        shown_label, shown_unit = label_and_unit(pane.object, testid)
+        assert (shown_label, shown_unit) == (label, SAMPLE_ENTROPY_UNIT)
+        assert "media" not in shown_label + shown_unit
+        assert "esta consulta" in shown_label
+        # The entropy of the bars on screen, computed here from their heights.
+        by_hand = -sum(p * math.log2(p) for p in weights if p > 0)
+        assert readout(pane.object, testid) == es_number(by_hand) == es_number(entropy)
+    # At the defaults the drawn query is not the mean: 0,63 vs 0,46 bits, 2,80 vs 2,49.
+    assert readout(view.unscaled_entropy.object, "scaling-sample-entropy-unscaled") == "0,63"
+    assert readout(view.scaled_entropy.object, "scaling-sample-entropy-scaled") == "2,80"
+    assert readout(view.readouts.object, "scaling-entropy-unscaled") == "0,46"
+    assert readout(view.readouts.object, "scaling-entropy-scaled") == "2,49"
+
+
+def test_sample_entropy_sits_under_its_bars(view):
+    layout = view.__panel__()
+    for fig, pane in (
+        (view.bars_unscaled, view.unscaled_entropy),
+        (view.bars_scaled, view.scaled_entropy),
+    ):
+        (column,) = [
+            c
+            for c in layout.select(pn.Column)
+            if any(getattr(o, "object", None) is fig for o in c.objects)
+        ]
+        bokeh_pane, below = column.objects
+        assert bokeh_pane.object is fig
+        assert below is pane
 
 
 def test_default_readouts_are_the_models(view):

@@ -8,6 +8,7 @@ import re
 import numpy as np
 import pytest
 
+from attnmodel import i18n
 from attnmodel.formatting import es_number
 from attnmodel.self_attention import SelfAttention
 from dashboards.self_attention import TOKENS, SelfAttentionView
@@ -161,7 +162,7 @@ def test_bad_cell_keeps_the_model_and_shows_a_message(view, text, caplog):
     np.testing.assert_array_equal(view.model.X, x_before)
     assert view.weights_pane.object == before
     message = view.editors["X"].error.object
-    assert "Se mantiene el valor anterior" in message
+    assert message.endswith(i18n.text("input.kept"))
     assert cell.value == "1"  # back to the last valid value
     assert view.model.preset == "4.2.6"
     ours = [r for r in caplog.records if r.name == "dashboards.self_attention"]

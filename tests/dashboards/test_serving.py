@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from dashboards import APPS, serving
+from dashboards import serving
+from dashboards.registry import APPS
 
 
 def _flag_values(argv: list[str], flag: str) -> list[str]:

@@ -26,6 +26,7 @@ import urllib.parse
 import pytest
 from playwright.sync_api import expect
 
+from attnmodel import i18n
 from attnmodel.explorer import AttentionExplorer, percentages
 from attnmodel.self_attention import MATRICES, SelfAttention
 from dashboards.explorer import KEPT
@@ -134,7 +135,7 @@ def sa_plan() -> list[tuple[tuple, dict]]:
         if value is None:  # refused: message beside the cell, the model untouched
             assert (after == before).all(), step
             assert error.startswith(f"{name}[{i + 1},{j + 1}]: "), (step, error)
-            assert error.endswith(" Se mantiene el valor anterior."), (step, error)
+            assert error.endswith(" " + i18n.text("input.kept")), (step, error)
             if message:
                 assert message in error, (step, error)
         else:
@@ -370,7 +371,7 @@ def test_explorer_sentences_export(page, offline, open_export):
 # URL query parameters
 
 DEFAULT = SECTIONS[0]
-LABELS = {s.id: s.label for s in SECTIONS}
+LABELS = {s.id: s.label() for s in SECTIONS}
 QUERIES = [
     ("seccion=zzz", DEFAULT.id),
     ("seccion=" + urllib.parse.quote("<script>alert(1)</script>"), DEFAULT.id),

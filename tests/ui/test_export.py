@@ -146,7 +146,7 @@ def test_page_renders_offline_without_errors(filename, page, offline, exported, 
 def test_lecture_navigation_scrolls_to_each_section(page, offline, exported):
     open_offline(page, exported, LECTURE_FILE, "autoatencion")
     links = page.locator('[data-testid="export-nav"] a')
-    expect(links).to_have_text([s.label for s in SECTIONS])
+    expect(links).to_have_text([s.label() for s in SECTIONS])
     page.locator('[data-testid="export-nav"] a[href="#capital"]').click()
     expect(heading(page, "La capital de ___ es")).to_be_in_viewport()
     assert page.evaluate("window.scrollY") > 0

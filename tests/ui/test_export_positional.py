@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attnmodel import PositionalEncodingDemo
+from attnmodel.i18n import text
 from dashboards.positional import render
 
 from c04_testing import (
@@ -136,8 +137,8 @@ def test_defaults_offline(page, offline, open_export):
     heading = page.get_by_role("heading", name="La matriz de codificación posicional", exact=True)
     expect(heading).to_be_visible()
     table = page.locator('[data-testid="pe-worked-table"]')
-    for text in ("Comentario", "PE(1)", "0,8415", "0,5403", "x(mordió) + PE(2)", "0,6093"):
-        expect(table).to_contain_text(text)
+    for expected in ("Comentario", "PE(1)", "0,8415", "0,5403", "x(mordió) + PE(2)", "0,6093"):
+        expect(table).to_contain_text(expected)
     assert_python(snapshot(page, 50, 64), 50, 64)
     expect(page.locator("mjx-container").first).to_be_attached()  # MathJax, offline
     assert offline.external == []
@@ -177,7 +178,7 @@ def test_bad_value_is_refused_like_the_live_app(page, offline, open_export):
     )
     error = page.locator('[data-testid="pe-error"]')
     expect(error).to_have_text(
-        "d_model debe ser par (pares seno/coseno), no 7. Se mantiene el valor anterior."
+        text("input.refused", message="d_model debe ser par (pares seno/coseno), no 7.")
     )
     assert_python(snapshot(page, 50, 64), 50, 64)  # the last valid state stays
     press_slider(page, "d_model", "ArrowLeft")  # 62: a valid value clears the message

@@ -13,9 +13,7 @@ same titles.
 
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,7 +21,20 @@ from playwright.sync_api import expect
 
 from attnmodel.formatting import es_number
 from attnmodel.scaling import ScalingDemo
-from dashboards.scaling import D_K_OPTIONS, EXPORT_SEEDS, ScalingView, render, state_key
+from dashboards.scaling import (
+    D_K_OPTIONS,
+    ENTROPY_SCALED_LABEL,
+    ENTROPY_SCALED_UNIT,
+    ENTROPY_UNSCALED_LABEL,
+    ENTROPY_UNSCALED_UNIT,
+    EXPORT_SEEDS,
+    SAMPLE_ENTROPY_SCALED_LABEL,
+    SAMPLE_ENTROPY_UNIT,
+    SAMPLE_ENTROPY_UNSCALED_LABEL,
+    ScalingView,
+    render,
+    state_key,
+)
 
 from c04_testing import (
     TIMER_JS,
@@ -31,12 +42,12 @@ from c04_testing import (
     export_and_live,
     format_times,
     readout,
+    twin_html,
     update_times,
 )
 
 pytestmark = pytest.mark.ui
 
-STATIC = Path(__file__).resolve().parents[2] / "dashboards" / "static"
 TOL = 1e-12
 FILE, SECTION = "autoatencion.html", "autoatencion"
 TESTIDS = (
@@ -46,6 +57,8 @@ TESTIDS = (
     "scaling-entropy-scaled",
     "scaling-gradient-unscaled",
     "scaling-gradient-scaled",
+    "scaling-sample-entropy-unscaled",
+    "scaling-sample-entropy-scaled",
     "scaling-dk",
     "scaling-seed",
 )
@@ -106,22 +119,16 @@ def test_twin_rebuilds_every_embedded_state(page):
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    states = json.dumps(embedded_states()).replace("<", "\\u003c")
-    page.set_content(
-        '<!DOCTYPE html><html><head><script type="application/json" id="c04-states">'
-        f"{states}</script></head><body></body></html>"
-    )
-    for name in ("c04.js", "scaling.js"):
-        page.add_script_tag(content=(STATIC / name).read_text(encoding="utf-8"))
+    page.set_content(twin_html("scaling.js", states=embedded_states()))
     cases = [(d_k, seed) for d_k in D_K_OPTIONS for seed in range(EXPORT_SEEDS)]
-    got = page.evaluate(
+    rendered = page.evaluate(
         "(cases) => cases.map(([d_k, seed]) => C04.views.scaling.render({d_k, seed}))", cases
     )
     keys = page.evaluate(
         "(cases) => cases.map(([d_k, seed]) => C04.views.scaling.key({d_k, seed}))", cases
     )
     assert keys == [state_key(d_k, seed) for d_k, seed in cases]
-    for (d_k, seed), js in zip(cases, got, strict=True):
+    for (d_k, seed), js in zip(cases, rendered, strict=True):
         python = render(ScalingDemo(d_k=d_k, seed=seed))
         assert list(js) == list(python)
         for name, expected in python.items():
@@ -136,12 +143,40 @@ def test_twin_rebuilds_every_embedded_state(page):
             for column in ("peso", "label_y"):
                 got = [float(v) for v in js[name][column]]
                 assert got == expected[column], f"{where}.{column}"
+    # The new readouts, spelled out: the drawn query's own entropy under its bars, and the
+    # means that say they are means over the model's n_trials queries.
+    for (d_k, seed), js in zip(cases, rendered, strict=True):
+        m = ScalingDemo(d_k=d_k, seed=seed)
+        parsed = by_testid(js["readouts"], js["unscaled_entropy"], js["scaled_entropy"])
+        n = m.n_trials
+        assert parsed.texts["scaling-entropy-unscaled"] == (
+            ENTROPY_UNSCALED_LABEL
+            + es_number(m.entropy_unscaled)
+            + ENTROPY_UNSCALED_UNIT.format(n=n)
+        )
+        assert parsed.texts["scaling-entropy-scaled"] == (
+            ENTROPY_SCALED_LABEL + es_number(m.entropy_scaled) + ENTROPY_SCALED_UNIT.format(n=n)
+        )
+        assert parsed.texts["scaling-sample-entropy-unscaled"] == (
+            SAMPLE_ENTROPY_UNSCALED_LABEL
+            + es_number(m.sample_entropy_unscaled)
+            + SAMPLE_ENTROPY_UNIT
+        )
+        assert parsed.texts["scaling-sample-entropy-scaled"] == (
+            SAMPLE_ENTROPY_SCALED_LABEL + es_number(m.sample_entropy_scaled) + SAMPLE_ENTROPY_UNIT
+        )
     assert errors == []
 
 
 def python_texts(python: dict) -> dict[str, str]:
     """The text content of each data-testid element of Python's HTML, as a browser reads it."""
-    parsed = by_testid(python["readouts"] + python["gradient_readouts"] + python["status"])
+    parsed = by_testid(
+        python["readouts"],
+        python["gradient_readouts"],
+        python["status"],
+        python["unscaled_entropy"],
+        python["scaled_entropy"],
+    )
     return {tid: parsed.texts[tid] for tid in TESTIDS}
 
 
@@ -203,6 +238,13 @@ def test_defaults_and_note_offline(page, offline, open_export):
     wait_for(page, 64, 0)
     expect(readout(page, "scaling-score-std")).to_have_text(es_number(ScalingDemo().score_std))
     expect(page.locator('[data-testid="scaling-sqrt-dk"]')).to_have_text("√64 = 8")
+    # The drawn query's own entropy beside the means over 4000 queries (d_k = 64, sample 0).
+    expect(readout(page, "scaling-sample-entropy-unscaled")).to_have_text("0,63")
+    expect(readout(page, "scaling-sample-entropy-scaled")).to_have_text("2,80")
+    expect(readout(page, "scaling-entropy-unscaled")).to_have_text("0,46")
+    expect(page.locator('[data-testid="scaling-entropy-unscaled"] .c04-unit')).to_have_text(
+        ENTROPY_UNSCALED_UNIT.format(n=4000)
+    )
     note = page.locator('[data-testid="scaling-export-note"]')
     expect(note).to_be_visible()
     expect(note).to_contain_text("«Nueva muestra» recorre las muestras n.º 0 a 9")

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
+from attnmodel.i18n import text
 from dashboards.self_attention import PRESET_OPTIONS, SelfAttentionView
 
 from c04_testing import (
@@ -223,12 +224,14 @@ def test_controls_and_cells_recompute_in_the_browser(page, offline, open_export)
     run_steps(page)
     # The refused values, with the live app's messages (checked against Python in run_steps).
     wanted = expected_snapshots()
-    assert wanted[3]["errors"]["X"] == (
-        "X[1,1]: «abc» no es un número. Se mantiene el valor anterior."
+    refused = {"name": "X", "row": 1, "col": 1}
+    assert wanted[3]["errors"]["X"] == text(
+        "input.cell_refused", **refused, message=text("input.not_a_number", text="abc")
     )
-    assert wanted[4]["errors"]["X"] == (
-        "X[1,1]: X: cada casilla debe estar entre −1 000 000 y 1 000 000. "
-        "Se mantiene el valor anterior."
+    assert wanted[4]["errors"]["X"] == text(
+        "input.cell_refused",
+        **refused,
+        message="X: cada casilla debe estar entre −1 000 000 y 1 000 000.",
     )
     assert wanted[4]["cells"]["X"][0] == "1,5"
     assert wanted[10]["preset"] == "W_K = W_Q"

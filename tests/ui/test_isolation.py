@@ -33,7 +33,7 @@ from c04_testing import PageWatch, press_slider, readout, table_row
 
 pytestmark = pytest.mark.ui
 
-LABELS = {s.id: s.label for s in SECTIONS}
+LABELS = {s.id: s.label() for s in SECTIONS}
 TIMEOUT = 20_000  # ms: ten sessions share one server process
 LOCAL = ("http://127.0.0.1", "http://localhost", "ws://127.0.0.1", "ws://localhost", "data:")
 SEED_ROW = ["0 %", "39 %", "3 %", "0 %", "0 %", "44 %", "2 %", "11 %"]

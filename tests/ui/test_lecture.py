@@ -9,6 +9,7 @@ from playwright.sync_api import expect
 
 from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import es_number
+from attnmodel.i18n import text
 from dashboards.lecture import SECTIONS
 
 from c04_testing import readout
@@ -39,7 +40,7 @@ def test_navigation_shows_every_section_without_errors_or_external_requests(
         timeout=30_000
     )
     for section in SECTIONS:
-        page.get_by_role("button", name=section.label).click()
+        page.get_by_role("button", name=section.label()).click()
         page.locator(f'[data-testid="section-{section.id}"]').first.wait_for(
             state="attached", timeout=30_000
         )
@@ -89,7 +90,7 @@ def test_bad_input_leaves_only_info_lines_in_the_server_log(
     for bad in ("abc", "", "1e400", "nan"):
         cell.fill(bad)
         cell.press("Enter")
-        expect(page.locator(".c04-error").first).to_contain_text("Se mantiene el valor anterior")
+        expect(page.locator(".c04-error").first).to_contain_text(text("input.kept"))
     open_lecture_section("explorador")
     box = page.get_by_placeholder("Escribe una frase y pulsa Enter")
     box.fill("   ")

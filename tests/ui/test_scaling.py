@@ -7,7 +7,16 @@ from playwright.sync_api import expect
 
 from attnmodel.formatting import es_number, es_percent
 from attnmodel.scaling import ScalingDemo
-from dashboards.scaling import sqrt_text
+from dashboards.scaling import (
+    ENTROPY_SCALED_LABEL,
+    ENTROPY_SCALED_UNIT,
+    ENTROPY_UNSCALED_LABEL,
+    ENTROPY_UNSCALED_UNIT,
+    SAMPLE_ENTROPY_SCALED_LABEL,
+    SAMPLE_ENTROPY_UNIT,
+    SAMPLE_ENTROPY_UNSCALED_LABEL,
+    sqrt_text,
+)
 
 from c04_testing import readout, wait_for_source
 
@@ -40,6 +49,12 @@ def expect_readouts(page, model: ScalingDemo) -> None:
     expect(value("scaling-entropy-scaled")).to_have_text(es_number(model.entropy_scaled))
     expect(value("scaling-gradient-unscaled")).to_have_text(es_number(model.gradient_unscaled, 3))
     expect(value("scaling-gradient-scaled")).to_have_text(es_number(model.gradient_scaled, 3))
+    expect(value("scaling-sample-entropy-unscaled")).to_have_text(
+        es_number(model.sample_entropy_unscaled)
+    )
+    expect(value("scaling-sample-entropy-scaled")).to_have_text(
+        es_number(model.sample_entropy_scaled)
+    )
 
 
 def test_readouts_follow_d_k_and_new_sample(page, watch, open_lecture_section):
@@ -47,8 +62,22 @@ def test_readouts_follow_d_k_and_new_sample(page, watch, open_lecture_section):
     page.locator('[data-testid="scaling-score-std"]').first.wait_for(timeout=30_000)
     expect(page.get_by_text("¿Por qué dividir por", exact=False).first).to_be_visible()
     expect(page.get_by_text("Distribución de atención sobre 8 llaves", exact=False)).to_be_visible()
-    for label in ("Puntaje típico", "Entropía del softmax", "Con escalado"):
+    for label in (
+        "Puntaje típico",
+        ENTROPY_UNSCALED_LABEL,
+        ENTROPY_SCALED_LABEL,
+        SAMPLE_ENTROPY_UNSCALED_LABEL,
+        SAMPLE_ENTROPY_SCALED_LABEL,
+    ):
         expect(page.get_by_text(label, exact=True)).to_be_visible()
+    n = ScalingDemo().n_trials
+    for testid, unit in (
+        ("scaling-entropy-unscaled", ENTROPY_UNSCALED_UNIT.format(n=n)),
+        ("scaling-entropy-scaled", ENTROPY_SCALED_UNIT.format(n=n)),
+        ("scaling-sample-entropy-unscaled", SAMPLE_ENTROPY_UNIT),
+        ("scaling-sample-entropy-scaled", SAMPLE_ENTROPY_UNIT),
+    ):
+        expect(page.locator(f'[data-testid="{testid}"] .c04-unit')).to_have_text(unit)
     expect(page.get_by_text("desviación ≈ √d_k sin escalar", exact=False)).to_be_visible()
 
     model = ScalingDemo()

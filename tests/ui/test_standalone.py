@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from dashboards import APPS
+from dashboards.registry import APPS
 
 HEADINGS = {
     "self_attention": "Autoatención sobre tres tokens",

@@ -10,10 +10,6 @@ within 1e-12 (their labels identical).
 
 from __future__ import annotations
 
-import json
-import re
-from pathlib import Path
-
 import numpy as np
 import pytest
 
@@ -21,9 +17,10 @@ from attnmodel import CapitalWalkthrough
 from attnmodel.capital import COUNTRIES
 from dashboards.capital import CapitalView, client_constants, render
 
+from c04_testing import twin_html
+
 pytestmark = pytest.mark.ui
 
-STATIC = Path(__file__).resolve().parents[2] / "dashboards" / "static"
 TOL = 1e-12
 
 # Bounds, the countries' identities, the tie at 0 (and −0), tiny values on both sides, values
@@ -59,10 +56,6 @@ def identities(count: int = 40, seed: int = 20240605) -> list[float]:
     return EDGE_IDENTITIES + uniform + slider
 
 
-def _script(text: str) -> str:
-    return "<script>" + re.sub(r"</(script)", r"<\\/\1", text, flags=re.I) + "</script>"
-
-
 def embedded_states() -> dict:
     """What the export embeds for this view: ``enable_client_side`` fills ``states``."""
     states: dict = {}
@@ -75,15 +68,7 @@ def load_twin(page) -> list[str]:
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    states = json.dumps(embedded_states()).replace("<", "\\u003c")
-    scripts = "".join(
-        _script((STATIC / name).read_text(encoding="utf-8")) for name in ("c04.js", "capital.js")
-    )
-    page.set_content(
-        '<!DOCTYPE html><html lang="es"><head><meta charset="utf-8">'
-        f'<script type="application/json" id="c04-states">{states}</script>{scripts}</head>'
-        "<body></body></html>"
-    )
+    page.set_content(twin_html("capital.js", states=embedded_states()))
     return errors
 
 

@@ -31,6 +31,8 @@ from attnmodel.explorer import DEFAULT_SENTENCE, TOKEN_DIM, TRIGRAM_SALT
 from attnmodel.formatting import es_number, es_percent, parse_es_number
 from dashboards.common import esc, matrix_html, readout_html
 
+from c04_testing import twin_html
+
 C04_JS = Path(__file__).resolve().parents[2] / "dashboards" / "static" / "c04.js"
 TOL = 1e-12
 BATCH = 200
@@ -58,7 +60,7 @@ def twin_page(browser):
     page.on("console", lambda m: m.type == "error" and problems.append(m.text))
     page.on("pageerror", lambda e: problems.append(str(e)))
     page.on("request", lambda r: problems.append(f"request {r.url}"))
-    page.set_content("<html><head><script>" + C04_JS.read_text() + "</script></head></html>")
+    page.set_content(twin_html())
     assert page.evaluate("typeof window.C04") == "object"
     yield page, problems
     page.close()
@@ -162,15 +164,15 @@ def test_js_es_number_and_es_percent_match_python_byte_for_byte(c04):
         [x, int(d), bool(s)] for x in xs for d, s in [(rng.integers(0, 7), rng.random() < 0.5)]
     ]
     cases += [[x, d, s] for x in TIES for d in (0, 2, 3) for s in (False, True)]
-    got = js_values(c04, "(x, d, s) => C04.fmt.esNumber(x, d, s)", cases)
+    got = js_values(c04, "(x, d, s) => C04.fmt.number(x, d, s)", cases)
     assert got == [es_number(x, d, s) for x, d, s in cases]
-    got = js_values(c04, "x => C04.fmt.esNumber(x)", [[x] for x in xs])
+    got = js_values(c04, "x => C04.fmt.number(x)", [[x] for x in xs])
     assert got == [es_number(x) for x in xs]
     ps = [*xs[:60], *(float(p) for p in rng.random(100)), 0.005, 0.125, 0.00125]
     cases = [[p, int(d)] for p, d in zip(ps, rng.integers(0, 4, len(ps)), strict=True)]
-    got = js_values(c04, "(p, d) => C04.fmt.esPercent(p, d)", cases)
+    got = js_values(c04, "(p, d) => C04.fmt.percent(p, d)", cases)
     assert got == [es_percent(p, d) for p, d in cases]
-    assert js_values(c04, "p => C04.fmt.esPercent(p)", [[0.391], [0.995]]) == ["39 %", "100 %"]
+    assert js_values(c04, "p => C04.fmt.percent(p)", [[0.391], [0.995]]) == ["39 %", "100 %"]
 
 
 PARSE_TEXTS = [
@@ -190,7 +192,7 @@ def test_js_parse_es_number_matches_python_values_and_spanish_errors(c04):
     ]
     cases = [[t] for t in texts]
     cases += [[2.5], [-0.0], [1e308], [math.inf], [-math.inf], [math.nan], [True], [None]]
-    got = [js_outcome(r) for r in js_map(c04, "t => C04.fmt.parseEsNumber(t)", cases)]
+    got = [js_outcome(r) for r in js_map(c04, "t => C04.fmt.parseNumber(t)", cases)]
     expected = [py_outcome(parse_es_number, t) for (t,) in cases]
     for case, g, e in zip(cases, got, expected, strict=True):
         assert g == e, (case, g, e)
@@ -556,7 +558,7 @@ def test_js_update_reads_state_renders_applies_and_returns_ms(c04):
         """() => {
         C04.views.demo = {
           readState: (args) => ({t: args.w_t.value}),
-          render: (state) => ({out: C04.html.readoutHtml('T', C04.fmt.esNumber(state.t, 1))}),
+          render: (state) => ({out: C04.html.readoutHtml('T', C04.fmt.number(state.t, 1))}),
         };
         const args = {w_t: {value: 2.25}, out: {text: ''}};
         const ms = C04.update('demo', args, {out: 'html'});

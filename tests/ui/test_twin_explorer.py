@@ -9,16 +9,14 @@ widgets' properties identical) and the attention weights within 1e-12; the contr
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 from attnmodel.explorer import DEFAULT_SENTENCE, MAX_TOKENS, AttentionExplorer
 from dashboards.explorer import ExplorerView, error_html, render
 
-STATIC = Path(__file__).resolve().parents[2] / "dashboards" / "static"
+from c04_testing import twin_html
+
 XSS = "<script>alert(1)</script>"
 
 # Spanish words, duplicates up to case, accents and marks (trigrams strip them), markup that
@@ -32,10 +30,6 @@ VOCAB = [
 ]  # fmt: skip
 
 
-def _script(text: str) -> str:
-    return "<script>" + text.replace("</script", "<\\/script") + "</script>"
-
-
 @pytest.fixture(scope="module")
 def embedded():
     """The states JSON exactly as the export fills it for the explorer."""
@@ -46,17 +40,7 @@ def embedded():
 
 @pytest.fixture
 def twin(page, offline, embedded):
-    core = STATIC / "c04.js"
-    if not core.is_file():
-        pytest.fail("Falta dashboards/static/c04.js (el núcleo C04).")
-    content = (
-        '<!DOCTYPE html><html><head><meta charset="utf-8">'
-        f'<script type="application/json" id="c04-states">{json.dumps(embedded)}</script>'
-        + _script(core.read_text(encoding="utf-8"))
-        + _script((STATIC / "explorer.js").read_text(encoding="utf-8"))
-        + "</head><body></body></html>"
-    )
-    page.set_content(content)
+    page.set_content(twin_html("explorer.js", states=embedded))
     page.wait_for_function("() => window.C04 && C04.views && C04.views.explorer")
     yield page
     assert offline.console_errors == []

@@ -10,7 +10,6 @@ number the same double (stricter than the 1e-12 the numeric twins are held to).
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,21 +26,11 @@ from dashboards.multihead import (
     state_key,
 )
 
-STATIC = Path(__file__).resolve().parents[2] / "dashboards" / "static"
+from c04_testing import twin_html
+
 STATES = [(sentence, h) for sentence in SENTENCES for h in HEAD_OPTIONS]
 NUMERIC = {"x", "y", "anchor_y", "peso", "fila", "col", "line_alpha", "line_width"}
 RAGGED = {"xs", "ys"}
-
-
-def script(text: str) -> str:
-    return "<script>" + text.replace("</script", "<\\/script") + "</script>"
-
-
-def states_script(states: dict) -> str:
-    # As the export embeds them: JSON safe inside <script> (no "<", ">" or "&" left raw).
-    text = json.dumps(states, ensure_ascii=False, separators=(",", ":"))
-    text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return f'<script type="application/json" id="c04-states">{text}</script>'
 
 
 @pytest.fixture(scope="module")
@@ -52,17 +41,9 @@ def table():
 @pytest.fixture
 def twin(page, table):
     """A blank page with the C04 core, the embedded states and multihead.js."""
-    core = STATIC / "c04.js"
-    assert core.is_file(), "falta el núcleo dashboards/static/c04.js"
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.set_content(
-        "<!DOCTYPE html><html><head><meta charset='utf-8'>"
-        + states_script({"multihead": table})
-        + script(core.read_text(encoding="utf-8"))
-        + script((STATIC / "multihead.js").read_text(encoding="utf-8"))
-        + "</head><body></body></html>"
-    )
+    page.set_content(twin_html("multihead.js", states={"multihead": table}))
     page.wait_for_function("() => window.C04 && window.C04.views && window.C04.views.multihead")
     yield page
     assert errors == []

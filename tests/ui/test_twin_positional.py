@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import base64
 import html
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,9 +20,10 @@ import pytest
 from attnmodel import PositionalEncodingDemo
 from dashboards.positional import CURVE_STARTS, PositionalView, render
 
+from c04_testing import twin_html
+
 pytestmark = pytest.mark.ui
 
-STATIC = Path(__file__).resolve().parents[2] / "dashboards" / "static"
 TOL = 1e-12
 FLOAT32_TOL = 2.0**-23  # one float32 step at 1; values of the encoding lie in [−1, 1]
 
@@ -55,22 +54,12 @@ def random_states(count: int = 30, seed: int = 20240604) -> list[tuple[int, int]
     ]
 
 
-def _script(text: str) -> str:
-    return "<script>" + re.sub(r"</(script)", r"<\\/\1", text, flags=re.I) + "</script>"
-
-
 def load_twin(page, *names: str, head: str = "") -> list[str]:
     """A blank page with c04.js and the given twin files; returns the page's errors."""
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    scripts = "".join(
-        _script((STATIC / name).read_text(encoding="utf-8")) for name in ("c04.js", *names)
-    )
-    page.set_content(
-        f'<!DOCTYPE html><html lang="es"><head><meta charset="utf-8">{head}{scripts}</head>'
-        "<body></body></html>"
-    )
+    page.set_content(twin_html(*names, head=head))
     return errors
 
 

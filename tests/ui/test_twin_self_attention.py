@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import itertools
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -26,9 +25,10 @@ import pytest
 from attnmodel.self_attention import MATRICES, MAX_ABS, PRESETS, SelfAttention
 from dashboards.self_attention import render
 
+from c04_testing import twin_html
+
 pytestmark = pytest.mark.ui
 
-STATIC = Path(__file__).resolve().parents[2] / "dashboards" / "static"
 TOL = 1e-12
 SHAPES = {"X": (3, 2), "W_Q": (2, 2), "W_K": (2, 2), "W_V": (2, 2)}
 
@@ -38,9 +38,7 @@ def load_twin(page) -> list[str]:
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.set_content("<!DOCTYPE html><html><head></head><body></body></html>")
-    for name in ("c04.js", "self_attention.js"):
-        page.add_script_tag(content=(STATIC / name).read_text(encoding="utf-8"))
+    page.set_content(twin_html("self_attention.js"))
     assert page.evaluate("() => typeof C04.views.self_attention.render") == "function"
     return errors
 

@@ -1,0 +1,91 @@
+"""The text catalogues: every string a user reads, one TOML file per language.
+
+``attnmodel/locales/<lang>.toml`` holds the words and the number format of a language (its
+``[format]`` table: decimal separator, percent pattern). Keys are dotted paths of the TOML
+tables (``lecture.title``, ``input.kept``); values are ``str.format`` templates with named
+fields (``«{text}» no es un número.``). Python reads them with :func:`text`; the offline export
+embeds the same catalogue in each page as JSON (:func:`catalogue_json`) for its browser code
+(``C04.t`` in ``dashboards/static/c04.js``), so both sides read one file.
+
+Adding a language is one file: copy ``es.toml`` to ``<lang>.toml``, translate the values and
+keep the keys and the ``{fields}``; ``tests/attnmodel/test_i18n.py`` checks both.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import tomllib
+from pathlib import Path
+
+LOCALES = Path(__file__).resolve().parent / "locales"
+DEFAULT_LANG = "es"
+
+
+def languages() -> tuple[str, ...]:
+    """The languages that have a catalogue, the default first (``("es", "en")``)."""
+    found = sorted(p.stem for p in LOCALES.glob("*.toml"))
+    return (DEFAULT_LANG, *(lang for lang in found if lang != DEFAULT_LANG))
+
+
+def _flatten(table: dict, prefix: str = "") -> dict[str, str]:
+    flat: dict[str, str] = {}
+    for key, value in table.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(_flatten(value, f"{path}."))
+        elif isinstance(value, str):
+            flat[path] = value
+        else:
+            raise ValueError(f"{path}: el catálogo solo admite textos, no {type(value).__name__}.")
+    return flat
+
+
+@functools.cache
+def catalogue(lang: str = DEFAULT_LANG) -> dict[str, str]:
+    """Every key of ``locales/<lang>.toml`` (dotted) → its text. Read once per process."""
+    path = LOCALES / f"{lang}.toml"
+    if not path.is_file():
+        raise ValueError(f"No hay catálogo para el idioma «{lang}»: hay {', '.join(languages())}.")
+    with path.open("rb") as f:
+        return _flatten(tomllib.load(f))
+
+
+# A field: {name} not right after a letter, digit, _, ^ or \ (there it is a TeX group, as in
+# \sqrt{d_k}). dashboards/static/c04.js (C04.t) uses the same pattern: the export's pages fill
+# the same catalogue in the browser.
+FIELD = re.compile(r"(?<![\w^\\])\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def fields(template: str) -> set[str]:
+    """The named ``{fields}`` of a template."""
+    return set(FIELD.findall(template))
+
+
+def fill(template: str, values: dict) -> str:
+    """``template`` with each field replaced by ``str(values[name])``; every field must have a
+    value and every value a field (a mismatch is a bug in the code or the catalogue)."""
+    wanted = fields(template)
+    if wanted != set(values):
+        raise KeyError(f"campos {sorted(wanted)} ≠ valores {sorted(values)} en {template!r}")
+    return FIELD.sub(lambda m: str(values[m.group(1)]), template)
+
+
+def text(key: str, lang: str = DEFAULT_LANG, /, **values) -> str:
+    """The text of ``key`` in ``lang`` with its ``{fields}`` filled from ``values``.
+
+    A key missing from the catalogue, or fields and values that differ, is a KeyError naming
+    them (a bug, caught by the tests, not something a user can cause).
+    """
+    entries = catalogue(lang)
+    try:
+        template = entries[key]
+    except KeyError:
+        raise KeyError(f"{key!r} no está en locales/{lang}.toml") from None
+    return fill(template, values)
+
+
+def catalogue_json(lang: str = DEFAULT_LANG) -> str:
+    """The catalogue as the JSON the export embeds (``<script type="application/json">``)."""
+    return json.dumps(catalogue(lang), ensure_ascii=False, sort_keys=True, separators=(",", ":"))

@@ -1,0 +1,87 @@
+"""The registry of demos: the one list the lecture, the export, the served apps and the tests read.
+
+A demo is a model (``attnmodel``), a view (``dashboards/<module>.py``, which is also the demo's
+standalone app at ``/<module>``) and a title per language (``demo.<id>`` in
+``attnmodel/locales/<lang>.toml``). A section of the lecture shows one or more demos under one
+navigation entry (``section.<id>``); the last section, "jugar", shows the exercises.
+
+Adding a demo: its model, its view module ending in ``serve_demo("<id>")``, one ``Demo`` line
+here (and a ``Section`` line if it opens a section of its own), its titles in the catalogues.
+
+No Panel import here: ``dashboards.serving`` (the serve command) reads ``APPS`` without it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+import attnmodel
+from attnmodel.i18n import DEFAULT_LANG, text
+
+
+@dataclass(frozen=True)
+class Demo:
+    id: str  # marker (data-testid="section-<id>") and anchor; title: demo.<id>
+    module: str  # dashboards/<module>.py; the Lecture keeps the model as .<module>
+    view: str  # the pn.viewable.Viewer class in that module, built with model=…
+    model: str  # the attnmodel class
+
+    @property
+    def app(self) -> str:
+        return f"dashboards/{self.module}.py"
+
+    def view_class(self) -> type:
+        return getattr(importlib.import_module(f"dashboards.{self.module}"), self.view)
+
+    def model_class(self) -> type:
+        return getattr(attnmodel, self.model)
+
+    def title(self, lang: str = DEFAULT_LANG) -> str:
+        return text(f"demo.{self.id}", lang)
+
+
+@dataclass(frozen=True)
+class Section:
+    id: str  # ?seccion=<id>, the navigation's value; label: section.<id>
+    demos: tuple[str, ...]  # Demo ids, in the order shown; () for the exercises
+
+    def label(self, lang: str = DEFAULT_LANG) -> str:
+        return text(f"section.{self.id}", lang)
+
+
+DEMOS = (
+    Demo("autoatencion", "self_attention", "SelfAttentionView", "SelfAttention"),
+    Demo("escalado", "scaling", "ScalingView", "ScalingDemo"),
+    Demo("cabezas", "multihead", "MultiHeadView", "MultiHeadDemo"),
+    Demo("posicion", "positional", "PositionalView", "PositionalEncodingDemo"),
+    Demo("capital", "capital", "CapitalView", "CapitalWalkthrough"),
+    Demo("explorador", "explorer", "ExplorerView", "AttentionExplorer"),
+)
+
+# The lecture numbers the demos as the seed does: 1 autoatención (with √d_k), 2 cabezas,
+# 3 posición, 4 la capital; then the explorer and the exercises.
+SECTIONS = (
+    Section("autoatencion", ("autoatencion", "escalado")),
+    Section("cabezas", ("cabezas",)),
+    Section("posicion", ("posicion",)),
+    Section("capital", ("capital",)),
+    Section("explorador", ("explorador",)),
+    Section("jugar", ()),
+)
+
+# The servable lecture (the index page of `panel serve`), then each demo on its own.
+LECTURE_APP = "lecture"
+APPS = (LECTURE_APP, *(d.module for d in DEMOS))
+
+_DEMOS = {d.id: d for d in DEMOS}
+# A demo that is not the first of its section opens that section (?seccion=escalado).
+ALIASES = {d: s.id for s in SECTIONS for d in s.demos if d != s.id}
+
+
+def demo(demo_id: str) -> Demo:
+    return _DEMOS[demo_id]
+
+
+def section_demos(section: Section) -> tuple[Demo, ...]:
+    return tuple(_DEMOS[d] for d in section.demos)

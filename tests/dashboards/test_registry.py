@@ -1,0 +1,59 @@
+"""The registry of demos: what the lecture, the export, the served apps and the tests read."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import panel as pn
+import param
+import pytest
+
+from attnmodel.i18n import languages
+from dashboards import export, lecture, registry, serving
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("demo", registry.DEMOS, ids=lambda d: d.id)
+def test_each_demo_has_its_model_view_app_and_titles(demo):
+    assert issubclass(demo.model_class(), param.Parameterized)
+    view = demo.view_class()(model=demo.model_class()())
+    assert isinstance(view, pn.viewable.Viewer)
+    assert (ROOT / demo.app).is_file()
+    for lang in languages():
+        assert demo.title(lang)
+
+
+@pytest.mark.parametrize("demo", registry.DEMOS, ids=lambda d: d.id)
+def test_each_demo_module_ends_by_serving_its_registry_entry(demo):
+    """The standalone app is one line, the registry's: ``serve_demo("<id>")``."""
+    tree = ast.parse((ROOT / demo.app).read_text(encoding="utf-8"))
+    last = tree.body[-1]
+    assert isinstance(last, ast.If)
+    assert ast.unparse(last.test) == "__name__.startswith('bokeh_app')"
+    assert [ast.unparse(s) for s in last.body] == [f"serve_demo('{demo.id}')"]
+
+
+def test_every_demo_is_in_exactly_one_section_and_sections_are_unique():
+    shown = [d for s in registry.SECTIONS for d in s.demos]
+    assert sorted(shown) == sorted(d.id for d in registry.DEMOS)
+    ids = [s.id for s in registry.SECTIONS]
+    assert len(set(ids)) == len(ids)
+    assert [s.id for s in registry.SECTIONS if not s.demos] == ["jugar"]
+    assert registry.ALIASES == {"escalado": "autoatencion"}
+    for lang in languages():
+        assert all(s.label(lang) for s in registry.SECTIONS)
+
+
+def test_the_lecture_the_export_and_the_serve_command_read_the_registry():
+    assert lecture.SECTIONS is registry.SECTIONS
+    assert list(export.SECTION_VIEWS) == [s.id for s in registry.SECTIONS if s.demos]
+    assert [d.id for ds in export.SECTION_VIEWS.values() for d in ds] == [
+        d.id for d in registry.DEMOS
+    ]
+    served = [a for a in serving.command(5006) if a.startswith("dashboards/")]
+    assert served == [f"dashboards/{name}.py" for name in registry.APPS]
+    lect = lecture.create_lecture()
+    for demo in registry.DEMOS:
+        assert isinstance(getattr(lect, demo.module), demo.model_class())
