@@ -57,10 +57,11 @@ def tick_js(decimals: int | None = None, name: str = "tick", lang: str = DEFAULT
     return f"return {shown}.replace('-', '\\u2212').replace('.', {separator});"
 
 
-def parse_es_number(text, lang: str = DEFAULT_LANG) -> float:
+def parse_es_number(text) -> float:
     """Read a typed number: '1,5', '−2', ' 3.25 ', '1e3' (a lone comma is a decimal comma).
 
-    Raises ValueError, its message in ``lang``, for anything that is not a finite number.
+    Raises :class:`~attnmodel.i18n.Refusal` (a ValueError, said in any language) for anything
+    that is not a finite number.
     """
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         value = float(text)
@@ -69,11 +70,11 @@ def parse_es_number(text, lang: str = DEFAULT_LANG) -> float:
         if cleaned.count(",") == 1 and "." not in cleaned:
             cleaned = cleaned.replace(",", ".")
         if not cleaned:
-            raise ValueError(i18n.text("input.empty", lang))
+            raise i18n.Refusal("input.empty")
         try:
             value = float(cleaned)
         except ValueError:
-            raise ValueError(i18n.text("input.not_a_number", lang, text=text)) from None
+            raise i18n.Refusal("input.not_a_number", text=text) from None
     if not math.isfinite(value):
-        raise ValueError(i18n.text("input.not_finite", lang, text=text))
+        raise i18n.Refusal("input.not_finite", text=text)
     return value

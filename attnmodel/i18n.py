@@ -49,7 +49,17 @@ def catalogue(lang: str = DEFAULT_LANG) -> dict[str, str]:
     if not path.is_file():
         raise ValueError(f"No hay catálogo para el idioma «{lang}»: hay {', '.join(languages())}.")
     with path.open("rb") as f:
-        return _flatten(tomllib.load(f))
+        entries = _flatten(tomllib.load(f))
+    # TEMPORARY while the demos move their text in parallel: locales/<lang>.d/*.toml, merged into
+    # <lang>.toml before commit.
+    for part in sorted((LOCALES / f"{lang}.d").glob("*.toml")):
+        with part.open("rb") as f:
+            more = _flatten(tomllib.load(f))
+        clash = set(more) & set(entries)
+        if clash:
+            raise ValueError(f"{part.name}: claves repetidas {sorted(clash)}")
+        entries.update(more)
+    return entries
 
 
 # A field: {name} not right after a letter, digit, _, ^ or \ (there it is a TeX group, as in
@@ -84,6 +94,30 @@ def text(key: str, lang: str = DEFAULT_LANG, /, **values) -> str:
     except KeyError:
         raise KeyError(f"{key!r} no está en locales/{lang}.toml") from None
     return fill(template, values)
+
+
+class Refusal(ValueError):
+    """A refused input, said in the catalogue: ``Refusal("key", field=value, …)``.
+
+    A ValueError whose ``str()`` is the Spanish text (the models' messages stay Spanish by
+    default) and whose :meth:`message` gives it in any language; a field's value may itself be
+    a Refusal (a message inside a message), said in the same language.
+    """
+
+    def __init__(self, key: str, /, **values):
+        self.key = key
+        self.values = values
+        super().__init__(self.message(DEFAULT_LANG))
+
+    def message(self, lang: str = DEFAULT_LANG) -> str:
+        return text(self.key, lang, **{k: say(v, lang) for k, v in self.values.items()})
+
+
+def say(value, lang: str = DEFAULT_LANG) -> str:
+    """A Refusal (or any exception or value) as text in ``lang``: what a view shows."""
+    if isinstance(value, Refusal):
+        return value.message(lang)
+    return str(value)
 
 
 def catalogue_json(lang: str = DEFAULT_LANG) -> str:

@@ -27,6 +27,7 @@ from attnmodel.capital import (
 )
 from attnmodel.formatting import tick_js
 from dashboards.common import (
+    DemoView,
     LiveHTML,
     apply_render,
     es_number,
@@ -308,7 +309,7 @@ def client_constants() -> dict[str, object]:
     }
 
 
-class CapitalView(pn.viewable.Viewer):
+class CapitalView(DemoView):
     """The eight steps of "La capital de ___ es …" for one country and identity.
 
     Controls: "País" (select, Francia/Italia) and "Identidad del país" (slider −1..1, step 0.01),

@@ -21,13 +21,15 @@ from tornado.iostream import StreamClosedError
 from tornado.websocket import WebSocketClosedError
 
 from attnmodel import i18n
-from attnmodel.formatting import es_number, es_percent, parse_es_number
+from attnmodel.formatting import es_number, es_percent, number, parse_es_number, percent
+from attnmodel.i18n import DEFAULT_LANG
 
 # Under the "dashboards" logger, which configure() sends to stderr beside the server's lines.
 log = logging.getLogger("dashboards.common")
 
 __all__ = [
     "CSS",
+    "DemoView",
     "LiveHTML",
     "MatrixEditor",
     "apply_render",
@@ -136,16 +138,39 @@ def _local_stylesheets() -> None:
     doc._template_variables.setdefault("dist_url", dist)
 
 
+def requested(name: str) -> str | None:
+    """The first ``?name=`` of the served page's address, or None."""
+    args = pn.state.session_args.get(name) if pn.state.session_args else None
+    if not args:
+        return None
+    try:
+        return args[0].decode("utf-8", "replace")
+    except AttributeError:
+        return str(args[0])
+
+
+def requested_lang() -> str:
+    """``?lang=`` of the served page when a catalogue has it (``?lang=en``); else Spanish."""
+    lang = requested("lang")
+    if lang is None or lang not in i18n.languages():
+        if lang is not None:
+            log.info("?lang=%r no es un idioma de la clase; se usa %s", lang, DEFAULT_LANG)
+        return DEFAULT_LANG
+    return lang
+
+
 def serve_demo(demo_id: str) -> None:
     """The end of each demo's module, served on its own (``panel serve dashboards/<module>.py``):
-    the registry's view for ``demo_id`` with a model of its own, titled from the catalogue."""
+    the registry's view for ``demo_id`` with a model of its own, in the page's ``?lang=``,
+    titled from the catalogue."""
     from dashboards import registry  # the registry imports the view modules that import this
 
     configure()
     demo = registry.demo(demo_id)
-    view = demo.view_class()()
+    lang = requested_lang()
+    view = demo.view_class()(lang=lang)
     respond_immediately(view)
-    view.servable(title=demo.title())
+    view.servable(title=demo.title(lang))
 
 
 def esc(text) -> str:
@@ -174,8 +199,9 @@ def matrix_html(
     row_sums: bool = False,
     testid: str | None = None,
     shade: bool = False,
+    lang: str = DEFAULT_LANG,
 ) -> str:
-    """An HTML table of a matrix with Spanish numbers; -inf shows as −∞ on a grey cell.
+    """An HTML table of a matrix, numbers as ``lang`` writes them; -inf shows as −∞ on grey.
 
     ``shade`` colours cells by value in [0, 1] (attention weights). Labels are escaped.
     """
@@ -201,11 +227,11 @@ def matrix_html(
                 alpha = float(np.clip(v, 0, 1))
                 color = "#fff" if alpha > 0.55 else "#111"
                 style = f' style="background: rgba(31,95,168,{alpha:.3f}); color: {color}"'
-            cells.append(f"<td{style}>{es_number(v, decimals)}</td>")
+            cells.append(f"<td{style}>{number(v, decimals, lang=lang)}</td>")
         total = ""
         if row_sums:
             finite = row[np.isfinite(row)]
-            total = f'<td class="c04-sum">Σ = {es_number(finite.sum(), decimals)}</td>'
+            total = f'<td class="c04-sum">Σ = {number(finite.sum(), decimals, lang=lang)}</td>'
         parts.append(f"<tr><th>{esc(label)}</th>{''.join(cells)}{total}</tr>")
     parts.append("</table>")
     return "".join(parts)
@@ -219,10 +245,37 @@ def readout_html(label: str, value: str, unit: str = "", testid: str | None = No
     )
 
 
-class MatrixEditor(pn.viewable.Viewer):
+class DemoView(pn.viewable.Viewer):
+    """A demo's view: built per session with its model and the language of its text.
+
+    ``t``, ``num``, ``pct`` and ``say`` read the catalogue and write numbers in ``lang``.
+    """
+
+    lang = param.Selector(
+        default=DEFAULT_LANG,
+        objects=list(i18n.languages()),
+        constant=True,
+        doc="Language of every text and number of the view (a catalogue in attnmodel/locales).",
+    )
+
+    def t(self, key: str, /, **values) -> str:
+        return i18n.text(key, self.lang, **values)
+
+    def num(self, x: float, decimals: int = 2, signed: bool = False) -> str:
+        return number(x, decimals, signed, self.lang)
+
+    def pct(self, p: float, decimals: int = 0) -> str:
+        return percent(p, decimals, self.lang)
+
+    def say(self, exc) -> str:
+        """A refused input's message (an attnmodel Refusal) in the view's language."""
+        return i18n.say(exc, self.lang)
+
+
+class MatrixEditor(DemoView):
     """Editable cells for one matrix parameter of a model.
 
-    Each cell accepts Spanish input ("1,5", "−2"). A bad value shows a Spanish message under the
+    Each cell accepts "1,5", "1.5", "−2". A bad value shows a message in ``lang`` under the
     grid, the cell goes back to the last valid value, and the model is not touched.
     """
 
@@ -238,7 +291,7 @@ class MatrixEditor(pn.viewable.Viewer):
         self._inputs = [
             [
                 pn.widgets.TextInput(
-                    value=es_number(matrix[i, j], 4).rstrip("0").rstrip(","),
+                    value=self._text(matrix[i, j]),
                     width=self.cell_width,
                     margin=(2, 3),
                     css_classes=["c04-cell"],
@@ -261,10 +314,11 @@ class MatrixEditor(pn.viewable.Viewer):
             margin=(4, 12, 4, 0),
         )
 
-    @staticmethod
-    def _text(value: float) -> str:
-        text = es_number(value, 4)
-        return text.rstrip("0").rstrip(",") if "," in text else text
+    def _text(self, value: float) -> str:
+        """A cell's text: 4 decimals at most, no trailing zeros ("1,5", "2", "−0,25")."""
+        text = self.num(value, 4)
+        separator = self.t("format.decimal")
+        return text.rstrip("0").rstrip(separator) if separator in text else text
 
     def _on_edit(self, i: int, j: int, event) -> None:
         if self._syncing:
@@ -281,7 +335,9 @@ class MatrixEditor(pn.viewable.Viewer):
         except ValueError as exc:
             label = self.name_param
             self.error.object = esc(
-                i18n.text("input.cell_refused", name=label, row=i + 1, col=j + 1, message=exc)
+                self.t(
+                    "input.cell_refused", name=label, row=i + 1, col=j + 1, message=self.say(exc)
+                )
             )
             self._set_text(i, j, current[i, j])
             return

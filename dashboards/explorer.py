@@ -27,6 +27,7 @@ from attnmodel.explorer import (
 )
 from attnmodel.formatting import tick_js
 from dashboards.common import (
+    DemoView,
     LiveHTML,
     apply_render,
     esc,
@@ -378,7 +379,7 @@ class _SelectProps:
         self.widget.value = int(index)
 
 
-class ExplorerView(pn.viewable.Viewer):
+class ExplorerView(DemoView):
     """The explorer page: sentence box, token chooser, temperature, position and causal switches,
     the attention map, the focus row as bars, the "Fíjate en tres cosas" buttons and the text.
 

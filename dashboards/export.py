@@ -43,10 +43,10 @@ import panel as pn
 from bokeh.resources import INLINE, Resources
 
 from attnmodel.formatting import es_number
-from attnmodel.i18n import catalogue_json, text
+from attnmodel.i18n import DEFAULT_LANG, catalogue_json, languages, text
 from dashboards import registry
 from dashboards.common import LiveHTML, configure, esc, math_md
-from dashboards.lecture import EXERCISES, INTRO, SECTIONS, TITLE, section_marker
+from dashboards.lecture import EXERCISES, SECTIONS, section_marker
 
 # Relative to where the command runs (the project folder for make; anywhere for `clase04 export`
 # after `pip install .`, which must not write into site-packages).
@@ -65,7 +65,6 @@ MAX_BYTES = 6_000_000
 SECTION_VIEWS: dict[str, tuple[registry.Demo, ...]] = {
     s.id: registry.section_demos(s) for s in SECTIONS if s.demos
 }
-LABELS = {s.id: s.label() for s in SECTIONS}
 
 # Same-page anchors cannot reach the markers: Panel renders them inside shadow roots. This
 # helper finds a section marker through every shadow root and scrolls to it (also on load when
@@ -121,8 +120,10 @@ class ExportError(RuntimeError):
 
 @dataclass
 class Wiring:
-    """Calls each view's ``enable_client_side`` and collects the embedded states of one page."""
+    """Builds a page's views in its language, calls each view's ``enable_client_side`` and
+    collects the embedded states of the page."""
 
+    lang: str = DEFAULT_LANG
     states: dict = field(default_factory=dict)
     count: int = 0
 
@@ -132,36 +133,55 @@ class Wiring:
         return view
 
 
-def _goto(section_id: str, text: str) -> str:
+def lang_dir(lang: str) -> str:
+    """Where a language's files go inside the export folder: Spanish at the top, others in
+    ``<lang>/`` (``dist/en/clase04.html``)."""
+    return "" if lang == DEFAULT_LANG else f"{lang}/"
+
+
+def _goto(section_id: str, label: str) -> str:
     """An anchor link to a section of the same page (works through the shadow roots)."""
     return (
         f'<a href="#{esc(section_id)}" onclick="return c04Goto(&#x27;{esc(section_id)}&#x27;)">'
-        f"{text}</a>"
+        f"{label}</a>"
     )
 
 
 def _section(section_id: str, wire: Wiring) -> pn.Column:
     parts = []
     for demo in SECTION_VIEWS[section_id]:
-        parts += [section_marker(demo.id), wire(demo.view_class()())]
+        parts += [section_marker(demo.id), wire(demo.view_class()(lang=wire.lang))]
     return pn.Column(*parts, sizing_mode="stretch_width")
 
 
-def _exercises() -> pn.Column:
+def _exercises(lang: str) -> pn.Column:
     rows = [
         section_marker("jugar"),
-        math_md(text("export.exercises"), margin=(0, 10)),
+        math_md(text("export.exercises", lang), margin=(0, 10)),
     ]
+    labels = {s.id: s.label(lang) for s in SECTIONS}
     for exercise in EXERCISES:
-        link = _goto(exercise.section, f"→ {esc(LABELS[exercise.section])}")
-        rows.append(math_md(f"• {exercise.text()} {link}", margin=(0, 10)))
+        link = _goto(exercise.section, f"→ {esc(labels[exercise.section])}")
+        rows.append(math_md(f"• {exercise.text(lang)} {link}", margin=(0, 10)))
     return pn.Column(*rows, sizing_mode="stretch_width")
 
 
-def _bar() -> pn.pane.HTML:
+def language_links(filename: str, lang: str) -> str:
+    """Links to the same file in every other language, each named in its own language."""
+    up = "../" if lang_dir(lang) else ""
+    return " · ".join(
+        f'<a href="{up}{lang_dir(other)}{filename}" hreflang="{other}" lang="{other}" '
+        f'data-testid="lang-{other}">{esc(text("lecture.language", other))}</a>'
+        for other in languages()
+        if other != lang
+    )
+
+
+def _bar(filename: str, lang: str) -> pn.pane.HTML:
     return LiveHTML(
-        f'<div class="c04-export-bar"><a href="{INDEX_FILE}">{esc(text("export.index_link"))}</a>'
-        f' · <a href="{LECTURE_FILE}">{esc(text("export.lecture_link"))}</a></div>',
+        f'<div class="c04-export-bar"><a href="{INDEX_FILE}">{esc(text("export.index_link", lang))}'
+        f'</a> · <a href="{LECTURE_FILE}">{esc(text("export.lecture_link", lang))}</a> · '
+        f"{language_links(filename, lang)}</div>",
         stylesheets=[PAGE_CSS],
         margin=(6, 20, 0, 20),
     )
@@ -169,21 +189,22 @@ def _bar() -> pn.pane.HTML:
 
 def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
     """Header, anchor-link navigation, every section stacked, "Para seguir jugando" as text."""
-    links = "".join(_goto(s.id, esc(s.label())) for s in SECTIONS)
+    lang = wire.lang
+    links = "".join(_goto(s.id, esc(s.label(lang))) for s in SECTIONS)
     nav = LiveHTML(
-        f'<nav class="c04-export-nav" data-testid="export-nav"><b>{esc(text("export.nav"))}</b>'
-        f" {links}</nav>",
+        f'<nav class="c04-export-nav" data-testid="export-nav">'
+        f"<b>{esc(text('export.nav', lang))}</b> {links}</nav>",
         stylesheets=[PAGE_CSS],
         margin=(0, 20, 10, 20),
         sizing_mode="stretch_width",
     )
     sections = [_section(section_id, wire) for section_id in SECTION_VIEWS]
     return pn.Column(
-        _bar(),
-        math_md(INTRO, margin=(0, 20)),
+        _bar(LECTURE_FILE, lang),
+        math_md(text("lecture.intro", lang), margin=(0, 20)),
         nav,
         *sections,
-        _exercises(),
+        _exercises(lang),
         sizing_mode="stretch_width",
         max_width=1400,
     )
@@ -192,7 +213,10 @@ def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
 def _section_page(section_id: str) -> Callable[[Wiring], pn.viewable.Viewable]:
     def build(wire: Wiring) -> pn.viewable.Viewable:
         return pn.Column(
-            _bar(), _section(section_id, wire), sizing_mode="stretch_width", max_width=1400
+            _bar(f"{section_id}.html", wire.lang),
+            _section(section_id, wire),
+            sizing_mode="stretch_width",
+            max_width=1400,
         )
 
     return build
@@ -204,20 +228,39 @@ class Page:
     title: str
     description: str
     build: Callable[[Wiring], pn.viewable.Viewable]
+    lang: str = DEFAULT_LANG
+
+    @property
+    def path(self) -> str:
+        """Where it goes inside the export folder (``en/clase04.html``)."""
+        return f"{lang_dir(self.lang)}{self.filename}"
 
 
-PAGES = (
-    Page(LECTURE_FILE, TITLE, text("export.lecture_description"), build_lecture),
-    *(
+def pages(lang: str = DEFAULT_LANG) -> tuple[Page, ...]:
+    """The whole lecture and one page per section, in ``lang``."""
+    labels = {s.id: s.label(lang) for s in SECTIONS}
+    return (
         Page(
-            f"{section_id}.html",
-            text("export.page_title", label=LABELS[section_id]),
-            LABELS[section_id],
-            _section_page(section_id),
-        )
-        for section_id in SECTION_VIEWS
-    ),
-)
+            LECTURE_FILE,
+            text("lecture.title", lang),
+            text("export.lecture_description", lang),
+            build_lecture,
+            lang,
+        ),
+        *(
+            Page(
+                f"{section_id}.html",
+                text("export.page_title", lang, label=labels[section_id]),
+                labels[section_id],
+                _section_page(section_id),
+                lang,
+            )
+            for section_id in SECTION_VIEWS
+        ),
+    )
+
+
+PAGES = pages()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -383,6 +426,7 @@ def postprocess(
     scripts: list[tuple[str, str]] | None = None,
     states: dict | None = None,
     dist_dir: Path = PANEL_DIST,
+    lang: str = DEFAULT_LANG,
 ) -> Processed:
     """Make a page saved with ``resources=INLINE`` need nothing from the network (see top)."""
     result = Processed(page)
@@ -401,12 +445,12 @@ def postprocess(
 
     result.removed = [m.group(0).strip() for m in _ICON_LINK.finditer(page)]
     page = _ICON_LINK.sub("", page)
-    page = re.sub(r'<html lang="en"', '<html lang="es"', page, count=1)
+    page = re.sub(r'<html lang="[^"]*"', f'<html lang="{lang}"', page, count=1)
 
     head = _HEAD.search(page)
     if head is None:
         raise ExportError("La página guardada no tiene <head>.")
-    injected = [*head_elements(scripts or [], states or {}), _script(NAV_JS)]
+    injected = [*head_elements(scripts or [], states or {}, lang), _script(NAV_JS)]
     # After <meta charset>: the browser only honours it within the first 1024 bytes.
     page = page[: head.end()] + "\n".join(injected) + "\n" + page[head.end() :]
 
@@ -452,23 +496,26 @@ def save_html(layout: pn.viewable.Viewable, title: str) -> str:
 
 
 def render_page(page: Page, scripts: list[tuple[str, str]]) -> tuple[Processed, int]:
-    wire = Wiring()
+    wire = Wiring(page.lang)
     layout = page.build(wire)
-    return postprocess(save_html(layout, page.title), scripts, wire.states), wire.count
+    processed = postprocess(save_html(layout, page.title), scripts, wire.states, lang=page.lang)
+    return processed, wire.count
 
 
-def index_html(results: list[Result]) -> str:
-    """A plain page (no script, no external resource) linking every exported file."""
+def index_html(results: list[Result], lang: str = DEFAULT_LANG) -> str:
+    """A plain page (no script, no external resource) linking every exported file of ``lang``
+    (``results``: one per page of ``pages(lang)``, in order) and the other languages' indexes."""
     rows = "".join(
-        f'<tr><td><a href="{esc(r.filename)}">{esc(r.filename)}</a></td>'
+        f'<tr><td><a href="{esc(p.filename)}">{esc(p.filename)}</a></td>'
         f"<td>{esc(p.description)}</td><td class='n'>{mb(r.size)} MB</td></tr>"
-        for r, p in zip(results, PAGES, strict=True)
+        for r, p in zip(results, pages(lang), strict=True)
     )
+    title = text("lecture.title", lang)
     return f"""<!DOCTYPE html>
-<html lang="es">
+<html lang="{lang}">
 <head>
 <meta charset="utf-8">
-<title>{esc(text("export.index_title", title=TITLE))}</title>
+<title>{esc(text("export.index_title", lang, title=title))}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; max-width: 46em; margin: 2em auto; padding: 0 1em;
   color: #222; line-height: 1.5; }}
@@ -479,11 +526,12 @@ a {{ color: #1f5fa8; }}
 </style>
 </head>
 <body>
-<h1>{esc(TITLE)}</h1>
-<p>{esc(text("export.index_lead"))}</p>
+<p>{language_links(INDEX_FILE, lang)}</p>
+<h1>{esc(title)}</h1>
+<p>{esc(text("export.index_lead", lang))}</p>
 <table data-testid="export-files">
-<tr><th>{esc(text("export.index_file"))}</th><th>{esc(text("export.index_content"))}</th>\
-<th>{esc(text("export.index_size"))}</th></tr>
+<tr><th>{esc(text("export.index_file", lang))}</th><th>{esc(text("export.index_content", lang))}\
+</th><th>{esc(text("export.index_size", lang))}</th></tr>
 {rows}
 </table>
 </body>
@@ -491,37 +539,50 @@ a {{ color: #1f5fa8; }}
 """
 
 
-def export(out_dir: Path = DEFAULT_OUT, log: Callable[[str], None] = print) -> list[Result]:
-    """Write every page and index.html into ``out_dir``; return one Result per file."""
+def export(
+    out_dir: Path = DEFAULT_OUT,
+    log: Callable[[str], None] = print,
+    langs: tuple[str, ...] | None = None,
+) -> list[Result]:
+    """Write every page and an index.html per language (Spanish in ``out_dir``, the others in
+    ``out_dir/<lang>/``); return one Result per file, its path relative to ``out_dir``."""
     configure()
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     scripts = static_scripts()
-    total = len(PAGES) + 1
-    results = []
-    for n, page in enumerate(PAGES, start=1):
+    langs = tuple(langs or languages())
+    total = sum(len(pages(lang)) + 1 for lang in langs)
+    results: list[Result] = []
+    n = 0
+    for lang in langs:
+        (out_dir / lang_dir(lang)).mkdir(parents=True, exist_ok=True)
+        done: list[Result] = []
+        for page in pages(lang):
+            n += 1
+            start = time.perf_counter()
+            processed, count = render_page(page, scripts)
+            data = processed.html.encode("utf-8")
+            (out_dir / page.path).write_bytes(data)
+            result = Result(
+                page.path,
+                len(data),
+                count,
+                time.perf_counter() - start,
+                processed.inlined,
+                processed.removed,
+            )
+            done.append(result)
+            log(
+                f"[{n}/{total}] {page.path} … {count} estados, {mb(result.size)} MB, "
+                f"{es_number(result.seconds, 1)} s"
+            )
+        n += 1
         start = time.perf_counter()
-        processed, count = render_page(page, scripts)
-        data = processed.html.encode("utf-8")
-        (out_dir / page.filename).write_bytes(data)
-        result = Result(
-            page.filename,
-            len(data),
-            count,
-            time.perf_counter() - start,
-            processed.inlined,
-            processed.removed,
-        )
-        results.append(result)
-        log(
-            f"[{n}/{total}] {page.filename} … {count} estados, {mb(result.size)} MB, "
-            f"{es_number(result.seconds, 1)} s"
-        )
-    start = time.perf_counter()
-    data = index_html(results).encode("utf-8")
-    (out_dir / INDEX_FILE).write_bytes(data)
-    results.append(Result(INDEX_FILE, len(data), 0, time.perf_counter() - start))
-    log(f"[{total}/{total}] {INDEX_FILE} … {mb(len(data))} MB")
+        data = index_html(done, lang).encode("utf-8")
+        index = f"{lang_dir(lang)}{INDEX_FILE}"
+        (out_dir / index).write_bytes(data)
+        done.append(Result(index, len(data), 0, time.perf_counter() - start))
+        log(f"[{n}/{total}] {index} … {mb(len(data))} MB")
+        results += done
     return results
 
 
@@ -548,11 +609,17 @@ def main(argv: list[str] | None = None, prog: str = "python -m dashboards.export
         default=DEFAULT_OUT,
         help="carpeta de salida (dist/ de la carpeta actual)",
     )
+    parser.add_argument(
+        "--lang",
+        action="append",
+        choices=languages(),
+        help="solo este idioma (se puede repetir); por defecto, todos",
+    )
     args = parser.parse_args(argv)
     start = time.perf_counter()
     print(f"Exportando la clase a {args.out} …", flush=True)
     try:
-        results = export(args.out, log=lambda line: print(line, flush=True))
+        results = export(args.out, log=lambda line: print(line, flush=True), langs=args.lang)
     except (ExportError, OSError) as exc:
         print(f"Error: la exportación falló: {exc}", file=sys.stderr)
         return 1

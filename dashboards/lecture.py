@@ -9,31 +9,27 @@ page (``pn.state.onload``), so a new session costs the server little before its 
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
-import gc
-import logging
-import math
-import os
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import panel as pn
 import param
-from tornado.ioloop import IOLoop
 
-from attnmodel.i18n import text
+from attnmodel.i18n import DEFAULT_LANG, languages, text
 from dashboards import registry
-from dashboards.common import LiveHTML, configure, esc, math_md, respond_immediately
-
-# A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
-# session, and every such name would leave one more logger behind.
-log = logging.getLogger("dashboards.lecture")
+from dashboards.common import (
+    LiveHTML,
+    configure,
+    esc,
+    math_md,
+    requested,
+    requested_lang,
+    respond_immediately,
+)
+from dashboards.memory import freeze_survivors, release_memory_later
 
 TITLE = text("lecture.title")
 INTRO = text("lecture.intro")
-LOADING = f'<div class="c04-note">{esc(text("lecture.loading"))}</div>'
 SECTIONS = registry.SECTIONS
 
 
@@ -41,6 +37,12 @@ class Lecture(pn.viewable.Viewer):
     """One browser session of the lecture: its models, its lazily built sections, its navigation."""
 
     section = param.String(default="autoatencion", doc="Id of the section on screen.")
+    lang = param.Selector(
+        default=DEFAULT_LANG,
+        objects=list(languages()),
+        constant=True,
+        doc="Language of the whole lecture (?lang=): every view's text and numbers.",
+    )
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -51,7 +53,7 @@ class Lecture(pn.viewable.Viewer):
         self.sections = {s.id: s for s in SECTIONS}
         self._built: dict[str, pn.viewable.Viewable] = {}
         self.nav = pn.widgets.RadioButtonGroup(
-            options={s.label(): s.id for s in SECTIONS},
+            options={s.label(self.lang): s.id for s in SECTIONS},
             value=self.section if self.section in self.sections else SECTIONS[0].id,
             orientation="vertical",
             color="primary",
@@ -69,7 +71,8 @@ class Lecture(pn.viewable.Viewer):
             # A served page: it goes out with a placeholder and the section is built once the
             # browser reports the page loaded, over the session's websocket.
             self.section = self.nav.value
-            self.main.objects = [LiveHTML(LOADING, margin=(10, 10))]
+            loading = f'<div class="c04-note">{esc(text("lecture.loading", self.lang))}</div>'
+            self.main.objects = [LiveHTML(loading, margin=(10, 10))]
             pn.state.onload(self._load)
 
     def _load(self) -> None:
@@ -90,19 +93,31 @@ class Lecture(pn.viewable.Viewer):
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             freeze_survivors()
 
+    def language_links(self) -> str:
+        """Links to this section in every other language (``?lang=…&seccion=…``), each named in
+        its own language and marked with its ``lang`` for screen readers."""
+        links = [
+            f'<a href="?lang={other}&amp;seccion={esc(self.section)}" hreflang="{other}" '
+            f'lang="{other}" data-testid="lang-{other}">{esc(text("lecture.language", other))}</a>'
+            for other in languages()
+            if other != self.lang
+        ]
+        return f'<div class="c04-note">{" · ".join(links)}</div>'
+
     def go(self, section_id: str) -> None:
         """Navigate to a section (used by the "Para seguir jugando" buttons)."""
         self.nav.value = section_id
 
     def __panel__(self):
         sidebar = pn.Column(
-            LiveHTML(f"<b>{esc(text('lecture.sections'))}</b>", margin=(10, 10, 0, 10)),
+            LiveHTML(f"<b>{esc(text('lecture.sections', self.lang))}</b>", margin=(10, 10, 0, 10)),
             self.nav,
+            LiveHTML(self.language_links(), margin=(10, 10)),
             width=250,
             margin=(10, 10),
         )
         return pn.Column(
-            math_md(INTRO, margin=(0, 20)),
+            math_md(text("lecture.intro", self.lang), margin=(0, 20)),
             pn.Row(sidebar, self.main, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
             max_width=1400,
@@ -123,7 +138,7 @@ def build_section(lecture: Lecture, section: registry.Section) -> pn.viewable.Vi
     for demo in registry.section_demos(section):
         parts += [
             section_marker(demo.id),
-            demo.view_class()(model=getattr(lecture, demo.module)),
+            demo.view_class()(model=getattr(lecture, demo.module), lang=lecture.lang),
         ]
     return pn.Column(*parts, sizing_mode="stretch_width")
 
@@ -170,10 +185,11 @@ EXERCISES = (
 
 
 def _build_exercises(lecture: Lecture):
-    rows = [section_marker("jugar"), math_md(text("exercise.heading"))]
+    lang = lecture.lang
+    rows = [section_marker("jugar"), math_md(text("exercise.heading", lang))]
     for n, exercise in enumerate(EXERCISES, start=1):
         button = pn.widgets.Button(
-            label=text("lecture.try_it"),
+            label=text("lecture.try_it", lang),
             color="primary",
             width=110,
             margin=(12, 10),
@@ -185,108 +201,23 @@ def _build_exercises(lecture: Lecture):
             lecture.go(exercise.section)
 
         button.on_click(run)
-        rows.append(pn.Row(button, math_md(f"• {exercise.text()}"), sizing_mode="stretch_width"))
+        bullet = math_md(f"• {exercise.text(lang)}")
+        rows.append(pn.Row(button, bullet, sizing_mode="stretch_width"))
     return pn.Column(*rows, sizing_mode="stretch_width")
 
 
 ALIASES = registry.ALIASES
 
 
-def create_lecture(section: str | None = None) -> Lecture:
+def create_lecture(section: str | None = None, lang: str = DEFAULT_LANG) -> Lecture:
     """A new Lecture for one session; an unknown section id falls back to the first section."""
     section = ALIASES.get(section, section)
     ids = {s.id for s in SECTIONS}
-    return Lecture(section=section if section in ids else SECTIONS[0].id)
-
-
-# Seconds after the last discarded session before its memory is handed back to the system: after
-# Panel's own debounced gc.collect() (5 s), and once for a burst of closing sessions. The server's
-# environment may set it (C04_RELEASE_DELAY, 0.1–600 s): `make test`'s soak smoke waits 1 s.
-DEFAULT_RELEASE_DELAY = 6.0
-
-
-def release_delay(value: str | None) -> float:
-    """C04_RELEASE_DELAY read as seconds; the default when unset or not a number in 0.1–600."""
-    try:
-        seconds = float(value) if value is not None else DEFAULT_RELEASE_DELAY
-    except ValueError:
-        seconds = math.nan
-    if not 0.1 <= seconds <= 600:
-        log.info(
-            "C04_RELEASE_DELAY=%r no es un número de segundos entre 0,1 y 600; se usan %g s",
-            value,
-            DEFAULT_RELEASE_DELAY,
-        )
-        return DEFAULT_RELEASE_DELAY
-    return seconds
-
-
-RELEASE_DELAY = release_delay(os.environ.get("C04_RELEASE_DELAY"))
-_release = {"handle": None, "trim": None}
-
-
-def _malloc_trim():
-    """glibc's malloc_trim, or None (another C library)."""
-    if _release["trim"] is None:
-        try:
-            _release["trim"] = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6").malloc_trim
-        except (OSError, AttributeError):
-            _release["trim"] = False
-    return _release["trim"] or None
-
-
-def freeze_survivors() -> None:
-    """Put every object alive now out of the cyclic garbage collector's walks (``gc.freeze``).
-
-    Called once a served session has its section on screen. Without it, each of CPython's full
-    collections walked every object of every open session: in a 100-session load run, 17 pauses
-    of up to 2.9 s (p95 of a change: 1.8 s). ``_release_memory`` unfreezes everything before
-    it collects, so the sessions that closed are still freed.
-    """
-    gc.freeze()
-
-
-def _release_memory() -> None:
-    _release["handle"] = None
-    start = time.perf_counter()
-    gc.unfreeze()
-    collected = gc.collect()
-    gc.freeze()  # the open sessions that survived stay out of the automatic collections
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-    # One line per burst of closed sessions: the soak and session benches wait for it.
-    log.info(
-        "Memoria liberada: %d objetos recogidos en %.0f ms",
-        collected,
-        (time.perf_counter() - start) * 1e3,
-    )
-
-
-def release_memory_later(session_context) -> None:
-    """On a discarded session: collect and hand free heap pages back to the system, a few
-    seconds after the last of a burst (glibc's malloc_trim; CPython's own small-object arenas
-    only shrink when the server runs with PYTHONMALLOC=malloc)."""
-    loop = IOLoop.current()
-    if _release["handle"] is not None:
-        loop.remove_timeout(_release["handle"])
-    _release["handle"] = loop.call_later(RELEASE_DELAY, _release_memory)
-
-
-def _requested_section() -> str | None:
-    args = pn.state.session_args.get("seccion") if pn.state.session_args else None
-    if not args:
-        return None
-    try:
-        return args[0].decode("utf-8", "replace")
-    except AttributeError:
-        return str(args[0])
+    return Lecture(section=section if section in ids else SECTIONS[0].id, lang=lang)
 
 
 if __name__.startswith("bokeh_app"):
     configure()
-    create_lecture(_requested_section()).servable(title=TITLE)
-    # From the imported module: Panel empties this script's namespace when the session ends.
-    from dashboards.lecture import release_memory_later
-
+    _lang = requested_lang()
+    create_lecture(requested("seccion"), _lang).servable(title=text("lecture.title", _lang))
     pn.state.on_session_destroyed(release_memory_later)

@@ -29,6 +29,7 @@ from bokeh.plotting import figure
 
 from attnmodel.multihead import HEAD_OPTIONS, SENTENCES, MultiHeadDemo
 from dashboards.common import (
+    DemoView,
     LiveHTML,
     apply_render,
     es_number,
@@ -549,7 +550,7 @@ def _changed(old, new) -> bool:
     return old != new
 
 
-class MultiHeadView(pn.viewable.Viewer):
+class MultiHeadView(DemoView):
     """Sentence and number-of-heads controls, one arc diagram + matrix per head, their sum.
 
     Panels for the maximum number of heads are built once; ``n_heads`` only shows or hides them

@@ -25,6 +25,7 @@ from bokeh.plotting import figure
 from attnmodel import PositionalEncodingDemo, i18n
 from attnmodel.formatting import tick_js
 from dashboards.common import (
+    DemoView,
     LiveHTML,
     apply_render,
     es_number,
@@ -201,7 +202,7 @@ TABLE_CSS = """
 """
 
 
-class PositionalView(pn.viewable.Viewer):
+class PositionalView(DemoView):
     """The positional-encoding section: formula, PE heatmap, similarity curve, worked table.
 
     Controls: ``n_positions`` and ``d_model`` sliders, two-way bound to the model. ``d_model``

@@ -19,6 +19,7 @@ from bokeh.plotting import figure
 from attnmodel.formatting import tick_js
 from attnmodel.scaling import N_TRIALS, ScalingDemo
 from dashboards.common import (
+    DemoView,
     LiveHTML,
     apply_render,
     es_number,
@@ -250,7 +251,7 @@ class StopSlider(pn.viewable.Viewer):
         return self._slider
 
 
-class ScalingView(pn.viewable.Viewer):
+class ScalingView(DemoView):
     """d_k slider, "Nueva muestra", readouts and the bars of one query with and without √d_k.
 
     data-testids (each readout is a ``div.c04-readout``; its number is in ``.c04-value``):

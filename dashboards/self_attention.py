@@ -18,6 +18,7 @@ from bokeh.plotting import figure
 
 from attnmodel.self_attention import MATRICES, PRESETS, SelfAttention
 from dashboards.common import (
+    DemoView,
     LiveHTML,
     MatrixEditor,
     apply_render,
@@ -168,7 +169,7 @@ def client_init(model: SelfAttention) -> dict[str, object]:
     }
 
 
-class SelfAttentionView(pn.viewable.Viewer):
+class SelfAttentionView(DemoView):
     """Editable X, W_Q, W_K, W_V; Q, K, V, scores, A, Z and the softmax gradient per row.
 
     data-testids (tables: one ``<tr>`` per token after the header row, numbers in ``<td>``):

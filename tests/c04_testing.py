@@ -161,6 +161,65 @@ def expected_top(model, weights) -> list[str]:
     ]
 
 
+# ---------------------------------------------------------------------------------------------
+# Languages: no Spanish left on an English page
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[^\W\d_]{4,}", text)}
+
+
+# Common Spanish words, so that text not yet in the catalogue is caught too.
+COMMON_SPANISH = _words(
+    """para cada como sobre entre desde hasta porque está están también cuando donde pero esta
+    este estos estas otra otro todas todos hace puede tiene aquí ahora nada muestra fila filas
+    columna columnas casilla casillas número números valor valores cabeza cabezas frase palabra
+    palabras escribe pulsa consulta llave llaves peso pesos suma media mayor menor ninguna según
+    mismo misma mismos mismas sólo siempre nunca después antes"""
+)
+
+
+def spanish_only_words() -> set[str]:
+    """Words of four letters or more that the Spanish catalogue uses and the English one does
+    not ("casilla", "cabeza", "mantiene"), and common Spanish words: what must not appear on an
+    English page."""
+    from attnmodel.i18n import catalogue
+
+    english = _words(" ".join(catalogue("en").values()))
+    return (_words(" ".join(catalogue("es").values())) | COMMON_SPANISH) - english
+
+
+_KEPT_SPANISH = re.compile(r'<(\w+)\b[^>]*\blang="es"[^>]*>.*?</\1>', re.S)
+
+
+def spanish_words_left(markup: str) -> set[str]:
+    """The Spanish-only words in ``markup`` (HTML or plain text), outside the examples kept in
+    Spanish on purpose: an element marked ``lang="es"`` on an English page."""
+    kept_out = _KEPT_SPANISH.sub(" ", markup)
+    plain = html.unescape(re.sub(r"<[^>]+>", " ", kept_out))
+    return _words(plain) & spanish_only_words()
+
+
+def viewable_texts(viewable) -> str:
+    """Every string property of every Bokeh model a Panel viewable renders to, joined: the text
+    a student reads (panes, widget labels and options, titles, axis labels), and some CSS."""
+    import panel as pn
+    from bokeh.document import Document
+
+    root = pn.panel(viewable).get_root(Document())
+    texts = []
+    for model in root.references():
+        for value in model.properties_with_values(include_defaults=False).values():
+            if isinstance(value, str):
+                texts.append(value)
+            elif isinstance(value, list | tuple):
+                texts += [v for v in value if isinstance(v, str)]
+            elif isinstance(value, dict):
+                texts += [v for v in value.values() if isinstance(v, str)]
+                texts += [k for k in value if isinstance(k, str)]
+    return "\n".join(texts)
+
+
 # The tables of the self-attention demo, by data-testid, in the order the view shows them.
 SA_TABLES = ("sa-Q", "sa-K", "sa-V", "sa-scores", "sa-weights", "sa-Z", "sa-gradient")
 

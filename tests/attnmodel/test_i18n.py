@@ -80,13 +80,24 @@ def test_percent_follows_the_language():
     assert percent(0.3915, 1, lang="en") == "39.1%"  # 39.15 is 39.149999… in binary
 
 
-def test_parse_messages_are_in_the_language():
-    with pytest.raises(ValueError, match=r"^The cell is empty: type a number\.$"):
-        parse_es_number(" ", "en")
+def test_parse_refusals_are_said_in_each_language():
+    with pytest.raises(i18n.Refusal) as empty:
+        parse_es_number(" ")
+    assert empty.value.message("en") == "The cell is empty: type a number."
     with pytest.raises(ValueError, match=r"^«x» no es un número\.$"):
         parse_es_number("x")
-    with pytest.raises(ValueError, match="is not a finite number"):
-        parse_es_number("inf", "en")
+    with pytest.raises(i18n.Refusal) as infinite:
+        parse_es_number("inf")
+    assert infinite.value.message("en") == "“inf” is not a finite number."
+
+
+def test_a_refusal_inside_a_refusal_is_said_in_the_same_language():
+    inner = i18n.Refusal("input.not_a_number", text="abc")
+    outer = i18n.Refusal("input.cell_refused", name="X", row=1, col=2, message=inner)
+    assert str(outer) == "X[1,2]: «abc» no es un número. Se mantiene el valor anterior."
+    assert outer.message("en") == "X[1,2]: “abc” is not a number. The previous value is kept."
+    assert i18n.say(outer, "en") == outer.message("en")
+    assert i18n.say(ValueError("plain"), "en") == "plain"
 
 
 def test_tick_js_writes_the_language_separator():

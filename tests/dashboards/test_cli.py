@@ -31,10 +31,11 @@ def test_serve_is_the_one_serve_command(monkeypatch):
 
 def test_export_is_the_export_with_its_options(monkeypatch, tmp_path):
     seen = []
-    monkeypatch.setattr(export, "export", lambda out, log: seen.append(out) or [])
+    monkeypatch.setattr(export, "export", lambda out, log, langs: seen.append((out, langs)) or [])
     monkeypatch.setattr(export, "summary", lambda results, seconds: "")
     assert cli.main(["export", "--out", str(tmp_path)]) == 0
-    assert seen == [tmp_path]
+    assert cli.main(["export", "--out", str(tmp_path), "--lang", "en"]) == 0
+    assert seen == [(tmp_path, None), (tmp_path, ["en"])]
 
 
 def test_export_help_names_the_command(capsys):

@@ -163,7 +163,7 @@ def test_index_links_every_file_with_its_size():
 
 
 def test_main_reports_a_failure_with_a_non_zero_exit(monkeypatch, tmp_path, capsys):
-    def fail(out_dir, log):
+    def fail(out_dir, log, langs):
         raise export.ExportError("prueba de fallo")
 
     monkeypatch.setattr(export, "export", fail)

@@ -3,19 +3,17 @@ exercises (each a one-click action that makes the seed's claim true on screen)."
 
 from __future__ import annotations
 
-import importlib.util
-import logging
 import math
 import re
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 import numpy as np
 import panel as pn
 import pytest
 from bokeh.models import GlyphRenderer
 
+from attnmodel.i18n import text
 from dashboards import lecture
+from dashboards.common import esc
 from dashboards.lecture import EXERCISES, SECTIONS, Lecture, create_lecture
 
 # Outputs (data-testid) each section's views render: the section itself, not a placeholder.
@@ -220,7 +218,8 @@ def test_served_session_sends_the_page_before_building_the_first_section(served)
     assert lect._built == {}
     assert lect.section == "capital"
     assert lect.nav.value == "capital"
-    assert [obj.object for obj in lect.main.objects] == [lecture.LOADING]
+    [placeholder] = lect.main.objects
+    assert esc(text("lecture.loading")) in placeholder.object
     load()
     assert list(lect._built) == ["capital"]
     assert lect.main.objects == [lect._built["capital"]]
@@ -235,85 +234,3 @@ def test_a_click_before_the_page_has_loaded_is_not_undone_by_the_load(served):
     assert list(lect._built) == ["posicion"]
     assert lect.section == "posicion"
     assert lect.main.objects == [lect._built["posicion"]]
-
-
-def test_discarded_sessions_release_memory_once_per_burst(monkeypatch):
-    import asyncio
-
-    calls = []
-
-    def release():
-        lecture._release["handle"] = None
-        calls.append(1)
-
-    monkeypatch.setattr(lecture, "_release_memory", release)
-    monkeypatch.setattr(lecture, "RELEASE_DELAY", 0.05)
-
-    async def burst():
-        for _ in range(3):
-            lecture.release_memory_later(None)
-        await asyncio.sleep(0.3)
-
-    # In a thread of its own: Playwright's sync fixtures keep a loop running in the test thread
-    # when a browser test ran before on this worker.
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(asyncio.run, burst()).result(timeout=30)
-    assert calls == [1]
-
-
-def _bench_server():
-    """bench/_server.py, whose RELEASED pattern the soak and session benches wait for."""
-    path = Path(__file__).resolve().parents[2] / "bench" / "_server.py"
-    spec = importlib.util.spec_from_file_location("bench_server", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_release_memory_collects_and_trims(monkeypatch, caplog):
-    """Collects the cycles of closed sessions (frozen objects included), trims the heap once,
-    keeps the survivors frozen and logs the line the benches wait for."""
-    import gc
-
-    trims = []
-    monkeypatch.setitem(lecture._release, "trim", lambda pad: trims.append(pad) or 1)
-    monkeypatch.setitem(lecture._release, "handle", object())
-
-    class Closed:  # a closed session's objects: a reference cycle
-        pass
-
-    cycle = Closed()
-    cycle.self = cycle
-    gc.freeze()  # as freeze_survivors() leaves a served session's objects
-    del cycle
-    try:
-        with caplog.at_level(logging.INFO, logger="dashboards.lecture"):
-            lecture._release_memory()
-        assert not [o for o in gc.get_objects() if type(o) is Closed]
-        assert trims == [0]
-        assert lecture._release["handle"] is None
-        assert gc.get_freeze_count() > 0  # what survived is frozen again
-        [record] = [r for r in caplog.records if r.name == "dashboards.lecture"]
-        assert _bench_server().RELEASED.search(record.getMessage())
-    finally:
-        gc.unfreeze()
-
-
-@pytest.mark.parametrize(
-    ("value", "seconds"),
-    [
-        (None, 6.0),
-        ("1", 1.0),
-        ("0.5", 0.5),
-        ("600", 600.0),
-        ("0", 6.0),
-        ("-1", 6.0),
-        ("nan", 6.0),
-        ("inf", 6.0),
-        ("1e9", 6.0),
-        ("uno", 6.0),
-        ("", 6.0),
-    ],
-)
-def test_release_delay_comes_from_the_environment_or_the_default(value, seconds):
-    assert lecture.release_delay(value) == seconds
