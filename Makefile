@@ -45,9 +45,10 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-## docs: regenerate the worked-examples document from the models
+## docs: regenerate the worked-examples documents from the models (Spanish and English)
 docs: $(STAMP)
 	$(BIN)/python -m attnmodel.worked_examples --write docs/ejemplos-trabajados.md
+	$(BIN)/python -m attnmodel.worked_examples --lang en --write docs/worked-examples.md
 
 ## export: the lecture as self-contained HTML files that work offline (dist/)
 export: $(STAMP)

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 import socket
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +20,8 @@ settings.load_profile("c04")
 
 # The shared test helpers (tests/c04_testing.py) assert too: rewrite them for readable failures.
 pytest.register_assert_rewrite("c04_testing")
+
+from c04_testing import EXPORT_KEY  # noqa: E402 (after the rewrite is registered)
 
 ROOT = Path(__file__).resolve().parent
 # Modules that start servers of their own beyond the worker's one, each run by one pytest-xdist
@@ -58,6 +64,51 @@ def pytest_xdist_make_scheduler(config, log):
             return GROUPS.get(nodeid.split("::", 1)[0], nodeid)
 
     return FileGroups(config, log)
+
+
+# The offline export the browser tests open (tests/ui/conftest.py's ``exported``). Under xdist
+# the controller starts it in the background before the workers start, so that it runs while
+# they begin with the groups, instead of every worker waiting ~15–20 s for it at its first
+# export test (measured: two workers each blocked ~20 s on the file lock).
+_EXPORT = pytest.StashKey[tuple]()
+
+
+def _selects_browser_tests(config) -> bool:
+    ui = ROOT / "tests" / "ui"
+    for arg in config.args:
+        path = (Path(config.invocation_params.dir) / arg.split("::", 1)[0]).resolve()
+        if path == ui or ui in path.parents or path in ui.parents:
+            return True
+    return False
+
+
+def pytest_configure(config):
+    if hasattr(config, "workerinput") or not config.pluginmanager.hasplugin("xdist"):
+        return
+    if not config.getoption("numprocesses", None) or not _selects_browser_tests(config):
+        return
+    folder = Path(tempfile.mkdtemp(prefix="c04-export-"))
+    # The exit code lands in a file the workers wait for (they cannot wait on this process).
+    script = '"$2" -m dashboards.export --out "$1/dist" > "$1/export.log" 2>&1; echo $? > "$1/rc"'
+    proc = subprocess.Popen(["bash", "-c", script, "export", str(folder), sys.executable], cwd=ROOT)
+    config.stash[_EXPORT] = (folder, proc)
+
+
+def pytest_configure_node(node):
+    """xdist hook: tell each worker where the background export writes (see above)."""
+    started = node.config.stash.get(_EXPORT, None)
+    if started is not None:
+        node.workerinput[EXPORT_KEY] = str(started[0])
+
+
+def pytest_unconfigure(config):
+    started = config.stash.get(_EXPORT, None)
+    if started is not None:
+        folder, proc = started
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(timeout=30)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 @pytest.fixture

@@ -1,7 +1,8 @@
 """Parameter types shared by the demo models.
 
-They validate before param stores anything, so a bad value raises ``ValueError`` with a Spanish
-message and the model keeps its last valid state.
+They validate before param stores anything, so a bad value raises a ``ValueError`` (an
+:class:`~attnmodel.i18n.Refusal`: Spanish by default, said in any language with ``.message``)
+and the model keeps its last valid state.
 """
 
 from __future__ import annotations
@@ -10,25 +11,26 @@ import numpy as np
 import param
 
 from .core import as_matrix
+from .i18n import Refusal
 
 
-def real_number(value, label: str, integer: bool = False):
-    """``value`` as a plain ``float`` (or ``int``), or ValueError with a Spanish message.
+def real_number(value, label, integer: bool = False):
+    """``value`` as a plain ``float`` (or ``int``), or a Refusal (ValueError) naming ``label``.
 
     param.Number and param.Integer take callables as "dynamic" values and duck-type numbers, so
     functions, complex numbers, numpy strings, dates and 1×1 arrays would get through; refuse
     anything that is not a real number (booleans included) before param sees it.
     """
-    kind = "un número entero" if integer else "un número"
     valid = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
         value, (bool, np.bool_, np.timedelta64)
     )
     if not valid or (integer and not isinstance(value, (int, np.integer))):
-        raise ValueError(f"{label}: se esperaba {kind}, no {value!r}.")
+        key = "core.expected_integer" if integer else "core.expected_number"
+        raise Refusal(key, name=label, value=repr(value))
     try:
         return int(value) if integer else float(value)
     except OverflowError:  # an int beyond the float range: out of every bound anyway
-        raise ValueError(f"{label}: {value!r} está fuera de rango.") from None
+        raise Refusal("core.out_of_range", name=label, value=repr(value)) from None
 
 
 class RealNumber(param.Number):
@@ -36,7 +38,7 @@ class RealNumber(param.Number):
 
     def __set__(self, obj, val):
         if val is not None or not self.allow_None:
-            val = real_number(val, self.name or "número")
+            val = real_number(val, self.name or Refusal("core.number_label"))
         super().__set__(obj, val)
 
 
@@ -45,7 +47,7 @@ class StrictInteger(param.Integer):
 
     def __set__(self, obj, val):
         if val is not None or not self.allow_None:
-            val = real_number(val, self.name or "entero", integer=True)
+            val = real_number(val, self.name or Refusal("core.integer_label"), integer=True)
         super().__set__(obj, val)
 
 
@@ -59,16 +61,20 @@ class Matrix(param.Array):
         self.label_es = label_es
         self.max_abs = max_abs
         if default is not None:
-            default = as_matrix(default, self.shape, label_es or "matriz")
+            default = as_matrix(default, self.shape, label_es)
         super().__init__(default=default, **params)
 
     def _checked(self, val):
-        label = self.label_es or self.name or "matriz"
+        label = self.label_es or self.name or Refusal("core.matrix_label")
         array = as_matrix(val, self.shape, label)
         if self.max_abs is not None and np.abs(array).max(initial=0) > self.max_abs:
-            bound = f"{self.max_abs:,.0f}".replace(",", " ")
-            raise ValueError(f"{label}: cada casilla debe estar entre −{bound} y {bound}.")
+            raise Refusal("core.matrix_cell_bounds", name=label, bound=self.bound_text)
         return array
+
+    @property
+    def bound_text(self) -> str:
+        """``max_abs`` grouped by thousands with spaces ("1 000 000"), as the message says it."""
+        return f"{self.max_abs:,.0f}".replace(",", " ")
 
     def _validate_value(self, val, allow_None):
         if val is None and allow_None:
@@ -97,6 +103,6 @@ class Sentence(param.String):
             return
         n = len(val.split())
         if n == 0:
-            raise ValueError("La frase está vacía: escribe al menos una palabra.")
+            raise Refusal("core.sentence_empty")
         if n > self.max_tokens:
-            raise ValueError(f"La frase tiene {n} palabras; el máximo es {self.max_tokens}.")
+            raise Refusal("core.sentence_too_long", n=n, max_tokens=self.max_tokens)

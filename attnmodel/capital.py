@@ -29,6 +29,7 @@ import param
 
 from ._params import RealNumber
 from .core import scaled_dot_product_attention, sinusoidal_encoding, softmax
+from .i18n import text
 
 D_MODEL = 3
 COUNTRY_SLOT = 3  # index of "___" in the sentence
@@ -70,14 +71,11 @@ def positional_encoding(n_positions: int) -> np.ndarray:
 class CapitalWalkthrough(param.Parameterized):
     """The full forward pass for "La capital de <país> es", one named step per property."""
 
+    # The docs are the catalogue's (the country's is its select's tooltip, in the page's language).
     country = param.Selector(
-        default="Francia", objects=list(COUNTRIES), doc="País que ocupa el hueco ___."
+        default="Francia", objects=list(COUNTRIES), doc=text("capital.country_help")
     )
-    identity = RealNumber(
-        0.90,
-        bounds=(-1.0, 1.0),
-        doc="Identidad del país: +1 Francia pura, −1 Italia pura, 0 ninguna.",
-    )
+    identity = RealNumber(0.90, bounds=(-1.0, 1.0), doc=text("capital.identity_help"))
 
     def __init__(self, **params):
         super().__init__(**params)
@@ -165,10 +163,13 @@ class CapitalWalkthrough(param.Parameterized):
 
     @property
     def prediction(self) -> str:
-        """The most probable word; an exact tie (identity 0) names both words."""
+        """The most probable word; an exact tie (identity 0) names both words, in Spanish
+        ("París o Roma (empate)", the catalogue's ``capital.readout.tie``)."""
         p = self.probability_vector
         top = [word for word, pw in zip(VOCABULARY, p, strict=True) if pw == p.max()]
-        return top[0] if len(top) == 1 else " o ".join(top) + " (empate)"
+        if len(top) == 1:
+            return top[0]
+        return text("capital.readout.tie", words=text("capital.readout.or").join(top))
 
     @property
     def probability(self) -> float:

@@ -16,6 +16,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .i18n import Refusal
+
 __all__ = [
     "AttentionResult",
     "as_matrix",
@@ -40,7 +42,7 @@ def _is_real(x) -> bool:
 
 def _positive_int(value, name: str) -> int:
     if not _is_real(value) or not math.isfinite(value) or value < 1 or int(value) != value:
-        raise ValueError(f"{name} debe ser un entero positivo, no {value!r}.")
+        raise Refusal("core.positive_int", name=name, value=repr(value))
     return int(value)
 
 
@@ -54,22 +56,25 @@ def _has_complex(value) -> bool:
     return any(isinstance(v, (complex, np.complexfloating)) for v in cells)
 
 
-def as_matrix(value, shape: tuple[int, int] | None = None, name: str = "matriz") -> np.ndarray:
-    """Return ``value`` as a finite float matrix, or raise ``ValueError`` with a Spanish message."""
+def as_matrix(value, shape: tuple[int, int] | None = None, name=None) -> np.ndarray:
+    """Return ``value`` as a finite float matrix, or raise a :class:`~attnmodel.i18n.Refusal`
+    (a ValueError, Spanish by default) naming it ``name`` ("matriz" / "matrix" if None)."""
+    if name is None:
+        name = Refusal("core.matrix_label")  # a name said in the catalogue, like a message
     if _has_complex(value):  # np.array(..., dtype=float) would silently drop the imaginary part
-        raise ValueError(f"{name}: todas las casillas deben ser números reales.")
+        raise Refusal("core.matrix_real", name=name)
     try:
         array = np.array(value, dtype=float)
     except (TypeError, ValueError, OverflowError) as exc:
-        raise ValueError(f"{name}: todas las casillas deben ser números.") from exc
+        raise Refusal("core.matrix_numbers", name=name) from exc
     if array.ndim != 2:
-        raise ValueError(f"{name}: se esperaba una matriz (2 dimensiones), no {array.ndim}.")
+        raise Refusal("core.matrix_ndim", name=name, ndim=array.ndim)
     if shape is not None and array.shape != tuple(shape):
         expected = "×".join(map(str, shape))
         got = "×".join(map(str, array.shape))
-        raise ValueError(f"{name}: se esperaba una matriz {expected}, no {got}.")
+        raise Refusal("core.matrix_shape", name=name, expected=expected, got=got)
     if not np.all(np.isfinite(array)):
-        raise ValueError(f"{name}: las casillas deben ser números finitos (sin NaN ni infinito).")
+        raise Refusal("core.matrix_finite", name=name)
     return array
 
 
@@ -82,11 +87,11 @@ def softmax(x, axis: int = -1, temperature: float = 1.0) -> np.ndarray:
     # [..., n] -> [..., n], each slice along `axis` sums to 1
     x = np.asarray(x, dtype=float)
     if not (_is_real(temperature) and math.isfinite(temperature) and temperature > 0):
-        raise ValueError(f"La temperatura debe ser un número positivo, no {temperature!r}.")
+        raise Refusal("core.temperature", value=repr(temperature))
     if np.isnan(x).any() or np.isposinf(x).any():
-        raise ValueError("softmax: los puntajes no pueden ser NaN ni +infinito.")
+        raise Refusal("core.softmax_not_finite")
     if np.isneginf(x).all(axis=axis).any():
-        raise ValueError("softmax: una fila enmascarada por completo no tiene a quién atender.")
+        raise Refusal("core.softmax_all_masked")
     with np.errstate(over="ignore", invalid="ignore"):
         # Dividing 1e300 by a small temperature overflows to inf; differences are what matter,
         # so shift first, then scale (a shifted row is <= 0, its maximum exactly 0).
@@ -152,19 +157,15 @@ def scaled_dot_product_attention(
     key = np.asarray(key, dtype=float)
     value = np.asarray(value, dtype=float)
     if query.ndim != 2 or key.ndim != 2 or value.ndim != 2:
-        raise ValueError("query, key y value deben ser matrices (2 dimensiones).")
+        raise Refusal("core.attention_ndim")
     if not (np.isfinite(query).all() and np.isfinite(key).all() and np.isfinite(value).all()):
-        raise ValueError("query, key y value deben ser números finitos (sin NaN ni infinito).")
+        raise Refusal("core.attention_finite")
     if query.shape[1] != key.shape[1]:
-        raise ValueError(
-            f"query y key deben tener la misma d_k: {query.shape[1]} ≠ {key.shape[1]}."
-        )
+        raise Refusal("core.attention_d_k", query=query.shape[1], key=key.shape[1])
     if key.shape[0] != value.shape[0]:
-        raise ValueError(
-            f"key y value deben tener las mismas filas: {key.shape[0]} ≠ {value.shape[0]}."
-        )
+        raise Refusal("core.attention_rows", key=key.shape[0], value=value.shape[0])
     if causal and query.shape[0] > key.shape[0]:
-        raise ValueError("Con máscara causal hace falta al menos tantas llaves como consultas.")
+        raise Refusal("core.causal_keys")
     d_k = query.shape[1]
     # 1) score every query against every key
     with np.errstate(over="ignore", invalid="ignore"):
@@ -192,7 +193,7 @@ def multi_head_attention(x, w_query, w_key, w_value, n_heads: int, causal: bool 
     x = np.asarray(x, dtype=float)
     d_model = x.shape[1]
     if n_heads < 1 or d_model % n_heads:
-        raise ValueError(f"d_model = {d_model} no se puede repartir en {n_heads} cabezas iguales.")
+        raise Refusal("core.heads_split", d_model=d_model, n_heads=n_heads)
     d_k = d_model // n_heads
     query, key, value = x @ w_query, x @ w_key, x @ w_value
     weights, outputs = [], []
@@ -210,7 +211,7 @@ def sinusoidal_encoding(n_positions: int, d_model: int, base: float = 10000.0) -
     n_positions = _positive_int(n_positions, "n_positions")
     d_model = _positive_int(d_model, "d_model")
     if not (_is_real(base) and math.isfinite(base) and base > 1):
-        raise ValueError(f"La base debe ser un número mayor que 1, no {base!r}.")
+        raise Refusal("core.base", value=repr(base))
     pos = np.arange(n_positions, dtype=float)[:, None]
     two_i = 2 * (np.arange(d_model) // 2)
     angle = pos / np.power(float(base), two_i / d_model)
@@ -271,11 +272,11 @@ def trigram_vectors(tokens, d_model: int, salt: int = 0) -> np.ndarray:
     """
     # [n] tokens -> [n, d_model], each row of norm 1
     if isinstance(d_model, bool) or not isinstance(d_model, (int, np.integer)) or d_model < 1:
-        raise ValueError(f"d_model debe ser un entero positivo, no {d_model!r}.")
+        raise Refusal("core.positive_int", name="d_model", value=repr(d_model))
     tokens = [tokens] if isinstance(tokens, str) else list(tokens)
     for token in tokens:
         if not isinstance(token, str) or not token:
-            raise ValueError(f"Cada token debe ser un texto no vacío, no {token!r}.")
+            raise Refusal("core.token_text", value=repr(token))
     if not tokens:
         return np.zeros((0, int(d_model)))
     return np.stack([_token_vector(t, int(d_model), int(salt)) for t in tokens])

@@ -18,6 +18,7 @@ import param
 
 from ._params import RealNumber, Sentence, StrictInteger
 from .core import causal_mask, sinusoidal_encoding, softmax, trigram_vectors
+from .i18n import Refusal
 
 __all__ = [
     "DEFAULT_FOCUS",
@@ -32,6 +33,8 @@ __all__ = [
     "percentages",
 ]
 
+# Spanish model data (the seed row below comes from its words): the other languages' pages keep
+# it, quoted with a gloss in explorer.move of their catalogue (locales/<lang>.d/explorer.toml).
 DEFAULT_SENTENCE = "El gato duerme porque el gato está cansado"
 DEFAULT_FOCUS = 5  # the second "gato"
 MAX_TOKENS = 40
@@ -103,14 +106,11 @@ class _TokenIndex(StrictInteger):
     def __set__(self, obj, val):
         # Checked before param stores anything, so a bad index leaves the last valid one.
         if isinstance(val, (bool, np.bool_)):  # param.Integer would take True as 1
-            raise ValueError(f"El token en foco debe ser un número entero, no {val!r}.")
+            raise Refusal("explorer.focus_not_integer", value=repr(val))
         if obj is not None and isinstance(val, numbers.Integral):
             n = len(obj.sentence.split())
             if not 0 <= val < n:
-                raise ValueError(
-                    f"El token en foco debe estar entre 0 y {n - 1} "
-                    f"(la frase tiene {n} tokens), no {val}."
-                )
+                raise Refusal("explorer.focus_out_of_range", last=n - 1, n=n, value=val)
         super().__set__(obj, val)
 
 

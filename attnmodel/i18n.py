@@ -49,17 +49,7 @@ def catalogue(lang: str = DEFAULT_LANG) -> dict[str, str]:
     if not path.is_file():
         raise ValueError(f"No hay catálogo para el idioma «{lang}»: hay {', '.join(languages())}.")
     with path.open("rb") as f:
-        entries = _flatten(tomllib.load(f))
-    # TEMPORARY while the demos move their text in parallel: locales/<lang>.d/*.toml, merged into
-    # <lang>.toml before commit.
-    for part in sorted((LOCALES / f"{lang}.d").glob("*.toml")):
-        with part.open("rb") as f:
-            more = _flatten(tomllib.load(f))
-        clash = set(more) & set(entries)
-        if clash:
-            raise ValueError(f"{part.name}: claves repetidas {sorted(clash)}")
-        entries.update(more)
-    return entries
+        return _flatten(tomllib.load(f))
 
 
 # A field: {name} not right after a letter, digit, _, ^ or \ (there it is a TeX group, as in

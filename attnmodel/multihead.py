@@ -35,14 +35,18 @@ import numpy as np
 import param
 
 from .core import scaled_dot_product_attention, sinusoidal_encoding
+from .i18n import DEFAULT_LANG, Refusal, text
 
 __all__ = [
     "D_MODEL",
     "FEATURE_NAMES",
     "HEAD_OPTIONS",
+    "RELATIONS",
     "RELATION_DESCRIPTIONS",
     "RELATION_NAMES",
     "SENTENCES",
+    "SENTENCE_IDS",
+    "SENTENCE_LANG",
     "MultiHeadDemo",
 ]
 
@@ -132,36 +136,17 @@ _ANNOTATED = (
 )
 _BY_TEXT = {" ".join(tok.word for tok in sent): sent for sent in _ANNOTATED}
 SENTENCES = tuple(_BY_TEXT)
+# The language of the sentences (their words are the model's data): a page in another language
+# keeps them, marked, with a gloss of each (catalogue: multihead.gloss.<id>, by SENTENCE_IDS).
+SENTENCE_LANG = "es"
+SENTENCE_IDS = ("perro", "maria", "ninos", "profesora")
 
-RELATION_NAMES = (
-    "vecino anterior",
-    "sujeto–verbo",
-    "pronombre → antecedente",
-    "determinante → sustantivo",
-)
-RELATION_DESCRIPTIONS = (
-    "Cada token mira a la palabra anterior. W_Q gira la codificación posicional PE(pos) hasta "
-    "PE(pos − 1), y el producto escalar con las llaves es máximo justo ahí. El primer token no "
-    "tiene anterior: PE(−1) se parece más a PE(0) que a cualquier otra posición, así que se mira "
-    "a sí mismo.",
-    "Cada verbo busca el sujeto de su propia cláusula, que además concuerda con él en número. "
-    "Las palabras que no son verbos no buscan sujeto: reparten su atención entre las palabras de "
-    "su misma cláusula, sobre todo las que comparten su número.",
-    "Cada pronombre busca un sustantivo del mismo género y número, con una ligera preferencia "
-    "por el sujeto. Las demás palabras no buscan antecedente: reparten su atención entre las "
-    "que concuerdan con ellas en género y número (a veces solo ellas mismas).",
-    "Cada determinante busca el sustantivo más cercano a su derecha que concuerda con él en "
-    "género y número. Las demás palabras no buscan sustantivo: miran sobre todo a las palabras "
-    "cercanas que concuerdan con ellas en género y número (a menudo, a sí mismas).",
-)
-_SINGLE_HEAD_NAME = "una sola cabeza: las cuatro relaciones a la vez"
-_SINGLE_HEAD_DESCRIPTION = (
-    "Con una sola cabeza de tamaño d_model caben las cuatro proyecciones, pero el puntaje de cada "
-    "par es la suma de los cuatro y hay una sola distribución por fila: cada token tiene que "
-    "elegir entre su vecino, su sujeto, su antecedente o su sustantivo. Las relaciones se "
-    "estorban: algunas sobreviven (el verbo sigue encontrando a su sujeto) y otras se pierden "
-    "(el pronombre y el determinante dejan de encontrar su sustantivo)."
-)
+# The relation of each head, in order: catalogue keys multihead.relation.<id> (its name) and
+# multihead.description.<id>; SINGLE_HEAD ("all") is the one head that carries the four.
+RELATIONS = ("previous", "subject_verb", "pronoun", "determiner")
+SINGLE_HEAD = "all"
+RELATION_NAMES = tuple(text(f"multihead.relation.{r}") for r in RELATIONS)
+RELATION_DESCRIPTIONS = tuple(text(f"multihead.description.{r}") for r in RELATIONS)
 
 
 def _embed(tokens) -> np.ndarray:
@@ -286,12 +271,13 @@ def _layer(sentence: str, n_heads: int) -> _Layer:
 
 
 class _Choice(param.Selector):
-    """A Selector that rejects anything outside its options with a Spanish message."""
+    """A Selector that rejects anything outside its options: Refusal(``refusal``, value=…,
+    options=…), a catalogue message."""
 
-    __slots__ = ["label_es"]
+    __slots__ = ["refusal"]
 
-    def __init__(self, *, label_es="opción", **params):
-        self.label_es = label_es
+    def __init__(self, *, refusal: str, **params):
+        self.refusal = refusal
         super().__init__(**params)
 
     def __set__(self, obj, val):
@@ -305,21 +291,17 @@ class _Choice(param.Selector):
         valid = any(type(value) is type(obj) and value == obj for obj in self.objects)
         if not valid:
             options = ", ".join(map(str, self.objects))
-            raise ValueError(
-                f"{self.label_es}: {value!r} no es válido; las opciones son {options}."
-            )
+            raise Refusal(self.refusal, value=repr(value), options=options)
         super()._validate_value(value, allow_None)
 
 
 class _Fraction(param.Number):
-    """A threshold in [0, 1] with a Spanish error message."""
+    """A threshold in [0, 1], refused with a catalogue message."""
 
     def _validate_value(self, value, allow_None):
         ok = isinstance(value, (int, float)) and not isinstance(value, bool)
         if not (ok and 0.0 <= value <= 1.0):
-            raise ValueError(
-                f"El umbral de los arcos debe ser un número entre 0 y 1, no {value!r}."
-            )
+            raise Refusal("multihead.bad_arc_threshold", value=repr(value))
         super()._validate_value(value, allow_None)
 
 
@@ -334,21 +316,18 @@ class MultiHeadDemo(param.Parameterized):
     sentence = _Choice(
         default=SENTENCES[0],
         objects=list(SENTENCES),
-        label_es="frase",
-        doc="Frase de ejemplo, ya anotada a mano con categoría, género, número, cláusula y sujeto.",
+        refusal="multihead.bad_sentence",
+        doc=text("multihead.sentence_doc"),
     )
     n_heads = _Choice(
         default=4,
         objects=list(HEAD_OPTIONS),
-        label_es="número de cabezas",
-        doc=(
-            "Número de cabezas h; cada una mide d_model / h. Con h ≥ 2 se usan las h primeras "
-            "relaciones; con h = 1 una sola cabeza carga las cuatro a la vez."
-        ),
+        refusal="multihead.bad_n_heads",
+        doc=text("multihead.n_heads_doc"),
     )
     arc_threshold = _Fraction(
         default=0.1,
-        doc="Peso mínimo α_ij para dibujar un arco; los pesos menores no se dibujan.",
+        doc=text("multihead.arc_threshold_doc"),
     )
 
     @property
@@ -365,17 +344,30 @@ class MultiHeadDemo(param.Parameterized):
         """Size of each head: d_model / n_heads."""
         return D_MODEL // self.n_heads
 
+    def relations(self) -> list[str]:
+        """The relation id of each head (RELATIONS; ``["all"]`` for a single head): its name
+        and description are the catalogue's ``multihead.relation.<id>`` and
+        ``multihead.description.<id>``."""
+        if self.n_heads == 1:
+            return [SINGLE_HEAD]
+        return list(RELATIONS[: self.n_heads])
+
+    def names(self, lang: str = DEFAULT_LANG) -> list[str]:
+        """The name of each head's relation in ``lang``."""
+        return [text(f"multihead.relation.{r}", lang) for r in self.relations()]
+
+    def descriptions(self, lang: str = DEFAULT_LANG) -> list[str]:
+        """What each head looks for, in ``lang``."""
+        return [text(f"multihead.description.{r}", lang) for r in self.relations()]
+
     @property
     def head_names(self) -> list[str]:
-        if self.n_heads == 1:
-            return [_SINGLE_HEAD_NAME]
-        return list(RELATION_NAMES[: self.n_heads])
+        """The Spanish name of each head's relation (``names("es")``)."""
+        return self.names()
 
     @property
     def head_descriptions(self) -> list[str]:
-        if self.n_heads == 1:
-            return [_SINGLE_HEAD_DESCRIPTION]
-        return list(RELATION_DESCRIPTIONS[: self.n_heads])
+        return self.descriptions()
 
     @property
     def feature_names(self) -> list[str]:
@@ -428,17 +420,17 @@ class MultiHeadDemo(param.Parameterized):
         """
         # head -> [(i, j, alpha_ij)]
         if isinstance(head, bool) or not isinstance(head, (int, np.integer)):
-            raise ValueError(f"La cabeza debe ser un número entero, no {head!r}.")
+            raise Refusal("multihead.head_not_integer", value=repr(head))
         if not 0 <= head < self.n_heads:
-            raise ValueError(
-                f"La cabeza {head} no existe: hay {self.n_heads} (de 0 a {self.n_heads - 1})."
+            raise Refusal(
+                "multihead.no_such_head", head=head, count=self.n_heads, last=self.n_heads - 1
             )
         if threshold is None:
             threshold = self.arc_threshold
         elif isinstance(threshold, bool) or not (
             isinstance(threshold, (int, float)) and 0.0 <= threshold <= 1.0
         ):
-            raise ValueError(f"El umbral debe ser un número entre 0 y 1, no {threshold!r}.")
+            raise Refusal("multihead.bad_threshold", value=repr(threshold))
         w = self.weights[head]
         return [
             (int(i), int(j), float(w[i, j]))

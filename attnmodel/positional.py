@@ -7,7 +7,8 @@ import param
 
 from ._params import StrictInteger
 from .core import sinusoidal_encoding
-from .formatting import es_number
+from .formatting import number
+from .i18n import DEFAULT_LANG, Refusal, text
 
 
 class EvenInteger(StrictInteger):
@@ -16,10 +17,12 @@ class EvenInteger(StrictInteger):
     def _validate_value(self, val, allow_None):
         super()._validate_value(val, allow_None)
         if val is not None and val % 2:
-            raise ValueError(f"d_model debe ser par (pares seno/coseno), no {val}.")
+            raise Refusal("positional.odd_d_model", value=val)
 
 
-# The worked example of the notes: "el perro mordió", three contiguous tokens, d = 4.
+# The worked example of the notes: "el perro mordió", three contiguous tokens, d = 4. The tokens
+# only label the rows (the embeddings are the example's numbers): each language names them in
+# its catalogue (positional.worked_tokens: "the dog bit" in English), these are the Spanish ones.
 WORKED_TOKENS = ("el", "perro", "mordió")
 WORKED_EMBEDDINGS = np.array(
     [
@@ -49,7 +52,7 @@ class PositionalEncodingDemo(param.Parameterized):
     def similarity_from(self, pos: int) -> np.ndarray:
         """PE_pos · PE_(pos+Δ) for Δ = 0 .. n_positions - 1 - pos."""
         if not 0 <= pos < self.n_positions:
-            raise ValueError(f"La posición debe estar entre 0 y {self.n_positions - 1}.")
+            raise Refusal("positional.position_out_of_range", last=self.n_positions - 1)
         pe = self.encoding
         return pe[pos:] @ pe[pos]
 
@@ -65,38 +68,48 @@ class PositionalEncodingDemo(param.Parameterized):
 
     @property
     def worked_table(self) -> list[dict]:
-        """Rows x, PE(pos), x + PE(pos) for the three tokens, with the comment column."""
-        pe = sinusoidal_encoding(len(WORKED_TOKENS), WORKED_D)
+        """Rows x, PE(pos), x + PE(pos) for the three tokens, with the comment column (Spanish)."""
+        return self.worked_rows()
+
+    def worked_rows(self, lang: str = DEFAULT_LANG) -> list[dict]:
+        """:attr:`worked_table` with its tokens and comments in ``lang`` (same numbers)."""
+        tokens = worked_tokens(lang)
+        pe = sinusoidal_encoding(len(tokens), WORKED_D)
         rows = []
-        for pos, (token, x) in enumerate(zip(WORKED_TOKENS, WORKED_EMBEDDINGS, strict=True)):
+        for pos, (token, x) in enumerate(zip(tokens, WORKED_EMBEDDINGS, strict=True)):
             rows.append(
                 {
                     "vector": f"x({token})",
                     "values": x.copy(),
-                    "comment": f"Embedding de «{token}»: qué palabra es.",
+                    "comment": text("positional.comment_embedding", lang, token=token),
                 }
             )
             rows.append(
                 {
                     "vector": f"PE({pos})",
                     "values": pe[pos].copy(),
-                    "comment": _pe_comment(pos),
+                    "comment": _pe_comment(pos, lang),
                 }
             )
             rows.append(
                 {
                     "vector": f"x({token}) + PE({pos})",
                     "values": x + pe[pos],
-                    "comment": f"Lo que entra a la atención: «{token}» en la posición {pos}.",
+                    "comment": text("positional.comment_sum", lang, token=token, pos=pos),
                 }
             )
         return rows
 
 
-def _pe_comment(pos: int) -> str:
+def worked_tokens(lang: str = DEFAULT_LANG) -> tuple[str, ...]:
+    """The three tokens of the worked example as ``lang`` names them (Spanish: WORKED_TOKENS)."""
+    tokens = tuple(text("positional.worked_tokens", lang).split())
+    if len(tokens) != len(WORKED_TOKENS):  # a catalogue bug, not a user's input
+        raise KeyError(f"positional.worked_tokens ({lang}) debe tener {len(WORKED_TOKENS)} tokens")
+    return tokens
+
+
+def _pe_comment(pos: int, lang: str = DEFAULT_LANG) -> str:
     if pos == 0:
-        return "Posición 0: sen 0 = 0 y cos 0 = 1 en cada par."
-    return (
-        f"Dims 0–1 giran {pos} rad (alta frecuencia); "
-        f"dims 2–3 solo {es_number(pos / 100)} rad (baja frecuencia)."
-    )
+        return text("positional.comment_pe0", lang)
+    return text("positional.comment_pe", lang, pos=pos, angle=number(pos / 100, lang=lang))

@@ -9,6 +9,7 @@ import param
 
 from ._params import Matrix
 from .core import scaled_dot_product_attention, softmax_jacobian_norm
+from .i18n import Refusal
 
 CUSTOM = "personalizado"
 MATRICES = ("X", "W_Q", "W_K", "W_V")
@@ -98,22 +99,25 @@ class SelfAttention(param.Parameterized):
             self.preset = matching
 
     def set_cell(self, matrix: str, row: int, col: int, value) -> None:
-        """Edit one cell; a non-number, NaN or infinity raises ValueError and changes nothing."""
+        """Edit one cell; a non-number, NaN or infinity raises a Refusal (a ValueError) and
+        changes nothing."""
         if matrix not in MATRICES:
-            raise ValueError(f"No existe la matriz {matrix!r}.")
+            raise Refusal("self_attention.no_matrix", matrix=repr(matrix))
         new = getattr(self, matrix).copy()
         try:
             row, col = operator.index(row), operator.index(col)
         except TypeError as exc:
-            raise ValueError(f"{matrix}: la fila y la columna deben ser enteros.") from exc
+            raise Refusal("self_attention.cell_index", matrix=matrix) from exc
         if not (0 <= row < new.shape[0] and 0 <= col < new.shape[1]):
-            raise ValueError(f"{matrix} no tiene la casilla ({row + 1}, {col + 1}).")
+            raise Refusal("self_attention.no_cell", matrix=matrix, row=row + 1, col=col + 1)
         try:
             if isinstance(value, (complex, np.complexfloating)):
                 raise TypeError("complex")
             new[row, col] = float(value)
         except (TypeError, ValueError, OverflowError) as exc:
-            raise ValueError(f"{matrix}[{row + 1},{col + 1}]: «{value}» no es un número.") from exc
+            raise Refusal(
+                "self_attention.not_a_number", matrix=matrix, row=row + 1, col=col + 1, value=value
+            ) from exc
         setattr(self, matrix, new)
 
     @property

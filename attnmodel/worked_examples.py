@@ -1,7 +1,12 @@
-"""The worked examples of the lecture ("el apunte"), rendered from the models.
+"""The worked examples of the lecture ("el apunte"), rendered from the models, in each language.
 
-``docs/ejemplos-trabajados.md`` is this module's output; a test renders it again and compares,
-so the document can never drift from the code. Regenerate with ``make docs``.
+``docs/ejemplos-trabajados.md`` (Spanish) and ``docs/worked-examples.md`` (English) are this
+module's output; a test renders them again and compares, so the documents can never drift from
+the code. Regenerate both with ``make docs``. The prose is the ``[worked]`` table of the text
+catalogues; the numbers are written as the language writes them
+(:func:`attnmodel.formatting.number`). The models' own words (tokens, sentences, countries,
+output words) are Spanish data: an English document keeps them, each marked
+``<span lang="es">…</span>`` (:func:`kept`), and glosses every Spanish example once.
 """
 
 from __future__ import annotations
@@ -13,19 +18,43 @@ from pathlib import Path
 
 import numpy as np
 
-from .capital import COUNTRY_SLOT, DIMENSIONS, W_K, W_Q, W_V, CapitalWalkthrough, U
+from . import i18n
+from .capital import (
+    COUNTRIES,
+    COUNTRY_SLOT,
+    QUERY,
+    VOCABULARY,
+    W_K,
+    W_Q,
+    W_V,
+    CapitalWalkthrough,
+    U,
+)
 from .explorer import POSITION_WEIGHT, SCORE_SCALE, TOKEN_DIM, AttentionExplorer
-from .formatting import es_number, es_percent
-from .multihead import MultiHeadDemo
-from .positional import PositionalEncodingDemo
+from .formatting import number, percent
+from .multihead import RELATIONS, MultiHeadDemo
+from .positional import WORKED_D, WORKED_TOKENS, PositionalEncodingDemo
 from .scaling import N_KEYS, ScalingDemo
 from .self_attention import SelfAttention
 
-DOC_PATH = Path(__file__).resolve().parent.parent / "docs" / "ejemplos-trabajados.md"
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+# The document of each language.
+DOC_PATHS = {"es": DOCS / "ejemplos-trabajados.md", "en": DOCS / "worked-examples.md"}
+DOC_PATH = DOC_PATHS[i18n.DEFAULT_LANG]
+# The language of the models' words: a document in another language keeps them, marked.
+EXAMPLES_LANG = "es"
+# Catalogue keys of the labels of attnmodel.multihead.RELATION_NAMES and capital.DIMENSIONS.
+DIMENSION_KEYS = ("place", "function", "identity")
 
 
-def matrix_md(m, row_labels=None, col_labels=None, decimals: int = 4) -> str:
-    """A Markdown table of a matrix with Spanish decimals."""
+def kept(word: str, lang: str = i18n.DEFAULT_LANG) -> str:
+    """A word of the models' examples as ``lang``'s document shows it: as is in Spanish, marked
+    ``<span lang="es">`` in any other language (kept on purpose, not left untranslated)."""
+    return word if lang == EXAMPLES_LANG else f'<span lang="{EXAMPLES_LANG}">{word}</span>'
+
+
+def matrix_md(m, row_labels=None, col_labels=None, decimals: int = 4, lang: str = "es") -> str:
+    """A Markdown table of a matrix, its numbers written as ``lang`` writes them."""
     m = np.atleast_2d(np.asarray(m, dtype=float))
     row_labels = row_labels or [str(i + 1) for i in range(m.shape[0])]
     col_labels = col_labels or [str(j + 1) for j in range(m.shape[1])]
@@ -34,63 +63,86 @@ def matrix_md(m, row_labels=None, col_labels=None, decimals: int = 4) -> str:
         "|---|" + "---:|" * m.shape[1],
     ]
     for label, row in zip(row_labels, m, strict=True):
-        lines.append(f"| {label} | " + " | ".join(es_number(v, decimals) for v in row) + " |")
+        cells = " | ".join(number(v, decimals, lang=lang) for v in row)
+        lines.append(f"| {label} | {cells} |")
     return "\n".join(lines)
 
 
-def _self_attention() -> str:
+class _Writer:
+    """The words and numbers of one language's document."""
+
+    def __init__(self, lang: str):
+        self.lang = lang
+
+    def t(self, key: str, **values) -> str:
+        return i18n.text(f"worked.{key}", self.lang, **values)
+
+    def num(self, x: float, decimals: int = 2, signed: bool = False) -> str:
+        return number(x, decimals, signed, self.lang)
+
+    def nums(self, xs, decimals: int = 2) -> str:
+        return ", ".join(self.num(x, decimals) for x in xs)
+
+    def pct(self, p: float, decimals: int = 0) -> str:
+        return percent(p, decimals, self.lang)
+
+    def kept(self, word: str) -> str:
+        return kept(word, self.lang)
+
+    def matrix(self, m, row_labels=None, col_labels=None, decimals: int = 4) -> str:
+        return matrix_md(m, row_labels, col_labels, decimals, self.lang)
+
+
+def _self_attention(w: _Writer) -> str:
     m = SelfAttention()
     tok = ["token 1", "token 2", "token 3"]
     out = [
-        "## 4.2.6 · Autoatención sobre tres tokens (demo 1)",
+        w.t("self_attention.heading"),
         "",
-        "Embeddings de dimensión 2; los valores de fábrica de la demo son estos.",
+        w.t("self_attention.lead"),
         "",
-        "Entrada $X$:",
+        w.t("self_attention.input"),
         "",
-        matrix_md(m.X, tok, decimals=0),
+        w.matrix(m.X, tok, decimals=0),
         "",
-        "Proyecciones:",
+        w.t("self_attention.projections"),
         "",
         "$W_Q$:",
         "",
-        matrix_md(m.W_Q, decimals=0),
+        w.matrix(m.W_Q, decimals=0),
         "",
         "$W_K$:",
         "",
-        matrix_md(m.W_K, decimals=0),
+        w.matrix(m.W_K, decimals=0),
         "",
         "$W_V$:",
         "",
-        matrix_md(m.W_V, decimals=0),
+        w.matrix(m.W_V, decimals=0),
         "",
         "$Q = XW_Q$, $K = XW_K$, $V = XW_V$:",
         "",
-        matrix_md(np.hstack([m.Q, m.K, m.V]), tok, ["Q₁", "Q₂", "K₁", "K₂", "V₁", "V₂"], 0),
+        w.matrix(np.hstack([m.Q, m.K, m.V]), tok, ["Q₁", "Q₂", "K₁", "K₂", "V₁", "V₂"], 0),
         "",
-        f"Puntajes $QK^\\top/\\sqrt{{d_k}}$ con $d_k = {m.d_k}$ "
-        "(sin dividir son enteros: se pueden comprobar a mano):",
+        w.t("self_attention.scores", d_k=m.d_k),
         "",
-        matrix_md(m.Q @ m.K.T, tok, tok, 0),
+        w.matrix(m.Q @ m.K.T, tok, tok, 0),
         "",
-        matrix_md(m.scores, tok, tok),
+        w.matrix(m.scores, tok, tok),
         "",
-        "Pesos $A = \\text{softmax}(\\cdot)$ — cada fila suma 1:",
+        w.t("self_attention.weights"),
         "",
-        matrix_md(m.weights, tok, tok),
+        w.matrix(m.weights, tok, tok),
         "",
-        "Salida $Z = AV$:",
+        w.t("self_attention.output"),
         "",
-        matrix_md(m.Z, tok, ["dim 1", "dim 2"]),
+        w.matrix(m.Z, tok, ["dim 1", "dim 2"]),
         "",
     ]
     m.causal = True
     out += [
-        "Con máscara causal la fila del token 1 es "
-        f"({', '.join(es_number(v, 0) for v in m.weights[0])}): "
-        "sin nada que mirar salvo a sí mismo, el softmax no tiene elección.",
+        w.t("self_attention.causal", row=w.nums(m.weights[0], 0)),
         "",
-        matrix_md(m.weights, tok, tok),
+        w.matrix(m.weights, tok, tok),
         "",
     ]
     m.causal = False
@@ -98,280 +150,332 @@ def _self_attention() -> str:
     m.preset = "puntajes grandes"
     m.scaled = False
     out += [
-        "**Preset 1 · puntajes grandes.** Los mismos $W$ con embeddings tres veces más largos: "
-        "los puntajes son nueve veces mayores. Sin dividir por $\\sqrt{d_k}$:",
+        w.t("self_attention.large_scores"),
         "",
-        matrix_md(m.weights, tok, tok),
+        w.matrix(m.weights, tok, tok),
         "",
-        "Tamaño del gradiente del softmax por fila (norma de su jacobiano): "
-        + ", ".join(es_number(g, 5) for g in m.gradient)
-        + " (con el ejemplo 4.2.6: "
-        + ", ".join(es_number(g, 4) for g in base_gradient)
-        + ").",
+        w.t(
+            "self_attention.gradient",
+            large=w.nums(m.gradient, 5),
+            base=w.nums(base_gradient, 4),
+        ),
         "",
     ]
     m.preset = "W_K = W_Q"
     m.scaled = True
     out += [
-        "**Preset 2 · $W_K = W_Q$.** Los puntajes pasan a ser $QQ^\\top$ y la diagonal domina:",
+        w.t("self_attention.wk_equals_wq"),
         "",
-        matrix_md(m.weights, tok, tok),
+        w.matrix(m.weights, tok, tok),
         "",
     ]
     return "\n".join(out)
 
 
-def _scaling() -> str:
+def _scaling(w: _Writer) -> str:
+    columns = ("std", "entropy_unscaled", "entropy_scaled", "gradient_unscaled", "gradient_scaled")
+    names = [w.t(f"scaling.col_{c}") for c in columns]
     rows = [
-        "| $d_k$ | desviación del puntaje | √d_k | entropía media sin escalar (bits) | "
-        "entropía media con escalado (bits) | gradiente medio sin escalar | "
-        "gradiente medio con escalado |",
+        "| $d_k$ | " + " | ".join([names[0], "√d_k", *names[1:]]) + " |",
         "|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for d_k in (1, 4, 16, 64, 256, 1024):
         s = ScalingDemo(d_k=d_k)
         rows.append(
-            f"| {d_k} | {es_number(s.score_std)} | {es_number(math.sqrt(d_k))} | "
-            f"{es_number(s.entropy_unscaled)} | {es_number(s.entropy_scaled)} | "
-            f"{es_number(s.gradient_unscaled, 3)} | {es_number(s.gradient_scaled, 3)} |"
+            f"| {d_k} | {w.num(s.score_std)} | {w.num(math.sqrt(d_k))} | "
+            f"{w.num(s.entropy_unscaled)} | {w.num(s.entropy_scaled)} | "
+            f"{w.num(s.gradient_unscaled, 3)} | {w.num(s.gradient_scaled, 3)} |"
         )
     s = ScalingDemo()
     return "\n".join(
         [
-            "## ¿Por qué dividir por √d_k? (demo 1, segunda parte)",
+            w.t("scaling.heading"),
             "",
-            f"Consultas y llaves con componentes independientes de varianza 1; {N_KEYS} llaves "
-            f"por consulta, {s.n_trials} consultas por fila de la tabla (semilla 0): entropías y "
-            "gradientes son medias sobre ellas. La entropía máxima "
-            f"con {N_KEYS} llaves es 3 bits.",
+            w.t(
+                "scaling.lead",
+                keys=N_KEYS,
+                trials=s.n_trials,
+                seed=s.seed,
+                max_bits=w.num(math.log2(N_KEYS), 0),
+            ),
             "",
             *rows,
             "",
-            f"Valores por defecto de la demo ($d_k = {s.d_k}$): puntaje típico "
-            f"{es_number(s.score_std)}, entropía media {es_number(s.entropy_unscaled)} bits sin "
-            f"escalar y {es_number(s.entropy_scaled)} bits con escalado (media de {s.n_trials} "
-            "consultas).",
+            w.t(
+                "scaling.defaults",
+                d_k=s.d_k,
+                std=w.num(s.score_std),
+                unscaled=w.num(s.entropy_unscaled),
+                scaled=w.num(s.entropy_scaled),
+                trials=s.n_trials,
+            ),
             "",
-            "Las barras de la demo son la primera consulta. Sin escalar: "
-            + ", ".join(es_percent(p, 1) for p in s.weights_unscaled)
-            + ". Con escalado: "
-            + ", ".join(es_percent(p, 1) for p in s.weights_scaled)
-            + ". La entropía de esa sola consulta, que la demo muestra bajo sus barras: "
-            f"{es_number(s.sample_entropy_unscaled)} bits sin escalar y "
-            f"{es_number(s.sample_entropy_scaled)} bits con escalado.",
+            w.t(
+                "scaling.bars",
+                unscaled=", ".join(w.pct(p, 1) for p in s.weights_unscaled),
+                scaled=", ".join(w.pct(p, 1) for p in s.weights_scaled),
+                sample_unscaled=w.num(s.sample_entropy_unscaled),
+                sample_scaled=w.num(s.sample_entropy_scaled),
+            ),
             "",
         ]
     )
 
 
-def _multihead() -> str:
+def _multihead(w: _Writer) -> str:
     m = MultiHeadDemo()
     out = [
-        "## Varias cabezas (demo 2)",
+        w.t("multihead.heading"),
         "",
-        f"Frase por defecto: «{m.sentence}». $d_{{model}} = {m.d_model}$, "
-        f"$h = {m.n_heads}$ cabezas de dimensión $d_{{model}}/h = {m.d_k}$. Patrones "
-        "ilustrativos: en un modelo real estos roles emergen del entrenamiento.",
+        w.t(
+            "multihead.lead",
+            sentence=w.kept(m.sentence),
+            d_model=m.d_model,
+            heads=m.n_heads,
+            d_k=m.d_k,
+        ),
         "",
     ]
-    tokens = m.tokens
-    for k, (name, weights) in enumerate(zip(m.head_names, m.weights, strict=True), start=1):
+    tokens = [w.kept(t) for t in m.tokens]
+    for k, weights in enumerate(m.weights):
         top = [
-            f"{tokens[i]} → {tokens[int(np.argmax(row))]} ({es_percent(row.max())})"
+            f"{tokens[i]} → {tokens[int(np.argmax(row))]} ({w.pct(row.max())})"
             for i, row in enumerate(weights)
         ]
-        out += [f"**Cabeza {k} · {name}:** " + "; ".join(top) + ".", ""]
+        name = i18n.text(f"multihead.relation.{RELATIONS[k]}", w.lang)
+        out += [w.t("multihead.head", number=k + 1, name=name, top="; ".join(top)), ""]
     out += [
-        "Suma de todas las cabezas (promedio de las matrices de pesos, lo que ve la capa "
-        "siguiente):",
+        w.t("multihead.combined"),
         "",
-        matrix_md(m.combined, tokens, tokens, 2),
+        w.matrix(m.combined, tokens, tokens, 2),
         "",
     ]
     m.n_heads = 1
     single = m.weights[0]
     top = [f"{tokens[i]} → {tokens[int(np.argmax(row))]}" for i, row in enumerate(single)]
-    out += [
-        f"Con una sola cabeza de dimensión {m.d_k} las cuatro relaciones comparten una "
-        "distribución: " + "; ".join(top) + ".",
-        "",
-    ]
+    out += [w.t("multihead.single", d_k=m.d_k, top="; ".join(top)), ""]
     return "\n".join(out)
 
 
-def _positional() -> str:
+def _positional(w: _Writer) -> str:
     p = PositionalEncodingDemo()
     table = [
-        "| Vector | dim 0 | dim 1 | dim 2 | dim 3 | Comentario |",
+        f"| Vector | dim 0 | dim 1 | dim 2 | dim 3 | {w.t('positional.col_comment')} |",
         "|---|---:|---:|---:|---:|---|",
     ]
-    for row in p.worked_table:
-        values = " | ".join(es_number(v, 4) for v in row["values"])
-        table.append(f"| {row['vector']} | {values} | {row['comment']} |")
+    # worked_table: for each token, the rows x(token), PE(pos) and x(token) + PE(pos).
+    for i, row in enumerate(p.worked_table):
+        pos, kind = divmod(i, 3)
+        token = w.kept(WORKED_TOKENS[pos])
+        if kind == 0:
+            vector, comment = f"x({token})", w.t("positional.comment_embedding", token=token)
+        elif kind == 1:
+            vector = f"PE({pos})"
+            comment = (
+                w.t("positional.comment_pe0")
+                if pos == 0
+                else w.t("positional.comment_pe", pos=pos, slow=w.num(pos / 100))
+            )
+        else:
+            vector = f"x({token}) + PE({pos})"
+            comment = w.t("positional.comment_sum", token=token, pos=pos)
+        values = " | ".join(w.num(v, 4) for v in row["values"])
+        table.append(f"| {vector} | {values} | {comment} |")
     sim = p.similarity_normalised
     return "\n".join(
         [
-            "## Codificación posicional (demo 3)",
+            w.t("positional.heading"),
             "",
             "$PE_{(pos,2i)} = \\sin(pos/10000^{2i/d})$, "
             "$PE_{(pos,2i+1)} = \\cos(pos/10000^{2i/d})$.",
             "",
-            "### El ejemplo del apunte: tres tokens contiguos con $d = 4$",
+            w.t("positional.example", d=WORKED_D),
             "",
             *table,
             "",
-            f"### Similitud en función de la distancia ($d = {p.d_model}$, "
-            f"{p.n_positions} posiciones)",
+            w.t("positional.similarity", d=p.d_model, positions=p.n_positions),
             "",
-            "$PE_{pos}\\cdot PE_{pos+\\Delta}$ dividido por su valor en $\\Delta = 0$ "
-            f"($d/2 = {p.d_model // 2}$); es el mismo para toda posición de partida:",
+            w.t("positional.similarity_lead", half=p.d_model // 2),
             "",
             "| Δ | " + " | ".join(str(d) for d in range(0, 11)) + " |",
             "|---|" + "---:|" * 11,
-            "| similitud | " + " | ".join(es_number(v, 3) for v in sim[:11]) + " |",
+            f"| {w.t('positional.similarity_row')} | "
+            + " | ".join(w.num(v, 3) for v in sim[:11])
+            + " |",
             "",
         ]
     )
 
 
-def _capital() -> str:
+def _capital(w: _Writer) -> str:
     m = CapitalWalkthrough()
-    tok = m.tokens
-    dims = list(DIMENSIONS)
+    tok = [w.kept(t) for t in m.tokens]
+    query = tok[QUERY]
+    vocabulary = [w.kept(v) for v in m.vocabulary]
+    dim_names = {k: i18n.text(f"capital.dimension.{k}", w.lang) for k in DIMENSION_KEYS}
+    dims = list(dim_names.values())
+    first_country, second_country = (w.kept(c) for c in COUNTRIES)
     out = [
-        "## «La capital de ___ es …» — el recorrido completo (demo 4)",
+        w.t("capital.heading"),
         "",
-        "$d_{model} = 3$; dimensiones: 0 «lugar», 1 «función», 2 «identidad» "
-        "(+1 Francia, −1 Italia).",
+        w.t(
+            "capital.dimensions",
+            d_model=len(dims),
+            first=first_country,
+            second=second_country,
+            **dim_names,
+        ),
         "",
-        f"**Paso 1 · tokens:** {' · '.join(tok)}",
+        w.t("capital.step1", tokens=" · ".join(tok)),
         "",
-        "**Paso 2 · embeddings** (identidad de Francia = "
-        f"{es_number(m.identity, 2, signed=True)}):",
+        w.t(
+            "capital.step2",
+            country=tok[COUNTRY_SLOT],
+            identity=w.num(m.identity, 2, signed=True),
+        ),
         "",
-        matrix_md(m.embeddings, tok, dims, 2),
+        w.matrix(m.embeddings, tok, dims, 2),
         "",
-        "**Paso 3 · + posición.** El par seno/coseno de la frecuencia más alta va en las "
-        "dimensiones 0–1; la dimensión de identidad no recibe posición.",
+        w.t("capital.step3"),
         "",
-        matrix_md(m.positional, tok, dims),
+        w.matrix(m.positional, tok, dims),
         "",
-        matrix_md(m.with_position, tok, dims),
+        w.matrix(m.with_position, tok, dims),
         "",
-        "**Paso 4 · Q, K, V.** $W_Q$ convierte «soy palabra funcional» en «busco un lugar»; "
-        "$W_K$ solo ofrece «lugar» (ignora la identidad); $W_V = I$.",
+        w.t("capital.step4", place=dim_names["place"]),
         "",
         "$W_Q$:",
         "",
-        matrix_md(W_Q, dims, dims, 0),
+        w.matrix(W_Q, dims, dims, 0),
         "",
         "$W_K$:",
         "",
-        matrix_md(W_K, dims, dims, 0),
+        w.matrix(W_K, dims, dims, 0),
         "",
         "$W_V$:",
         "",
-        matrix_md(W_V, dims, dims, 0),
+        w.matrix(W_V, dims, dims, 0),
         "",
-        f"Consulta de «es»: ({', '.join(es_number(v) for v in m.Q[4])}). Llaves:",
+        w.t("capital.query", token=query, vector=w.nums(m.Q[QUERY])),
         "",
-        matrix_md(m.K, tok, dims),
+        w.matrix(m.K, tok, dims),
         "",
-        "**Paso 5 · puntajes** de «es» contra los 5 tokens, divididos por $\\sqrt{3}$:",
+        w.t("capital.step5", token=query, n=len(tok)),
         "",
-        matrix_md(m.scores[None, :], ["es"], tok),
+        w.matrix(m.scores[None, :], [query], tok),
         "",
-        "**Paso 6 · softmax:** la fila de atención de «es»:",
+        w.t("capital.step6", token=query),
         "",
-        matrix_md(m.attention_row[None, :], ["es"], tok),
+        w.matrix(m.attention_row[None, :], [query], tok),
         "",
-        "**Paso 7 · vector mezclado** $z = \\sum_j a_j v_j$: "
-        f"({', '.join(es_number(v, 4) for v in m.mixed)}).",
+        w.t("capital.step7", vector=w.nums(m.mixed, 4)),
         "",
-        "**Paso 8 · logits → probabilidades.** Vectores de salida:",
+        w.t("capital.step8"),
         "",
-        matrix_md(U, m.vocabulary, dims),
+        w.matrix(U, vocabulary, dims),
         "",
     ]
+    identity = dim_names["identity"]
     rows = [
-        "| identidad | país | " + " | ".join(m.vocabulary) + " | predicción | p | −ln p |",
-        "|---:|---|" + "---:|" * len(m.vocabulary) + "---|---:|---:|",
+        f"| {identity} | {w.t('capital.col_country')} | "
+        + " | ".join(vocabulary)
+        + f" | {w.t('capital.col_prediction')} | p | −ln p |",
+        "|---:|---|" + "---:|" * len(vocabulary) + "---|---:|---:|",
     ]
     logit_rows = [
-        "| identidad | " + " | ".join(m.vocabulary) + " |",
-        "|---:|" + "---:|" * len(m.vocabulary),
+        f"| {identity} | " + " | ".join(vocabulary) + " |",
+        "|---:|" + "---:|" * len(vocabulary),
     ]
-    for country, identity in (("Francia", 0.90), ("Francia", 0.0), ("Italia", -0.90)):
+    france, italy = COUNTRIES
+    probabilities = {}
+    for country, value in ((france, 0.90), (france, 0.0), (italy, -0.90)):
         m.country = country
-        m.identity = identity
-        probs = " | ".join(es_number(p, 4) for p in m.probability_vector)
+        m.identity = value
+        probabilities[value] = m.probabilities
+        p = m.probability_vector
+        top = [w.kept(word) for word, pw in zip(VOCABULARY, p, strict=True) if pw == p.max()]
+        prediction = top[0] if len(top) == 1 else w.t("capital.tie", first=top[0], second=top[1])
+        cells = " | ".join(w.num(x, 4) for x in p)
         rows.append(
-            f"| {es_number(identity, 2, signed=True)} | {country} | {probs} | {m.prediction} | "
-            f"{es_number(m.probability, 4)} | {es_number(m.loss, 4)} |"
+            f"| {w.num(value, 2, signed=True)} | {w.kept(country)} | {cells} | {prediction} | "
+            f"{w.num(m.probability, 4)} | {w.num(m.loss, 4)} |"
         )
         logit_rows.append(
-            f"| {es_number(identity, 2, signed=True)} | "
-            + " | ".join(es_number(v, 4) for v in m.logits)
+            f"| {w.num(value, 2, signed=True)} | "
+            + " | ".join(w.num(x, 4) for x in m.logits)
             + " |"
         )
-    m.country = "Francia"
+    m.country = france
     slopes = m.identity_slopes
-    a_country = m.attention_row[COUNTRY_SLOT]
+    attention = w.num(m.attention_row[COUNTRY_SLOT], 4)
+    paris, rome = VOCABULARY[:2]
     out += [
         "Logits:",
         "",
         *logit_rows,
         "",
-        "Probabilidades:",
+        w.t("capital.probabilities"),
         "",
         *rows,
         "",
-        "La fila de atención es la misma en las tres filas: la llave no lee la identidad. "
-        "Las seis palabras «resto» tienen vector de salida nulo, así que su logit es 0 "
-        "exactamente.",
+        w.t("capital.same_row"),
         "",
-        "**Por qué 0,34 y no 0,38.** Cada logit cambia con la identidad con pendiente "
-        f"$a_{{país}}\\cdot u_{{palabra,2}}$: la atención de «es» sobre el país "
-        f"({es_number(a_country, 4)}) por la componente de identidad del vector de salida. "
-        f"Para París es {es_number(a_country, 4)} × 1,00 = {es_number(slopes['París'], 4)}; "
-        f"para Roma, {es_number(a_country, 4)} × (−0,61) = {es_number(slopes['Roma'], 4)}. "
-        "Los vectores de salida de París y Roma coinciden en «lugar» (por eso empatan con "
-        "identidad 0) pero no son simétricos en «identidad»: la misma |identidad| empuja más "
-        "a París que a Roma. La asimetría está en la capa de salida, no en la atención.",
+        w.t(
+            "capital.why",
+            low=w.num(probabilities[-0.90][rome]),
+            high=w.num(probabilities[0.90][paris]),
+            token=query,
+            attention=attention,
+            first=w.kept(paris),
+            second=w.kept(rome),
+            u_first=w.num(U[0, 2]),
+            u_second=w.num(U[1, 2]),
+            slope_first=w.num(slopes[paris], 4),
+            slope_second=w.num(slopes[rome], 4),
+            place=dim_names["place"],
+            identity=identity,
+        ),
         "",
     ]
     return "\n".join(out)
 
 
-def _explorer() -> str:
+def _explorer(w: _Writer) -> str:
     m = AttentionExplorer()
-    tokens = m.tokens
-    header = "| Consulta | " + " | ".join(tokens) + " |"
+    tokens = [w.kept(t) for t in m.tokens]
+    focus = tokens[m.focus]
+    header = f"| {w.t('explorer.col_query')} | " + " | ".join(tokens) + " |"
     rule = "|---|" + "---:|" * len(tokens)
 
     def percent_row(label, row):
-        return f"| {label} | " + " | ".join(es_percent(p) for p in row) + " |"
+        return f"| {label} | " + " | ".join(w.pct(p) for p in row) + " |"
+
+    def labelled(row, decimals: int = 0) -> str:
+        return ", ".join(f"{t} {w.pct(p, decimals)}" for t, p in zip(tokens, row, strict=True))
 
     out = [
-        "## Explorador: cómo decide un Transformer qué mirar",
+        w.t("explorer.heading"),
         "",
-        f"Frase «{m.sentence}», token que consulta: el segundo «gato» (índice {m.focus}), "
-        f"$T = {es_number(m.temperature, 0)}$, con posición y sin máscara. Cada palabra es un "
-        f"vector unitario de dimensión {TOKEN_DIM} hecho con sus trigramas de letras; la "
-        f"posición suma un vector sinusoidal de longitud {es_number(POSITION_WEIGHT)}; el "
-        f"puntaje es ${es_number(SCORE_SCALE)}\\,v_i\\cdot v_j$ y $Q = K = V$ = el vector.",
+        w.t(
+            "explorer.lead",
+            sentence=w.kept(m.sentence),
+            token=focus,
+            index=m.focus,
+            temperature=w.num(m.temperature, 0),
+            dim=TOKEN_DIM,
+            length=w.num(POSITION_WEIGHT),
+            scale=w.num(SCORE_SCALE),
+        ),
         "",
-        "Fila del segundo «gato» (porcentajes redondeados):",
+        w.t("explorer.row", token=focus),
         "",
         header,
         rule,
-        percent_row("gato", m.row),
+        percent_row(focus, m.row),
         "",
-        "Con un decimal: "
-        + ", ".join(f"{t} {es_percent(p, 1)}" for t, p in zip(tokens, m.row, strict=True))
-        + ".",
+        w.t("explorer.one_decimal", row=labelled(m.row, 1)),
         "",
-        "El mapa completo:",
+        w.t("explorer.full_map"),
         "",
         header,
         rule,
@@ -381,46 +485,41 @@ def _explorer() -> str:
     for temperature in (0.1, 3.0):
         m.temperature = temperature
         out += [
-            f"Con $T = {es_number(temperature, 1)}$: "
-            + ", ".join(f"{t} {es_percent(p)}" for t, p in zip(tokens, m.row, strict=True))
-            + ".",
+            w.t("explorer.temperature", temperature=w.num(temperature, 1), row=labelled(m.row)),
             "",
         ]
     m.temperature = 1.0
     m.causal = True
-    out += [
-        "Con máscara causal la fila del segundo «gato» solo ve su pasado: "
-        + ", ".join(f"{t} {es_percent(p)}" for t, p in zip(tokens, m.row, strict=True))
-        + ".",
-        "",
-    ]
+    out += [w.t("explorer.causal", token=focus, row=labelled(m.row)), ""]
     return "\n".join(out)
 
 
-def render() -> str:
+def render(lang: str = i18n.DEFAULT_LANG) -> str:
+    """The whole document in ``lang``."""
+    w = _Writer(lang)
     sections = [
-        "# Ejemplos trabajados — Clase 04: Atención y Transformers",
+        w.t("title"),
         "",
-        "Este documento es el «apunte» que cita la clase: cada número de los valores por "
-        "defecto de cada demo, calculado por los modelos de `attnmodel/`. Se genera con "
-        "`make docs` y una prueba lo vuelve a calcular, así que no puede desfasarse del "
-        "código. Decimales con coma; los números se redondean al mostrar.",
+        w.t("intro"),
         "",
-        _self_attention(),
-        _scaling(),
-        _multihead(),
-        _positional(),
-        _capital(),
-        _explorer(),
+        _self_attention(w),
+        _scaling(w),
+        _multihead(w),
+        _positional(w),
+        _capital(w),
+        _explorer(w),
     ]
     return "\n".join(sections).rstrip() + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument(
+        "--lang", choices=i18n.languages(), default=i18n.DEFAULT_LANG, help="idioma del documento"
+    )
     parser.add_argument("--write", type=Path, help="escribir en este archivo en vez de stdout")
     args = parser.parse_args(argv)
-    text = render()
+    text = render(args.lang)
     if args.write:
         args.write.write_text(text, encoding="utf-8")
     else:

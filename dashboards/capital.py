@@ -1,7 +1,13 @@
 """Demo 4 of the lecture: "La capital de ___ es …", the eight steps of the appendix, computed.
 
 Every number on screen comes from ``attnmodel.capital.CapitalWalkthrough``; the view only lays
-the steps out and keeps them current when the country or its identity changes.
+the steps out and keeps them current when the country or its identity changes. Every word is in
+the catalogue, table ``[capital]`` (``attnmodel/locales/<lang>``); the numbers are written as the
+view's language writes them.
+
+The model's tokens and vocabulary (La, capital, de, Francia, es, París, Roma…) are its data and
+stay Spanish in every language: on a page in another language each one is marked ``lang="es"``
+(``capital.kept``), and a note under the intro says so and glosses them.
 """
 
 from __future__ import annotations
@@ -25,12 +31,12 @@ from attnmodel.capital import (
     W_V,
     U,
 )
-from attnmodel.formatting import tick_js
+from attnmodel.formatting import number, tick_js
+from attnmodel.i18n import DEFAULT_LANG, text
 from dashboards.common import (
     DemoView,
     LiveHTML,
     apply_render,
-    es_number,
     esc,
     lean_renderers,
     math_md,
@@ -38,21 +44,6 @@ from dashboards.common import (
     readout_html,
     section_header,
     serve_demo,
-)
-
-PAGE_TITLE = '"La capital de ___ es …" — el recorrido completo, calculado'
-
-INTRO = (
-    r"Los ocho pasos del apéndice de la Clase 4, ejecutados de verdad con $$d_{model} = 3$$ y un "
-    r"vocabulario de 8 palabras. Cambia el país y observa lo que no cambia: la fila de atención "
-    r"es idéntica. Lo que cambia es el contenido que viaja."
-)
-
-ATTENTION_CAPTION = 'Fila de atención de "es" sobre los 5 tokens'
-
-DISTRIBUTION_CAPTION = (
-    'Distribución final sobre el vocabulario de 8 palabras. Las seis palabras "resto" comparten '
-    "el mismo vector de salida nulo, así que reciben todas el mismo logit 0."
 )
 
 CARD_CSS = ":host { border: 1px solid #d6dbe3; border-radius: 6px; background: #fff; }"
@@ -73,10 +64,16 @@ PANE_CSS = """
 
 CARD_WIDTH = 350
 
-# The slider's value label and the axis ticks as the page's language writes numbers.
-SLIDER_TICK_JS = tick_js(2)
-AXIS_TICK_JS = tick_js()
+# The language of the model's words: a page in another language keeps them, marked, and says so.
+EXAMPLE_LANG = "es"
 
+# Catalogue keys of the labels of attnmodel.capital.DIMENSIONS (lugar, función, identidad), in
+# that order: the tables' headers in the page's language.
+DIMENSION_KEYS = (
+    "capital.dimension.place",
+    "capital.dimension.function",
+    "capital.dimension.identity",
+)
 
 # Bar colours: París and Roma stand out, the six "resto" words share a grey.
 WORD_COLORS = {"París": "#1f5fa8", "Roma": "#d95f02"}
@@ -88,8 +85,33 @@ ATTENTION_SOURCE = "capital-attention-source"
 PROBABILITIES_SOURCE = "capital-probabilities-source"
 
 
-def _vector(values, decimals: int = 4) -> str:
-    return "(" + "; ".join(es_number(v, decimals) for v in values) + ")"
+def kept(word: str, lang: str = DEFAULT_LANG) -> str:
+    """One of the model's Spanish words, HTML-escaped, as ``lang``'s page writes it: as is in
+    Spanish, marked ``lang="es"`` in any other language (``capital.kept``)."""
+    return text("capital.kept", lang, word=esc(word))
+
+
+def kept_labels(markup: str, words, lang: str = DEFAULT_LANG) -> str:
+    """``markup`` (a ``matrix_html`` table) with each header cell holding one of ``words`` (the
+    model's Spanish words) written as :func:`kept` writes it."""
+    for word in dict.fromkeys(words):
+        markup = markup.replace(f"<th>{esc(word)}</th>", f"<th>{kept(word, lang)}</th>")
+    return markup
+
+
+def matrix(values, lang: str, spanish=(), **kw) -> str:
+    """``matrix_html`` in ``lang``, its labels that are model words (``spanish``) kept."""
+    return kept_labels(matrix_html(values, lang=lang, **kw), spanish, lang)
+
+
+def dimension_labels(lang: str = DEFAULT_LANG) -> list[str]:
+    """The three dimensions' names in ``lang`` ("lugar", "función", "identidad" in Spanish)."""
+    return [text(key, lang) for key in DIMENSION_KEYS]
+
+
+def _vector(values, decimals: int = 4, lang: str = DEFAULT_LANG) -> str:
+    separator = text("capital.table.vector_separator", lang)
+    return "(" + separator.join(number(v, decimals, lang=lang) for v in values) + ")"
 
 
 def attention_labels(tokens: list[str]) -> list[str]:
@@ -97,7 +119,7 @@ def attention_labels(tokens: list[str]) -> list[str]:
     return [f"{pos} · {token}" for pos, token in enumerate(tokens)]
 
 
-def tokens_html(tokens: list[str]) -> str:
+def tokens_html(tokens: list[str], lang: str = DEFAULT_LANG) -> str:
     chips = []
     for pos, token in enumerate(tokens):
         cls = "c04-token"
@@ -105,32 +127,50 @@ def tokens_html(tokens: list[str]) -> str:
             cls += " c04-country"
         elif pos == QUERY:
             cls += " c04-query"
-        chips.append(f'<div class="{cls}">{esc(token)}<small>pos {pos}</small></div>')
+        chips.append(f'<div class="{cls}">{kept(token, lang)}<small>pos {pos}</small></div>')
+    note = text("capital.step.tokens_note", lang, es=kept(tokens[QUERY], lang))
     return (
         f'<div class="c04-tokens" data-testid="capital-tokens">{"".join(chips)}</div>'
-        '<div class="c04-note">«es», el último token, es el que predice la palabra '
-        "siguiente.</div>"
+        f'<div class="c04-note">{note}</div>'
     )
 
 
-def readouts_html(model: CapitalWalkthrough) -> str:
+def prediction_html(words: list[str], lang: str = DEFAULT_LANG) -> str:
+    """The most probable word, or the tied words ("París o Roma (empate)"), kept."""
+    if len(words) == 1:
+        return kept(words[0], lang)
+    joined = text("capital.readout.or", lang).join(kept(w, lang) for w in words)
+    return text("capital.readout.tie", lang, words=joined)
+
+
+def readouts_html(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> str:
     p = model.probability_vector
     top = [w for w, pw in zip(model.vocabulary, p, strict=True) if pw == p.max()]
     return (
-        readout_html("Predicción", esc(model.prediction), testid="capital-prediction")
+        readout_html(
+            text("capital.readout.prediction", lang),
+            prediction_html(top, lang),
+            testid="capital-prediction",
+        )
         + readout_html(
-            "Probabilidad",
-            es_number(model.probability, 4),
-            " = ".join(f"p({esc(w)})" for w in top),
+            text("capital.readout.probability", lang),
+            number(model.probability, 4, lang=lang),
+            " = ".join(f"p({kept(w, lang)})" for w in top),
             testid="capital-probability",
         )
         + readout_html(
-            "Pérdida si acierta", es_number(model.loss, 4), "−ln p", testid="capital-loss"
+            text("capital.readout.loss", lang),
+            number(model.loss, 4, lang=lang),
+            "−ln p",
+            testid="capital-loss",
         )
     )
 
 
-def asymmetry_html(model: CapitalWalkthrough) -> str:
+def asymmetry_html(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> str:
+    def num(x: float, decimals: int = 2) -> str:
+        return number(x, decimals, lang=lang)
+
     a = float(model.attention_row[COUNTRY_SLOT])
     slopes = model.identity_slopes
     u_paris, u_roma = float(U[0, 2]), float(U[1, 2])
@@ -138,145 +178,178 @@ def asymmetry_html(model: CapitalWalkthrough) -> str:
     # What the same |identity| gives each side, from two scratch models (public outputs only).
     plus = CapitalWalkthrough(identity=magnitude).probabilities["París"]
     minus = CapitalWalkthrough(identity=-magnitude).probabilities["Roma"]
-    m = es_number(magnitude)
+    words = {"paris": kept("París", lang), "roma": kept("Roma", lang)}
     if magnitude > 0:
-        compare = (
-            f"Con |identidad| = {m}: p(París | +{m}) = {es_number(plus, 4)}, "
-            f"p(Roma | −{m}) = {es_number(minus, 4)}."
+        compare = text(
+            "capital.asymmetry.compare",
+            lang,
+            m=num(magnitude),
+            plus=num(plus, 4),
+            minus=num(minus, 4),
+            **words,
         )
     else:
-        compare = f"Con identidad 0 empatan: p(París) = p(Roma) = {es_number(plus, 4)}."
+        compare = text("capital.asymmetry.compare_tie", lang, p=num(plus, 4), **words)
+    slope_paris = f'<b data-testid="capital-slope-paris">{num(slopes["París"], 4)}</b>'
+    slope_roma = f'<b data-testid="capital-slope-roma">{num(slopes["Roma"], 4)}</b>'
     return (
         '<div class="c04-box" data-testid="capital-asymmetry">'
-        "<p><b>¿Por qué París y Roma no son simétricas?</b> Cada logit cambia con la "
-        "identidad con pendiente <i>a</i><sub>país</sub> × <i>u</i><sub>palabra,2</sub>: la "
-        f"atención de «es» sobre el país (<i>a</i><sub>país</sub> = {es_number(a, 4)}) por "
-        "la componente de identidad del vector de salida de la palabra.</p>"
-        f"<p>Pendiente de París = <i>a</i><sub>país</sub> × {es_number(u_paris)} = "
-        f'<b data-testid="capital-slope-paris">{es_number(slopes["París"], 4)}</b>; '
-        f"de Roma = <i>a</i><sub>país</sub> × ({es_number(u_roma)}) = "
-        f'<b data-testid="capital-slope-roma">{es_number(slopes["Roma"], 4)}</b>.</p>'
-        "<p>Los vectores de salida de París y Roma coinciden en «lugar» (por eso empatan con "
-        "identidad 0), pero no son simétricos en «identidad»: la misma |identidad| empuja "
-        f"más a París que a Roma. {compare} La asimetría está en la capa de salida, no en la "
-        "atención.</p></div>"
+        + text(
+            "capital.asymmetry.why", lang, es=kept(model.tokens[QUERY], lang), a=num(a, 4), **words
+        )
+        + text(
+            "capital.asymmetry.slopes",
+            lang,
+            u_paris=num(u_paris),
+            u_roma=num(u_roma),
+            slope_paris=slope_paris,
+            slope_roma=slope_roma,
+            **words,
+        )
+        + text("capital.asymmetry.because", lang, compare=compare, **words)
+        + "</div>"
     )
 
 
-def render(model: CapitalWalkthrough) -> dict[str, object]:
-    """Everything on screen that follows the country and the identity, by target name.
+def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, object]:
+    """Everything on screen that follows the country and the identity, in ``lang``, by target
+    name.
 
     HTML panes (``tokens``, ``embeddings``, ``pe``, ``with_position``, ``query``, ``keys``,
     ``values``, ``scores``, ``attention_row``, ``mixed``, ``logits``, ``probabilities``,
     ``readouts``, ``asymmetry``), the attention chart's factors (``attention_factors``, set
     before its data) and the data of the two bar charts (``attention_source``,
-    ``probabilities_source``). The browser twin (``C04.views.capital`` in
-    dashboards/static/capital.js) returns the same dict from the same constants
-    (``client_constants()``).
+    ``probabilities_source``; their column names are data, the same in every language). The
+    browser twin (``C04.views.capital`` in dashboards/static/capital.js) returns the same dict
+    from the same constants (``client_constants()``) and the page's catalogue.
     """
     tokens = model.tokens
-    dims = list(DIMENSIONS)
+    query = tokens[QUERY]
+    es = kept(query, lang)
+    dims = dimension_labels(lang)
     vocab = model.vocabulary
     attention_row = model.attention_row
     probability_vector = model.probability_vector
     labels = attention_labels(tokens)
+    row_sum = text("capital.table.row_sum", lang, total=number(attention_row.sum(), 4, lang=lang))
     return {
-        "tokens": tokens_html(tokens),
-        "embeddings": matrix_html(
+        "tokens": tokens_html(tokens, lang),
+        "embeddings": matrix(
             model.embeddings,
+            lang,
+            tokens,
             title="x (5×3)",
             row_labels=tokens,
             col_labels=dims,
             testid="capital-embeddings",
         ),
-        "pe": matrix_html(
+        "pe": matrix(
             model.positional,
+            lang,
+            tokens,
             title="PE",
             row_labels=tokens,
             col_labels=dims,
             decimals=4,
             testid="capital-pe",
         ),
-        "with_position": matrix_html(
+        "with_position": matrix(
             model.with_position,
+            lang,
+            tokens,
             title="x + PE",
             row_labels=tokens,
             col_labels=dims,
             decimals=4,
             testid="capital-with-position",
         ),
-        "query": matrix_html(
+        "query": matrix(
             model.Q[QUERY : QUERY + 1],
-            title="Consulta de «es»: q = (x + PE) W_Q",
-            row_labels=[tokens[QUERY]],
+            lang,
+            [query],
+            title=text("capital.table.query", lang, es=es),
+            row_labels=[query],
             col_labels=dims,
             testid="capital-query",
         ),
-        "keys": matrix_html(
+        "keys": matrix(
             model.K,
-            title="Llaves K",
+            lang,
+            tokens,
+            title=text("capital.table.keys", lang),
             row_labels=tokens,
             col_labels=dims,
             decimals=4,
             testid="capital-keys",
         ),
-        "values": matrix_html(
+        "values": matrix(
             model.V,
-            title="Valores V",
+            lang,
+            tokens,
+            title=text("capital.table.values", lang),
             row_labels=tokens,
             col_labels=dims,
             decimals=4,
             testid="capital-values",
         ),
-        "scores": matrix_html(
+        "scores": matrix(
             model.scores[None, :],
-            row_labels=["es"],
+            lang,
+            tokens,
+            row_labels=[query],
             col_labels=tokens,
             decimals=4,
             testid="capital-scores",
         ),
-        "attention_row": matrix_html(
+        "attention_row": matrix(
             attention_row[None, :],
-            row_labels=["es"],
+            lang,
+            tokens,
+            row_labels=[query],
             col_labels=tokens,
             decimals=4,
             shade=True,
             testid="capital-attention-row",
         )
-        + f'<div class="c04-note">La fila suma Σ = {es_number(attention_row.sum(), 4)}</div>',
+        + f'<div class="c04-note">{row_sum}</div>',
         "mixed": (
-            f'<div class="c04-vector" data-testid="capital-mixed">z = {_vector(model.mixed)}</div>'
+            '<div class="c04-vector" data-testid="capital-mixed">'
+            f"z = {_vector(model.mixed, lang=lang)}</div>"
         ),
-        "logits": matrix_html(
+        "logits": matrix(
             model.logits[:, None],
+            lang,
+            vocab,
             title="Logits",
             row_labels=vocab,
             col_labels=["logit"],
             decimals=4,
             testid="capital-logits",
         ),
-        "probabilities": matrix_html(
+        "probabilities": matrix(
             probability_vector[:, None],
-            title="Probabilidades",
+            lang,
+            vocab,
+            title=text("capital.table.probabilities", lang),
             row_labels=vocab,
             col_labels=["p"],
             decimals=4,
             testid="capital-probabilities",
         ),
-        "readouts": readouts_html(model),
-        "asymmetry": asymmetry_html(model),
+        "readouts": readouts_html(model, lang),
+        "asymmetry": asymmetry_html(model, lang),
         # The country's bar is renamed with the country: factors first, then the data.
         "attention_factors": labels,
         "attention_source": {
             "token": labels,
             "peso": attention_row.tolist(),
-            "label": [es_number(a, 4) for a in attention_row],
+            "label": [number(a, 4, lang=lang) for a in attention_row],
         },
         "probabilities_source": {
             "palabra": list(vocab),
             "p": probability_vector.tolist(),
             "color": [WORD_COLORS.get(w, OTHER_COLOR) for w in vocab],
-            "label": [es_number(p, 4) for p in probability_vector],
+            "label": [number(p, 4, lang=lang) for p in probability_vector],
         },
     }
 
@@ -287,6 +360,7 @@ def client_constants() -> dict[str, object]:
 
     Taken from the model's public outputs: the embeddings at identity 0 (the identity enters
     only at [country slot, "identidad"]) and the sentence with ``None`` in the country's slot.
+    ``dimension_keys``: the catalogue keys of the dimensions' names (the page's language).
     """
     base = CapitalWalkthrough(identity=0.0)
     sentence: list[str | None] = list(base.tokens)
@@ -298,6 +372,7 @@ def client_constants() -> dict[str, object]:
         "identity_dim": DIMENSIONS.index("identidad"),
         "countries": dict(COUNTRIES),
         "dimensions": list(DIMENSIONS),
+        "dimension_keys": list(DIMENSION_KEYS),
         "embeddings_at_zero": base.embeddings.tolist(),
         "W_Q": W_Q.tolist(),
         "W_K": W_K.tolist(),
@@ -329,8 +404,14 @@ class CapitalView(DemoView):
     Francia"-style labels, ``peso``, ``label``) on a categorical x range whose factors follow the
     country; ``self.probability_bars`` (name ``capital-probability-bars``) draws
     ``self.probabilities_source`` (name ``capital-probabilities-source``; columns ``palabra`` in
-    vocabulary order, ``p``, ``color``, ``label``). ``label`` holds the Spanish 4-decimal text the
-    hover shows. What is on screen is ``render(model)``, put there by ``apply_render``.
+    vocabulary order, ``p``, ``color``, ``label``). ``label`` holds the 4-decimal text the hover
+    shows, in the view's language. What is on screen is ``render(model, lang)``, put there by
+    ``apply_render``.
+
+    Language: every label, caption, note and axis in ``lang``; the model's words (tokens,
+    vocabulary, the countries' token names) stay Spanish, marked ``lang="es"`` in the HTML of a
+    page in another language, which also shows the note ``capital.kept_spanish`` (a gloss). The
+    country select shows the countries' names in ``lang``; its values stay the model's.
 
     Export: ``enable_client_side`` wires both controls to the browser twin
     (dashboards/static/capital.js), which computes the same ``render`` in the page from the
@@ -343,21 +424,28 @@ class CapitalView(DemoView):
         params.setdefault("model", CapitalWalkthrough())
         super().__init__(**params)
         model = self.model
+        t = self.t
+        # The options: the countries' names in the page's language, the model's values.
+        names = {t(f"capital.country_name.{country}"): country for country in COUNTRIES}
         self.country_select = pn.widgets.Select.from_param(
-            model.param.country, label="País", width=180
+            model.param.country,
+            label=t("capital.country"),
+            description=t("capital.country_help"),
+            options=names,
+            width=180,
         )
         self.identity_slider = pn.widgets.FloatSlider.from_param(
             model.param.identity,
-            label="Identidad del país",
+            label=t("capital.identity"),
             start=-1.0,
             end=1.0,
             step=0.01,
-            format=CustomJSTickFormatter(code=SLIDER_TICK_JS),
+            # The slider's value label as the page's language writes numbers.
+            format=CustomJSTickFormatter(code=tick_js(2, lang=self.lang)),
             width=320,
         )
         self.identity_note = LiveHTML(
-            '<span class="c04-note">+1: Francia pura · −1: Italia pura · 0: ninguna</span>',
-            margin=(26, 10),
+            f'<span class="c04-note">{t("capital.identity_note")}</span>', margin=(26, 10)
         )
 
         def html(**kw):
@@ -391,67 +479,59 @@ class CapitalView(DemoView):
         self._refresh()
         model.param.watch(self._on_change, ["country", "identity"])
 
+        es = kept(model.tokens[QUERY], self.lang)  # the token "es" (the query), kept
         cards = [
             self._card("1 · Tokens", self.tokens),
+            self._card("2 · Embeddings", math_md(t("capital.step.dimensions")), self.embeddings),
             self._card(
-                "2 · Embeddings",
-                math_md("Dimensiones: «lugar», «función» e «identidad» (+1 Francia, −1 Italia)."),
-                self.embeddings,
-            ),
-            self._card(
-                "3 · + posición",
-                math_md(
-                    "El par seno/coseno de la frecuencia más alta va en «lugar» y «función»; la "
-                    "identidad no recibe posición."
-                ),
+                t("capital.step.position_title"),
+                math_md(t("capital.step.position")),
                 self.pe,
                 self.with_position,
             ),
             self._card(
                 "4 · Q, K, V",
-                math_md(
-                    r"$$W_Q$$ convierte «soy palabra funcional» en «busco un lugar»; $$W_K$$ solo "
-                    r"ofrece «lugar» (ignora la identidad); $$W_V = I$$."
-                ),
+                math_md(t("capital.step.projections")),
                 LiveHTML(self._weights_html(), margin=(0, 4), stylesheets=[PANE_CSS]),
                 self.query,
                 pn.Row(self.keys, self.values),
                 width=2 * CARD_WIDTH + 10,
             ),
             self._card(
-                "5 · Puntajes de «es» (÷ √3)",
-                math_md(r"$$q_{es} \cdot k_j / \sqrt{3}$$ para cada uno de los 5 tokens."),
+                t("capital.step.scores_title", es=es),
+                math_md(t("capital.step.scores")),
                 self.scores,
             ),
             self._card(
                 "6 · Softmax",
-                math_md(ATTENTION_CAPTION),
+                math_md(t("capital.step.attention_caption", es=es)),
                 self.attention_row,
                 pn.pane.Bokeh(self.attention_bars),
             ),
             self._card(
-                "7 · Vector mezclado",
-                math_md(r"$$z = \sum_j a_j v_j$$: lo que «es» lleva a la salida."),
+                t("capital.step.mixed_title"),
+                math_md(t("capital.step.mixed", es=es)),
                 self.mixed,
             ),
             self._card(
-                "8 · Logits → probabilidades",
-                math_md(
-                    r"Logit de cada palabra $$= u_{palabra} \cdot z$$; después, softmax sobre "
-                    r"el vocabulario."
-                ),
+                t("capital.step.logits_title"),
+                math_md(t("capital.step.logits")),
                 LiveHTML(self._unembedding_html(), margin=(0, 4)),
                 pn.Row(self.logits, self.probabilities),
             ),
         ]
+        intro = t("capital.intro")
+        if self.lang != EXAMPLE_LANG:  # the example stays Spanish: say so, with a gloss
+            intro += "\n\n" + t("capital.kept_spanish")
+        title = t("demo.capital").replace("___", r"\_\_\_")
         self._layout = pn.Column(
-            section_header(PAGE_TITLE.replace("___", r"\_\_\_"), INTRO, anchor="capital"),
+            section_header(title, intro, anchor="capital"),
             pn.Row(self.country_select, self.identity_slider, self.identity_note),
             # Fixed rows, not a FlexBox: inside the lecture's Row a FlexBox kept the attention
             # figure from ever finishing its first paint, and the browser then dropped every
             # later plot update.
             pn.Column(pn.Row(*cards[:3]), pn.Row(*cards[3:5]), pn.Row(*cards[5:])),
-            math_md(DISTRIBUTION_CAPTION, css_classes=["c04-note"]),
+            math_md(t("capital.step.distribution"), css_classes=["c04-note"]),
             pn.pane.Bokeh(self.probability_bars, sizing_mode="stretch_width"),
             self.readouts,
             self.asymmetry,
@@ -471,21 +551,25 @@ class CapitalView(DemoView):
             stylesheets=[CARD_CSS],
         )
 
-    @staticmethod
-    def _weights_html() -> str:
-        dims = list(DIMENSIONS)
+    def _weights_html(self) -> str:
+        dims = dimension_labels(self.lang)
         tables = "".join(
-            matrix_html(w, title=title, row_labels=dims, col_labels=dims, decimals=0)
+            matrix_html(
+                w, title=title, row_labels=dims, col_labels=dims, decimals=0, lang=self.lang
+            )
             for title, w in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V))
         )
         return f'<div class="c04-row">{tables}</div>'
 
     def _unembedding_html(self) -> str:
-        return matrix_html(
+        vocabulary = self.model.vocabulary
+        return matrix(
             U,
-            title="Vectores de salida u",
-            row_labels=self.model.vocabulary,
-            col_labels=list(DIMENSIONS),
+            self.lang,
+            vocabulary,
+            title=self.t("capital.table.unembedding"),
+            row_labels=vocabulary,
+            col_labels=dimension_labels(self.lang),
             testid="capital-unembedding",
         )
 
@@ -500,7 +584,7 @@ class CapitalView(DemoView):
         if state == self._last_state:  # country -> identity fires twice for one change
             return
         self._last_state = state
-        apply_render(self.client_targets(), render(model))
+        apply_render(self.client_targets(), render(model, self.lang))
 
     def _attention_labels(self) -> list[str]:
         return attention_labels(self.model.tokens)
@@ -544,7 +628,7 @@ class CapitalView(DemoView):
         ``trigger`` (the control that changed: a new country sets its identity, as the model
         does).
         """
-        if states is not None:
+        if states is not None:  # the page's language is its catalogue's (C04.t)
             states["capital"] = {"constants": client_constants()}
         targets = self.client_targets()
         kinds = {name: kind for name, (_, kind) in targets.items()}
@@ -570,14 +654,17 @@ class CapitalView(DemoView):
             tools="",
             toolbar_location=None,
             x_axis_label="token",
-            y_axis_label="peso de atención",
+            y_axis_label=self.t("capital.chart.weight_axis"),
             output_backend="canvas",
         )
         bars = fig.vbar(
             x="token", top="peso", width=0.8, source=self.attention_source, color=ATTENTION_COLOR
         )
         fig.add_tools(
-            HoverTool(renderers=[bars], tooltips=[("token", "@token"), ("peso", "@label")])
+            HoverTool(
+                renderers=[bars],
+                tooltips=[("token", "@token"), (self.t("capital.chart.weight"), "@label")],
+            )
         )
         self._style_bars(fig)
         lean_renderers(fig)
@@ -592,23 +679,26 @@ class CapitalView(DemoView):
             sizing_mode="stretch_width",
             tools="",
             toolbar_location=None,
-            x_axis_label="palabra siguiente",
-            y_axis_label="probabilidad",
+            x_axis_label=self.t("capital.chart.word_axis"),
+            y_axis_label=self.t("capital.chart.probability_axis"),
             output_backend="canvas",
         )
         bars = fig.vbar(
             x="palabra", top="p", width=0.8, source=self.probabilities_source, color="color"
         )
         fig.add_tools(
-            HoverTool(renderers=[bars], tooltips=[("palabra", "@palabra"), ("p", "@label")])
+            HoverTool(
+                renderers=[bars],
+                tooltips=[(self.t("capital.chart.word"), "@palabra"), ("p", "@label")],
+            )
         )
         self._style_bars(fig)
         lean_renderers(fig)
         return fig
 
-    @staticmethod
-    def _style_bars(fig) -> None:
-        fig.yaxis.formatter = CustomJSTickFormatter(code=AXIS_TICK_JS)
+    def _style_bars(self, fig) -> None:
+        # The axis ticks as the page's language writes numbers.
+        fig.yaxis.formatter = CustomJSTickFormatter(code=tick_js(lang=self.lang))
         fig.xgrid.visible = False
         fig.yaxis.minor_tick_line_color = None
 

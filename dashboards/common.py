@@ -30,6 +30,7 @@ log = logging.getLogger("dashboards.common")
 __all__ = [
     "CSS",
     "DemoView",
+    "LangColumn",
     "LiveHTML",
     "MatrixEditor",
     "apply_render",
@@ -270,6 +271,13 @@ class DemoView(pn.viewable.Viewer):
     def say(self, exc) -> str:
         """A refused input's message (an attnmodel Refusal) in the view's language."""
         return i18n.say(exc, self.lang)
+
+
+class LangColumn(pn.Column):
+    """A Column whose element carries HTML attributes (Bokeh's ``html_attributes``), e.g.
+    ``lang="es"`` around an example kept in Spanish on a page in another language."""
+
+    html_attributes = param.Dict(default={}, doc="Attributes of the column's element.")
 
 
 class MatrixEditor(DemoView):

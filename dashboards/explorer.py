@@ -1,8 +1,10 @@
-"""The explorer page: "Atención: cómo decide un Transformer qué mirar".
+"""The explorer page: "Atención: cómo decide un Transformer qué mirar" (demo.explorador).
 
 Everything on screen comes from ``attnmodel.explorer.AttentionExplorer``: the attention map of
 the typed sentence (one row per query token, every cell a percentage) and the row of the token in
-focus as a bar list. The page's Spanish text is that of the seed, in its order.
+focus as a bar list. The page's text is that of the seed, in its order, read from the catalogue
+(``[explorer]`` in ``attnmodel/locales/<lang>.d/explorer.toml``); other languages keep the
+Spanish default sentence, quoted with a gloss (``explorer.move``).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from attnmodel.explorer import (
     percentages,
 )
 from attnmodel.formatting import tick_js
+from attnmodel.i18n import DEFAULT_LANG, say, text
 from dashboards.common import (
     DemoView,
     LiveHTML,
@@ -39,119 +42,12 @@ from dashboards.common import (
 # session, and every such name would leave one more logger behind.
 log = logging.getLogger("dashboards.explorer")
 
-TITLE = "Atención: cómo decide un Transformer qué mirar"
-
-LEAD = (
-    "El mecanismo de atención compara cada token con todos los demás y reparte un presupuesto "
-    "de 100 %. Aquí no lo lees: lo mueves."
-)
-
-TAGS = ("transformers", "atencion", "fundamentos")
-
-PROBLEM = """
-### El problema que resuelve
-
-Una frase no se entiende palabra a palabra. En "el gato duerme porque el gato está cansado", el
-segundo gato es el mismo que el primero, y cansado habla de él, no de duerme. Un modelo necesita
-una forma de conectar tokens distantes sin recorrer la frase en orden.
-
-La atención hace exactamente eso: para cada token, calcula cuánto debería "mirar" a cada uno de
-los otros, y con esas proporciones mezcla su información.
-"""
-
-MOVE = """
-### Mueve las variables
-
-Antes de la teoría, tócalo. Elige un token, cambia la frase, arrastra los deslizadores.
-"""
-
-CAVEAT = (
-    "Modelo de juguete, sin red: una sola cabeza, sin proyecciones aprendidas, y la similitud "
-    "entre tokens es ortográfica (trigramas de letras), no semántica. La mecánica del softmax, "
-    "la temperatura, la posición y la máscara causal es exactamente la de un Transformer real."
-)
-
-NOTICE_1 = (
-    "Con la frase por defecto y el segundo `gato` enfocado, la atención se va al primer `gato`. "
-    "Se parecen, así que se atienden."
-)
-NOTICE_2 = (
-    "Baja la temperatura hacia 0,1: casi todo el 100 % cae en un solo token. Súbela a 3: se "
-    "reparte casi uniforme."
-)
-NOTICE_3 = (
-    "Activa la máscara causal: las celdas a la derecha de la diagonal se apagan. Cada token solo "
-    "puede mirar hacia atrás."
-)
-
-INSIDE = r"""
-### Qué está pasando dentro
-
-Cada token empieza como un vector (su embedding) al que se le suma información de posición,
-porque sin ella el modelo no distinguiría "perro muerde hombre" de "hombre muerde perro".
-
-Después, para cada par de tokens (i, j) se calcula un puntaje con el producto escalar de sus
-vectores. Ese puntaje se escala y pasa por un softmax fila a fila:
-
-$$\mathrm{atenci\acute{o}n}(i, j) = \frac{\exp(s_{ij}/T)}{\sum_k \exp(s_{ik}/T)}$$
-
-El softmax convierte puntajes arbitrarios en proporciones que suman 1. La temperatura T controla
-la nitidez: dividir por un número pequeño exagera las diferencias; por uno grande, las aplana. Es
-la misma temperatura que verás en el muestreo de texto.
-
-Por último, la salida de cada token es la media ponderada de los vectores de todos los tokens
-usando esas proporciones. Un token que atiende 80 % a otro sale pareciéndose un 80 % a él.
-"""
-
-QKV = """
-### Queries, keys y values
-
-En un Transformer real, el mismo vector se proyecta con tres matrices aprendidas:
-
-| Nombre | Pregunta que responde |
-|---|---|
-| Query (Q) | ¿Qué estoy buscando? |
-| Key (K) | ¿Qué ofrezco para que me encuentren? |
-| Value (V) | ¿Qué información aporto si me eligen? |
-
-El puntaje es Q·K, y la mezcla final se hace sobre V. Separar los tres permite que un token busque
-una cosa y ofrezca otra. Y hay varias cabezas en paralelo, cada una con sus propias matrices, para
-capturar relaciones distintas a la vez (sintaxis en una, correferencia en otra).
-"""
-
-TOY = """
-### Qué tiene de juguete el visualizador
-
-Para que puedas predecir el resultado y comprobarlo, el explorador simplifica dos cosas:
-
-- **La similitud es ortográfica.** Dos tokens se parecen si comparten trigramas de letras
-  (`gato` ~ `gatos`). Un modelo real aprende similitud semántica: `gato` ~ `felino`.
-- **No hay proyecciones ni cabezas.** Q = K = V = el propio vector. Una cabeza.
-
-Todo lo demás (softmax, temperatura, posición, máscara causal) es literalmente lo que hace un
-Transformer. Si te queda claro aquí, te queda claro allí.
-"""
-
-TAKEAWAY = """
-### Para llevarte
-
-La atención es un presupuesto de 100 % que cada token reparte entre los demás, calculado
-comparando vectores. La temperatura decide si ese reparto es tacaño o generoso. La máscara causal
-decide si puede mirar al futuro. Todo lo demás son detalles de ingeniería sobre esa idea.
-"""
-
-LEGEND = (
-    "Cada fila es el reparto de un token (redondeado, puede sumar 99 % o 101 %). Fila resaltada: "
-    "el token que consulta. Celdas rayadas: ocultas por la máscara causal."
-)
-
-SLIDER_TICK_JS = tick_js(2)
-
 # What the "Fíjate" buttons set (the reset button sets the model's defaults).
 COLD_TEMPERATURE = 0.1
 HOT_TEMPERATURE = 3.0
 
-KEPT = "Se mantiene la frase anterior."  # appended to the model's own message
+# The Spanish "Se mantiene la frase anterior." (appended to the model's own message), for the
+# tests that still import it; the views read explorer.kept in their language.
 
 # Shared by the map and the bar list (each pane gets it in its own shadow root).
 CSS = """
@@ -201,7 +97,13 @@ def token_labels(tokens) -> list[str]:
     return labels
 
 
-def heatmap_html(tokens, weights, focus: int, causal: bool) -> str:
+def _percent_affixes(lang: str) -> tuple[str, str]:
+    """What ``lang`` writes before and after a whole percentage ("", " %") in Spanish."""
+    before, after = text("format.percent", lang, value="\0").split("\0")
+    return esc(before), esc(after)
+
+
+def heatmap_html(tokens, weights, focus: int, causal: bool, lang: str = DEFAULT_LANG) -> str:
     """The attention map as an HTML table of whole percentages, shaded by weight.
 
     Built as one list of strings (a 40-token sentence is 1600 cells). Cell (i, j) has
@@ -210,9 +112,10 @@ def heatmap_html(tokens, weights, focus: int, causal: bool) -> str:
     """
     names = [esc(t) for t in tokens]
     pct = percentages(weights)
+    pre, post = _percent_affixes(lang)
     parts = [
         '<div class="c04-map-wrap"><table class="c04-map" data-testid="explorer-table">'
-        "<thead><tr><th>Consulta</th>",
+        f"<thead><tr><th>{esc(text('explorer.query', lang))}</th>",
         *(f"<th>{name}</th>" for name in names),
         "</tr></thead><tbody>",
     ]
@@ -221,24 +124,25 @@ def heatmap_html(tokens, weights, focus: int, causal: bool) -> str:
         parts.append(f"<th>{name}</th>")
         for j, (w, p) in enumerate(zip(weights[i].tolist(), pct[i].tolist(), strict=True)):
             if causal and j > i:
-                parts.append(f'<td class="m" data-testid="cell-{i}-{j}">{p} %</td>')
+                parts.append(f'<td class="m" data-testid="cell-{i}-{j}">{pre}{p}{post}</td>')
             else:
                 dark = ' class="d"' if w > 0.55 else ""
                 parts.append(
                     f'<td{dark} style="background:rgba(31,95,168,{w:.3f})" '
-                    f'data-testid="cell-{i}-{j}">{p} %</td>'
+                    f'data-testid="cell-{i}-{j}">{pre}{p}{post}</td>'
                 )
         parts.append("</tr>")
     parts.append("</tbody></table></div>")
     return "".join(parts)
 
 
-def row_html(tokens, row, focus: int, causal: bool) -> str:
+def row_html(tokens, row, focus: int, causal: bool, lang: str = DEFAULT_LANG) -> str:
     """ "Adónde mira <token>": one bar per key token, width ∝ weight, with its percentage."""
     pct = percentages(row).tolist()
+    pre, post = _percent_affixes(lang)
+    title = esc(text("explorer.row_title", lang, token=tokens[focus]))
     parts = [
-        f'<div class="c04-row-title" data-testid="explorer-row-title">Adónde mira '
-        f"{esc(tokens[focus])}</div>"
+        f'<div class="c04-row-title" data-testid="explorer-row-title">{title}</div>'
         '<div class="c04-bars" data-testid="explorer-row">'
     ]
     for j, (token, w, p) in enumerate(zip(tokens, row.tolist(), pct, strict=True)):
@@ -246,7 +150,7 @@ def row_html(tokens, row, focus: int, causal: bool) -> str:
         parts.append(
             f'<div class="t{masked}>{esc(token)}</div>'
             f'<div class="b"><div style="width:{100 * w:.2f}%"></div></div>'
-            f'<div class="p{masked} data-testid="row-{j}">{p} %</div>'
+            f'<div class="p{masked} data-testid="row-{j}">{pre}{p}{post}</div>'
         )
     parts.append("</div>")
     return "".join(parts)
@@ -262,8 +166,9 @@ def select_options(tokens) -> list[tuple[str, str]]:
     return [(str(i), f"{i} · {token}") for i, token in enumerate(tokens)]
 
 
-def render(model: AttentionExplorer) -> dict[str, object]:
-    """Everything on the page that follows the model (the browser twin is ``explorer.js``).
+def render(model: AttentionExplorer, lang: str = DEFAULT_LANG) -> dict[str, object]:
+    """Everything on the page that follows the model, in ``lang`` (the browser twin is
+    ``explorer.js``).
 
     ``table`` and ``row``: the HTML of the map and of the focus row; ``buttons_labels`` /
     ``buttons_active``: the token buttons as Bokeh holds them (labels, index of the pressed one);
@@ -283,24 +188,30 @@ def render(model: AttentionExplorer) -> dict[str, object]:
         "buttons_active": focus,
         "select_options": select_options(tokens),
         "select_value": str(focus),
-        "table": heatmap_html(tokens, state.weights, focus, causal),
-        "row": row_html(tokens, state.weights[focus], focus, causal),
+        "table": heatmap_html(tokens, state.weights, focus, causal, lang),
+        "row": row_html(tokens, state.weights[focus], focus, causal, lang),
     }
 
 
-def sentence_message(text: str) -> str | None:
-    """The Spanish message shown when ``text`` is refused as a sentence (None if accepted)."""
+def refused_message(exc: ValueError, lang: str = DEFAULT_LANG) -> str:
+    """A refused sentence's message in ``lang``: the model's reason, then that it was kept."""
+    return f"{say(exc, lang)} {text('explorer.kept', lang)}"
+
+
+def sentence_message(sentence: str, lang: str = DEFAULT_LANG) -> str | None:
+    """The message shown when ``sentence`` is refused (None if accepted), in ``lang``."""
     try:
-        AttentionExplorer(sentence=text)
+        AttentionExplorer(sentence=sentence)
     except ValueError as exc:
-        return f"{exc} {KEPT}"
+        return refused_message(exc, lang)
     return None
 
 
-def client_constants() -> dict[str, object]:
-    """What the browser twin needs from Python (embedded in the page, never typed into JS)."""
+def client_constants(lang: str = DEFAULT_LANG) -> dict[str, object]:
+    """What the browser twin needs from Python (embedded in the page, never typed into JS); the
+    messages in ``lang``, the page's language."""
     too_many = MAX_TOKENS + 1
-    template = sentence_message(" ".join(["x"] * too_many)) or ""
+    template = sentence_message(" ".join(["x"] * too_many), lang) or ""
     if template.count(str(too_many)) != 1:  # the twin fills in the count
         raise RuntimeError(f"Mensaje inesperado para {too_many} palabras: {template!r}")
     defaults = AttentionExplorer.param
@@ -319,7 +230,7 @@ def client_constants() -> dict[str, object]:
         },
         "cold_temperature": COLD_TEMPERATURE,
         "hot_temperature": HOT_TEMPERATURE,
-        "empty_message": sentence_message(""),
+        "empty_message": sentence_message("", lang),
         "too_many_message": template.replace(str(too_many), "{n}"),
     }
 
@@ -386,7 +297,7 @@ class ExplorerView(DemoView):
     Controls (all two-way bound to the model):
 
     - ``self.sentence_input`` (TextInput "Frase"): applied on Enter/blur. An empty sentence or one
-      of more than 40 words shows a Spanish message in ``self.sentence_error`` (data-testid
+      of more than 40 words shows a message in ``self.sentence_error`` (data-testid
       ``explorer-sentence-error``); the model keeps its last valid sentence, the box keeps the
       typed text so it can be corrected.
     - ``self.token_buttons`` (RadioButtonGroup, one button per token, labels made unique with
@@ -404,6 +315,9 @@ class ExplorerView(DemoView):
     whole percentage of query i on key j, "39 %"), ``explorer-row-title`` ("Adónde mira gato"),
     ``explorer-row`` (the bar list), ``row-j`` (percentage of key j in the focus row).
 
+    Every text is the catalogue's ``explorer.*`` in ``lang`` (quoted above in Spanish); the
+    numbers on the "T = …" buttons and in the slider follow ``lang`` too.
+
     Updates: one watcher on the model (``_on_model``) puts :func:`render` on screen with
     ``apply_render`` (the token widgets' options and values, the ``.object`` of ``self.table``
     and ``self.row``) in one hold. In the export, ``enable_client_side`` makes the browser twin
@@ -419,9 +333,9 @@ class ExplorerView(DemoView):
         self._syncing = False
 
         self.sentence_input = pn.widgets.TextInput(
-            label="Frase",
+            label=self.t("explorer.sentence"),
             value=m.sentence,
-            placeholder="Escribe una frase y pulsa Enter",
+            placeholder=self.t("explorer.placeholder"),
             width=480,
             margin=(5, 10),
         )
@@ -443,7 +357,7 @@ class ExplorerView(DemoView):
             css_classes=["c04-explorer-tokens"],
         )
         self.token_select = pn.widgets.Select(
-            label="o elígelo de la lista",
+            label=self.t("explorer.list_label"),
             options=self._select_options(m.tokens),
             value=m.focus,
             width=220,
@@ -456,21 +370,21 @@ class ExplorerView(DemoView):
         # A Bokeh model belongs to one document: one formatter per view (per session).
         self.temperature_slider = pn.widgets.FloatSlider.from_param(
             m.param.temperature,
-            label="Temperatura T",
+            label=self.t("explorer.temperature"),
             step=0.05,
-            format=CustomJSTickFormatter(code=SLIDER_TICK_JS),
+            format=CustomJSTickFormatter(code=tick_js(2, lang=self.lang)),
             width=320,
             margin=(5, 20, 5, 10),
         )
         self.positional_box = pn.widgets.Checkbox.from_param(
             m.param.positional,
-            label="Codificación posicional",
+            label=self.t("explorer.positional"),
             margin=(25, 10, 5, 10),
             css_classes=["c04-explorer-positional-box"],
         )
         self.causal_box = pn.widgets.Checkbox.from_param(
             m.param.causal,
-            label="Máscara causal",
+            label=self.t("explorer.causal"),
             margin=(25, 10, 5, 10),
             css_classes=["c04-explorer-causal-box"],
         )
@@ -478,13 +392,14 @@ class ExplorerView(DemoView):
         self.table = LiveHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
         self.row = LiveHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
 
+        cold, hot = self.num(COLD_TEMPERATURE, 1), self.num(HOT_TEMPERATURE, 0)
         self.reset_button = self._button(
-            "Frase por defecto, segundo gato", "reset", 250, self._notice_default
+            self.t("explorer.reset"), "reset", 250, self._notice_default
         )
-        self.cold_button = self._button("T = 0,1", "cold", 90, self._notice_cold)
-        self.hot_button = self._button("T = 3", "hot", 90, self._notice_hot)
+        self.cold_button = self._button(f"T = {cold}", "cold", 90, self._notice_cold)
+        self.hot_button = self._button(f"T = {hot}", "hot", 90, self._notice_hot)
         self.causal_button = self._button(
-            "Activar la máscara causal", "causal", 220, self._notice_causal
+            self.t("explorer.causal_button"), "causal", 220, self._notice_causal
         )
 
         self._buttons_props = _ButtonsProps(self.token_buttons)
@@ -492,19 +407,25 @@ class ExplorerView(DemoView):
         self._show()
         m.param.watch(self._on_model, ["sentence", "focus", "temperature", "positional", "causal"])
 
-        tags = "".join(f'<span class="c04-tag">#{esc(t)}</span>' for t in TAGS)
+        t = self.t
+        tags = "".join(
+            f'<span class="c04-tag">#{esc(tag)}</span>' for tag in t("explorer.tags").split()
+        )
+        lead = (
+            f'<p class="c04-lead">{esc(t("explorer.lead"))}</p><div class="c04-tags">{tags}</div>'
+        )
         self._layout = pn.Column(
-            math_md(f"## {TITLE}", margin=(0, 10)),
+            math_md(f"## {t('demo.explorador')}", margin=(0, 10)),
             LiveHTML(
-                f'<p class="c04-lead">{esc(LEAD)}</p><div class="c04-tags">{tags}</div>',
+                lead,
                 stylesheets=[CSS],
                 sizing_mode="stretch_width",
             ),
-            math_md(PROBLEM),
-            math_md(MOVE),
+            math_md(t("explorer.problem")),
+            math_md(t("explorer.move")),
             pn.Row(self.sentence_input, self.sentence_error, sizing_mode="stretch_width"),
             LiveHTML(
-                '<div class="c04-label">Token que consulta (fila del mapa)</div>',
+                f'<div class="c04-label">{esc(t("explorer.focus_label"))}</div>',
                 stylesheets=[CSS],
                 margin=(8, 10, 0, 10),
             ),
@@ -517,22 +438,26 @@ class ExplorerView(DemoView):
                 sizing_mode="stretch_width",
             ),
             self.table,
-            LiveHTML(f'<div class="c04-note">{esc(LEGEND)}</div>', margin=(0, 10)),
+            LiveHTML(f'<div class="c04-note">{esc(t("explorer.legend"))}</div>', margin=(0, 10)),
             self.row,
             LiveHTML(
-                f'<div class="c04-caveat">{esc(CAVEAT)}</div>',
+                f'<div class="c04-caveat">{esc(t("explorer.caveat"))}</div>',
                 stylesheets=[CSS],
                 sizing_mode="stretch_width",
                 margin=(10, 10),
             ),
-            math_md("**Fíjate en tres cosas:**", margin=(0, 10)),
-            self._notice(NOTICE_1, self.reset_button),
-            self._notice(NOTICE_2, self.cold_button, self.hot_button),
-            self._notice(NOTICE_3, self.causal_button),
-            math_md(INSIDE),
-            math_md(QKV),
-            math_md(TOY),
-            math_md(TAKEAWAY),
+            math_md(f"**{t('explorer.notice')}**", margin=(0, 10)),
+            self._notice(t("explorer.notice_default"), self.reset_button),
+            self._notice(
+                t("explorer.notice_temperature", cold=cold, hot=hot),
+                self.cold_button,
+                self.hot_button,
+            ),
+            self._notice(t("explorer.notice_causal"), self.causal_button),
+            math_md(t("explorer.inside")),
+            math_md(t("explorer.qkv")),
+            math_md(t("explorer.toy")),
+            math_md(t("explorer.takeaway")),
             sizing_mode="stretch_width",
         )
 
@@ -572,7 +497,7 @@ class ExplorerView(DemoView):
             self.model.sentence = event.new
         except ValueError as exc:
             log.info("Frase rechazada: %s", exc)
-            self._set_error(f"{exc} {KEPT}")
+            self._set_error(refused_message(exc, self.lang))
             return
         self._set_error("")
 
@@ -644,7 +569,7 @@ class ExplorerView(DemoView):
         # The widgets' own watchers must not write back into the model meanwhile.
         syncing, self._syncing = self._syncing, True
         try:
-            apply_render(self._live_targets(), render(self.model))
+            apply_render(self._live_targets(), render(self.model, self.lang))
         finally:
             self._syncing = syncing
 
@@ -668,7 +593,7 @@ class ExplorerView(DemoView):
         twin computes every setting). Returns 0, the number of embedded states.
         """
         if states is not None:
-            states["explorer"] = client_constants()
+            states["explorer"] = client_constants(self.lang)
         kinds = {name: kind for name, (_, kind) in self.client_targets().items()}
         kinds["error"] = "html"  # set by the twin only when the sentence box was applied
         objects = {name: obj for name, (obj, _) in self.client_targets().items()}

@@ -42,7 +42,7 @@ import numpy as np
 import panel as pn
 from bokeh.resources import INLINE, Resources
 
-from attnmodel.formatting import es_number
+from attnmodel.formatting import es_number, number
 from attnmodel.i18n import DEFAULT_LANG, catalogue_json, languages, text
 from dashboards import registry
 from dashboards.common import LiveHTML, configure, esc, math_md
@@ -473,8 +473,8 @@ class Result:
     removed: list[str] = field(default_factory=list)
 
 
-def mb(size: int) -> str:
-    return es_number(size / 1e6, 2)
+def mb(size: int, lang: str = DEFAULT_LANG) -> str:
+    return number(size / 1e6, 2, lang=lang)
 
 
 # Bokeh's inline bundle without bokeh-gl (0,19 MB a file), which only WebGL plots use: Bokeh's
@@ -506,8 +506,9 @@ def index_html(results: list[Result], lang: str = DEFAULT_LANG) -> str:
     """A plain page (no script, no external resource) linking every exported file of ``lang``
     (``results``: one per page of ``pages(lang)``, in order) and the other languages' indexes."""
     rows = "".join(
-        f'<tr><td><a href="{esc(p.filename)}">{esc(p.filename)}</a></td>'
-        f"<td>{esc(p.description)}</td><td class='n'>{mb(r.size)} MB</td></tr>"
+        # The file names are the sections' ids, Spanish words: marked as such on every page.
+        f'<tr><td><a href="{esc(p.filename)}" lang="es">{esc(p.filename)}</a></td>'
+        f"<td>{esc(p.description)}</td><td class='n'>{mb(r.size, lang)} MB</td></tr>"
         for r, p in zip(results, pages(lang), strict=True)
     )
     title = text("lecture.title", lang)

@@ -63,6 +63,7 @@ class Lecture(pn.viewable.Viewer):
         )
         respond_immediately(self.nav)
         self.main = pn.Column(sizing_mode="stretch_width", min_height=600)
+        self._languages = LiveHTML("", margin=(10, 10))
         self.nav.param.watch(self._on_nav, "value")
         if pn.state.loaded:
             # Not a page being served (tests, a notebook) or already loaded: build it now.
@@ -71,6 +72,7 @@ class Lecture(pn.viewable.Viewer):
             # A served page: it goes out with a placeholder and the section is built once the
             # browser reports the page loaded, over the session's websocket.
             self.section = self.nav.value
+            self._languages.object = self.language_links()
             loading = f'<div class="c04-note">{esc(text("lecture.loading", self.lang))}</div>'
             self.main.objects = [LiveHTML(loading, margin=(10, 10))]
             pn.state.onload(self._load)
@@ -89,6 +91,7 @@ class Lecture(pn.viewable.Viewer):
             self._built[section_id] = build_section(self, self.sections[section_id])
             respond_immediately(self._built[section_id])
         self.section = section_id
+        self._languages.object = self.language_links()  # to this section in the other language
         self.main.objects = [self._built[section_id]]
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             freeze_survivors()
@@ -112,7 +115,7 @@ class Lecture(pn.viewable.Viewer):
         sidebar = pn.Column(
             LiveHTML(f"<b>{esc(text('lecture.sections', self.lang))}</b>", margin=(10, 10, 0, 10)),
             self.nav,
-            LiveHTML(self.language_links(), margin=(10, 10)),
+            self._languages,
             width=250,
             margin=(10, 10),
         )

@@ -8,9 +8,15 @@ start at that row's token; that happens in the browser (a Bokeh ``CustomJS`` on 
 The plots are plain Bokeh figures built once per view; a change only replaces their sources'
 ``data`` (ten HoloViews DynamicMaps used to cost about a second per change).
 
-What is on screen is one pure function, ``render(model)`` (target name -> HTML / source data /
-property), shared by the live view (``apply_render``) and the static export, which embeds the
-render of all 16 discrete states (``client_table``) for dashboards/static/multihead.js.
+What is on screen is one pure function, ``render(model, lang)`` (target name -> HTML / source
+data / property), shared by the live view (``apply_render``) and the static export, which embeds
+the render of all 16 discrete states in the page's language (``client_table``) for
+dashboards/static/multihead.js.
+
+Every text comes from the catalogue (``multihead.*``, ``demo.cabezas``). The sentences are
+Spanish data (``SENTENCE_LANG``): a page in another language keeps them, marks them
+``lang="es"`` where HTML allows (the sentence selector, the token lists) and says so with a
+gloss of each sentence; the tokens drawn on the Bokeh canvases cannot carry a language.
 """
 
 from __future__ import annotations
@@ -27,13 +33,20 @@ from bokeh.models import ColumnDataSource, CustomJS, HoverTool, Range1d
 from bokeh.palettes import Blues256
 from bokeh.plotting import figure
 
-from attnmodel.multihead import HEAD_OPTIONS, SENTENCES, MultiHeadDemo
+from attnmodel.formatting import number, percent
+from attnmodel.i18n import DEFAULT_LANG, text
+from attnmodel.multihead import (
+    HEAD_OPTIONS,
+    SENTENCE_IDS,
+    SENTENCE_LANG,
+    SENTENCES,
+    MultiHeadDemo,
+)
 from dashboards.common import (
     DemoView,
+    LangColumn,
     LiveHTML,
     apply_render,
-    es_number,
-    es_percent,
     esc,
     lean_renderers,
     math_md,
@@ -42,33 +55,6 @@ from dashboards.common import (
 )
 
 MAX_HEADS = max(HEAD_OPTIONS)
-
-TITLE = "Varias cabezas, varias relaciones a la vez"
-INTRO = (
-    r"Cada cabeza tiene sus propias $$W_Q, W_K, W_V$$, así que aprende un patrón de atención "
-    r"distinto sobre la misma frase. Los arcos salen de la matriz de pesos real: el grosor y la "
-    r"opacidad son proporcionales a $$\alpha_{ij}$$."
-)
-CAVEAT = (
-    "patrones ilustrativos — en un modelo real estos roles emergen del entrenamiento y rara vez "
-    "son tan limpios."
-)
-HOW_TO_READ = (
-    "Los arcos van desde el token que consulta hacia el token atendido. Pasa el ratón por la "
-    "matriz de la derecha para resaltar una fila."
-)
-COMBINED_TITLE = "Suma de todas las cabezas (lo que ve la capa siguiente)"
-COMBINED_NOTE = (
-    r"Las $$h$$ matrices de pesos sumadas y divididas por $$h$$, para que cada fila siga "
-    r"sumando 1."
-)
-WHY_HEADS = (
-    r"**Por qué varias cabezas y no una más grande.** Una sola distribución de atención tiene "
-    r"que elegir: o sigue la concordancia sujeto–verbo, o resuelve el pronombre, o mira al "
-    r"vecino. Con $$h$$ cabezas de dimensión $$d_{model}/h$$ cada una, el costo total es el "
-    r"mismo pero el modelo puede mantener varias relaciones abiertas a la vez y concatenar los "
-    r"resultados."
-)
 
 # Arc style: line_width = ARC_WIDTH · α_ij px and line_alpha = α_ij, both proportional to α_ij.
 ARC_WIDTH = 8.0
@@ -108,7 +94,7 @@ HEAT_MARGIN = (96, 6, 6, 70)  # left, right, top, bottom: room for the labels an
 HEAT_GAP = 5.0  # between a label and the matrix
 HEAT_LABEL_ANGLE = math.pi / 4  # column labels, like a 45° axis
 HEAT_LABEL_COLUMNS = ("x", "y", "text", "angle")
-HEAT_TITLES = ("token atendido j", "token que consulta i")
+HEAT_TITLE_KEYS = ("multihead.key_axis", "multihead.query_axis")  # under, left of the matrix
 
 CSS = """
 .mh-title { font-weight: 600; font-size: 110%; margin: 4px 0 2px; }
@@ -123,6 +109,8 @@ CSS = """
 .mh-top-label { font-size: 85%; color: #555; margin-top: 2px; }
 .mh-dims { font-family: monospace; font-size: 105%; margin-top: 4px; }
 """
+# The note of pages in another language than the sentences' (kept_example_html).
+KEPT_CSS = ".mh-kept ul { margin: 2px 0 0; padding-left: 1.2em; }"
 # A head's panel; hidden by CSS (display: none) rather than Bokeh's `visible`: in the browser a
 # `visible` change relays out the whole document (70–200 ms per panel), a style change does not.
 # "display" is always named: Bokeh only sets the styles it is given, so "" clears the "none".
@@ -226,28 +214,37 @@ def top_entries(tokens, weights) -> list[tuple[int, int, float]]:
     return [(i, int(np.argmax(w[i])), float(w[i].max())) for i in range(len(tokens))]
 
 
-def top_html(tokens, weights, testid: str) -> str:
+def kept_word(word: str, lang: str = DEFAULT_LANG) -> str:
+    """A word of the sentences, escaped, as a page in ``lang`` shows it: as is on a page in the
+    sentences' language, marked ``<span lang="es">`` on any other (kept on purpose)."""
+    if lang == SENTENCE_LANG:
+        return esc(word)
+    return f'<span lang="{SENTENCE_LANG}">{esc(word)}</span>'
+
+
+def top_html(tokens, weights, testid: str, lang: str = DEFAULT_LANG) -> str:
     """Compact list "mordió → perro 97 %" of each row's most attended token."""
     items = []
     for i, j, a in top_entries(tokens, weights):
         cls = ' class="mh-strong"' if a >= 0.5 else ""
         items.append(
-            f'<li{cls} data-row="{i}">{esc(tokens[i])} → {esc(tokens[j])} {es_percent(a)}</li>'
+            f'<li{cls} data-row="{i}">{kept_word(tokens[i], lang)} → '
+            f"{kept_word(tokens[j], lang)} {percent(a, lang=lang)}</li>"
         )
     return (
-        '<div class="mh-top-label">Lo que más mira cada token:</div>'
+        f'<div class="mh-top-label">{esc(text("multihead.top_label", lang))}</div>'
         f'<ul class="mh-top" data-testid="{esc(testid)}">{"".join(items)}</ul>'
     )
 
 
-def arc_data(tokens, arcs) -> dict:
+def arc_data(tokens, arcs, lang: str = DEFAULT_LANG) -> dict:
     """Columns of an arc source: one polyline (with its arrowhead) per (i, j, α_ij)."""
     xs, ys, rel = [], [], []
     for i, j, a in arcs:
         x, y = arc_geometry(i, j)
         xs.append(x)
         ys.append(y)
-        rel.append(f"{tokens[i]} → {tokens[j]}: α = {es_number(a)}")
+        rel.append(f"{tokens[i]} → {tokens[j]}: α = {number(a, lang=lang)}")
     peso = np.array([a for _, _, a in arcs], dtype=float)
     return {
         "xs": xs,
@@ -290,7 +287,7 @@ def heat_labels(tokens) -> dict:
     }
 
 
-def heat_data(labels, weights, threshold: float) -> dict:
+def heat_data(labels, weights, threshold: float, lang: str = DEFAULT_LANG) -> dict:
     """Columns of a heatmap source: one cell per (i, j) at its place in the frame
     (``heat_grid``), colour and label text precomputed."""
     if weights is None:
@@ -312,8 +309,8 @@ def heat_data(labels, weights, threshold: float) -> dict:
         "peso": a,
         "fila": rows,
         "color": HEAT_PALETTE[shade].tolist(),
-        "texto": [f"{es_number(v)} ({es_percent(v)})" for v in values],
-        "valor": [es_number(v) if v >= threshold else "" for v in values],
+        "texto": [f"{number(v, lang=lang)} ({percent(v, lang=lang)})" for v in values],
+        "valor": [number(v, lang=lang) if v >= threshold else "" for v in values],
         "valor_color": ["#ffffff" if v > 0.55 else "#111111" for v in values],
     }
 
@@ -345,20 +342,36 @@ def state_key(sentence: str, n_heads: int) -> str:
     return f"sentence={sentence}|n_heads={int(n_heads)}"
 
 
-def title_html(k: int, name: str, description: str, color: str) -> str:
-    """Title and description of head index ``k`` (0-based)."""
+def title_html(k: int, name: str, description: str, color: str, lang: str = DEFAULT_LANG) -> str:
+    """Title and description of head index ``k`` (0-based); ``name`` and ``description`` are
+    already in ``lang``."""
+    title = text("multihead.head_title", lang, number=k + 1, name=name)
     return (
         f'<div data-testid="head-{k + 1}-title">'
         f'<div class="mh-title"><span class="mh-swatch" style="background:{color}">'
-        f"</span>Cabeza {k + 1} · {esc(name)}</div>"
+        f"</span>{esc(title)}</div>"
         f'<p class="mh-desc">{esc(description)}</p></div>'
     )
 
 
-def dims_html(d_model: int, n_heads: int, d_k: int) -> str:
+def dims_html(d_model: int, n_heads: int, d_k: int, lang: str = DEFAULT_LANG) -> str:
+    line = text("multihead.dims", lang, d_model=d_model, h=n_heads, d_k=d_k)
+    return f'<div class="mh-dims" data-testid="head-dims">{esc(line)}</div>'
+
+
+def kept_example_html(lang: str) -> str:
+    """On a page in another language than the sentences': why they stay in Spanish, and each
+    sentence (marked ``lang="es"``) with its gloss in ``lang``."""
+    glosses = "".join(
+        f'<li><span lang="{SENTENCE_LANG}">{esc(sentence)}</span> — '
+        f"{esc(text(f'multihead.gloss.{sid}', lang))}</li>"
+        for sentence, sid in zip(SENTENCES, SENTENCE_IDS, strict=True)
+    )
+    marker = "\x00"  # survives esc(): the list goes where the catalogue puts {glosses}
+    note = esc(text("multihead.kept_example", lang, glosses=marker))
     return (
-        f'<div class="mh-dims" data-testid="head-dims">d_model = {d_model}, h = {n_heads} → '
-        f"cada cabeza de dimensión {d_k}</div>"
+        '<div class="c04-note mh-kept" data-testid="multihead-kept-example">'
+        f"{note.replace(marker, f'<ul>{glosses}</ul>')}</div>"
     )
 
 
@@ -401,11 +414,11 @@ def plain_columns(data: dict) -> dict:
     return out
 
 
-@functools.lru_cache(maxsize=64)
-def _render(sentence: str, n_heads: int, threshold: float) -> dict[str, object]:
+@functools.lru_cache(maxsize=128)
+def _render(sentence: str, n_heads: int, threshold: float, lang: str) -> dict[str, object]:
     m = MultiHeadDemo(sentence=sentence, n_heads=n_heads, arc_threshold=threshold)
     tokens, h = m.tokens, m.n_heads
-    names, descriptions = m.head_names, m.head_descriptions
+    names, descriptions = m.names(lang), m.descriptions(lang)
     weights, combined = m.weights, m.combined
     token_data, arc_x_end, labels, label_data = _sentence_parts(tuple(tokens))
     labels = list(labels)
@@ -419,24 +432,25 @@ def _render(sentence: str, n_heads: int, threshold: float) -> dict[str, object]:
         shown = k < h
         out[f"panel_{k + 1}"] = PANEL_STYLES if shown else HIDDEN_PANEL_STYLES
         if shown:
-            out[f"title_{k + 1}"] = title_html(k, names[k], descriptions[k], head_color(k, h))
-            out[f"top_{k + 1}"] = top_html(tokens, weights[k], f"head-{k + 1}-top")
-            out[f"arcs_{k + 1}"] = plain_columns(arc_data(tokens, m.arcs(k)))
-            out[f"heat_{k + 1}"] = plain_columns(heat_data(labels, weights[k], threshold))
+            color = head_color(k, h)
+            out[f"title_{k + 1}"] = title_html(k, names[k], descriptions[k], color, lang)
+            out[f"top_{k + 1}"] = top_html(tokens, weights[k], f"head-{k + 1}-top", lang)
+            out[f"arcs_{k + 1}"] = plain_columns(arc_data(tokens, m.arcs(k), lang))
+            out[f"heat_{k + 1}"] = plain_columns(heat_data(labels, weights[k], threshold, lang))
         else:
             out[f"title_{k + 1}"] = ""
             out[f"top_{k + 1}"] = ""
             out[f"arcs_{k + 1}"] = EMPTY_ARCS
             out[f"heat_{k + 1}"] = EMPTY_HEAT
-    out["arcs_suma"] = plain_columns(arc_data(tokens, arcs_from(combined, threshold)))
-    out["heat_suma"] = plain_columns(heat_data(labels, combined, threshold))
-    out["combined_top"] = top_html(tokens, combined, "combined-top")
-    out["dims"] = dims_html(m.d_model, h, m.d_k)
+    out["arcs_suma"] = plain_columns(arc_data(tokens, arcs_from(combined, threshold), lang))
+    out["heat_suma"] = plain_columns(heat_data(labels, combined, threshold, lang))
+    out["combined_top"] = top_html(tokens, combined, "combined-top", lang)
+    out["dims"] = dims_html(m.d_model, h, m.d_k, lang)
     return out
 
 
-def render(model: MultiHeadDemo) -> dict[str, object]:
-    """Everything the view shows that depends on the model, by target name.
+def render(model: MultiHeadDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
+    """Everything the view shows that depends on the model, by target name, in ``lang``.
 
     HTML panes (raw HTML): ``title_<k>``, ``top_<k>`` (k = 1 … 4; "" for a hidden head),
     ``combined_top``, ``dims``. Sources (column -> plain list, see ``plain_columns``;
@@ -447,10 +461,10 @@ def render(model: MultiHeadDemo) -> dict[str, object]:
     diagrams' x range), ``heat_labels`` (a source: the matrices' token labels),
     ``arc_color_1`` (line colour of head 1's arcs: grey when one head carries everything).
 
-    A pure function of (sentence, n_heads, arc_threshold), cached: treat the values as
+    A pure function of (sentence, n_heads, arc_threshold, lang), cached: treat the values as
     read-only.
     """
-    return dict(_render(model.sentence, model.n_heads, float(model.arc_threshold)))
+    return dict(_render(model.sentence, model.n_heads, float(model.arc_threshold), lang))
 
 
 def jsonable(value):
@@ -466,11 +480,12 @@ def jsonable(value):
     return value
 
 
-def all_states(threshold: float = 0.1) -> dict[str, dict[str, object]]:
-    """Python ``render`` of every discrete state (sentence × n_heads), JSON-ready, by key."""
+def all_states(threshold: float = 0.1, lang: str = DEFAULT_LANG) -> dict[str, dict[str, object]]:
+    """Python ``render`` of every discrete state (sentence × n_heads) in ``lang``, JSON-ready,
+    by key."""
     return {
         state_key(sentence, h): jsonable(
-            render(MultiHeadDemo(sentence=sentence, n_heads=h, arc_threshold=threshold))
+            render(MultiHeadDemo(sentence=sentence, n_heads=h, arc_threshold=threshold), lang)
         )
         for sentence in SENTENCES
         for h in HEAD_OPTIONS
@@ -482,8 +497,9 @@ _ARC_TARGETS = (*(f"arcs_{k + 1}" for k in range(MAX_HEADS)), "arcs_suma")
 _HEAT_TARGETS = (*(f"heat_{k + 1}" for k in range(MAX_HEADS)), "heat_suma")
 
 
-def client_table(threshold: float = 0.1) -> dict[str, dict]:
-    """The table multihead.js looks states up in: ``{state_key: packed render, "_shared": …}``.
+def client_table(threshold: float = 0.1, lang: str = DEFAULT_LANG) -> dict[str, dict]:
+    """The table multihead.js looks states up in: ``{state_key: packed render, "_shared": …}``,
+    every text in ``lang`` (the page's language).
 
     The full ``render`` of the 16 states is about 1.9 MB of JSON, mostly repeated numbers: every
     arc's polyline (a function of (i, j) only), and columns that are other columns in another
@@ -508,7 +524,7 @@ def client_table(threshold: float = 0.1) -> dict[str, dict]:
     for sentence in SENTENCES:
         for h in HEAD_OPTIONS:
             model = MultiHeadDemo(sentence=sentence, n_heads=h, arc_threshold=threshold)
-            values = render(model)
+            values = render(model, lang)
             packed: dict[str, object] = {}
             for name, value in values.items():
                 if name == "tokens":
@@ -564,12 +580,16 @@ class MultiHeadView(DemoView):
 
     data-testids (k = 1 … 4 is the head number shown on screen):
 
-    - ``head-<k>-title``: "Cabeza k · <name>" and the head's description.
+    - ``head-<k>-title``: "Cabeza k · <name>" and the head's description (``multihead.*``).
     - ``head-<k>-top``: a ``ul``; each ``li`` (``data-row="i"``) reads "mordió → perro 97 %",
       the most attended token j of row i of ``weights[k − 1]`` and its weight.
     - ``combined-top``: the same list for ``combined``.
     - ``head-dims``: "d_model = 24, h = 4 → cada cabeza de dimensión 6".
     - ``multihead-caveat``: the "patrones ilustrativos" note.
+    - ``multihead-kept-example`` (pages in another language than the sentences' only): why the
+      example stays in Spanish and a gloss of each sentence. There the sentence selector sits
+      in an element marked ``lang="es"`` with its label outside it, and the tokens of the lists
+      are marked ``<span lang="es">``.
 
     CSS classes: ``mh-heads-control`` (the "Cabezas" buttons), ``mh-arcs-<k>`` / ``mh-heat-<k>``
     (the arc diagram and matrix panes of head k; ``-suma`` for the sum).
@@ -589,23 +609,48 @@ class MultiHeadView(DemoView):
         super().__init__(**params)
         m = self.model
 
+        kept = self.lang != SENTENCE_LANG  # the sentences stay Spanish: marked, glossed
+        sentence_label = self.t("multihead.sentence_label")
         self.sentence_select = pn.widgets.Select.from_param(
-            m.param.sentence, name="Frase", width=460, margin=(6, 20, 6, 10)
+            m.param.sentence,
+            # Elsewhere the label goes outside the lang="es" element (sentence_control).
+            name="" if kept else sentence_label,
+            description=self.t("multihead.sentence_doc"),
+            width=460,
+            margin=(6, 20, 6, 10),
         )
         self.heads_buttons = pn.widgets.RadioButtonGroup.from_param(
             m.param.n_heads,
-            name="Cabezas",
+            name=self.t("multihead.heads_label"),
+            description=self.t("multihead.n_heads_doc"),
             color="primary",
             variant="outline",
             width=200,
             margin=(0, 10, 6, 10),
         )
+        label_styles = [":host { font-size: 90%; }"]
         heads_control = pn.Column(
-            LiveHTML("Cabezas", margin=(6, 10, 0, 10), stylesheets=[":host { font-size: 90%; }"]),
+            LiveHTML(
+                self.t("multihead.heads_label"), margin=(6, 10, 0, 10), stylesheets=label_styles
+            ),
             self.heads_buttons,
             margin=0,
             css_classes=["mh-heads-control"],
         )
+        sentence_control = self.sentence_select
+        self.kept_example = None
+        if kept:
+            sentence_control = pn.Column(
+                LiveHTML(esc(sentence_label), margin=(6, 10, 0, 10), stylesheets=label_styles),
+                LangColumn(self.sentence_select, html_attributes={"lang": SENTENCE_LANG}, margin=0),
+                margin=0,
+            )
+            self.kept_example = LiveHTML(
+                kept_example_html(self.lang),
+                sizing_mode="stretch_width",
+                stylesheets=[KEPT_CSS],
+                margin=(0, 10, 6, 10),
+            )
 
         # Shared by all panels: every diagram shows the same tokens on the same axes.
         self.token_source = ColumnDataSource(
@@ -659,18 +704,23 @@ class MultiHeadView(DemoView):
         self._refresh()
         m.param.watch(self._on_change, ["sentence", "n_heads", "arc_threshold"])
 
+        caveat = self.t("multihead.caveat")
         self._layout = pn.Column(
-            section_header(TITLE, INTRO, anchor="cabezas"),
+            section_header(self.t("demo.cabezas"), self.t("multihead.intro"), anchor="cabezas"),
             LiveHTML(
-                f'<div class="c04-note" data-testid="multihead-caveat"><em>{CAVEAT}</em></div>',
+                f'<div class="c04-note" data-testid="multihead-caveat"><em>{caveat}</em></div>',
                 sizing_mode="stretch_width",
                 margin=(0, 10, 6, 10),
             ),
-            pn.Row(self.sentence_select, heads_control),
-            math_md(HOW_TO_READ),
+            pn.Row(sentence_control, heads_control),
+            *([self.kept_example] if self.kept_example is not None else []),
+            math_md(self.t("multihead.how_to_read")),
             *self.head_panels,
             pn.Column(
-                math_md(f"### {COMBINED_TITLE}\n\n{COMBINED_NOTE}"),
+                math_md(
+                    f"### {self.t('multihead.combined_title')}\n\n"
+                    f"{self.t('multihead.combined_note')}"
+                ),
                 pn.Row(
                     self._plot_pane(self.combined_arc_figure, "mh-arcs-suma"),
                     self._plot_pane(self.combined_heat_figure, "mh-heat-suma"),
@@ -681,7 +731,10 @@ class MultiHeadView(DemoView):
                 margin=(6, 0),
             ),
             pn.Column(
-                math_md(WHY_HEADS), self.dims, styles=BOX_STYLES, sizing_mode="stretch_width"
+                math_md(self.t("multihead.why_heads")),
+                self.dims,
+                styles=BOX_STYLES,
+                sizing_mode="stretch_width",
             ),
             sizing_mode="stretch_width",
         )
@@ -773,7 +826,7 @@ class MultiHeadView(DemoView):
         heat_fig.text(
             x=[left + (width - left - right) / 2, 4.0],
             y=[4.0, height - top - (height - top - bottom) / 2],
-            text=list(HEAT_TITLES),
+            text=[self.t(key) for key in HEAT_TITLE_KEYS],
             angle=[0.0, math.pi / 2],
             text_font_size="11px",
             text_font_style="italic",
@@ -807,7 +860,11 @@ class MultiHeadView(DemoView):
         heat_fig.add_tools(
             HoverTool(
                 renderers=[cells],
-                tooltips=[("consulta", "@consulta"), ("atendido", "@atendido"), ("α", "@texto")],
+                tooltips=[
+                    (self.t("multihead.hover_query"), "@consulta"),
+                    (self.t("multihead.hover_key"), "@atendido"),
+                    ("α", "@texto"),
+                ],
                 callback=CustomJS(args=args, code=_HIGHLIGHT_JS),
             )
         )
@@ -848,7 +905,7 @@ class MultiHeadView(DemoView):
         self._refresh()
 
     def _refresh(self) -> None:
-        values = render(self.model)
+        values = render(self.model, self.lang)
         # Only what changed since the last update: same picture, fewer Bokeh events.
         changed = {
             name: value
@@ -863,13 +920,13 @@ class MultiHeadView(DemoView):
     def enable_client_side(self, states: dict | None = None) -> int:
         """Make the controls work without a server (export only; the live app never calls it).
 
-        Fills ``states["multihead"]`` with the Python ``render`` of every sentence × n_heads
-        (key: ``state_key``; packed, see ``client_table``) and attaches to both controls a
-        ``jscallback`` that looks the state up and puts it on screen
+        Fills ``states["multihead"]`` with the Python ``render`` of every sentence × n_heads in
+        the view's language (key: ``state_key``; packed, see ``client_table``) and attaches to
+        both controls a ``jscallback`` that looks the state up and puts it on screen
         (``C04.update("multihead", …)``, dashboards/static/multihead.js). The hover on the
         matrices is already client-side. Returns the number of states.
         """
-        table = client_table(self.model.arc_threshold)
+        table = client_table(self.model.arc_threshold, self.lang)
         if states is not None:
             states[DEMO] = table
         kinds = {name: kind for name, (_, kind) in self._targets.items()}

@@ -22,13 +22,13 @@ from bokeh.models import (
 from bokeh.palettes import RdBu11, interp_palette
 from bokeh.plotting import figure
 
-from attnmodel import PositionalEncodingDemo, i18n
-from attnmodel.formatting import tick_js
+from attnmodel import PositionalEncodingDemo
+from attnmodel.formatting import number, tick_js
+from attnmodel.i18n import DEFAULT_LANG, Refusal, text
 from dashboards.common import (
     DemoView,
     LiveHTML,
     apply_render,
-    es_number,
     esc,
     lean_renderers,
     math_md,
@@ -40,45 +40,20 @@ from dashboards.common import (
 # session, and every such name would leave one more logger behind.
 log = logging.getLogger("dashboards.positional")
 
-TITLE = "La matriz de codificación posicional"
-
-# Markdown eats the backslash of "\!" (an escaped "!") before MathJax sees it, hence "\\!".
+# Every text of the section is in the catalogue: [positional] in attnmodel/locales/<lang>.d/
+# positional.toml (the title is demo.posicion). The formula has no words: the same in every
+# language. Markdown eats the backslash of "\!" (an escaped "!") before MathJax sees it, hence
+# "\\!".
 FORMULA = (
     r"$$PE_{(pos,2i)} = \sin\\!\left(\frac{pos}{10000^{2i/d}}\right), \quad "
     r"PE_{(pos,2i+1)} = \cos\\!\left(\frac{pos}{10000^{2i/d}}\right)$$"
 )
 
-HEATMAP_CAPTION = (
-    "Una fila por posición, una columna por dimensión. Las columnas de la izquierda (alta "
-    "frecuencia) cambian en cada paso: distinguen vecinos. Las de la derecha (baja frecuencia) "
-    "apenas se mueven: distinguen regiones lejanas."
-)
-
-SIMILARITY_CAPTION = (
-    r"Similitud $$PE_{pos} \cdot PE_{pos+\Delta}$$ en función de la separación $$\Delta$$: decae "
-    r"de forma suave y solo depende de la distancia, no de la posición absoluta. Esa es la "
-    r'propiedad que permite al modelo razonar sobre "hace tres palabras".'
-)
-
-CURVES_NOTE = (
-    "Las curvas discontinuas parten de las posiciones 10 y 20 en lugar de la 0: caen justo "
-    "encima de la continua."
-)
-
-TABLE_TITLE = r"### El ejemplo del apunte: tres tokens contiguos con $$d = 4$$"
-
-SUM_PARAGRAPH = (
-    r"**La suma no destruye el contenido.** $$x + PE(pos)$$ desplaza el embedding a una zona del "
-    r"espacio donde una proyección lineal ($$W_Q$$, $$W_K$$) todavía puede leer por separado qué "
-    r"palabra es y en qué posición está. Sin este paso, la atención sería estrictamente invariante "
-    r'a permutaciones: "el perro mordió al hombre" y "el hombre mordió al perro" darían '
-    r"exactamente lo mismo."
-)
-
-LABELS = {"n_positions": "El número de posiciones", "d_model": "d_model"}
-
-# Axis ticks as the language writes numbers: 0,5 and −1 in Spanish (no float noise).
-AXIS_TICK_JS = tick_js()
+# The message of a value out of a slider's bounds, by parameter (its fields: lo, hi, value).
+BOUNDS_KEYS = {
+    "n_positions": "positional.bounds_n_positions",
+    "d_model": "positional.bounds_d_model",
+}
 
 # Extra start positions of the similarity curve: drawn dashed over the pos = 0 curve to show that
 # the curve depends only on Δ.
@@ -89,9 +64,9 @@ CURVE_COLORS = {0: "#1f5fa8", 10: "#d95f02", 20: "#2a9d3a"}
 # Diverging blue (−1) → white (0) → red (+1), as HoloViews' "RdBu_r" was.
 PE_PALETTE = tuple(interp_palette(RdBu11, 256))
 
-# Hover texts: whole positions/dimensions, values with the language's decimal separator.
+# Hover texts: whole positions/dimensions; values (tick_js(4, "value", lang)) and axis ticks
+# (tick_js(lang=lang): 0,5 and −1 in Spanish, no float noise) with the language's separator.
 ROUND_JS = "return String(Math.round(value));"
-VALUE_JS = tick_js(4, "value")
 
 # Bokeh names (found in the browser with Bokeh.documents[0].get_model_by_name).
 HEATMAP_SOURCE = "pe-heatmap-source"
@@ -122,8 +97,8 @@ def heatmap_data(pe: np.ndarray) -> dict:
     }
 
 
-def curve_data(similarity: np.ndarray) -> dict:
-    """One similarity curve: Δ, the value and its Spanish text for the hover.
+def curve_data(similarity: np.ndarray, lang: str = DEFAULT_LANG) -> dict:
+    """One similarity curve: Δ, the value and its text in ``lang`` for the hover.
 
     Plain lists: a numpy column travels to the browser as a binary buffer of its own (one
     websocket frame each), lists inside the patch's JSON (same doubles).
@@ -132,20 +107,24 @@ def curve_data(similarity: np.ndarray) -> dict:
     return {
         "delta": list(range(len(values))),
         "similitud": values,
-        "label": [es_number(v, 4) for v in values],
+        "label": [number(v, 4, lang=lang) for v in values],
     }
 
 
-def worked_table_html(rows: list[dict], testid: str = "pe-worked-table") -> str:
-    """The d = 4 table of the notes: Vector | dim 0..3 | Comentario, 4 decimals."""
+def worked_table_html(
+    rows: list[dict], testid: str = "pe-worked-table", lang: str = DEFAULT_LANG
+) -> str:
+    """The d = 4 table of the notes: Vector | dim 0..3 | Comentario, 4 decimals, in ``lang``
+    (``rows``: the model's ``worked_rows(lang)``). "Vector" and "dim" are the same in English."""
     n_dims = len(rows[0]["values"])
     head = "".join(f"<th>dim {j}</th>" for j in range(n_dims))
+    comment = esc(text("positional.table_comment", lang))
     parts = [
         f'<table class="c04-matrix c04-pe-worked" data-testid="{esc(testid)}">',
-        f"<tr><th>Vector</th>{head}<th>Comentario</th></tr>",
+        f"<tr><th>Vector</th>{head}<th>{comment}</th></tr>",
     ]
     for row in rows:
-        cells = "".join(f"<td>{es_number(v, 4)}</td>" for v in row["values"])
+        cells = "".join(f"<td>{number(v, 4, lang=lang)}</td>" for v in row["values"])
         # Rows of the sum are what enters attention: make them stand out.
         strong = ' class="c04-pe-sum"' if "+" in row["vector"] else ""
         parts.append(
@@ -156,16 +135,18 @@ def worked_table_html(rows: list[dict], testid: str = "pe-worked-table") -> str:
     return "".join(parts)
 
 
-def shape_html(n: int, d: int) -> str:
-    return f'<span class="c04-note" data-testid="pe-shape">{n} posiciones × {d} dimensiones</span>'
+def shape_html(n: int, d: int, lang: str = DEFAULT_LANG) -> str:
+    shape = esc(text("positional.shape", lang, n=n, d=d))
+    return f'<span class="c04-note" data-testid="pe-shape">{shape}</span>'
 
 
-def render(model: PositionalEncodingDemo) -> dict[str, object]:
+def render(model: PositionalEncodingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """Everything on screen that follows ``n_positions`` and ``d_model``, by target name.
 
     ``shape`` (HTML of the size readout), ``heatmap_source`` and ``similarity_<start>`` (source
     data), ``<range>_<prop>`` for the three ranges that follow the shape (start, end and their
-    reset values, so the reset tool returns to the new shape) and ``heatmap_title``. The browser
+    reset values, so the reset tool returns to the new shape) and ``heatmap_title``, texts and
+    numbers in ``lang``. The browser
     twin (``C04.views.positional`` in dashboards/static/positional.js) returns the same dict.
     The worked d = 4 table does not depend on the sliders: it is set once.
 
@@ -176,11 +157,14 @@ def render(model: PositionalEncodingDemo) -> dict[str, object]:
     pe = model.encoding  # [n_positions, d_model], computed once per change
     n, d = pe.shape
     half = d / 2  # the value at Δ = 0, so every curve starts at 1
-    values: dict[str, object] = {"shape": shape_html(n, d), "heatmap_source": heatmap_data(pe)}
+    values: dict[str, object] = {
+        "shape": shape_html(n, d, lang),
+        "heatmap_source": heatmap_data(pe),
+    }
     for start in CURVE_STARTS:
         # PE_start · PE_(start+Δ), as model.similarity_from(start), from the same matrix.
         sim = pe[start:] @ pe[start] / half if start < n else np.array([])
-        values[f"similarity_{start}"] = curve_data(sim)
+        values[f"similarity_{start}"] = curve_data(sim, lang)
     # Position 0 at the top of the heatmap: its y range is flipped.
     bounds = {
         "heatmap_x": (-0.5, d - 0.5),
@@ -190,7 +174,7 @@ def render(model: PositionalEncodingDemo) -> dict[str, object]:
     for name, (start, end) in bounds.items():
         for prop, value in zip(RANGE_PROPS, (start, end, start, end), strict=True):
             values[f"{name}_{prop}"] = value
-    values["heatmap_title"] = f"PE: {n} posiciones × {d} dimensiones"
+    values["heatmap_title"] = text("positional.heatmap_title", lang, n=n, d=d)
     return values
 
 
@@ -207,11 +191,12 @@ class PositionalView(DemoView):
 
     Controls: ``n_positions`` and ``d_model`` sliders, two-way bound to the model. ``d_model``
     moves in steps of 2 from 2, so the slider only offers even values; a value the model rejects
-    anyway (odd, out of bounds) shows a Spanish message under the sliders
+    anyway (odd, out of bounds) shows a message in ``lang`` under the sliders
     (``self.error``, data-testid ``pe-error``) and the slider goes back to the model's value.
 
     data-testids: ``pe-shape`` (current size of the matrix, "50 posiciones × 64 dimensiones"),
-    ``pe-worked-table`` (the d = 4 table of the notes).
+    ``pe-worked-table`` (the d = 4 table of the notes; its tokens in ``lang``: "the dog bit" in
+    English).
 
     Plots: plain Bokeh figures built once. ``self.heatmap`` (Bokeh name ``pe-heatmap``) draws an
     ``image`` glyph from ``self.heatmap_source`` (name ``pe-heatmap-source``; columns ``image``
@@ -236,7 +221,7 @@ class PositionalView(DemoView):
         n_bounds = model.param.n_positions.bounds
         d_bounds = model.param.d_model.bounds
         self.n_slider = pn.widgets.IntSlider(
-            label="Número de posiciones (filas)",
+            label=self.t("positional.n_slider"),
             value=model.n_positions,
             start=n_bounds[0],
             end=n_bounds[1],
@@ -245,7 +230,7 @@ class PositionalView(DemoView):
         )
         # Start at the (even) lower bound with step 2: every value the slider offers is even.
         self.d_slider = pn.widgets.IntSlider(
-            label="d_model (dimensiones, par)",
+            label=self.t("positional.d_slider"),
             value=model.d_model,
             start=d_bounds[0],
             end=d_bounds[1],
@@ -253,7 +238,9 @@ class PositionalView(DemoView):
             width=320,
         )
         self.error = LiveHTML("", css_classes=["c04-error"], margin=(0, 10))
-        self.shape = LiveHTML(shape_html(model.n_positions, model.d_model), margin=(18, 10))
+        self.shape = LiveHTML(
+            shape_html(model.n_positions, model.d_model, self.lang), margin=(18, 10)
+        )
         self._syncing = False
         self._sliders = {"n_positions": self.n_slider, "d_model": self.d_slider}
         for name, slider in self._sliders.items():
@@ -270,23 +257,26 @@ class PositionalView(DemoView):
         self.similarity_plot = self._similarity_figure()
         self._update_plots()
         self.worked_table = LiveHTML(
-            worked_table_html(model.worked_table),
+            worked_table_html(model.worked_rows(self.lang), lang=self.lang),
             stylesheets=[TABLE_CSS],
             sizing_mode="stretch_width",
         )
         self._layout = pn.Column(
-            section_header(TITLE, anchor="posicion"),
+            section_header(self.t("demo.posicion"), anchor="posicion"),
             math_md(FORMULA, stylesheets=[":host { text-align: center; font-size: 115%; }"]),
             pn.Row(self.n_slider, self.d_slider, self.shape),
             self.error,
             pn.pane.Bokeh(self.heatmap, sizing_mode="stretch_width"),
-            math_md(HEATMAP_CAPTION, css_classes=["c04-note"]),
-            math_md("### Ondas y distancia relativa"),
+            math_md(self.t("positional.heatmap_caption"), css_classes=["c04-note"]),
+            math_md(f"### {self.t('positional.waves_heading')}"),
             pn.pane.Bokeh(self.similarity_plot, sizing_mode="stretch_width"),
-            math_md(f"{SIMILARITY_CAPTION}\n\n{CURVES_NOTE}", css_classes=["c04-note"]),
-            math_md(TABLE_TITLE),
+            math_md(
+                f"{self.t('positional.similarity_caption')}\n\n{self.t('positional.curves_note')}",
+                css_classes=["c04-note"],
+            ),
+            math_md(f"### {self.t('positional.table_title')}"),
             self.worked_table,
-            math_md(SUM_PARAGRAPH),
+            math_md(self.t("positional.sum_paragraph")),
             sizing_mode="stretch_width",
         )
 
@@ -295,14 +285,15 @@ class PositionalView(DemoView):
             return
         lo, hi = self.model.param[name].bounds
         try:
-            # param's own bounds message is in English: check the bounds here, in Spanish.
+            # param's own bounds message is in English only: check the bounds here, said in the
+            # catalogue.
             if not lo <= event.new <= hi:
-                raise ValueError(f"{LABELS[name]} debe estar entre {lo} y {hi}, no {event.new}.")
+                raise Refusal(BOUNDS_KEYS[name], lo=lo, hi=hi, value=event.new)
             setattr(self.model, name, event.new)
         except ValueError as exc:
             # The model keeps its last valid value; put the slider back on it.
             log.info("Valor rechazado para %s: %s", name, exc)
-            message = esc(i18n.text("input.refused", message=exc))
+            message = esc(self.t("input.refused", message=self.say(exc)))
             self.error.object = f'<span data-testid="pe-error">{message}</span>'
             self._set_slider(name, getattr(self.model, name))
             return
@@ -334,8 +325,8 @@ class PositionalView(DemoView):
             tools="pan,wheel_zoom,reset",
             active_scroll=None,  # the page scrolls; zoom only when chosen in the toolbar
             toolbar_location="right",
-            x_axis_label="dimensión",
-            y_axis_label="posición",
+            x_axis_label=self.t("positional.axis_dimension"),
+            y_axis_label=self.t("positional.axis_position"),
             output_backend="canvas",
         )
         mapper = LinearColorMapper(palette=PE_PALETTE, low=-1.0, high=1.0)
@@ -352,14 +343,14 @@ class PositionalView(DemoView):
             HoverTool(
                 renderers=[image],
                 tooltips=[
-                    ("posición", "$y{custom}"),
-                    ("dimensión", "$x{custom}"),
+                    (self.t("positional.axis_position"), "$y{custom}"),
+                    (self.t("positional.axis_dimension"), "$x{custom}"),
                     ("PE", "@image{custom}"),
                 ],
                 formatters={
                     "$x": CustomJSHover(code=ROUND_JS),
                     "$y": CustomJSHover(code=ROUND_JS),
-                    "@image": CustomJSHover(code=VALUE_JS),
+                    "@image": CustomJSHover(code=tick_js(4, "value", self.lang)),
                 },
             )
         )
@@ -367,7 +358,7 @@ class PositionalView(DemoView):
             ColorBar(
                 color_mapper=mapper,
                 ticker=FixedTicker(ticks=[-1.0, -0.5, 0.0, 0.5, 1.0]),
-                formatter=CustomJSTickFormatter(code=AXIS_TICK_JS),
+                formatter=CustomJSTickFormatter(code=tick_js(lang=self.lang)),
                 width=12,
             ),
             "right",
@@ -388,11 +379,12 @@ class PositionalView(DemoView):
             tools="pan,wheel_zoom,reset",
             active_scroll=None,
             toolbar_location="right",
-            x_axis_label="Δ (separación entre posiciones)",
-            y_axis_label="similitud normalizada",
+            x_axis_label=self.t("positional.axis_delta"),
+            y_axis_label=self.t("positional.axis_similarity"),
             output_backend="canvas",
         )
         for start in CURVE_STARTS:
+            label = self.t("positional.curve_from", start=start)
             line = fig.line(
                 x="delta",
                 y="similitud",
@@ -400,17 +392,21 @@ class PositionalView(DemoView):
                 color=CURVE_COLORS[start],
                 line_width=3 if start == 0 else 2,
                 line_dash="solid" if start == 0 else "dashed",
-                legend_label=f"desde pos = {start}",
-                name=f"desde pos = {start}",
+                legend_label=label,
+                name=label,
             )
             fig.add_tools(
                 HoverTool(
                     renderers=[line],
-                    tooltips=[("curva", "$name"), ("Δ", "@delta"), ("similitud", "@label")],
+                    tooltips=[
+                        (self.t("positional.hover_curve"), "$name"),
+                        ("Δ", "@delta"),
+                        (self.t("positional.hover_similarity"), "@label"),
+                    ],
                     mode="vline",
                 )
             )
-        fig.yaxis.formatter = CustomJSTickFormatter(code=AXIS_TICK_JS)
+        fig.yaxis.formatter = CustomJSTickFormatter(code=tick_js(lang=self.lang))
         fig.legend.location = "bottom_left"
         fig.axis.minor_tick_line_color = None
         fig.toolbar.logo = None
@@ -419,7 +415,7 @@ class PositionalView(DemoView):
 
     def _update_plots(self) -> None:
         """New data for every source (one assignment each), then ranges and title."""
-        apply_render(self.client_targets(), render(self.model))
+        apply_render(self.client_targets(), render(self.model, self.lang))
 
     # -- the export (dashboards/export.py) -----------------------------------------------------
 

@@ -2,7 +2,9 @@
 
 Everything on screen comes from ``attnmodel.scaling.ScalingDemo``: the typical score, the mean
 softmax entropy with and without the factor, the mean gradient size (those three over the model's
-``n_trials`` random queries), and the weights of one random query with their own entropy.
+``n_trials`` random queries), and the weights of one random query with their own entropy. Every
+word is in the catalogue, table ``[scaling]`` (``attnmodel/locales/<lang>``); the numbers are
+written as the view's language writes them.
 """
 
 from __future__ import annotations
@@ -16,14 +18,13 @@ import param
 from bokeh.models import ColumnDataSource, CustomJSTickFormatter, FactorRange, HoverTool, Range1d
 from bokeh.plotting import figure
 
-from attnmodel.formatting import tick_js
-from attnmodel.scaling import N_TRIALS, ScalingDemo
+from attnmodel.formatting import number, percent, tick_js
+from attnmodel.i18n import DEFAULT_LANG, text
+from attnmodel.scaling import ScalingDemo
 from dashboards.common import (
     DemoView,
     LiveHTML,
     apply_render,
-    es_number,
-    es_percent,
     lean_renderers,
     math_md,
     readout_html,
@@ -31,71 +32,38 @@ from dashboards.common import (
     serve_demo,
 )
 
-TICKS_JS = tick_js(1)
 D_K_OPTIONS = [2**i for i in range(11)]  # 1, 2, 4, …, 1024
-# The offline export embeds every (d_k, seed) state for these seeds: "Nueva muestra" cycles them.
+# The offline export embeds every (d_k, seed) state for these seeds: "New sample" cycles them.
 EXPORT_SEEDS = 10
 UNSCALED_COLOR = "#a40000"
 SCALED_COLOR = "#1f5fa8"
 
-INTRO = (
-    r"Si $$q$$ y $$k$$ tienen componentes independientes de varianza 1, el producto punto "
-    r"$$q\cdot k$$ tiene varianza $$d_k$$: crece con la dimensión. Puntajes grandes empujan al "
-    r"softmax hacia un one-hot, donde su gradiente es casi cero — y el modelo deja de aprender. "
-    r"Dividir por $$\sqrt{d_k}$$ devuelve la varianza a 1."
-)
 
-CAPTION = (
-    r"Distribución de atención sobre 8 llaves de una sola consulta al azar, con puntajes típicos "
-    r"de esa $$d_k$$. "
-    r"Sin escalar, una sola llave se lo lleva todo y las demás quedan en cero: gradiente nulo "
-    r"para todas ellas."
-)
-
-GRADIENT_NOTE = (
-    f"Norma media del jacobiano del softmax sobre {N_TRIALS} consultas: la señal que llega a los "
-    "puntajes al entrenar. Sin escalar se acerca a 0 cuando d_k crece; con escalado no depende "
-    "de d_k."
-)
-
-# The entropy readouts, by what their number is: a mean over the model's n_trials random queries
-# (``{n}``), or the entropy of the one query whose bars are drawn. The tests import these.
-ENTROPY_UNSCALED_LABEL = "Entropía media sin escalar"
-ENTROPY_UNSCALED_UNIT = "bits, media de {n} consultas al azar"
-ENTROPY_SCALED_LABEL = "Entropía media con escalado"
-ENTROPY_SCALED_UNIT = "bits, media de {n} consultas, tras dividir por √d_k"
-SAMPLE_ENTROPY_UNSCALED_LABEL = "Entropía de esta consulta, sin escalar"
-SAMPLE_ENTROPY_SCALED_LABEL = "Entropía de esta consulta, con escalado"
-SAMPLE_ENTROPY_UNIT = "bits, solo la consulta dibujada arriba"
-
-EXPORT_NOTE = (
-    "En estos apuntes sin conexión, «Nueva muestra» recorre las muestras n.º 0 a "
-    f"{EXPORT_SEEDS - 1} y vuelve a empezar (en la clase en vivo, cada clic da una muestra nueva)."
-)
-
-
-def sqrt_text(d_k: int) -> str:
-    """'√64 = 8' when the root is exact, '√128 ≈ 11,31' otherwise."""
+def sqrt_text(d_k: int, lang: str = DEFAULT_LANG) -> str:
+    """'√64 = 8' when the root is exact, '√128 ≈ 11,31' (es) / '√128 ≈ 11.31' (en) otherwise."""
     root = math.sqrt(d_k)
     if root == int(root):
         return f"√{d_k} = {int(root)}"
-    return f"√{d_k} ≈ {es_number(root)}"
+    return f"√{d_k} ≈ {number(root, lang=lang)}"
 
 
-def bars_data(weights) -> dict[str, list]:
-    """Bars of one query over its keys, with the Spanish percentage drawn above each bar."""
+def bars_data(weights, lang: str = DEFAULT_LANG) -> dict[str, list]:
+    """Bars of one query over its keys, with the percentage drawn above each bar in ``lang``.
+
+    The column names are data, the same in every language (the axes' labels are translated)."""
     w = np.asarray(weights, dtype=float)
     return {
         "llave": [str(j + 1) for j in range(len(w))],
         "peso": w.tolist(),
         # Inside the fixed 0..1 range even for a bar of height 1.
         "label_y": (np.minimum(w, 0.86) + 0.07).tolist(),
-        "label": [es_percent(x, 1) for x in w],
+        "label": [percent(x, 1, lang) for x in w],
     }
 
 
-def render(model: ScalingDemo) -> dict[str, object]:
-    """Everything on screen that follows the model, by target name (see ``client_targets``).
+def render(model: ScalingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
+    """Everything on screen that follows the model, in ``lang``, by target name (see
+    ``client_targets``).
 
     HTML panes ``readouts``, ``gradient_readouts``, ``status``; the bars' data
     ``unscaled_source``, ``scaled_source``; the figure titles ``unscaled_title``,
@@ -103,85 +71,97 @@ def render(model: ScalingDemo) -> dict[str, object]:
     ``scaled_entropy`` (HTML panes). The export embeds this dict for every (d_k, seed) it
     offers; the browser (``C04.views.scaling`` in dashboards/static/scaling.js) only looks it up.
     """
-    m = model
-    score = readout_html(
-        "Puntaje típico",
-        es_number(m.score_std),
-        "desviación ≈ √d_k sin escalar "
-        f'(<span data-testid="scaling-sqrt-dk">{sqrt_text(m.d_k)}</span>)',
-        testid="scaling-score-std",
+    return render_state(client_state(model, lang), model.d_k, model.seed, lang)
+
+
+def render_state(state: dict, d_k: int, seed: int, lang: str = DEFAULT_LANG) -> dict[str, object]:
+    """``render`` from one embedded ``client_state``: what ``C04.views.scaling.render`` does in
+    the browser, line by line (the texts from the catalogue, the numbers already in ``state``)."""
+    score, entropy_u, entropy_s, grad_u, grad_s, sample_u, sample_s, n = state["t"]
+
+    def t(key: str, **values) -> str:
+        return text(f"scaling.{key}", lang, **values)
+
+    sqrt = f'<span data-testid="scaling-sqrt-dk">{sqrt_text(d_k, lang)}</span>'
+    readouts = (
+        readout_html(
+            t("score_label"), score, t("score_unit", sqrt=sqrt), testid="scaling-score-std"
+        )
+        + readout_html(
+            t("entropy_unscaled_label"),
+            entropy_u,
+            t("entropy_unscaled_unit", n=n),
+            testid="scaling-entropy-unscaled",
+        )
+        + readout_html(
+            t("entropy_scaled_label"),
+            entropy_s,
+            t("entropy_scaled_unit", n=n),
+            testid="scaling-entropy-scaled",
+        )
     )
-    n = str(m.n_trials)
-    entropy = readout_html(
-        ENTROPY_UNSCALED_LABEL,
-        es_number(m.entropy_unscaled),
-        ENTROPY_UNSCALED_UNIT.format(n=n),
-        testid="scaling-entropy-unscaled",
-    )
-    scaled = readout_html(
-        ENTROPY_SCALED_LABEL,
-        es_number(m.entropy_scaled),
-        ENTROPY_SCALED_UNIT.format(n=n),
-        testid="scaling-entropy-scaled",
-    )
-    grad_u = readout_html(
-        "Gradiente sin escalar",
-        es_number(m.gradient_unscaled, 3),
-        "tamaño medio del gradiente del softmax",
+    gradient_readouts = readout_html(
+        t("gradient_unscaled_label"),
+        grad_u,
+        t("gradient_unscaled_unit"),
         testid="scaling-gradient-unscaled",
-    )
-    grad_s = readout_html(
-        "Gradiente con escalado",
-        es_number(m.gradient_scaled, 3),
-        "tras dividir por √d_k",
+    ) + readout_html(
+        t("gradient_scaled_label"),
+        grad_s,
+        t("gradient_scaled_unit"),
         testid="scaling-gradient-scaled",
     )
+    status = t(
+        "status",
+        d_k=f'<span data-testid="scaling-dk">d_k = {d_k}</span>',
+        seed=f'<span data-testid="scaling-seed">{seed}</span>',
+    )
     return {
-        "readouts": score + entropy + scaled,
-        "gradient_readouts": grad_u + grad_s,
-        "status": (
-            f'<span class="c04-note"><span data-testid="scaling-dk">d_k = {m.d_k}</span> · '
-            f'muestra n.º <span data-testid="scaling-seed">{m.seed}</span> · '
-            "máximo con 8 llaves: 3 bits</span>"
-        ),
-        "unscaled_source": bars_data(m.weights_unscaled),
-        "scaled_source": bars_data(m.weights_scaled),
-        "unscaled_title": f"Sin escalar (d_k = {m.d_k})",
-        "scaled_title": f"Con escalado (÷ √{m.d_k})",
+        "readouts": readouts,
+        "gradient_readouts": gradient_readouts,
+        "status": f'<span class="c04-note">{status}</span>',
+        "unscaled_source": bars_data(state["wu"], lang),
+        "scaled_source": bars_data(state["ws"], lang),
+        "unscaled_title": t("unscaled_title", d_k=d_k),
+        "scaled_title": t("scaled_title", d_k=d_k),
         "unscaled_entropy": readout_html(
-            SAMPLE_ENTROPY_UNSCALED_LABEL,
-            es_number(m.sample_entropy_unscaled),
-            SAMPLE_ENTROPY_UNIT,
+            t("sample_entropy_unscaled_label"),
+            sample_u,
+            t("sample_entropy_unit"),
             testid="scaling-sample-entropy-unscaled",
         ),
         "scaled_entropy": readout_html(
-            SAMPLE_ENTROPY_SCALED_LABEL,
-            es_number(m.sample_entropy_scaled),
-            SAMPLE_ENTROPY_UNIT,
+            t("sample_entropy_scaled_label"),
+            sample_s,
+            t("sample_entropy_unit"),
             testid="scaling-sample-entropy-scaled",
         ),
     }
 
 
-def client_state(model: ScalingDemo) -> dict[str, object]:
-    """One embedded state, compact: the seven readout texts, the number of queries the means
-    are over, and the two bar vectors.
+def client_state(model: ScalingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
+    """One embedded state, compact: the seven readout numbers written in ``lang`` (the page's
+    language), the number of queries the means are over, and the two bar vectors.
 
-    ``C04.views.scaling.render`` rebuilds ``render(model)`` from it, byte for byte (the
-    readouts' templates, √d_k, the status line, the titles, the bars' labels and label
-    heights); the full render dicts would be six times larger (0,27 MB vs 0,04 MB for
-    110 states), and the whole-lecture page must stay under 6 MB.
+    ``C04.views.scaling.render`` rebuilds ``render(model, lang)`` from it, byte for byte (the
+    readouts' texts from the page's catalogue, √d_k, the status line, the titles, the bars'
+    labels and label heights); the full render dicts would be six times larger (0,27 MB vs
+    0,04 MB for 110 states), and the whole-lecture page must stay under 6 MB.
     """
     m = model
+
+    def num(x: float, decimals: int = 2) -> str:
+        return number(x, decimals, lang=lang)
+
     return {
         "t": [
-            es_number(m.score_std),
-            es_number(m.entropy_unscaled),
-            es_number(m.entropy_scaled),
-            es_number(m.gradient_unscaled, 3),
-            es_number(m.gradient_scaled, 3),
-            es_number(m.sample_entropy_unscaled),
-            es_number(m.sample_entropy_scaled),
+            num(m.score_std),
+            num(m.entropy_unscaled),
+            num(m.entropy_scaled),
+            num(m.gradient_unscaled, 3),
+            num(m.gradient_scaled, 3),
+            num(m.sample_entropy_unscaled),
+            num(m.sample_entropy_scaled),
             str(m.n_trials),
         ],
         "wu": np.asarray(m.weights_unscaled, dtype=float).tolist(),
@@ -252,28 +232,33 @@ class StopSlider(pn.viewable.Viewer):
 
 
 class ScalingView(DemoView):
-    """d_k slider, "Nueva muestra", readouts and the bars of one query with and without √d_k.
+    """d_k slider, "New sample", readouts and the bars of one query with and without √d_k.
 
     data-testids (each readout is a ``div.c04-readout``; its number is in ``.c04-value``):
 
-    - ``scaling-score-std``: "Puntaje típico" (deviation of the unscaled scores, 2 decimals).
+    - ``scaling-score-std``: ``scaling.score_label`` (deviation of the unscaled scores,
+      2 decimals).
     - ``scaling-sqrt-dk``: the √d_k it is compared with ("√64 = 8"), inside that readout.
-    - ``scaling-entropy-unscaled``: ``ENTROPY_UNSCALED_LABEL``, mean entropy in bits over the
-      model's ``n_trials`` queries, unscaled (2 decimals).
-    - ``scaling-entropy-scaled``: ``ENTROPY_SCALED_LABEL``, the same mean after dividing by √d_k.
+    - ``scaling-entropy-unscaled``: ``scaling.entropy_unscaled_label``, mean entropy in bits
+      over the model's ``n_trials`` queries, unscaled (2 decimals).
+    - ``scaling-entropy-scaled``: ``scaling.entropy_scaled_label``, the same mean after dividing
+      by √d_k.
     - ``scaling-sample-entropy-unscaled``, ``scaling-sample-entropy-scaled``: under each figure,
-      the entropy in bits of the one query drawn there (``SAMPLE_ENTROPY_*_LABEL``, 2 decimals).
+      the entropy in bits of the one query drawn there (``scaling.sample_entropy_*_label``,
+      2 decimals).
     - ``scaling-gradient-unscaled``, ``scaling-gradient-scaled``: mean softmax-gradient size
       (3 decimals).
     - ``scaling-dk``: the current d_k; ``scaling-seed``: the current sample number.
-    - ``scaling-export-note``: the note on how "Nueva muestra" cycles the embedded samples,
+    - ``scaling-export-note``: the note on how "New sample" cycles the embedded samples,
       visible only in the offline export (``export_note``, shown by ``enable_client_side``).
 
     Plots: ``bars_unscaled`` and ``bars_scaled`` are plain Bokeh figures (Bokeh names
     ``scaling-unscaled-figure``, ``scaling-scaled-figure``). A change only replaces their titles
     and the data of their sources ``unscaled_source``/``scaled_source`` (Bokeh names
     ``scaling-unscaled-source``, ``scaling-scaled-source``; columns ``llave``, ``peso``,
-    ``label_y``, ``label``).
+    ``label_y``, ``label``: data, the same in every language).
+
+    Every text is in ``lang``: the catalogue's table ``[scaling]``.
     """
 
     model = param.ClassSelector(class_=ScalingDemo)
@@ -284,7 +269,7 @@ class ScalingView(DemoView):
         m = self.model
 
         self.d_k_slider = StopSlider(
-            label="Dimensión d_k",
+            label=self.t("scaling.d_k_slider"),
             options=self._options_for(m.d_k),
             value=m.d_k,
             width=320,
@@ -292,13 +277,17 @@ class ScalingView(DemoView):
         )
         self.d_k_slider.param.watch(self._on_slider, "value")
         self.sample_button = pn.widgets.Button(
-            label="Nueva muestra", color="primary", width=140, margin=(28, 10, 10, 10)
+            label=self.t("scaling.new_sample"),
+            color="primary",
+            width=140,
+            margin=(28, 10, 10, 10),
         )
         self.sample_button.on_click(self._new_sample)
         self.status = LiveHTML("", margin=(30, 10, 10, 10))
         # Shown only in the offline export (enable_client_side), where the samples cycle.
         self.export_note = LiveHTML(
-            f'<div class="c04-note" data-testid="scaling-export-note">{EXPORT_NOTE}</div>',
+            '<div class="c04-note" data-testid="scaling-export-note">'
+            f"{self.t('scaling.export_note', last=EXPORT_SEEDS - 1)}</div>",
             visible=False,
             sizing_mode="stretch_width",
             margin=(0, 10),
@@ -323,11 +312,11 @@ class ScalingView(DemoView):
         m.param.watch(self._on_change, ["d_k", "seed"])
 
         self._layout = pn.Column(
-            section_header(r"¿Por qué dividir por $$\sqrt{d_k}$$?", INTRO),
+            section_header(self.t("scaling.title"), self.t("scaling.intro")),
             pn.Row(self.d_k_slider, self.sample_button, self.status),
             self.export_note,
             self.readouts,
-            math_md(CAPTION),
+            math_md(self.t("scaling.caption")),
             pn.Row(
                 pn.Column(
                     pn.pane.Bokeh(self.bars_unscaled, margin=(0, 10, 0, 0)), self.unscaled_entropy
@@ -337,7 +326,10 @@ class ScalingView(DemoView):
                 ),
             ),
             self.gradient_readouts,
-            LiveHTML(f'<div class="c04-note">{GRADIENT_NOTE}</div>', sizing_mode="stretch_width"),
+            LiveHTML(
+                f'<div class="c04-note">{self.t("scaling.gradient_note", n=m.n_trials)}</div>',
+                sizing_mode="stretch_width",
+            ),
             sizing_mode="stretch_width",
         )
 
@@ -362,7 +354,7 @@ class ScalingView(DemoView):
             self._refresh()
 
     def _refresh(self) -> None:
-        apply_render(self.client_targets(), render(self.model))
+        apply_render(self.client_targets(), render(self.model, self.lang))
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
         """Target name -> (pane / source / Bokeh model, kind), for the names of ``render``."""
@@ -382,9 +374,10 @@ class ScalingView(DemoView):
         """Embed every reachable (d_k, seed) and wire the controls; export only.
 
         States: every stop of the d_k slider × the seeds 0 … EXPORT_SEEDS − 1 (and the model's
-        own seed), as ``client_state`` (from which the browser rebuilds ``render``) under
-        ``states["scaling"][state_key(d_k, seed)]``. In the export "Nueva
-        muestra" goes to the next of those seeds, back to 0 after the last (a note says so).
+        own seed), as ``client_state`` in the page's language (``lang``; from it the browser
+        rebuilds ``render``, its texts from the page's catalogue) under
+        ``states["scaling"][state_key(d_k, seed)]``. In the export "New sample" goes to the next
+        of those seeds, back to 0 after the last (a note says so).
         The callbacks get every target, ``w_d_k`` (the slider's Bokeh Slider: its value is the
         index of the stop), ``w_sample`` (the button), ``options`` (the stops, JSON), ``init``
         (the model's seed, JSON), ``n_seeds`` and ``trigger`` (what fired: the slider, or the
@@ -394,7 +387,7 @@ class ScalingView(DemoView):
         options = list(self.d_k_slider.options)
         seeds = sorted({*range(EXPORT_SEEDS), int(m.seed)})
         table = {
-            state_key(d_k, seed): client_state(ScalingDemo(d_k=d_k, seed=seed))
+            state_key(d_k, seed): client_state(ScalingDemo(d_k=d_k, seed=seed), self.lang)
             for d_k in options
             for seed in seeds
         }
@@ -417,8 +410,9 @@ class ScalingView(DemoView):
         self.sample_button.jscallback(clicks=code, args=args)
         return len(table)
 
-    @staticmethod
-    def _bars_figure(keys: list[str], name: str, color: str) -> tuple[ColumnDataSource, figure]:
+    def _bars_figure(
+        self, keys: list[str], name: str, color: str
+    ) -> tuple[ColumnDataSource, figure]:
         """One bar panel, built once; a change only replaces its source's data and title."""
         source = ColumnDataSource(
             {"llave": [], "peso": [], "label_y": [], "label": []}, name=f"{name}-source"
@@ -431,11 +425,11 @@ class ScalingView(DemoView):
             height=260,
             toolbar_location=None,
             tools="",
-            x_axis_label="llave",
-            y_axis_label="peso",
+            x_axis_label=self.t("scaling.key_axis"),
+            y_axis_label=self.t("scaling.weight_axis"),
         )
         bars = fig.vbar(x="llave", top="peso", width=0.8, source=source, color=color, alpha=0.85)
-        # Spanish percentages over each bar (Bokeh's own tick text uses a decimal point).
+        # Percentages over each bar, as the page's language writes them (bars_data).
         fig.text(
             x="llave",
             y="label_y",
@@ -447,9 +441,16 @@ class ScalingView(DemoView):
             text_baseline="middle",
         )
         fig.add_tools(
-            HoverTool(renderers=[bars], tooltips=[("llave", "@llave"), ("peso", "@label")])
+            HoverTool(
+                renderers=[bars],
+                tooltips=[
+                    (self.t("scaling.key_axis"), "@llave"),
+                    (self.t("scaling.weight_axis"), "@label"),
+                ],
+            )
         )
-        fig.yaxis.formatter = CustomJSTickFormatter(code=TICKS_JS)
+        # Bokeh's own tick text uses a decimal point: the language's separator instead.
+        fig.yaxis.formatter = CustomJSTickFormatter(code=tick_js(1, lang=self.lang))
         fig.xgrid.visible = False
         fig.yaxis.minor_tick_line_color = None
         lean_renderers(fig)

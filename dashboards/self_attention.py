@@ -16,13 +16,14 @@ from bokeh.models import ColumnDataSource, FactorRange, HoverTool, LinearColorMa
 from bokeh.palettes import Blues256
 from bokeh.plotting import figure
 
-from attnmodel.self_attention import MATRICES, PRESETS, SelfAttention
+from attnmodel.formatting import number
+from attnmodel.i18n import DEFAULT_LANG, text
+from attnmodel.self_attention import CUSTOM, MATRICES, PRESETS, SelfAttention
 from dashboards.common import (
     DemoView,
     LiveHTML,
     MatrixEditor,
     apply_render,
-    es_number,
     esc,
     lean_renderers,
     math_md,
@@ -38,34 +39,20 @@ log = logging.getLogger("dashboards.self_attention")
 TOKENS = ["token 1", "token 2", "token 3"]
 DIMS = ["dim 1", "dim 2"]
 
-# Labels on screen -> the model's preset names.
-PRESET_OPTIONS = {
-    "4.2.6 (de fábrica)": "4.2.6",
-    "Preset 1 · puntajes grandes": "puntajes grandes",
-    "Preset 2 · W_K = W_Q": "W_K = W_Q",
-    "personalizado": "personalizado",
-}
 
-INTRO = (
-    "Tres tokens, embeddings de dimensión 2. Todas las casillas son editables. Los valores de "
-    "fábrica son los del ejemplo trabajado 4.2.6 del apunte, así que puedes comprobar cada número "
-    "contra el texto."
-)
+def preset_options(lang: str = DEFAULT_LANG) -> dict[str, str]:
+    """Labels on screen, in ``lang`` -> the model's preset names (never translated)."""
+    return {
+        text("self_attention.preset_default", lang): "4.2.6",
+        text("self_attention.preset_large_scores", lang): "puntajes grandes",
+        "Preset 2 · W_K = W_Q": "W_K = W_Q",  # the same in every language
+        text("self_attention.preset_custom", lang): CUSTOM,
+    }
+
 
 FORMULA = (
     r"$$Q = XW_Q,\quad K = XW_K,\quad V = XW_V,\qquad "
     r"Z = \text{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V$$"
-)
-
-# The caption over the scores, as the <p> Markdown makes of it, in an HTML pane with MathJax on:
-# the browser twin can write this string (a Markdown pane's Bokeh text is rendered Markdown).
-SCORES_SCALED = r"<p>Puntajes $$QK^\top/\sqrt{d_k}$$ (con $$d_k = %d$$)</p>"
-SCORES_UNSCALED = r"<p>Puntajes $$QK^\top$$ (sin escalar)</p>"
-
-GRADIENT_NOTE = (
-    "Norma del jacobiano del softmax de cada fila: cuánta señal de gradiente llega a los "
-    "puntajes al entrenar. Con pesos uniformes sobre 3 tokens vale 0,4714; con una fila one-hot "
-    "vale 0 — el gradiente se apaga."
 )
 
 # ||J||_F of the uniform distribution over 3 keys: the largest a row can have.
@@ -90,12 +77,21 @@ def _decimals(matrix: np.ndarray) -> int:
     return 2 if np.allclose(m, np.round(m, 2), rtol=0, atol=1e-12) else 4
 
 
-def _gradient_value(g: float) -> str:
+def scores_title(d_k: int, scaled: bool, lang: str = DEFAULT_LANG) -> str:
+    """The caption over the scores, as the <p> Markdown makes of it, for an HTML pane with
+    MathJax on: the browser twin can write this string (a Markdown pane's Bokeh text is
+    rendered Markdown)."""
+    if scaled:
+        return f"<p>{text('self_attention.scores_scaled', lang, d_k=d_k)}</p>"
+    return f"<p>{text('self_attention.scores_unscaled', lang)}</p>"
+
+
+def _gradient_value(g: float, lang: str = DEFAULT_LANG) -> str:
     # Four decimals hide the 0,00025 of "puntajes grandes"; five show it.
-    return es_number(g, 4 if g >= 1e-3 or g == 0 else 5)
+    return number(g, 4 if g >= 1e-3 or g == 0 else 5, lang=lang)
 
 
-def gradient_html(gradient: np.ndarray) -> str:
+def gradient_html(gradient: np.ndarray, lang: str = DEFAULT_LANG) -> str:
     """Per row: the gradient size, a bar relative to the uniform row, and a note when it fades."""
     rows = []
     for i, g in enumerate(np.asarray(gradient, dtype=float)):
@@ -103,12 +99,12 @@ def gradient_html(gradient: np.ndarray) -> str:
         width = 100 * float(np.clip(g / UNIFORM_GRADIENT, 0, 1))
         note = ""
         if g == 0:
-            note = "one-hot: gradiente nulo, el gradiente se apaga"
+            note = text("self_attention.one_hot", lang)
         elif g < FADED:
-            note = "casi one-hot: el gradiente se apaga"
+            note = text("self_attention.almost_one_hot", lang)
         rows.append(
             f'<tr><th>{esc(TOKENS[i])}</th><td data-testid="sa-gradient-{i + 1}">'
-            f"{_gradient_value(g)}</td>"
+            f"{_gradient_value(g, lang)}</td>"
             '<td style="border:none; min-width:8em"><div style="background:#1f5fa8; height:10px; '
             f'width:{width:.1f}%"></div></td>'
             f'<td class="c04-sum" style="color:#a40000">{note}</td></tr>'
@@ -119,53 +115,56 @@ def gradient_html(gradient: np.ndarray) -> str:
     )
 
 
-def heatmap_data(weights: np.ndarray) -> dict[str, list]:
-    """One row per cell (query i, key j) of A, with its Spanish hover text."""
+def heatmap_data(weights: np.ndarray, lang: str = DEFAULT_LANG) -> dict[str, list]:
+    """One row per cell (query i, key j) of A, with its hover text in ``lang``. The columns
+    are named in English (key, query, weight): names in code, never shown."""
     w = np.asarray(weights, dtype=float)
     cells = [(i, j) for i in range(3) for j in range(3)]
     return {
-        "llave": [TOKENS[j] for _, j in cells],
-        "consulta": [TOKENS[i] for i, _ in cells],
-        "peso": [float(w[i, j]) for i, j in cells],
-        "label": [es_number(w[i, j], 4) for i, j in cells],
+        "key": [TOKENS[j] for _, j in cells],
+        "query": [TOKENS[i] for i, _ in cells],
+        "weight": [float(w[i, j]) for i, j in cells],
+        "label": [number(w[i, j], 4, lang=lang) for i, j in cells],
     }
 
 
-def render(model: SelfAttention) -> dict[str, object]:
+def render(model: SelfAttention, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """Everything on screen that follows the model, by target name (see ``client_targets``).
 
     HTML panes ``q``, ``k``, ``v``, ``scores_title``, ``scores``, ``weights``, ``z``,
-    ``gradient`` and the heat map's data ``weights_source``. The browser twin
-    (``C04.views.self_attention`` in dashboards/static/self_attention.js) returns the same dict.
+    ``gradient`` and the heat map's data ``weights_source``, text and numbers in ``lang``. The
+    browser twin (``C04.views.self_attention`` in dashboards/static/self_attention.js) returns
+    the same dict in its page's language.
     """
     m = model
     q, k, v = m.Q, m.K, m.V
     scores, weights, z, gradient = m.scores, m.weights, m.Z, m.gradient
+    lg = {"lang": lang}
     return {
-        "q": matrix_html(q, "", TOKENS, DIMS, _decimals(q), testid="sa-Q"),
-        "k": matrix_html(k, "", TOKENS, DIMS, _decimals(k), testid="sa-K"),
-        "v": matrix_html(v, "", TOKENS, DIMS, _decimals(v), testid="sa-V"),
-        "scores_title": SCORES_SCALED % m.d_k if m.scaled else SCORES_UNSCALED,
-        "scores": matrix_html(scores, "", TOKENS, TOKENS, 4, testid="sa-scores"),
+        "q": matrix_html(q, "", TOKENS, DIMS, _decimals(q), testid="sa-Q", **lg),
+        "k": matrix_html(k, "", TOKENS, DIMS, _decimals(k), testid="sa-K", **lg),
+        "v": matrix_html(v, "", TOKENS, DIMS, _decimals(v), testid="sa-V", **lg),
+        "scores_title": scores_title(m.d_k, m.scaled, lang),
+        "scores": matrix_html(scores, "", TOKENS, TOKENS, 4, testid="sa-scores", **lg),
         "weights": matrix_html(
-            weights, "", TOKENS, TOKENS, 4, row_sums=True, testid="sa-weights", shade=True
+            weights, "", TOKENS, TOKENS, 4, row_sums=True, testid="sa-weights", shade=True, **lg
         ),
-        "z": matrix_html(z, "", TOKENS, DIMS, 4, testid="sa-Z"),
-        "gradient": gradient_html(gradient),
-        "weights_source": heatmap_data(weights),
+        "z": matrix_html(z, "", TOKENS, DIMS, 4, testid="sa-Z", **lg),
+        "gradient": gradient_html(gradient, lang),
+        "weights_source": heatmap_data(weights, lang),
     }
 
 
 def client_init(model: SelfAttention) -> dict[str, object]:
     """What the browser twin needs besides the controls: the model's matrices now (the last
     valid values before the first edit), the presets in the model's order, and the cell bound
-    of ``attnmodel._params.Matrix`` with its Spanish spelling ("1 000 000")."""
-    max_abs = SelfAttention.param.X.max_abs
+    of ``attnmodel._params.Matrix`` as its message writes it ("1 000 000")."""
+    x = SelfAttention.param.X
     return {
         "matrices": {name: getattr(model, name).tolist() for name in MATRICES},
         "presets": PRESETS,
-        "max_abs": max_abs,
-        "bound": f"{max_abs:,.0f}".replace(",", " "),
+        "max_abs": x.max_abs,
+        "bound": x.bound_text,
     }
 
 
@@ -175,15 +174,16 @@ class SelfAttentionView(DemoView):
     data-testids (tables: one ``<tr>`` per token after the header row, numbers in ``<td>``):
 
     - ``sa-Q``, ``sa-K``, ``sa-V``: Q = XW_Q, K = XW_K, V = XW_V (3×2).
-    - ``sa-scores``: scores, divided by √d_k when "Dividir por √d_k" is on; −∞ where masked.
-    - ``sa-weights``: A = softmax(·), 4 decimals, a last ``td.c04-sum`` per row "Σ = 1,0000".
+    - ``sa-scores``: scores, divided by √d_k when ``sa-scaled`` is on; −∞ where masked.
+    - ``sa-weights``: A = softmax(·), 4 decimals, a last ``td.c04-sum`` per row "Σ = 1,0000"
+      ("Σ = 1.0000" in English).
     - ``sa-Z``: output Z = AV (3×2).
     - ``sa-gradient``: softmax gradient size per row; ``sa-gradient-1`` … ``sa-gradient-3`` are
       its value cells.
 
     Plot: ``heatmap`` is a plain Bokeh figure of A (Bokeh name ``sa-heatmap``); a change only
     replaces the data of its source ``weights_source`` (Bokeh name ``sa-weights-source``;
-    columns ``llave``, ``consulta``, ``peso``, ``label``).
+    columns ``key``, ``query``, ``weight``, ``label``).
 
     CSS classes for the browser tests: ``sa-editor-X`` (… ``-W_Q``, ``-W_K``, ``-W_V``) wraps each
     editor (cells: ``.c04-cell input``), ``sa-preset`` (select), ``sa-causal``, ``sa-scaled``
@@ -198,30 +198,33 @@ class SelfAttentionView(DemoView):
         m = self.model
 
         self.editors = {
-            "X": MatrixEditor(model=m, name_param="X", title="Embeddings de entrada $$X$$ (3×2)"),
-            "W_Q": MatrixEditor(model=m, name_param="W_Q", title="$$W_Q$$"),
-            "W_K": MatrixEditor(model=m, name_param="W_K", title="$$W_K$$"),
-            "W_V": MatrixEditor(model=m, name_param="W_V", title="$$W_V$$"),
+            "X": MatrixEditor(
+                model=m, name_param="X", title=self.t("self_attention.editor_x"), lang=self.lang
+            ),
+            "W_Q": MatrixEditor(model=m, name_param="W_Q", title="$$W_Q$$", lang=self.lang),
+            "W_K": MatrixEditor(model=m, name_param="W_K", title="$$W_K$$", lang=self.lang),
+            "W_V": MatrixEditor(model=m, name_param="W_V", title="$$W_V$$", lang=self.lang),
         }
         for name, editor in self.editors.items():
             editor.error.param.watch(lambda e, name=name: self._log_rejected(name, e), "object")
 
         self.preset_select = pn.widgets.Select.from_param(
             m.param.preset,
-            options=PRESET_OPTIONS,
-            label="Valores de partida",
+            options=preset_options(self.lang),
+            label=self.t("self_attention.preset_label"),
+            description=self.t("self_attention.preset_help"),
             width=240,
             css_classes=["sa-preset"],
         )
         self.causal_toggle = pn.widgets.Checkbox.from_param(
             m.param.causal,
-            label="Máscara causal",
+            label=self.t("self_attention.causal"),
             margin=(28, 15, 10, 15),
             css_classes=["sa-causal"],
         )
         self.scaled_toggle = pn.widgets.Checkbox.from_param(
             m.param.scaled,
-            label="Dividir por √d_k",
+            label=self.t("self_attention.scaled"),
             margin=(28, 15, 10, 15),
             css_classes=["sa-scaled"],
         )
@@ -246,7 +249,7 @@ class SelfAttentionView(DemoView):
             return pn.Column(head, pane, margin=(4, 16, 4, 0))
 
         self._layout = pn.Column(
-            section_header("Autoatención sobre tres tokens", INTRO),
+            section_header(self.t("demo.autoatencion"), self.t("self_attention.intro")),
             math_md(FORMULA),
             pn.Row(
                 *(
@@ -264,31 +267,32 @@ class SelfAttentionView(DemoView):
             ),
             pn.Row(
                 pn.Column(self.scores_title, self.scores_pane, margin=(4, 16, 4, 0)),
-                titled(
-                    r"Pesos de atención $$A = \text{softmax}(\cdot)$$ — cada fila suma 1",
-                    self.weights_pane,
-                    390,
-                ),
+                titled(self.t("self_attention.weights_title"), self.weights_pane, 390),
                 pn.pane.Bokeh(self.heatmap, margin=(20, 0, 0, 0)),
             ),
             pn.Row(
-                titled("Salida $$Z = AV$$ (3×2)", self.z_pane, 220),
+                titled(self.t("self_attention.output_title"), self.z_pane, 220),
                 pn.Column(
                     math_md(
-                        "Tamaño del gradiente del softmax por fila",
+                        self.t("self_attention.gradient_title"),
                         margin=(0, 4),
                         width=420,
                         sizing_mode=None,
                     ),
                     self.gradient_pane,
                     LiveHTML(
-                        f'<div class="c04-note">{GRADIENT_NOTE}</div>', width=480, margin=(0, 4)
+                        f'<div class="c04-note">{self._gradient_note()}</div>',
+                        width=480,
+                        margin=(0, 4),
                     ),
                     margin=(4, 16, 4, 0),
                 ),
             ),
             sizing_mode="stretch_width",
         )
+
+    def _gradient_note(self) -> str:
+        return self.t("self_attention.gradient_note", uniform=self.num(UNIFORM_GRADIENT, 4))
 
     @staticmethod
     def _log_rejected(name: str, event) -> None:
@@ -300,7 +304,7 @@ class SelfAttentionView(DemoView):
 
     def _refresh(self) -> None:
         """Compute once from the model, then update every pane in one hold."""
-        apply_render(self.client_targets(), render(self.model))
+        apply_render(self.client_targets(), render(self.model, self.lang))
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
         """Target name -> (pane / source, kind), for the names of ``render``."""
@@ -351,10 +355,16 @@ class SelfAttentionView(DemoView):
 
     def _heatmap_figure(self) -> tuple[ColumnDataSource, figure]:
         """A as a heat map, built once; only its source's data changes afterwards."""
-        source = ColumnDataSource(heatmap_data(self.model.weights), name="sa-weights-source")
+        source = ColumnDataSource(
+            heatmap_data(self.model.weights, self.lang), name="sa-weights-source"
+        )
+        key_axis, query_axis = (
+            self.t("self_attention.key_axis"),
+            self.t("self_attention.query_axis"),
+        )
         fig = figure(
             name="sa-heatmap",
-            title="A como mapa de calor",
+            title=self.t("self_attention.heatmap_title"),
             x_range=FactorRange(factors=list(TOKENS)),
             # Token 1 on top, as in the table.
             y_range=FactorRange(factors=list(reversed(TOKENS))),
@@ -362,22 +372,26 @@ class SelfAttentionView(DemoView):
             height=210,
             toolbar_location=None,
             tools="",
-            x_axis_label="token mirado",
-            y_axis_label="consulta",
+            x_axis_label=key_axis,
+            y_axis_label=query_axis,
         )
         mapper = LinearColorMapper(palette=HEAT_PALETTE, low=0, high=1)
         fig.rect(
-            x="llave",
-            y="consulta",
+            x="key",
+            y="query",
             width=1,
             height=1,
             source=source,
-            fill_color={"field": "peso", "transform": mapper},
+            fill_color={"field": "weight", "transform": mapper},
             line_color=None,
         )
         fig.add_tools(
             HoverTool(
-                tooltips=[("consulta", "@consulta"), ("token mirado", "@llave"), ("peso", "@label")]
+                tooltips=[
+                    (query_axis, "@query"),
+                    (key_axis, "@key"),
+                    (self.t("self_attention.weight"), "@label"),
+                ]
             )
         )
         fig.grid.visible = False

@@ -17,6 +17,7 @@ import re
 import shutil
 import time
 from html.parser import HTMLParser
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -179,44 +180,74 @@ COMMON_SPANISH = _words(
 )
 
 
+_KEPT_SPANISH = re.compile(r'<(\w+)\b[^>]*\blang="es"[^>]*>.*?</\1>', re.S)
+
+
 def spanish_only_words() -> set[str]:
     """Words of four letters or more that the Spanish catalogue uses and the English one does
     not ("casilla", "cabeza", "mantiene"), and common Spanish words: what must not appear on an
     English page."""
     from attnmodel.i18n import catalogue
 
-    english = _words(" ".join(catalogue("en").values()))
-    return (_words(" ".join(catalogue("es").values())) | COMMON_SPANISH) - english
-
-
-_KEPT_SPANISH = re.compile(r'<(\w+)\b[^>]*\blang="es"[^>]*>.*?</\1>', re.S)
+    # The English catalogue's words, outside the Spanish it quotes on purpose (lang="es").
+    english = _words(_KEPT_SPANISH.sub(" ", " ".join(catalogue("en").values())))
+    spanish = re.sub(r"<[^>]+>", " ", " ".join(catalogue("es").values()))  # words, not markup
+    return (_words(spanish) | COMMON_SPANISH) - english
 
 
 def spanish_words_left(markup: str) -> set[str]:
     """The Spanish-only words in ``markup`` (HTML or plain text), outside the examples kept in
     Spanish on purpose: an element marked ``lang="es"`` on an English page."""
-    kept_out = _KEPT_SPANISH.sub(" ", markup)
+    kept_out = _KEPT_SPANISH.sub(" ", html.unescape(markup))  # panes' text comes escaped
     plain = html.unescape(re.sub(r"<[^>]+>", " ", kept_out))
     return _words(plain) & spanish_only_words()
 
 
+# The Bokeh/Panel properties that hold text a reader meets (not names, classes, code, values).
+READER_PROPERTIES = frozenset(
+    {"text", "title", "label", "labels", "options", "placeholder", "axis_label", "tooltips"}
+)
+
+
 def viewable_texts(viewable) -> str:
-    """Every string property of every Bokeh model a Panel viewable renders to, joined: the text
-    a student reads (panes, widget labels and options, titles, axis labels), and some CSS."""
+    """The text a student reads in a Panel viewable, from the Bokeh models it renders to: panes,
+    widget labels and options, placeholders, titles, axis labels, hover tooltips. Not values
+    (what the student typed or chose), names, CSS classes, code or the data drawn on canvas."""
     import panel as pn
     from bokeh.document import Document
 
     root = pn.panel(viewable).get_root(Document())
-    texts = []
-    for model in root.references():
-        for value in model.properties_with_values(include_defaults=False).values():
-            if isinstance(value, str):
-                texts.append(value)
-            elif isinstance(value, list | tuple):
-                texts += [v for v in value if isinstance(v, str)]
-            elif isinstance(value, dict):
-                texts += [v for v in value.values() if isinstance(v, str)]
-                texts += [k for k in value if isinstance(k, str)]
+    texts: list[str] = []
+
+    def collect(value) -> None:
+        if isinstance(value, str):
+            texts.append(value)
+        elif isinstance(value, list | tuple):
+            for item in value:
+                collect(item)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                collect(key)
+                collect(item)
+
+    models = root.references()
+    # What sits in an element marked lang="es" is an example kept in Spanish on purpose.
+    kept = {
+        id(inner)
+        for model in models
+        if (getattr(model, "html_attributes", None) or {}).get("lang") == "es"
+        for inner in model.references()
+    }
+    for model in models:
+        if id(model) in kept:
+            continue
+        for name, value in model.properties_with_values(include_defaults=False).items():
+            if name == "options":  # (value, label) pairs: the label is what is read
+                value = [o[1] if isinstance(o, tuple | list) else o for o in value]
+            elif name == "tooltips" and isinstance(value, list):  # (label, "@field") pairs
+                value = [t[0] if isinstance(t, tuple | list) else t for t in value]
+            if name in READER_PROPERTIES:
+                collect(value)
     return "\n".join(texts)
 
 
@@ -282,6 +313,24 @@ def twin_html(*names: str, states: dict | None = None, head: str = "", lang: str
         f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8">{elements}{head}'
         "</head><body></body></html>"
     )
+
+
+# Where xdist's controller tells its workers the background export writes (root conftest.py).
+EXPORT_KEY = "c04_export"
+
+
+def wait_for_export(folder: Path, timeout: float = 600.0) -> Path:
+    """The dist/ folder of a background ``python -m dashboards.export`` writing into ``folder``
+    (its exit code into ``folder/rc``), once it has finished; fails with its log if it failed."""
+    rc = folder / "rc"
+    deadline = time.monotonic() + timeout
+    while not (rc.is_file() and rc.read_text().strip()):
+        if time.monotonic() > deadline:
+            pytest.fail(f"la exportación no terminó en {timeout:g} s ({folder / 'export.log'})")
+        time.sleep(0.2)
+    if rc.read_text().strip() != "0":
+        pytest.fail(f"make export falló:\n{(folder / 'export.log').read_text()}")
+    return folder / "dist"
 
 
 # Debian's Chromium: Playwright cannot download its own browser here (`make test` installs it).
@@ -372,6 +421,32 @@ DEEP_FIND_JS = """function deepFind(root, sel) {
     }
     return null;
   }"""
+
+
+# A JS function: the text a reader meets on the page, through every shadow root (text nodes,
+# placeholders, aria-labels and titles), outside <script>/<style> and outside any element marked
+# lang="es" (an example kept in Spanish on purpose). Canvas text is not in the DOM: the views'
+# Bokeh strings are checked without a browser (viewable_texts).
+PAGE_TEXT_JS = """() => {
+  const out = [];
+  const walk = (node) => {
+    if (node.nodeType === Node.TEXT_NODE) {
+      out.push(node.textContent);
+      return;
+    }
+    if (node.nodeType === Node.ELEMENT_NODE) {
+      if (node.tagName === "SCRIPT" || node.tagName === "STYLE") return;
+      if (node.getAttribute("lang") === "es") return;
+      for (const name of ["placeholder", "aria-label", "title"]) {
+        if (node.getAttribute(name)) out.push(node.getAttribute(name));
+      }
+      if (node.shadowRoot) walk(node.shadowRoot);
+    }
+    for (const child of node.childNodes) walk(child);
+  };
+  walk(document);
+  return out.join(" ");
+}"""
 
 
 def readout(page, testid: str):

@@ -360,19 +360,19 @@
   /** attnmodel.core.softmax along the last axis: -Infinity = masked (weight exactly 0). */
   function softmax(x, temperature = 1) {
     if (!(isReal(temperature) && Number.isFinite(temperature) && temperature > 0)) {
-      throw new Error(`La temperatura debe ser un número positivo, no ${floatRepr(temperature)}.`);
+      throw new Error(t("core.temperature", { value: floatRepr(temperature) }));
     }
     const rows = rowsOf(x);
     for (const row of rows) {
       for (const v of row) {
         if (Number.isNaN(v) || v === Infinity) {
-          throw new Error("softmax: los puntajes no pueden ser NaN ni +infinito.");
+          throw new Error(t("core.softmax_not_finite"));
         }
       }
     }
     for (const row of rows) {
       if (row.every((v) => v === -Infinity)) {
-        throw new Error("softmax: una fila enmascarada por completo no tiene a quién atender.");
+        throw new Error(t("core.softmax_all_masked"));
       }
     }
     const out = rows.map((row) => {
@@ -474,23 +474,23 @@
     const scale = options.scale === undefined ? true : Boolean(options.scale);
     const temperature = options.temperature === undefined ? 1 : options.temperature;
     if (!is2d(query) || !is2d(key) || !is2d(value)) {
-      throw new Error("query, key y value deben ser matrices (2 dimensiones).");
+      throw new Error(t("core.attention_ndim"));
     }
     const q = matrix(query);
     const k = matrix(key);
     const v = matrix(value);
     if (![q, k, v].every((mm) => mm.every((row) => row.every(Number.isFinite)))) {
-      throw new Error("query, key y value deben ser números finitos (sin NaN ni infinito).");
+      throw new Error(t("core.attention_finite"));
     }
     const dk = q[0].length;
     if (dk !== k[0].length) {
-      throw new Error(`query y key deben tener la misma d_k: ${dk} ≠ ${k[0].length}.`);
+      throw new Error(t("core.attention_d_k", { query: dk, key: k[0].length }));
     }
     if (k.length !== v.length) {
-      throw new Error(`key y value deben tener las mismas filas: ${k.length} ≠ ${v.length}.`);
+      throw new Error(t("core.attention_rows", { key: k.length, value: v.length }));
     }
     if (causal && q.length > k.length) {
-      throw new Error("Con máscara causal hace falta al menos tantas llaves como consultas.");
+      throw new Error(t("core.causal_keys"));
     }
     // 1) score every query against every key
     let scores = matmul(q, transpose(k));
@@ -516,7 +516,7 @@
 
   function positiveInt(value, name) {
     if (!isReal(value) || !Number.isFinite(value) || value < 1 || !Number.isInteger(value)) {
-      throw new Error(`${name} debe ser un entero positivo, no ${pyRepr(value)}.`);
+      throw new Error(t("core.positive_int", { name, value: pyRepr(value) }));
     }
     return value;
   }
@@ -526,7 +526,7 @@
     nPositions = positiveInt(nPositions, "n_positions");
     dModel = positiveInt(dModel, "d_model");
     if (!(isReal(base) && Number.isFinite(base) && base > 1)) {
-      throw new Error(`La base debe ser un número mayor que 1, no ${floatRepr(base)}.`);
+      throw new Error(t("core.base", { value: floatRepr(base) }));
     }
     const denominators = new Float64Array(dModel);
     for (let j = 0; j < dModel; j++) {
@@ -770,12 +770,12 @@
   /** attnmodel.core.trigram_vectors: [n] tokens -> [n, d_model] unit rows (arrays). */
   function trigramVectors(tokens, dModel, salt = 0) {
     if (typeof dModel !== "number" || !Number.isInteger(dModel) || dModel < 1) {
-      throw new Error(`d_model debe ser un entero positivo, no ${pyRepr(dModel)}.`);
+      throw new Error(t("core.positive_int", { name: "d_model", value: pyRepr(dModel) }));
     }
     tokens = typeof tokens === "string" ? [tokens] : Array.from(tokens);
     for (const token of tokens) {
       if (typeof token !== "string" || !token) {
-        throw new Error(`Cada token debe ser un texto no vacío, no ${pyRepr(token)}.`);
+        throw new Error(t("core.token_text", { value: pyRepr(token) }));
       }
     }
     const saltText = BigInt(Math.trunc(Number(salt))).toString();

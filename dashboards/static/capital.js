@@ -1,9 +1,13 @@
 /* Browser twin of dashboards/capital.py (the "capital" section of the export).
  *
  * C04.views.capital.render({country, identity}) returns the same dict as the Python
- * render(model): the HTML of every step, the attention chart's factors and the data of the two
- * bar charts. The eight steps of attnmodel.capital.CapitalWalkthrough are ported here; the
- * model's constants (embeddings, W_Q, W_K, W_V, U, vocabulary, countries…) are NOT written in
+ * render(model, lang) in the page's language: the HTML of every step, the attention chart's
+ * factors and the data of the two bar charts. Every word comes from the page's catalogue
+ * (C04.t, table [capital]); the model's Spanish words are written as "capital.kept" says
+ * (marked lang="es" on a page in another language), as in Python.
+ *
+ * The eight steps of attnmodel.capital.CapitalWalkthrough are ported here; the model's
+ * constants (embeddings, W_Q, W_K, W_V, U, vocabulary, countries…) are NOT written in
  * this file: the export embeds them from Python (dashboards.capital.client_constants) in
  * <script id="c04-states"> under "capital" → "constants".
  *
@@ -31,6 +35,23 @@
 
   const fmt = (x, decimals = 2) => C04.fmt.number(x, decimals);
   const esc = (text) => C04.html.esc(text);
+  const t = (key, values) => C04.t(key, values);
+
+  // dashboards/capital.py kept(): one of the model's Spanish words as the page writes it.
+  const kept = (word) => t("capital.kept", { word: esc(word) });
+
+  // kept_labels(): each header cell holding one of the model's words, kept.
+  function keptLabels(markup, words) {
+    for (const word of new Set(words)) {
+      markup = markup.split(`<th>${esc(word)}</th>`).join(`<th>${kept(word)}</th>`);
+    }
+    return markup;
+  }
+
+  // matrix(): matrix_html in the page's language, its labels that are model words kept.
+  function matrix(values, spanish, options) {
+    return keptLabels(C04.html.matrixHtml(values, options), spanish);
+  }
 
   // CapitalWalkthrough(country, identity): every step, as the model's properties.
   function walkthrough(K, country, identity) {
@@ -63,7 +84,6 @@
     const probabilityVector = Array.from(C04.math.softmax([logits])[0]);
     const max = Math.max(...probabilityVector);
     const top = K.vocabulary.filter((_, i) => probabilityVector[i] === max);
-    const prediction = top.length === 1 ? top[0] : `${top.join(" o ")} (empate)`;
     const a = attentionRow[K.country_slot];
     const paris = K.vocabulary.indexOf("París");
     const roma = K.vocabulary.indexOf("Roma");
@@ -81,7 +101,6 @@
       logits,
       probabilityVector,
       top,
-      prediction,
       probability: max,
       loss: -Math.log(max),
       slopes: { París: a * K.U[paris][2], Roma: a * K.U[roma][2] },
@@ -92,7 +111,8 @@
   }
 
   function vectorText(values, decimals = 4) {
-    return `(${values.map((v) => fmt(v, decimals)).join("; ")})`;
+    const separator = t("capital.table.vector_separator");
+    return `(${values.map((v) => fmt(v, decimals)).join(separator)})`;
   }
 
   function attentionLabels(tokens) {
@@ -104,26 +124,38 @@
       let cls = "c04-token";
       if (pos === K.country_slot) cls += " c04-country";
       else if (pos === K.query) cls += " c04-query";
-      return `<div class="${cls}">${esc(token)}<small>pos ${pos}</small></div>`;
+      return `<div class="${cls}">${kept(token)}<small>pos ${pos}</small></div>`;
     });
+    const note = t("capital.step.tokens_note", { es: kept(tokens[K.query]) });
     return (
       `<div class="c04-tokens" data-testid="capital-tokens">${chips.join("")}</div>` +
-      '<div class="c04-note">«es», el último token, es el que predice la palabra ' +
-      "siguiente.</div>"
+      `<div class="c04-note">${note}</div>`
     );
+  }
+
+  // prediction_html(): the most probable word, or the tied words, kept.
+  function predictionHtml(words) {
+    if (words.length === 1) return kept(words[0]);
+    const joined = words.map(kept).join(t("capital.readout.or"));
+    return t("capital.readout.tie", { words: joined });
   }
 
   function readoutsHtml(w) {
     const readout = C04.html.readoutHtml;
     return (
-      readout("Predicción", esc(w.prediction), "", "capital-prediction") +
       readout(
-        "Probabilidad",
+        t("capital.readout.prediction"),
+        predictionHtml(w.top),
+        "",
+        "capital-prediction"
+      ) +
+      readout(
+        t("capital.readout.probability"),
         fmt(w.probability, 4),
-        w.top.map((word) => `p(${esc(word)})`).join(" = "),
+        w.top.map((word) => `p(${kept(word)})`).join(" = "),
         "capital-probability"
       ) +
-      readout("Pérdida si acierta", fmt(w.loss, 4), "−ln p", "capital-loss")
+      readout(t("capital.readout.loss"), fmt(w.loss, 4), "−ln p", "capital-loss")
     );
   }
 
@@ -133,26 +165,30 @@
     // What the same |identity| gives each side, from two scratch walkthroughs.
     const plus = walkthrough(K, country0(K), magnitude).probabilities["París"];
     const minus = walkthrough(K, country0(K), -magnitude).probabilities["Roma"];
-    const m = fmt(magnitude);
+    const words = { paris: kept("París"), roma: kept("Roma") };
     const compare =
       magnitude > 0
-        ? `Con |identidad| = ${m}: p(París | +${m}) = ${fmt(plus, 4)}, ` +
-          `p(Roma | −${m}) = ${fmt(minus, 4)}.`
-        : `Con identidad 0 empatan: p(París) = p(Roma) = ${fmt(plus, 4)}.`;
+        ? t("capital.asymmetry.compare", {
+            m: fmt(magnitude),
+            plus: fmt(plus, 4),
+            minus: fmt(minus, 4),
+            ...words,
+          })
+        : t("capital.asymmetry.compare_tie", { p: fmt(plus, 4), ...words });
+    const slopeParis = `<b data-testid="capital-slope-paris">${fmt(w.slopes["París"], 4)}</b>`;
+    const slopeRoma = `<b data-testid="capital-slope-roma">${fmt(w.slopes["Roma"], 4)}</b>`;
     return (
       '<div class="c04-box" data-testid="capital-asymmetry">' +
-      "<p><b>¿Por qué París y Roma no son simétricas?</b> Cada logit cambia con la " +
-      "identidad con pendiente <i>a</i><sub>país</sub> × <i>u</i><sub>palabra,2</sub>: la " +
-      `atención de «es» sobre el país (<i>a</i><sub>país</sub> = ${fmt(a, 4)}) por ` +
-      "la componente de identidad del vector de salida de la palabra.</p>" +
-      `<p>Pendiente de París = <i>a</i><sub>país</sub> × ${fmt(w.uParis)} = ` +
-      `<b data-testid="capital-slope-paris">${fmt(w.slopes["París"], 4)}</b>; ` +
-      `de Roma = <i>a</i><sub>país</sub> × (${fmt(w.uRoma)}) = ` +
-      `<b data-testid="capital-slope-roma">${fmt(w.slopes["Roma"], 4)}</b>.</p>` +
-      "<p>Los vectores de salida de París y Roma coinciden en «lugar» (por eso empatan con " +
-      "identidad 0), pero no son simétricos en «identidad»: la misma |identidad| empuja " +
-      `más a París que a Roma. ${compare} La asimetría está en la capa de salida, no en la ` +
-      "atención.</p></div>"
+      t("capital.asymmetry.why", { es: kept(w.tokens[K.query]), a: fmt(a, 4), ...words }) +
+      t("capital.asymmetry.slopes", {
+        u_paris: fmt(w.uParis),
+        u_roma: fmt(w.uRoma),
+        slope_paris: slopeParis,
+        slope_roma: slopeRoma,
+        ...words,
+      }) +
+      t("capital.asymmetry.because", { compare, ...words }) +
+      "</div>"
     );
   }
 
@@ -165,78 +201,80 @@
   function render(state) {
     const K = constants();
     const w = walkthrough(K, state.country, state.identity);
-    const matrix = C04.html.matrixHtml;
     const tokens = w.tokens;
-    const dims = K.dimensions;
+    const query = tokens[K.query];
+    const es = kept(query);
+    const dims = K.dimension_keys.map((key) => t(key));
     const vocab = K.vocabulary;
     const labels = attentionLabels(tokens);
     const column = (values) => values.map((v) => [v]);
+    const rowSum = t("capital.table.row_sum", { total: fmt(C04.math.sum(w.attentionRow), 4) });
     return {
       tokens: tokensHtml(K, tokens),
-      embeddings: matrix(w.embeddings, {
+      embeddings: matrix(w.embeddings, tokens, {
         title: "x (5×3)",
         rowLabels: tokens,
         colLabels: dims,
         testid: "capital-embeddings",
       }),
-      pe: matrix(w.positional, {
+      pe: matrix(w.positional, tokens, {
         title: "PE",
         rowLabels: tokens,
         colLabels: dims,
         decimals: 4,
         testid: "capital-pe",
       }),
-      with_position: matrix(w.withPosition, {
+      with_position: matrix(w.withPosition, tokens, {
         title: "x + PE",
         rowLabels: tokens,
         colLabels: dims,
         decimals: 4,
         testid: "capital-with-position",
       }),
-      query: matrix([w.Q[K.query]], {
-        title: "Consulta de «es»: q = (x + PE) W_Q",
-        rowLabels: [tokens[K.query]],
+      query: matrix([w.Q[K.query]], [query], {
+        title: t("capital.table.query", { es }),
+        rowLabels: [query],
         colLabels: dims,
         testid: "capital-query",
       }),
-      keys: matrix(w.K, {
-        title: "Llaves K",
+      keys: matrix(w.K, tokens, {
+        title: t("capital.table.keys"),
         rowLabels: tokens,
         colLabels: dims,
         decimals: 4,
         testid: "capital-keys",
       }),
-      values: matrix(w.V, {
-        title: "Valores V",
+      values: matrix(w.V, tokens, {
+        title: t("capital.table.values"),
         rowLabels: tokens,
         colLabels: dims,
         decimals: 4,
         testid: "capital-values",
       }),
-      scores: matrix([w.scores], {
-        rowLabels: ["es"],
+      scores: matrix([w.scores], tokens, {
+        rowLabels: [query],
         colLabels: tokens,
         decimals: 4,
         testid: "capital-scores",
       }),
       attention_row:
-        matrix([w.attentionRow], {
-          rowLabels: ["es"],
+        matrix([w.attentionRow], tokens, {
+          rowLabels: [query],
           colLabels: tokens,
           decimals: 4,
           shade: true,
           testid: "capital-attention-row",
-        }) + `<div class="c04-note">La fila suma Σ = ${fmt(C04.math.sum(w.attentionRow), 4)}</div>`,
+        }) + `<div class="c04-note">${rowSum}</div>`,
       mixed: `<div class="c04-vector" data-testid="capital-mixed">z = ${vectorText(w.mixed)}</div>`,
-      logits: matrix(column(w.logits), {
+      logits: matrix(column(w.logits), vocab, {
         title: "Logits",
         rowLabels: vocab,
         colLabels: ["logit"],
         decimals: 4,
         testid: "capital-logits",
       }),
-      probabilities: matrix(column(w.probabilityVector), {
-        title: "Probabilidades",
+      probabilities: matrix(column(w.probabilityVector), vocab, {
+        title: t("capital.table.probabilities"),
         rowLabels: vocab,
         colLabels: ["p"],
         decimals: 4,

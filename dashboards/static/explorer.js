@@ -4,12 +4,14 @@
  * render(state) returns what dashboards.explorer.render(model) returns for the same setting:
  * the map and focus-row HTML byte for byte, the token buttons' labels/active and the token
  * list's options/value as Bokeh holds them. The explorer's constants (d, salt, position weight,
- * score scale, 40 tokens, the reset values, the Spanish messages) come from Python through
- * the embedded states (states["explorer"], dashboards.explorer.client_constants): none is
- * typed here.
+ * score scale, 40 tokens, the reset values, the refused-sentence messages in the page's
+ * language) come from Python through the embedded states (states["explorer"],
+ * dashboards.explorer.client_constants): none is typed here. Its words ("Consulta", "Adónde
+ * mira …") and the percent sign come from the page's catalogue (C04.t, explorer.* and
+ * format.percent).
  *
  * state = {tokens, focus, temperature, positional, causal, error}; error is undefined (the
- * message beside the sentence box stays as it is), "" (cleared) or the Spanish message.
+ * message beside the sentence box stays as it is), "" (cleared) or the page's message.
  */
 (function () {
   "use strict";
@@ -101,13 +103,21 @@
 
   // --- the HTML: dashboards.explorer.heatmap_html, row_html, error_html -----------------------
 
+  // dashboards.explorer._percent_affixes: what the page's language writes around a whole
+  // percentage ("" and " %" in Spanish, "" and "%" in English), escaped.
+  function percentAffixes() {
+    const [before, after] = C04.t("format.percent", { value: "\u0000" }).split("\u0000");
+    return [C04.html.esc(before), C04.html.esc(after)];
+  }
+
   function heatmapHtml(tokens, weights, focus, causal) {
     const esc = C04.html.esc;
     const fixed = C04.fmt.fixed;
     const names = tokens.map((token) => esc(token));
+    const [pre, post] = percentAffixes();
     const parts = [
       '<div class="c04-map-wrap"><table class="c04-map" data-testid="explorer-table">' +
-        "<thead><tr><th>Consulta</th>",
+        `<thead><tr><th>${esc(C04.t("explorer.query"))}</th>`,
     ];
     for (const name of names) parts.push(`<th>${name}</th>`);
     parts.push("</tr></thead><tbody>");
@@ -119,12 +129,12 @@
         const w = row[j];
         const p = percent(w);
         if (causal && j > i) {
-          parts.push(`<td class="m" data-testid="cell-${i}-${j}">${p} %</td>`);
+          parts.push(`<td class="m" data-testid="cell-${i}-${j}">${pre}${p}${post}</td>`);
         } else {
           const dark = w > 0.55 ? ' class="d"' : "";
           parts.push(
             `<td${dark} style="background:rgba(31,95,168,${fixed(w, 3)})" ` +
-              `data-testid="cell-${i}-${j}">${p} %</td>`,
+              `data-testid="cell-${i}-${j}">${pre}${p}${post}</td>`,
           );
         }
       }
@@ -137,9 +147,10 @@
   function rowHtml(tokens, row, focus, causal) {
     const esc = C04.html.esc;
     const fixed = C04.fmt.fixed;
+    const [pre, post] = percentAffixes();
+    const title = esc(C04.t("explorer.row_title", { token: tokens[focus] }));
     const parts = [
-      '<div class="c04-row-title" data-testid="explorer-row-title">Ad\u00f3nde mira ' +
-        `${esc(tokens[focus])}</div>` +
+      `<div class="c04-row-title" data-testid="explorer-row-title">${title}</div>` +
         '<div class="c04-bars" data-testid="explorer-row">',
     ];
     for (let j = 0; j < tokens.length; j++) {
@@ -148,7 +159,7 @@
       parts.push(
         `<div class="t${masked}>${esc(tokens[j])}</div>` +
           `<div class="b"><div style="width:${fixed(100 * w, 2)}%"></div></div>` +
-          `<div class="p${masked} data-testid="row-${j}">${percent(w)} %</div>`,
+          `<div class="p${masked} data-testid="row-${j}">${pre}${percent(w)}${post}</div>`,
       );
     }
     parts.push("</div>");

@@ -1,15 +1,15 @@
 /* Browser twin of "Varias cabezas" (dashboards/multihead.py): a lookup, no maths.
  *
  * Both controls are discrete (4 sentences × h = 1 … 4), so the export precomputes the Python
- * dashboards.multihead.render(model) of all 16 states and embeds them (states["multihead"],
- * packed by dashboards.multihead.client_table). C04.views.multihead.render(state) unpacks the
- * state's entry into exactly the dict Python's render returns: every number is an embedded
- * one (copied or looked up by cell) or the result of the same few IEEE operations Python does
- * on embedded numbers (ARC_WIDTH · α in arc_data, the sums and products of arc_geometry on the
- * embedded cos/sin tables), every string is an embedded one or a concatenation of embedded
- * pieces in Python's order. Nothing is formatted and no cos/sin is taken here, so the export
- * shows byte for byte what the live app shows (tests/ui/test_twin_multihead.py: all 16 states
- * compared for equality).
+ * dashboards.multihead.render(model, lang) of all 16 states in the page's language and embeds
+ * them (states["multihead"], packed by dashboards.multihead.client_table).
+ * C04.views.multihead.render(state) unpacks the state's entry into exactly the dict Python's
+ * render returns: every number is an embedded one (copied or looked up by cell) or the result
+ * of the same few IEEE operations Python does on embedded numbers (ARC_WIDTH · α in arc_data,
+ * the sums and products of arc_geometry on the embedded cos/sin tables), every string is an
+ * embedded one or a concatenation of embedded pieces in Python's order. Nothing is formatted
+ * and no cos/sin is taken here, so the export shows byte for byte what the live app shows
+ * (tests/ui/test_twin_multihead.py: all 16 states compared for equality, in each language).
  *
  * state = {sentence, n_heads}. The hover on the matrices (fading the arcs of the other rows) is
  * a Bokeh CustomJS of the figures themselves and needs nothing from here.
@@ -65,7 +65,7 @@
       // np.clip((a * len(palette)).astype(int), 0, len - 1): truncation, then clip.
       color: peso.map((a) => palette[Math.min(Math.max(Math.trunc(a * palette.length), 0), last)]),
       texto: texto.slice(),
-      // es_number(a) is the part of texto before " (": "0,97 (97 %)".
+      // number(a) is the part of texto before " (": "0,97 (97 %)", "0.97 (97%)".
       valor: peso.map((a, k) => (a >= shared.threshold ? texto[k].slice(0, texto[k].indexOf(" (")) : "")),
       valor_color: peso.map((a) => (a > 0.55 ? "#ffffff" : "#111111")),
     };
@@ -172,12 +172,12 @@
       return { sentence: String(args.w_sentence.value), n_heads: Number(heads.labels[heads.active]) };
     },
 
-    // What dashboards.multihead.render(model) returns for this sentence and h.
+    // What dashboards.multihead.render(model, lang) returns for this sentence and h.
     render(state) {
       const all = states();
       const packed = all[key(state)];
       if (packed === undefined) {
-        throw new Error("multihead: no hay estado exportado para " + key(state));
+        throw new Error(C04.t("multihead.no_state", { key: key(state) }));
       }
       return unpack(packed, all._shared);
     },

@@ -9,7 +9,10 @@
  * readState(args) reads the sliders (args.w_n_positions, args.w_d_model). The state on screen
  * (the "model") is the one in the heatmap's source (dh = n_positions, dw = d_model). A value the
  * model would refuse (out of bounds, odd d_model; the sliders cannot produce one) shows the same
- * Spanish message as the live app in args.error, puts the slider back and keeps the state.
+ * message as the live app in args.error, puts the slider back and keeps the state.
+ *
+ * Every text comes from the page's catalogue (C04.t, keys "positional.*"), every number from
+ * C04.fmt: the page's language, as render(model, lang) in Python.
  */
 (function () {
   "use strict";
@@ -17,10 +20,13 @@
   const C04 = (window.C04 = window.C04 || {});
   C04.views = C04.views || {};
 
-  // dashboards/positional.py: CURVE_STARTS, RANGES/RANGE_PROPS, LABELS.
+  // dashboards/positional.py: CURVE_STARTS, RANGES/RANGE_PROPS, BOUNDS_KEYS.
   const CURVE_STARTS = [0, 10, 20];
   const RANGE_PROPS = ["start", "end", "reset_start", "reset_end"];
-  const LABELS = { n_positions: "El número de posiciones", d_model: "d_model" };
+  const BOUNDS_KEYS = {
+    n_positions: "positional.bounds_n_positions",
+    d_model: "positional.bounds_d_model",
+  };
   const NAMES = ["n_positions", "d_model"];
 
   // Rows of the encoding by d_model: a row does not depend on n_positions, so moving only the
@@ -61,7 +67,8 @@
   }
 
   function shapeHtml(n, d) {
-    return `<span class="c04-note" data-testid="pe-shape">${n} posiciones × ${d} dimensiones</span>`;
+    const shape = C04.html.esc(C04.t("positional.shape", { n, d }));
+    return `<span class="c04-note" data-testid="pe-shape">${shape}</span>`;
   }
 
   function curveData(sim) {
@@ -107,18 +114,18 @@
         values[`${name}_${RANGE_PROPS[k]}`] = v;
       });
     }
-    values.heatmap_title = `PE: ${n} posiciones × ${d} dimensiones`;
+    values.heatmap_title = C04.t("positional.heatmap_title", { n, d });
     return values;
   }
 
-  // The live view's check (PositionalView._from_widget and the model's EvenInteger), with its
-  // Spanish messages; null when the model accepts the value.
+  // The live view's check (PositionalView._from_widget and the model's EvenInteger), with the
+  // same catalogue messages; null when the model accepts the value.
   function refusal(name, value, lo, hi) {
     if (!(lo <= value && value <= hi)) {
-      return `${LABELS[name]} debe estar entre ${lo} y ${hi}, no ${value}.`;
+      return C04.t(BOUNDS_KEYS[name], { lo, hi, value });
     }
     if (name === "d_model" && value % 2) {
-      return `d_model debe ser par (pares seno/coseno), no ${value}.`;
+      return C04.t("positional.odd_d_model", { value });
     }
     return null;
   }

@@ -2,15 +2,16 @@
  *
  * Discrete only: the export embeds every (d_k, seed) it offers in <script id="c04-states">
  * under "scaling", keyed "d_k=<d_k>|seed=<seed>" (dashboards.scaling.state_key), each as
- * dashboards.scaling.client_state: the seven readout texts Python formatted and the number of
- * queries the means are over ("t") and the bars of the unscaled and scaled softmax ("wu", "ws").
- * render(state) looks the state up and rebuilds the dict of the Python render(model) from it,
- * byte for byte: the readouts' templates, √d_k, the status line, the titles, the bars' labels
- * and label heights. The readouts' labels and units are dashboards.scaling's ENTROPY_* and
- * SAMPLE_ENTROPY_* constants ("{n}" is the count in "t").
+ * dashboards.scaling.client_state: the seven readout numbers Python wrote in the page's language
+ * and the number of queries the means are over ("t"), and the bars of the unscaled and scaled
+ * softmax ("wu", "ws"). render(state) looks the state up and rebuilds the dict of the Python
+ * render(model, lang) from it, byte for byte, as dashboards.scaling.render_state does: every
+ * word from the page's catalogue (C04.t, table [scaling] of attnmodel/locales/<lang>), √d_k and
+ * the bars' labels with C04.fmt (the page language's decimal separator and percent), the label
+ * heights.
  *
  * readState(args): d_k is the stop of the slider (args.w_d_k is the Bokeh Slider inside Panel's
- * DiscreteSlider: its value is the index into args.options). "Nueva muestra" (args.trigger is
+ * DiscreteSlider: its value is the index into args.options). "New sample" (args.trigger is
  * its click event, or the button) goes to the next seed, back to 0 after args.n_seeds − 1: the
  * live app draws a new sample every time, the export can only cycle the embedded ones (the page
  * says so). The current seed lives here, per view, starting from args.init.
@@ -55,7 +56,7 @@
     return { d_k: options[args.w_d_k.value], seed: st.seed };
   }
 
-  // dashboards.scaling.sqrt_text: "√64 = 8", "√128 ≈ 11,31".
+  // dashboards.scaling.sqrt_text: "√64 = 8", "√128 ≈ 11,31" (es) / "√128 ≈ 11.31" (en).
   function sqrtText(dk) {
     const root = Math.sqrt(dk);
     if (root === Math.trunc(root)) return `√${dk} = ${root}`;
@@ -72,63 +73,64 @@
     };
   }
 
-  // dashboards.scaling: ENTROPY_*_LABEL / _UNIT ("{n}" filled in), SAMPLE_ENTROPY_*.
-  const ENTROPY_UNSCALED_LABEL = "Entropía media sin escalar";
-  const entropyUnscaledUnit = (n) => `bits, media de ${n} consultas al azar`;
-  const ENTROPY_SCALED_LABEL = "Entropía media con escalado";
-  const entropyScaledUnit = (n) => `bits, media de ${n} consultas, tras dividir por √d_k`;
-  const SAMPLE_ENTROPY_UNSCALED_LABEL = "Entropía de esta consulta, sin escalar";
-  const SAMPLE_ENTROPY_SCALED_LABEL = "Entropía de esta consulta, con escalado";
-  const SAMPLE_ENTROPY_UNIT = "bits, solo la consulta dibujada arriba";
+  // The catalogue's table [scaling] (dashboards.scaling.render_state's t).
+  const t = (key, values) => C04.t(`scaling.${key}`, values);
 
+  // dashboards.scaling.render_state
   function render(state) {
     const found = states()[key(state)];
     if (!found) throw new Error(`scaling: no hay estado exportado para ${key(state)}.`);
     const [score, entropyU, entropyS, gradU, gradS, sampleU, sampleS, n] = found.t;
     const dk = state.d_k;
     const readout = C04.html.readoutHtml;
+    const sqrt = `<span data-testid="scaling-sqrt-dk">${sqrtText(dk)}</span>`;
+    const status = t("status", {
+      d_k: `<span data-testid="scaling-dk">d_k = ${dk}</span>`,
+      seed: `<span data-testid="scaling-seed">${state.seed}</span>`,
+    });
     return {
       readouts:
+        readout(t("score_label"), score, t("score_unit", { sqrt }), "scaling-score-std") +
         readout(
-          "Puntaje típico",
-          score,
-          "desviación ≈ √d_k sin escalar " +
-            `(<span data-testid="scaling-sqrt-dk">${sqrtText(dk)}</span>)`,
-          "scaling-score-std"
-        ) +
-        readout(
-          ENTROPY_UNSCALED_LABEL,
+          t("entropy_unscaled_label"),
           entropyU,
-          entropyUnscaledUnit(n),
+          t("entropy_unscaled_unit", { n }),
           "scaling-entropy-unscaled"
         ) +
-        readout(ENTROPY_SCALED_LABEL, entropyS, entropyScaledUnit(n), "scaling-entropy-scaled"),
+        readout(
+          t("entropy_scaled_label"),
+          entropyS,
+          t("entropy_scaled_unit", { n }),
+          "scaling-entropy-scaled"
+        ),
       gradient_readouts:
         readout(
-          "Gradiente sin escalar",
+          t("gradient_unscaled_label"),
           gradU,
-          "tamaño medio del gradiente del softmax",
+          t("gradient_unscaled_unit"),
           "scaling-gradient-unscaled"
         ) +
-        readout("Gradiente con escalado", gradS, "tras dividir por √d_k", "scaling-gradient-scaled"),
-      status:
-        `<span class="c04-note"><span data-testid="scaling-dk">d_k = ${dk}</span> · ` +
-        `muestra n.º <span data-testid="scaling-seed">${state.seed}</span> · ` +
-        "máximo con 8 llaves: 3 bits</span>",
+        readout(
+          t("gradient_scaled_label"),
+          gradS,
+          t("gradient_scaled_unit"),
+          "scaling-gradient-scaled"
+        ),
+      status: `<span class="c04-note">${status}</span>`,
       unscaled_source: barsData(found.wu),
       scaled_source: barsData(found.ws),
-      unscaled_title: `Sin escalar (d_k = ${dk})`,
-      scaled_title: `Con escalado (÷ √${dk})`,
+      unscaled_title: t("unscaled_title", { d_k: dk }),
+      scaled_title: t("scaled_title", { d_k: dk }),
       unscaled_entropy: readout(
-        SAMPLE_ENTROPY_UNSCALED_LABEL,
+        t("sample_entropy_unscaled_label"),
         sampleU,
-        SAMPLE_ENTROPY_UNIT,
+        t("sample_entropy_unit"),
         "scaling-sample-entropy-unscaled"
       ),
       scaled_entropy: readout(
-        SAMPLE_ENTROPY_SCALED_LABEL,
+        t("sample_entropy_scaled_label"),
         sampleS,
-        SAMPLE_ENTROPY_UNIT,
+        t("sample_entropy_unit"),
         "scaling-sample-entropy-scaled"
       ),
     };

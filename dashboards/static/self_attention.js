@@ -6,9 +6,10 @@
  *
  * readState(args) also does, in the page, what the live app's MatrixEditor and model do around
  * a change (args.trigger is the control that changed):
- *   - a typed cell is read as a Spanish number (C04.fmt.parseNumber); a bad one (or one
- *     outside ±max_abs) shows the live app's Spanish message in that editor's error pane, puts
- *     the last valid value back in the cell and keeps the last valid matrices;
+ *   - a typed cell is read as a number, "1,5" or "1.5" (C04.fmt.parseNumber); a bad one (or one
+ *     outside ±max_abs) shows the live app's message, in the page's language (C04.t), in that
+ *     editor's error pane, puts the last valid value back in the cell and keeps the last valid
+ *     matrices;
  *   - a valid cell clears the message and switches the preset select to the preset the four
  *     matrices now match ("personalizado" if none), as SelfAttention._detect_preset does;
  *   - a preset loads its matrices into the cells (only the cells whose number differs).
@@ -17,6 +18,9 @@
  * (dashboards.self_attention.client_init: the model's matrices, the presets, the cell bound).
  * Setting a cell or the select from here fires its callback again (Bokeh runs CustomJS
  * asynchronously): those echoes are recognised (pending) and change nothing.
+ *
+ * Every text comes from the page's catalogue (C04.t: self_attention.*, core.*, input.*) and
+ * every number from C04.fmt, so the same file serves the Spanish and the English export.
  *
  * Matrix products follow numpy's BLAS exactly: on this project's machines (OpenBLAS, x86-64
  * with FMA) X @ W, Q @ K^T and A @ V accumulate k = 0, 1, … with fused multiply-adds, which
@@ -182,8 +186,8 @@
       const ratio = g / UNIFORM_GRADIENT;
       const width = 100 * (ratio < 0 ? 0 : ratio > 1 ? 1 : ratio);
       let note = "";
-      if (g === 0) note = "one-hot: gradiente nulo, el gradiente se apaga";
-      else if (g < FADED) note = "casi one-hot: el gradiente se apaga";
+      if (g === 0) note = C04.t("self_attention.one_hot");
+      else if (g < FADED) note = C04.t("self_attention.almost_one_hot");
       return (
         `<tr><th>${esc(TOKENS[i])}</th><td data-testid="sa-gradient-${i + 1}">` +
         `${gradientValue(g)}</td>` +
@@ -201,12 +205,12 @@
   }
 
   function heatmapData(weights) {
-    const out = { llave: [], consulta: [], peso: [], label: [] };
+    const out = { key: [], query: [], weight: [], label: [] };
     for (let i = 0; i < 3; i++) {
       for (let j = 0; j < 3; j++) {
-        out.llave.push(TOKENS[j]);
-        out.consulta.push(TOKENS[i]);
-        out.peso.push(weights[i][j]);
+        out.key.push(TOKENS[j]);
+        out.query.push(TOKENS[i]);
+        out.weight.push(weights[i][j]);
         out.label.push(C04.fmt.number(weights[i][j], 4));
       }
     }
@@ -236,8 +240,8 @@
       k: table(K, DIMS, decimals(K), "sa-K"),
       v: table(V, DIMS, decimals(V), "sa-V"),
       scores_title: state.scaled
-        ? `<p>Puntajes $$QK^\\top/\\sqrt{d_k}$$ (con $$d_k = ${dk}$$)</p>`
-        : "<p>Puntajes $$QK^\\top$$ (sin escalar)</p>",
+        ? `<p>${C04.t("self_attention.scores_scaled", { d_k: dk })}</p>`
+        : `<p>${C04.t("self_attention.scores_unscaled")}</p>`,
       scores: table(scores, TOKENS, 4, "sa-scores"),
       weights: table(weights, TOKENS, 4, "sa-weights", { rowSums: true, shade: true }),
       z: table(output, DIMS, 4, "sa-Z"),
@@ -279,10 +283,17 @@
     return out;
   }
 
-  // MatrixEditor._text: es_number(v, 4) without trailing zeros ("1,5", "3", "−2").
+  // MatrixEditor._text: number(v, 4) without trailing zeros ("1,5" / "1.5", "3", "−2").
   function cellText(v) {
     const text = C04.fmt.number(v, 4);
-    return text.includes(",") ? text.replace(/0+$/, "").replace(/,+$/, "") : text;
+    const separator = C04.t("format.decimal");
+    if (!text.includes(separator)) return text;
+    let end = text.length;
+    while (end > 0 && text[end - 1] === "0") end--;
+    while (end > 0 && text.slice(end - separator.length, end) === separator) {
+      end -= separator.length;
+    }
+    return text.slice(0, end);
   }
 
   function parseOrNull(text) {
@@ -340,8 +351,7 @@
       }
       if (Math.abs(value) > st.init.max_abs) {
         // attnmodel._params.Matrix refuses the whole matrix: only this cell can be out.
-        const bound = st.init.bound;
-        throw new Error(`${name}: cada casilla debe estar entre −${bound} y ${bound}.`);
+        throw new Error(C04.t("core.matrix_cell_bounds", { name, bound: st.init.bound }));
       }
     } catch (err) {
       setError(

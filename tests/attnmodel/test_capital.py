@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from attnmodel import CapitalWalkthrough
+from attnmodel.i18n import text
 
 identities = st.floats(-1.0, 1.0, allow_nan=False, allow_infinity=False)
 countries = st.sampled_from(["Francia", "Italia"])
@@ -174,6 +175,13 @@ def test_loss_is_minus_ln_of_the_probability(identity):
 def test_prediction_at_identity_zero_says_tie():
     c = walkthrough(0.0)
     assert c.prediction == "París o Roma (empate)"
+    # The Spanish words of the catalogue (capital.readout): the views say it in their language.
+    assert text("capital.readout.tie", "en", words="París or Roma") == "París or Roma (a tie)"
+
+
+def test_parameter_docs_are_the_catalogue_texts():
+    assert CapitalWalkthrough.param.country.doc == text("capital.country_help")
+    assert CapitalWalkthrough.param.identity.doc == text("capital.identity_help")
 
 
 @given(st.floats(0.01, 1.0))

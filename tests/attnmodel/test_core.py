@@ -10,7 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from attnmodel import core
+from attnmodel import _params, core
+from attnmodel.i18n import Refusal
+
+import c04_testing
 
 HUGE = 1e300
 
@@ -485,3 +488,46 @@ def test_softmax_accepts_numpy_temperatures(temperature):
 def test_softmax_refuses_boolean_temperature():
     with pytest.raises(ValueError, match="temperatura"):
         core.softmax([1.0, 2.0], temperature=True)
+
+
+@pytest.mark.parametrize(
+    ("refused", "english"),
+    [
+        (
+            lambda: core.as_matrix([[1.0, 2.0]], shape=(3, 2), name="W_Q"),
+            "W_Q: expected a 3×2 matrix, not 1×2.",
+        ),
+        (
+            lambda: core.as_matrix([[np.nan]]),
+            "matrix: every cell must be a finite number (no NaN, no infinity).",
+        ),
+        (
+            lambda: core.softmax([1.0], temperature=0),
+            "The temperature must be a positive number, not 0.",
+        ),
+        (
+            lambda: core.softmax([-np.inf, -np.inf]),
+            "softmax: a fully masked row has nothing to attend to.",
+        ),
+        (
+            lambda: core.multi_head_attention(np.ones((2, 4)), *[np.eye(4)] * 3, n_heads=3),
+            "d_model = 4 cannot be split into 3 equal heads.",
+        ),
+        (
+            lambda: core.trigram_vectors([""], 3),
+            "Every token must be a non-empty string, not ''.",
+        ),
+        (
+            lambda: _params.real_number("x", "temperature"),
+            "temperature: expected a number, not 'x'.",
+        ),
+    ],
+)
+def test_refusals_are_said_in_english_too(refused, english):
+    """Each refusal is a ValueError whose str() stays Spanish (the tests above) and that a view
+    in English shows in English."""
+    with pytest.raises(Refusal) as caught:
+        refused()
+    assert caught.value.message("en") == english
+    assert str(caught.value) == caught.value.message("es") != english
+    assert c04_testing.spanish_words_left(english) == set()

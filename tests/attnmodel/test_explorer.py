@@ -22,6 +22,7 @@ from attnmodel.explorer import (
     AttentionExplorer,
     percentages,
 )
+from attnmodel.i18n import Refusal, text
 
 # The seed's row for the second "gato" (defaults: T = 1, position on, causal off).
 SEED_ROW = {
@@ -237,6 +238,17 @@ def test_orthographic_similarity_gato_gatos_beats_gato_felino():
     assert m.row[1] > m.row[2]
 
 
+def test_orthographic_similarity_cat_cats_beats_cat_feline():
+    # The English page's example of the same claim (explorer.toy).
+    assert "(`cat` ~ `cats`)" in text("explorer.toy", "en")
+    assert "`cat` ~ `feline`" in text("explorer.toy", "en")
+    cat, cats, feline = trigram_vectors(["cat", "cats", "feline"], TOKEN_DIM, TRIGRAM_SALT)
+    assert cat @ cats > cat @ feline
+    assert cat @ cats > 0.3
+    m = AttentionExplorer(sentence="cat cats feline", focus=0, positional=False)
+    assert m.row[1] > m.row[2]
+
+
 def test_case_and_accents_do_not_change_the_token_vector():
     a, b, c = trigram_vectors(["Está", "esta", "ESTA"], TOKEN_DIM, TRIGRAM_SALT)
     np.testing.assert_array_equal(a, b)
@@ -291,6 +303,17 @@ def test_focus_out_of_range_raises_in_spanish_and_keeps_the_last_value(focus):
 
 def test_boolean_focus_is_rejected():
     assert_refused(AttentionExplorer(), "focus", True, "número entero")
+
+
+def test_focus_refusals_are_said_in_english_too():
+    with pytest.raises(Refusal) as out_of_range:
+        AttentionExplorer().focus = 8
+    assert out_of_range.value.message("en") == (
+        "The token in focus must be between 0 and 7 (the sentence has 8 tokens), not 8."
+    )
+    with pytest.raises(Refusal) as boolean:
+        AttentionExplorer().focus = True
+    assert boolean.value.message("en") == "The token in focus must be a whole number, not True."
 
 
 def test_focus_out_of_range_at_construction_raises():

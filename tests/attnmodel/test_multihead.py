@@ -8,29 +8,39 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from attnmodel.core import multi_head_attention
-from attnmodel.multihead import HEAD_OPTIONS, SENTENCES, MultiHeadDemo
+from attnmodel.i18n import Refusal, catalogue, text
+from attnmodel.multihead import (
+    HEAD_OPTIONS,
+    RELATIONS,
+    SENTENCE_IDS,
+    SENTENCES,
+    MultiHeadDemo,
+)
+
+# The heads' names, as the model gives them (Spanish, from the catalogue).
+PREVIOUS, SUBJECT_VERB, PRONOUN, DETERMINER = (text(f"multihead.relation.{r}") for r in RELATIONS)
 
 # Gold relations, annotated independently of the model's features: query index -> target index.
 GOLD = {
     "El perro mordió al cartero porque él tenía hambre": {
-        "sujeto–verbo": {2: 1, 7: 6},
-        "pronombre → antecedente": {6: 1},
-        "determinante → sustantivo": {0: 1, 3: 4},
+        SUBJECT_VERB: {2: 1, 7: 6},
+        PRONOUN: {6: 1},
+        DETERMINER: {0: 1, 3: 4},
     },
     "María dijo que ella llegaría tarde": {
-        "sujeto–verbo": {1: 0, 4: 3},
-        "pronombre → antecedente": {3: 0},
-        "determinante → sustantivo": {},
+        SUBJECT_VERB: {1: 0, 4: 3},
+        PRONOUN: {3: 0},
+        DETERMINER: {},
     },
     "Los niños comen pan porque ellos tienen hambre": {
-        "sujeto–verbo": {2: 1, 6: 5},
-        "pronombre → antecedente": {5: 1},
-        "determinante → sustantivo": {0: 1},
+        SUBJECT_VERB: {2: 1, 6: 5},
+        PRONOUN: {5: 1},
+        DETERMINER: {0: 1},
     },
     "La profesora saludó al niño porque él llegó temprano": {
-        "sujeto–verbo": {2: 1, 7: 6},
-        "pronombre → antecedente": {6: 4},
-        "determinante → sustantivo": {0: 1, 3: 4},
+        SUBJECT_VERB: {2: 1, 7: 6},
+        PRONOUN: {6: 4},
+        DETERMINER: {0: 1, 3: 4},
     },
 }
 MULTI = [h for h in HEAD_OPTIONS if h >= 2]
@@ -71,7 +81,7 @@ def test_default_is_first_sentence_with_at_least_three_heads():
 @pytest.mark.parametrize("n_heads", MULTI)
 @pytest.mark.parametrize("sentence", SENTENCES)
 def test_previous_neighbour_head_attends_previous_token_above_half(sentence, n_heads):
-    w = head_weights(model(sentence, n_heads), "vecino anterior")
+    w = head_weights(model(sentence, n_heads), PREVIOUS)
     for i in range(1, w.shape[0]):
         assert w[i].argmax() == i - 1
         assert w[i, i - 1] > 0.5
@@ -79,7 +89,7 @@ def test_previous_neighbour_head_attends_previous_token_above_half(sentence, n_h
 
 @pytest.mark.parametrize("sentence", SENTENCES)
 def test_previous_neighbour_head_first_token_attends_itself(sentence):
-    w = head_weights(model(sentence, 4), "vecino anterior")
+    w = head_weights(model(sentence, 4), PREVIOUS)
     assert w[0].argmax() == 0
     assert w[0, 0] > 0.5
 
@@ -87,19 +97,19 @@ def test_previous_neighbour_head_first_token_attends_itself(sentence):
 @pytest.mark.parametrize("n_heads", MULTI)
 @pytest.mark.parametrize("sentence", SENTENCES)
 def test_subject_verb_head_verb_attends_its_subject(sentence, n_heads):
-    assert_head_follows_gold(sentence, n_heads, "sujeto–verbo", "verbs")
+    assert_head_follows_gold(sentence, n_heads, SUBJECT_VERB, "verbs")
 
 
 @pytest.mark.parametrize("n_heads", [h for h in MULTI if h >= 3])
 @pytest.mark.parametrize("sentence", SENTENCES)
 def test_pronoun_head_pronoun_attends_its_antecedent(sentence, n_heads):
-    assert_head_follows_gold(sentence, n_heads, "pronombre → antecedente", "a pronoun")
+    assert_head_follows_gold(sentence, n_heads, PRONOUN, "a pronoun")
 
 
 @pytest.mark.parametrize("sentence", SENTENCES)
 def test_determiner_head_determiner_attends_its_noun(sentence):
-    w = head_weights(model(sentence, 4), "determinante → sustantivo")
-    for determiner, noun in GOLD[sentence]["determinante → sustantivo"].items():
+    w = head_weights(model(sentence, 4), DETERMINER)
+    for determiner, noun in GOLD[sentence][DETERMINER].items():
         assert w[determiner].argmax() == noun
 
 
@@ -115,8 +125,8 @@ def test_relation_heads_are_confident_on_their_relation_tokens(sentence):
 @pytest.mark.parametrize("sentence", SENTENCES)
 def test_verb_less_tokens_spread_attention_in_subject_verb_head(sentence):
     m = model(sentence, 4)
-    w = head_weights(m, "sujeto–verbo")
-    others = [i for i in range(len(m.tokens)) if i not in GOLD[sentence]["sujeto–verbo"]]
+    w = head_weights(m, SUBJECT_VERB)
+    others = [i for i in range(len(m.tokens)) if i not in GOLD[sentence][SUBJECT_VERB]]
     # No non-verb locks onto a single token the way verbs do.
     assert all(w[i].max() < 0.9 for i in others)
 
@@ -126,11 +136,11 @@ def test_single_head_must_choose_verbs_keep_subject_pronouns_lose_antecedent(sen
     m = model(sentence, 1)
     assert m.weights.shape[0] == 1
     w = m.weights[0]
-    for verb, subject in GOLD[sentence]["sujeto–verbo"].items():
+    for verb, subject in GOLD[sentence][SUBJECT_VERB].items():
         assert w[verb].argmax() == subject
-    for pronoun, antecedent in GOLD[sentence]["pronombre → antecedente"].items():
+    for pronoun, antecedent in GOLD[sentence][PRONOUN].items():
         assert w[pronoun].argmax() != antecedent
-    for determiner, noun in GOLD[sentence]["determinante → sustantivo"].items():
+    for determiner, noun in GOLD[sentence][DETERMINER].items():
         assert w[determiner].argmax() != noun
 
 
@@ -206,7 +216,7 @@ def test_changing_n_heads_changes_number_of_heads():
 
 
 def test_first_heads_follow_relation_order():
-    names = ["vecino anterior", "sujeto–verbo", "pronombre → antecedente"]
+    names = [PREVIOUS, SUBJECT_VERB, PRONOUN]
     for h in MULTI:
         assert model(SENTENCES[0], h).head_names[:3] == names[:h]
 
@@ -299,3 +309,49 @@ def test_any_sentence_and_head_count_gives_finite_outputs_and_unit_rows(sentence
     np.testing.assert_allclose(m.weights.sum(axis=-1), 1.0, atol=1e-12)
     np.testing.assert_allclose(m.combined.sum(axis=-1), 1.0, atol=1e-12)
     assert m.output.shape == (len(m.tokens), m.d_model)
+
+
+# --- Languages: the heads' names and the refusals come from the catalogue ----------------------
+
+
+def test_heads_are_named_in_each_language():
+    m = MultiHeadDemo()
+    assert m.relations() == list(RELATIONS)
+    assert m.head_names == m.names("es") == [text(f"multihead.relation.{r}") for r in RELATIONS]
+    assert m.names("en")[1] == text("multihead.relation.subject_verb", "en") == "subject–verb"
+    assert m.descriptions("en") == [text(f"multihead.description.{r}", "en") for r in RELATIONS]
+    m.n_heads = 1
+    assert m.relations() == ["all"]
+    assert m.names("en") == [text("multihead.relation.all", "en")]
+    assert m.head_descriptions == [text("multihead.description.all")]
+
+
+def test_every_sentence_has_a_gloss_in_every_language():
+    assert len(SENTENCE_IDS) == len(SENTENCES)
+    for sid, sentence in zip(SENTENCE_IDS, SENTENCES, strict=True):
+        # In Spanish, the sentence itself; in English, a translation.
+        assert text(f"multihead.gloss.{sid}") == sentence
+        assert text(f"multihead.gloss.{sid}", "en") != sentence
+    assert {k for k in catalogue("en") if k.startswith("multihead.gloss.")} == {
+        f"multihead.gloss.{sid}" for sid in SENTENCE_IDS
+    }
+
+
+def test_refusals_are_said_in_english_too():
+    m = MultiHeadDemo(n_heads=2)
+    with pytest.raises(Refusal) as heads:
+        m.n_heads = 5
+    assert str(heads.value) == "número de cabezas: 5 no es válido; las opciones son 1, 2, 3, 4."
+    assert heads.value.message("en") == (
+        "number of heads: 5 is not valid; the options are 1, 2, 3, 4."
+    )
+    with pytest.raises(Refusal) as threshold:
+        m.arc_threshold = 1.5
+    assert threshold.value.message("en") == (
+        "The arc threshold must be a number between 0 and 1, not 1.5."
+    )
+    with pytest.raises(Refusal) as head:
+        m.arcs(3)
+    assert head.value.message("en") == "Head 3 does not exist: there are 2 (0 to 1)."
+    assert m.n_heads == 2
+    assert m.arc_threshold == 0.1

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from attnmodel import PositionalEncodingDemo
 from attnmodel.core import sinusoidal_encoding
 from attnmodel.formatting import es_number
-from attnmodel.positional import WORKED_EMBEDDINGS, WORKED_TOKENS
+from attnmodel.i18n import Refusal, text
+from attnmodel.positional import WORKED_EMBEDDINGS, WORKED_TOKENS, worked_tokens
 
 SIZES = [(50, 64), (20, 4), (2, 2), (100, 16), (512, 512)]
 
@@ -201,3 +202,50 @@ def test_n_positions_out_of_bounds_raises_and_keeps_the_value(bad, match):
         demo.n_positions = bad
     assert demo.n_positions == 30
     assert demo.encoding.shape == (30, 64)
+
+
+# --------------------------------------------------------------------------------------------
+# Other languages: the same example and refusals, said in English
+# --------------------------------------------------------------------------------------------
+
+
+def test_the_catalogue_names_the_spanish_tokens():
+    assert worked_tokens() == worked_tokens("es") == WORKED_TOKENS
+    assert worked_tokens("en") == ("the", "dog", "bit")
+
+
+def test_english_worked_rows_have_the_same_numbers_and_english_comments():
+    demo = PositionalEncodingDemo()
+    spanish, english = demo.worked_table, demo.worked_rows("en")
+    assert [r["vector"] for r in english] == [
+        "x(the)",
+        "PE(0)",
+        "x(the) + PE(0)",
+        "x(dog)",
+        "PE(1)",
+        "x(dog) + PE(1)",
+        "x(bit)",
+        "PE(2)",
+        "x(bit) + PE(2)",
+    ]
+    for es_row, en_row in zip(spanish, english, strict=True):
+        np.testing.assert_array_equal(es_row["values"], en_row["values"])
+    for pos, token in enumerate(("the", "dog", "bit")):
+        x, _, total = english[3 * pos : 3 * pos + 3]
+        assert x["comment"] == f"Embedding of “{token}”: which word it is."
+        assert total["comment"] == f"What enters attention: “{token}” at position {pos}."
+    assert english[1]["comment"].startswith("Position 0")
+    # The low-frequency angle pos / 100 with a decimal point.
+    assert "only 0.01 rad" in english[4]["comment"]
+    assert "only 0.02 rad" in english[7]["comment"]
+
+
+def test_refusals_are_said_in_english():
+    demo = PositionalEncodingDemo(d_model=16)
+    with pytest.raises(Refusal) as odd:
+        demo.d_model = 7
+    assert odd.value.message("en") == "d_model must be even (sine/cosine pairs), not 7."
+    assert str(odd.value) == text("positional.odd_d_model", value=7)
+    with pytest.raises(Refusal) as far:
+        demo.similarity_from(50)
+    assert far.value.message("en") == "The position must be between 0 and 49."

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from attnmodel import SelfAttention
+from attnmodel.i18n import Refusal
 from attnmodel.self_attention import CUSTOM, PRESETS
 
 MATRICES = ("X", "W_Q", "W_K", "W_V")
@@ -299,3 +300,35 @@ def test_set_cell_refuses_cells_outside_the_matrix(row, col):
     with pytest.raises(ValueError, match="no tiene la casilla"):
         m.set_cell("X", row, col, 5)
     np.testing.assert_array_equal(m.X, before)
+
+
+@pytest.mark.parametrize(
+    ("edit", "spanish", "english"),
+    [
+        (("Y", 0, 0, 1.0), "No existe la matriz 'Y'.", "There is no matrix 'Y'."),
+        (
+            ("X", 0.5, 0, 1.0),
+            "X: la fila y la columna deben ser enteros.",
+            "X: the row and the column must be integers.",
+        ),
+        (("X", 3, 0, 1.0), "X no tiene la casilla (4, 1).", "X has no cell (4, 1)."),
+        (
+            ("W_Q", 0, 1, "abc"),
+            "W_Q[1,2]: «abc» no es un número.",
+            "W_Q[1,2]: “abc” is not a number.",
+        ),
+        (
+            ("X", 0, 0, 2e7),
+            "X: cada casilla debe estar entre −1 000 000 y 1 000 000.",
+            "X: every cell must lie between −1 000 000 and 1 000 000.",
+        ),
+    ],
+)
+def test_set_cell_refusals_are_said_in_spanish_and_in_english(edit, spanish, english):
+    m = SelfAttention()
+    before = snapshot(m)
+    with pytest.raises(Refusal) as caught:
+        m.set_cell(*edit)
+    assert str(caught.value) == spanish
+    assert caught.value.message("en") == english
+    assert_unchanged(m, before, "4.2.6")

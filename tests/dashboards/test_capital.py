@@ -1,4 +1,5 @@
-"""CapitalView without a browser: country and identity drive every step on screen."""
+"""CapitalView without a browser: country and identity drive every step on screen, in Spanish
+and (the same view with ``lang="en"``) in English, the model's Spanish words kept and marked."""
 
 from __future__ import annotations
 
@@ -10,10 +11,11 @@ import pytest
 from bokeh.models import ColumnDataSource, GlyphRenderer, VBar
 
 from attnmodel import CapitalWalkthrough
-from attnmodel.formatting import es_number
-from dashboards.capital import ATTENTION_CAPTION, DISTRIBUTION_CAPTION, INTRO, CapitalView
+from attnmodel.formatting import es_number, number
+from attnmodel.i18n import text
+from dashboards.capital import CapitalView, render
 
-from c04_testing import table
+from c04_testing import spanish_words_left, table, viewable_texts
 
 VOCAB = ["París", "Roma", "grande", "bonita", "antigua", "famosa", "una", "muy"]
 
@@ -56,22 +58,27 @@ def view(panel_cleanup):
 def test_builds_with_the_seed_text(view):
     layout = view.__panel__()
     assert isinstance(layout, pn.Column)
-    text = "\n".join(p.object for p in layout.select(pn.pane.Markdown))
-    assert '"La capital de \\_\\_\\_ es …" — el recorrido completo, calculado' in text
-    for piece in (INTRO, ATTENTION_CAPTION, DISTRIBUTION_CAPTION):
-        assert piece in text
+    shown = "\n".join(p.object for p in layout.select(pn.pane.Markdown))
+    assert '"La capital de \\_\\_\\_ es …" — el recorrido completo, calculado' in shown
+    for piece in (
+        text("capital.intro"),
+        text("capital.step.attention_caption", es="es"),
+        text("capital.step.distribution"),
+    ):
+        assert piece in shown
     titles = [card.title for card in layout.select(pn.Card)]
     assert titles == [
         "1 · Tokens",
         "2 · Embeddings",
-        "3 · + posición",
+        text("capital.step.position_title"),
         "4 · Q, K, V",
-        "5 · Puntajes de «es» (÷ √3)",
+        text("capital.step.scores_title", es="es"),
         "6 · Softmax",
-        "7 · Vector mezclado",
-        "8 · Logits → probabilidades",
+        text("capital.step.mixed_title"),
+        text("capital.step.logits_title"),
     ]
-    assert "Pérdida si acierta" in view.readouts.object
+    assert titles[4] == "5 · Puntajes de «es» (÷ √3)"  # the seed's
+    assert text("capital.readout.loss") in view.readouts.object
     assert "−ln p" in view.readouts.object
 
 
@@ -220,8 +227,8 @@ def test_bar_charts_are_built_once(view):
     assert list(view.probability_bars.x_range.factors) == VOCAB
     assert (view.probability_bars.y_range.start, view.probability_bars.y_range.end) == (0, 0.6)
     assert (view.attention_bars.y_range.start, view.attention_bars.y_range.end) == (0, 1)
-    assert view.probability_bars.xaxis.axis_label == "palabra siguiente"
-    assert view.attention_bars.yaxis.axis_label == "peso de atención"
+    assert view.probability_bars.xaxis.axis_label == text("capital.chart.word_axis")
+    assert view.attention_bars.yaxis.axis_label == text("capital.chart.weight_axis")
 
 
 def test_vocabulary_bar_colours(view):
@@ -258,6 +265,137 @@ def test_asymmetry_box_uses_the_model_slopes(view):
 def test_identity_slider_range(view):
     slider = view.identity_slider
     assert (slider.start, slider.end, slider.step) == (-1.0, 1.0, 0.01)
-    assert slider.label == "Identidad del país"
-    assert view.country_select.label == "País"
+    assert slider.label == text("capital.identity")
+    assert view.country_select.label == text("capital.country")
     assert list(view.country_select.options) == ["Francia", "Italia"]
+
+
+# --------------------------------------------------------------------------------------------
+# English: the same view with lang="en"; the model's Spanish words kept, marked lang="es".
+# --------------------------------------------------------------------------------------------
+
+# The model's words that are Spanish only (English has "capital"; "La", "de", "es", "una" and
+# "muy" are too short for spanish_words_left but are marked all the same).
+MODEL_WORDS = ("Francia", "Italia", "París", "Roma", "grande", "bonita", "antigua", "famosa")
+KEPT_OUT = re.compile(r'<(\w+)\b[^>]*\blang="es"[^>]*>.*?</\1>', re.S)
+
+
+def outside_kept(markup: str) -> str:
+    """``markup`` without the elements marked lang="es" (the examples kept in Spanish)."""
+    return KEPT_OUT.sub(" ", markup)
+
+
+@pytest.fixture
+def english(panel_cleanup):
+    v = CapitalView(lang="en")
+    v.__panel__().get_root()
+    return v
+
+
+def test_english_view_has_no_spanish_left(english):
+    # The bar charts' factors are the model's words drawn on the canvas, where no lang="es" mark
+    # is possible (glossed in the intro's note): they are the only Spanish left.
+    factors = [*english.attention_bars.x_range.factors, *english.probability_bars.x_range.factors]
+    assert factors[:5] == ["0 · La", "1 · capital", "2 · de", "3 · Francia", "4 · es"]
+    assert factors[5:] == VOCAB
+    lines = viewable_texts(english).split("\n")
+    # ... and the select's value, the model's country (its option shows "France").
+    data = {*factors, english.country_select.value}
+    assert spanish_words_left("\n".join(line for line in lines if line not in data)) == set()
+    assert spanish_words_left("\n".join(lines)) <= {w.lower() for w in MODEL_WORDS}
+    layout = english.__panel__()
+    titles = [card.title for card in layout.select(pn.Card)]
+    assert titles[2] == "3 · + position"
+    assert titles[4] == '5 · Scores of “<span lang="es">es</span>” (÷ √3)'
+    assert english.country_select.label == "Country"
+    assert english.identity_slider.label == "Country identity"
+    assert english.probability_bars.xaxis.axis_label == "next word"
+    assert english.attention_bars.yaxis.axis_label == "attention weight"
+    assert '"."' in english.attention_bars.yaxis.formatter.code  # ticks with a decimal point
+    # The title is the registry's, the intro says the example stays Spanish, with a gloss.
+    header = layout.select(pn.pane.Markdown)[0].object
+    assert text("demo.capital", "en").replace("___", r"\_\_\_") in header
+    assert "Spanish example kept" in header
+    assert '<span lang="es">«La capital de Francia es …»</span> means “The capital of France' in (
+        header
+    )
+
+
+def test_english_keeps_the_model_words_marked(english):
+    """Every model word in the English HTML is inside a lang="es" element: the tokens, the
+    vocabulary, the prediction, the asymmetry box and the tables' headers."""
+    panes = [english.tokens, english.embeddings, english.scores, english.attention_row]
+    panes += [english.logits, english.probabilities, english.readouts, english.asymmetry]
+    for identity in (0.9, 0.0):
+        english.identity_slider.value = identity
+        for pane in panes:
+            left = outside_kept(pane.object)
+            assert not [w for w in MODEL_WORDS if re.search(rf"\b{w}\b", left)], left
+            for short in ("La", "de", "es", "una", "muy"):
+                assert f">{short}<" not in left
+    assert '<th><span lang="es">Francia</span></th>' in english.embeddings.object
+    assert "<th>place</th><th>function</th><th>identity</th>" in english.embeddings.object
+    assert '<th><span lang="es">grande</span></th>' in english._unembedding_html()
+    # The select shows the countries in English; its values stay the model's.
+    assert english.country_select.options == {"France": "Francia", "Italy": "Italia"}
+    assert english.country_select.value == "Francia"
+
+
+def test_english_numbers_use_a_decimal_point(english):
+    assert readout(english, "capital-prediction") == '<span lang="es">París</span>'
+    assert readout(english, "capital-probability") == "0.3805"
+    assert readout(english, "capital-loss") == "0.9662"
+    assert table(english.attention_row.object, "capital-attention-row")[1][1:6] == [
+        "0.0038",
+        "0.3151",
+        "0.0337",
+        "0.6468",
+        "0.0006",
+    ]
+    assert "z = (1.9953, −0.2850, 0.5821)" in english.mixed.object
+    assert "The row sums to Σ = 1.0000" in english.attention_row.object
+    # docs/ejemplos-trabajados.md, identity +0,90: París 0,3805, Roma 0,1491, the others 0,0784.
+    assert probability_bars(english)["label"][:3] == ["0.3805", "0.1491", "0.0784"]
+    assert 'data-testid="capital-slope-roma">−0.3945<' in english.asymmetry.object
+    assert (
+        'p(<span lang="es">París</span> | +0.90) = 0.3805, '
+        'p(<span lang="es">Roma</span> | −0.90) = 0.3398.' in english.asymmetry.object
+    )
+
+
+def test_english_controls_change_the_numbers(english):
+    english.country_select.value = "Italia"
+    assert english.identity_slider.value == pytest.approx(-0.90)
+    assert readout(english, "capital-prediction") == '<span lang="es">Roma</span>'
+    assert readout(english, "capital-probability") == "0.3398"
+    assert table(english.embeddings.object, "capital-embeddings")[4] == [
+        "Italia",
+        "2.00",
+        "0.00",
+        "−0.90",
+    ]
+    english.identity_slider.value = 0.0
+    assert readout(english, "capital-prediction") == (
+        '<span lang="es">París</span> or <span lang="es">Roma</span> (a tie)'
+    )
+    assert readout(english, "capital-probability") == "0.2374"
+    assert "At identity 0 they tie" in english.asymmetry.object
+    english.identity_slider.value = -0.5
+    expected = CapitalWalkthrough(identity=-0.5)
+    assert readout(english, "capital-probability") == number(expected.probability, 4, lang="en")
+    assert readout(english, "capital-probability") != es_number(expected.probability, 4)
+
+
+def test_english_render_is_the_spanish_one_in_other_words():
+    """Same numbers and data in both languages; the bar labels differ only in the separator."""
+    for identity in (0.9, 0.0, -0.37):
+        model = CapitalWalkthrough(identity=identity)
+        es, en = render(model), render(model, "en")
+        assert list(es) == list(en)
+        assert es["attention_factors"] == en["attention_factors"]
+        for source in ("attention_source", "probabilities_source"):
+            for column, values in es[source].items():
+                if column == "label":
+                    assert [v.replace(",", ".") for v in values] == en[source][column]
+                else:
+                    assert values == en[source][column]

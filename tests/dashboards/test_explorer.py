@@ -8,19 +8,23 @@ import pytest
 from bokeh.document import Document
 
 from attnmodel.explorer import DEFAULT_SENTENCE, AttentionExplorer, percentages
+from attnmodel.i18n import Refusal, text
 from dashboards.explorer import (
-    CAVEAT,
-    LEAD,
-    TITLE,
     ExplorerView,
     heatmap_html,
     render,
     token_labels,
 )
 
-from c04_testing import by_testid, element_texts
+from c04_testing import by_testid, element_texts, spanish_words_left, viewable_texts
 
 SEED_ROW = ["0 %", "39 %", "3 %", "0 %", "0 %", "44 %", "2 %", "11 %"]
+QUERY = text("explorer.query")  # the map's corner: "Consulta"
+
+
+def looks_at(token: str) -> str:
+    """The focus row's title in Spanish ("Adónde mira gato")."""
+    return text("explorer.row_title", token=token)
 
 
 def cells(view: ExplorerView) -> list[list[str]]:
@@ -61,21 +65,21 @@ def view(panel_cleanup):
 def test_builds_with_seed_text_in_order(view):
     layout = view.__panel__()
     assert isinstance(layout, pn.Column)
-    text = "\n".join(all_pane_texts(view))
+    shown = "\n".join(all_pane_texts(view))
     ordered = [
-        TITLE,
-        LEAD,
+        text("demo.explorador"),
+        text("explorer.lead"),
         "#transformers",
         "#atencion",
         "#fundamentos",
         "El problema que resuelve",
         "Mueve las variables",
         "Antes de la teoría, tócalo. Elige un token, cambia la frase, arrastra los deslizadores.",
-        "Token que consulta (fila del mapa)",
+        text("explorer.focus_label"),
         'data-testid="explorer-table"',
-        "Adónde mira gato",
-        CAVEAT,
-        "Fíjate en tres cosas:",
+        looks_at("gato"),
+        text("explorer.caveat"),
+        text("explorer.notice"),
         "Qué está pasando dentro",
         r"\frac{\exp(s_{ij}/T)}{\sum_k \exp(s_{ik}/T)}",
         "Un token que atiende 80 % a otro sale pareciéndose un 80 % a él.",
@@ -86,7 +90,7 @@ def test_builds_with_seed_text_in_order(view):
         "Para llevarte",
         "Todo lo demás son detalles de ingeniería sobre esa idea.",
     ]
-    positions = [text.find(s) for s in ordered]
+    positions = [shown.find(s) for s in ordered]
     assert all(p >= 0 for p in positions), [
         s for s, p in zip(ordered, positions, strict=True) if p < 0
     ]
@@ -94,11 +98,11 @@ def test_builds_with_seed_text_in_order(view):
 
 
 def test_default_table_is_the_seed(view):
-    assert header(view) == ["Consulta", *DEFAULT_SENTENCE.split()]
+    assert header(view) == [QUERY, *DEFAULT_SENTENCE.split()]
     assert cells(view)[5] == SEED_ROW
     assert cells(view) == expected_cells(view.model)
     assert row_texts(view) == SEED_ROW
-    assert by_testid(view.row.object).texts["explorer-row-title"] == "Adónde mira gato"
+    assert by_testid(view.row.object).texts["explorer-row-title"] == looks_at("gato")
     # The focus row is the highlighted one.
     assert view.table.object.count('<tr class="f">') == 1
 
@@ -118,7 +122,7 @@ def test_clicking_a_token_sets_focus_and_heading(view):
     view.token_buttons.value = view.token_buttons.options["duerme"]
     assert view.model.focus == 2
     assert view.token_select.value == 2
-    assert by_testid(view.row.object).texts["explorer-row-title"] == "Adónde mira duerme"
+    assert by_testid(view.row.object).texts["explorer-row-title"] == looks_at("duerme")
     assert row_texts(view) == [f"{p} %" for p in view.model.row_percentages]
     assert '<tr class="f"><th>duerme</th>' in view.table.object
 
@@ -131,13 +135,13 @@ def test_select_sets_focus_and_buttons_follow(view):
     view.model.focus = 7  # model -> both widgets
     assert view.token_buttons.value == 7
     assert view.token_select.value == 7
-    assert by_testid(view.row.object).texts["explorer-row-title"] == "Adónde mira cansado"
+    assert by_testid(view.row.object).texts["explorer-row-title"] == looks_at("cansado")
 
 
 def test_temperature_slider_reaches_model_and_table(view):
     slider = view.temperature_slider
     assert (slider.start, slider.end, slider.step) == (0.1, 3.0, 0.05)
-    assert slider.label == "Temperatura T"
+    assert slider.label == text("explorer.temperature")
     before = cells(view)
     slider.value = 0.1
     assert view.model.temperature == pytest.approx(0.1)
@@ -185,7 +189,7 @@ def test_new_sentence_updates_everything(view):
     m = view.model
     assert m.sentence == "la reina habla con el rey"
     assert m.focus == 5  # still in range
-    assert header(view) == ["Consulta", "la", "reina", "habla", "con", "el", "rey"]
+    assert header(view) == [QUERY, "la", "reina", "habla", "con", "el", "rey"]
     assert cells(view) == expected_cells(m)
     assert list(view.token_buttons.options) == ["la", "reina", "habla", "con", "el", "rey"]
     assert next(iter(view.token_select.options)) == "0 · la"
@@ -195,7 +199,7 @@ def test_new_sentence_updates_everything(view):
     assert m.focus == 1
     assert view.token_buttons.value == 1
     assert view.token_select.value == 1
-    assert by_testid(view.row.object).texts["explorer-row-title"] == "Adónde mira mundo"
+    assert by_testid(view.row.object).texts["explorer-row-title"] == looks_at("mundo")
     assert cells(view) == expected_cells(m)
     # model -> box
     m.sentence = "uno dos tres"
@@ -203,17 +207,17 @@ def test_new_sentence_updates_everything(view):
 
 
 @pytest.mark.parametrize(
-    ("text", "fragment"),
+    ("typed", "fragment"),
     [("", "La frase está vacía"), ("   ", "La frase está vacía"), (" ".join(["a"] * 41), "41")],
 )
-def test_bad_sentence_shows_message_and_keeps_model(view, text, fragment):
+def test_bad_sentence_shows_message_and_keeps_model(view, typed, fragment):
     before_table = view.table.object
-    view.sentence_input.value = text
+    view.sentence_input.value = typed
     assert view.model.sentence == DEFAULT_SENTENCE
     assert view.table.object == before_table
     message = error_text(view)
     assert fragment in message
-    assert "Se mantiene la frase anterior." in message
+    assert text("explorer.kept") in message
     # A valid sentence clears the message.
     view.sentence_input.value = "otra frase"
     assert error_text(view) == ""
@@ -224,12 +228,12 @@ def test_html_in_the_sentence_is_escaped_everywhere(view):
     m = view.model
     assert m.tokens[0] == "<script>alert(1)</script>"
     m.focus = 0
-    for text in all_pane_texts(view):
-        assert "<script" not in text
-        assert "<img" not in text
+    for pane_text in all_pane_texts(view):
+        assert "<script" not in pane_text
+        assert "<img" not in pane_text
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in view.table.object
     assert by_testid(view.row.object).texts["explorer-row-title"] == (
-        "Adónde mira <script>alert(1)</script>"
+        looks_at("<script>alert(1)</script>")
     )
     assert header(view)[1] == "<script>alert(1)</script>"
     # Bokeh shows button and option labels as text: they keep what was typed.
@@ -311,3 +315,69 @@ def test_forty_token_sentence_updates_every_cell(view):
         assert cells(view) == expected_cells(view.model)
     html = heatmap_html([f"t{i}" for i in range(40)], np.full((40, 40), 1 / 40), 3, causal=False)
     assert html.count("<td") == 1600
+
+
+# --- The page in English: the same view with lang="en" --------------------------------------
+
+SEED_ROW_EN = ["0%", "39%", "3%", "0%", "0%", "44%", "2%", "11%"]
+ENGLISH = "the cat sleeps because the cat is tired"
+
+
+@pytest.fixture
+def english(panel_cleanup):
+    return ExplorerView(lang="en")
+
+
+def english_left(view: ExplorerView) -> set[str]:
+    """Spanish words on the English view, outside the examples marked lang="es" and outside the
+    tokens of the sentence being explored: the token buttons show the student's own sentence
+    (data, in whatever language it was typed; by default the kept Spanish example)."""
+    tokens = {t.lower() for t in view.model.tokens}
+    return spanish_words_left(viewable_texts(view)) - tokens
+
+
+def test_english_page_has_no_spanish_left_and_keeps_the_spanish_example(english):
+    assert english_left(english) == set()
+    english.sentence_input.value = ENGLISH  # the student's own sentence: English throughout
+    assert english_left(english) == set()
+    # The default sentence is Spanish model data: quoted, marked lang="es", glossed, said so.
+    move = text("explorer.move", "en")
+    assert f'<i lang="es">{DEFAULT_SENTENCE}</i>' in move
+    assert "Spanish example kept" in move
+    assert "The cat sleeps because the cat is tired" in " ".join(move.split())
+    assert move in all_pane_texts(english)
+    assert english.sentence_input.placeholder == text("explorer.placeholder", "en")
+    assert english.temperature_slider.label == "Temperature T"
+    assert [b.label for b in (english.cold_button, english.hot_button)] == ["T = 0.1", "T = 3"]
+    assert "towards 0.1" in "\n".join(all_pane_texts(english))
+
+
+def test_english_numbers_use_a_decimal_point_and_follow_the_controls(english):
+    assert header(english)[0] == "Query"
+    assert cells(english)[5] == SEED_ROW_EN
+    assert row_texts(english) == SEED_ROW_EN
+    assert by_testid(english.row.object).texts["explorer-row-title"] == "What gato looks at"
+    assert "toFixed(2)" in english.temperature_slider.format.code
+    assert english.temperature_slider.format.code.endswith(".replace('.', \".\");")
+    english.cold_button.clicks += 1
+    cold = [f"{p}%" for p in AttentionExplorer(temperature=0.1).row_percentages]
+    assert row_texts(english) == cold != SEED_ROW_EN
+    assert cells(english)[5] == cold
+    english.causal_box.value = True
+    assert cells(english)[0][1] == "0%"
+    assert render(english.model, "en")["table"] == english.table.object
+
+
+@pytest.mark.parametrize(("typed", "count"), [("", None), (" ".join(["a"] * 41), "41")])
+def test_english_refused_sentence_is_said_in_english(english, typed, count):
+    with pytest.raises(Refusal) as refused:
+        AttentionExplorer(sentence=typed)
+    english.sentence_input.value = typed
+    message = error_text(english)
+    assert message == f"{refused.value.message('en')} {text('explorer.kept', 'en')}"
+    assert message.endswith("The previous sentence is kept.")
+    assert spanish_words_left(message) == set()
+    if count:
+        assert count in message
+    assert english.model.sentence == DEFAULT_SENTENCE
+    assert english_left(english) == set()

@@ -156,10 +156,15 @@ def test_index_links_every_file_with_its_size():
     results = [export.Result(p.filename, 1_234_567, 0, 0.1) for p in export.PAGES]
     page = export.index_html(results)
     for p in export.PAGES:
-        assert f'<a href="{p.filename}">' in page
+        assert f'<a href="{p.filename}" lang="es">{p.filename}</a>' in page  # ids: Spanish
     assert "1,23 MB" in page
     assert "<script" not in page
     assert "http" not in page
+    english = export.index_html(results, "en")
+    assert '<html lang="en">' in english
+    assert "1.23 MB" in english
+    assert f'href="../{export.INDEX_FILE}" hreflang="es"' in english
+    assert 'href="en/index.html" hreflang="en"' in page
 
 
 def test_main_reports_a_failure_with_a_non_zero_exit(monkeypatch, tmp_path, capsys):

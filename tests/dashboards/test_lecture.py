@@ -16,6 +16,8 @@ from dashboards import lecture
 from dashboards.common import esc
 from dashboards.lecture import EXERCISES, SECTIONS, Lecture, create_lecture
 
+from c04_testing import spanish_words_left
+
 # Outputs (data-testid) each section's views render: the section itself, not a placeholder.
 SECTION_OUTPUTS = {
     "autoatencion": {"sa-Q", "sa-weights", "sa-Z", "scaling-dk", "scaling-entropy-scaled"},
@@ -234,3 +236,47 @@ def test_a_click_before_the_page_has_loaded_is_not_undone_by_the_load(served):
     assert list(lect._built) == ["posicion"]
     assert lect.section == "posicion"
     assert lect.main.objects == [lect._built["posicion"]]
+
+
+# --- The lecture in English (?lang=en): its own text; each section's is its view's tests'
+
+
+def test_the_english_lecture_speaks_english_around_the_sections():
+    lect = create_lecture("capital", lang="en")
+    assert list(lect.nav.options) == [s.label("en") for s in SECTIONS]
+    intro = next(
+        pane
+        for pane in pn.panel(lect).select(pn.pane.Markdown)
+        if pane.object == text("lecture.intro", "en")
+    )
+    assert intro.object.lstrip().startswith("# Lecture 04")
+    links = lect.language_links()
+    assert 'href="?lang=es&amp;seccion=capital"' in links
+    assert f'lang="es" data-testid="lang-es">{text("lecture.language", "es")}</a>' in links
+    assert "lang-en" not in links
+    lect.go("jugar")
+    built = lect._built["jugar"]
+    labels = [b.label for b in built.select(pn.widgets.Button)]
+    assert labels == [text("lecture.try_it", "en")] * len(EXERCISES)
+    bullets = [m.object for m in built.select(pn.pane.Markdown)]
+    assert bullets[0] == text("exercise.heading", "en")
+    assert bullets[1:] == [f"• {e.text('en')}" for e in EXERCISES]
+    chrome = " ".join([*lect.nav.options, intro.object, links, *labels, *bullets])
+    assert spanish_words_left(chrome) == set()
+
+
+def test_the_spanish_lecture_links_to_english():
+    lect = create_lecture("posicion")
+    assert 'href="?lang=en&amp;seccion=posicion"' in lect.language_links()
+    assert next(iter(lect.nav.options)) == text("section.autoatencion", "es")
+
+
+@pytest.mark.parametrize(
+    ("asked", "lang"), [("en", "en"), ("es", "es"), ("xx", "es"), ("<b>", "es"), (None, "es")]
+)
+def test_the_address_chooses_the_language(monkeypatch, asked, lang):
+    from dashboards import common
+
+    args = {} if asked is None else {"lang": [asked.encode()]}
+    monkeypatch.setattr(type(common.pn.state), "session_args", property(lambda self: args))
+    assert common.requested_lang() == lang

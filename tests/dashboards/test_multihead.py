@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import html
 import json
 import re
 
 import numpy as np
 import panel as pn
 import pytest
+from bokeh.document import Document
 from bokeh.models import CustomJS, HoverTool, MultiLine, Range1d, Rect, Text
 
-from attnmodel.formatting import es_number, es_percent
-from attnmodel.multihead import SENTENCES, MultiHeadDemo
+from attnmodel.formatting import es_number, es_percent, number, percent
+from attnmodel.i18n import Refusal, text
+from attnmodel.multihead import SENTENCE_IDS, SENTENCES, MultiHeadDemo
 from dashboards.common import configure
 from dashboards.multihead import (
     ARC_POINTS,
@@ -20,9 +23,10 @@ from dashboards.multihead import (
     HEAT_FRAME,
     HEAT_LABEL_ANGLE,
     HEAT_PALETTE,
-    HEAT_TITLES,
+    HEAT_TITLE_KEYS,
     MAX_HEADS,
     SINGLE_HEAD_COLOR,
+    LangColumn,
     MultiHeadView,
     arcs_from,
     head_shown,
@@ -31,7 +35,7 @@ from dashboards.multihead import (
     unique_labels,
 )
 
-from c04_testing import expected_top
+from c04_testing import expected_top, spanish_words_left, viewable_texts
 
 pytestmark = pytest.mark.usefixtures("panel_cleanup")
 
@@ -80,8 +84,8 @@ def test_builds_with_default_model(view):
     assert isinstance(view.model, MultiHeadDemo)
     assert view.sentence_select.value == SENTENCES[0]
     assert view.heads_buttons.value == 4
-    assert view.sentence_select.name == "Frase"
-    assert view.heads_buttons.name == "Cabezas"
+    assert view.sentence_select.name == text("multihead.sentence_label") == "Frase"
+    assert view.heads_buttons.name == text("multihead.heads_label") == "Cabezas"
     assert [head_shown(p.styles) for p in view.head_panels] == [True] * MAX_HEADS
 
 
@@ -128,13 +132,13 @@ def test_n_heads_shows_that_many_panels(view, h):
             assert arc_rows(view.arc_sources[k]) == []
             assert len(view.heat_sources[k].data["peso"]) == 0
     assert view.dims.object.endswith(
-        f"d_model = 24, h = {h} → cada cabeza de dimensión {24 // h}</div>"
+        f"{text('multihead.dims', d_model=24, h=h, d_k=24 // h)}</div>"
     )
 
 
 def test_single_head_carries_all_relations(view):
     view.model.n_heads = 1
-    assert "una sola cabeza: las cuatro relaciones a la vez" in view.head_titles[0].object
+    assert text("multihead.relation.all") in view.head_titles[0].object
     lines = only([r for r in view.arc_figures[0].renderers if isinstance(r.glyph, MultiLine)])
     assert lines.glyph.line_color == SINGLE_HEAD_COLOR
     view.model.n_heads = 2
@@ -148,8 +152,10 @@ def test_single_head_carries_all_relations(view):
 
 def test_default_head_names_and_relations(view):
     tops = [top_items(t.object) for t in view.head_tops]
+    for k, relation in ((2, "subject_verb"), (3, "pronoun")):
+        name = text(f"multihead.relation.{relation}")
+        assert text("multihead.head_title", number=k, name=name) in view.head_titles[k - 1].object
     assert "Cabeza 2 · sujeto–verbo" in view.head_titles[1].object
-    assert "Cabeza 3 · pronombre → antecedente" in view.head_titles[2].object
     # The relations the lecture points at, with the model's own percentages.
     w = view.model.weights
     assert f"mordió → perro {es_percent(w[1, 2, 1])}" in tops[1]
@@ -285,7 +291,9 @@ def test_heatmap_is_the_weight_matrix_with_a_client_side_hover(view):
         for r in texts
         if r.data_source is not view.heat_label_source and r.data_source is not source
     ]
-    assert [list(t.data_source.data["text"]) for t in titles] == [list(HEAT_TITLES)]
+    assert [list(t.data_source.data["text"]) for t in titles] == [
+        [text(key) for key in HEAT_TITLE_KEYS]
+    ]
     assert cells.data_source is source
     assert cells.glyph.fill_color.field == "color"
     hover = only([t for t in fig.tools if isinstance(t, HoverTool)])
@@ -375,7 +383,7 @@ def test_render_is_a_pure_function_of_the_model():
     assert render(a)["top_1"] == render(b)["top_1"]
     assert not head_shown(render(a)["panel_3"])
     assert head_shown(render(a)["panel_2"])
-    assert render(a)["dims"].endswith("h = 2 → cada cabeza de dimensión 12</div>")
+    assert render(a)["dims"].endswith(f"{text('multihead.dims', d_model=24, h=2, d_k=12)}</div>")
     assert render(MultiHeadDemo(n_heads=1))["arc_color_1"] == SINGLE_HEAD_COLOR
     assert render(MultiHeadDemo(n_heads=2))["arc_color_1"] == HEAD_COLORS[0]
 
@@ -407,3 +415,108 @@ def test_enable_client_side_embeds_every_state_and_wires_both_controls(view):
         assert callback.args["panel_2"] is view.head_panels[1]._models[root.ref["id"]][0]
         assert "prop:styles" in callback.code
         assert callback.args["arcs_suma"] is view.combined_arc_source
+
+
+# --- The view in English: the sentences stay Spanish (marked lang="es", glossed), the rest not --
+
+
+def li_texts(markup: str) -> list[str]:
+    return [re.sub(r"<[^>]+>", "", item) for item in top_items(markup)]
+
+
+@pytest.fixture
+def english():
+    return MultiHeadView(lang="en")
+
+
+def test_the_english_view_has_no_spanish_outside_the_kept_example(english):
+    assert spanish_words_left(viewable_texts(english)) == set()
+    assert "Head 2 · subject–verb" in english.head_titles[1].object
+    assert text("multihead.description.subject_verb", "en") in english.head_titles[1].object
+    assert english.dims.object.endswith("d_model = 24, h = 4 → each head has dimension 6</div>")
+
+
+def test_the_english_view_keeps_the_spanish_sentences_marked_and_glossed(english):
+    # The selector sits in an element marked lang="es", its English label outside.
+    (wrapper,) = english.__panel__().select(LangColumn)
+    assert wrapper.html_attributes == {"lang": "es"}
+    assert english.sentence_select in wrapper.objects
+    assert english.sentence_select.name == ""
+    root = pn.panel(english).get_root(Document())
+    assert {"lang": "es"} in [
+        m.html_attributes for m in root.references() if "html_attributes" in m.properties()
+    ]
+    assert text("multihead.sentence_label", "en") in viewable_texts(english)
+    # The page says why, with a gloss of each sentence; each sentence marked lang="es".
+    note = english.kept_example.object
+    assert html.unescape(note).startswith(
+        f'<div class="c04-note mh-kept" data-testid="multihead-kept-example">'
+        f"{text('multihead.kept_example', 'en', glosses='')}<ul>"
+    )
+    for sid, sentence in zip(SENTENCE_IDS, SENTENCES, strict=True):
+        gloss = text(f"multihead.gloss.{sid}", "en")
+        assert f'<li><span lang="es">{sentence}</span> — {gloss}</li>' in note
+    # The tokens of the lists are marked too; the Spanish page has none of this.
+    assert '<span lang="es">mordió</span> → <span lang="es">perro</span>' in (
+        english.head_tops[1].object
+    )
+    spanish = MultiHeadView()
+    assert spanish.kept_example is None
+    assert not spanish.__panel__().select(LangColumn)
+    assert 'lang="es"' not in spanish.head_tops[1].object
+
+
+def test_english_numbers_use_a_decimal_point(english):
+    m = english.model
+    w = m.weights[1, 2, 1]  # mordió → perro in the subject–verb head
+    assert percent(w, lang="en") == "97%"
+    assert "mordió → perro 97%" in li_texts(english.head_tops[1].object)
+    source = english.heat_sources[1]
+    n = len(m.tokens)
+    cell = 2 * n + 1
+    assert source.data["texto"][cell] == f"{number(w, lang='en')} (97%)" == "0.97 (97%)"
+    assert source.data["valor"][cell] == "0.97"
+    rows = arc_rows(english.arc_sources[1])
+    (arc,) = [r for r in rows if (r["fila"], r["col"]) == (2, 1)]
+    assert arc["relacion"] == "mordió → perro: α = 0.97"
+    assert not any("," in t for t in source.data["texto"])
+
+
+def test_a_control_changes_the_english_numbers(english):
+    before = english.combined_top.object
+    english.heads_buttons.value = 2
+    m = english.model
+    assert english.dims.object.endswith("d_model = 24, h = 2 → each head has dimension 12</div>")
+    assert english.combined_top.object != before
+    expected = [
+        f"{m.tokens[i]} → {m.tokens[int(np.argmax(row))]} {percent(row.max(), lang='en')}"
+        for i, row in enumerate(m.combined)
+    ]
+    assert li_texts(english.combined_top.object) == expected
+    english.sentence_select.value = SENTENCES[1]
+    assert li_texts(english.head_tops[0].object)[1] == (
+        f"dijo → María {percent(english.model.weights[0, 1, 0], lang='en')}"
+    )
+    assert spanish_words_left(viewable_texts(english)) == set()
+
+
+def test_a_refused_value_is_said_in_english(english):
+    before = english.head_tops[0].object
+    with pytest.raises(Refusal) as refused:
+        english.model.n_heads = 5
+    message = english.say(refused.value)
+    assert message == text("multihead.bad_n_heads", "en", value="5", options="1, 2, 3, 4")
+    assert message == "number of heads: 5 is not valid; the options are 1, 2, 3, 4."
+    assert spanish_words_left(message) == set()
+    assert english.model.n_heads == 4
+    assert english.head_tops[0].object == before
+
+
+def test_the_english_export_embeds_english_states(english):
+    states: dict = {}
+    assert english.enable_client_side(states) == len(SENTENCES) * 4
+    table = states["multihead"]
+    default = state_key(SENTENCES[0], 4)
+    assert table[default]["top_2"] == render(english.model, "en")["top_2"]
+    assert table[default]["dims"].endswith("each head has dimension 6</div>")
+    assert table[default]["heat_2"][1][0] == render(english.model, "en")["heat_2"]["texto"][0]

@@ -12,16 +12,14 @@ from bokeh.models import ColorBar, ColumnDataSource, GlyphRenderer, Image, Line
 from attnmodel import PositionalEncodingDemo
 from attnmodel.formatting import es_number
 from attnmodel.i18n import text
-from dashboards.positional import (
-    FORMULA,
-    HEATMAP_CAPTION,
-    SIMILARITY_CAPTION,
-    SUM_PARAGRAPH,
-    TITLE,
-    PositionalView,
-)
+from dashboards.positional import FORMULA, PositionalView
 
-from c04_testing import table
+from c04_testing import spanish_words_left, table, viewable_texts
+
+TITLE = text("demo.posicion")
+HEATMAP_CAPTION = text("positional.heatmap_caption")
+SIMILARITY_CAPTION = text("positional.similarity_caption")
+SUM_PARAGRAPH = text("positional.sum_paragraph")
 
 
 def markdown_texts(layout) -> str:
@@ -54,12 +52,14 @@ def view(panel_cleanup):
 def test_builds_with_the_seed_text(view):
     layout = view.__panel__()
     assert isinstance(layout, pn.Column)
-    text = markdown_texts(layout)
+    shown = markdown_texts(layout)
     for piece in (TITLE, FORMULA, HEATMAP_CAPTION, SIMILARITY_CAPTION, SUM_PARAGRAPH):
-        assert piece in text
-    assert "### Ondas y distancia relativa" in text
-    assert "El ejemplo del apunte: tres tokens contiguos con $$d = 4$$" in text
-    assert "darían exactamente lo mismo." in text
+        assert piece in shown
+    assert f"### {text('positional.waves_heading')}" in shown
+    assert f"### {text('positional.table_title')}" in shown
+    assert "### Ondas y distancia relativa" in shown
+    assert "El ejemplo del apunte: tres tokens contiguos con $$d = 4$$" in shown
+    assert "darían exactamente lo mismo." in shown
     assert r"\sin\\!\left(" in FORMULA  # survives Markdown as \! for MathJax
 
 
@@ -73,6 +73,7 @@ def test_default_model_is_created_per_view(panel_cleanup):
 def test_worked_table_is_the_notes_table(view):
     rows = table(view.worked_table.object, "pe-worked-table")
     assert rows[0] == ["Vector", "dim 0", "dim 1", "dim 2", "dim 3", "Comentario"]
+    assert rows[0][-1] == text("positional.table_comment")
     body = rows[1:]
     expected = view.model.worked_table
     assert len(body) == len(expected) == 9
@@ -102,6 +103,7 @@ def test_heatmap_follows_d_model_slider_in_place(view):
     assert (view.heatmap.x_range.start, view.heatmap.x_range.end) == (-0.5, 7.5)
     assert (view.heatmap.y_range.start, view.heatmap.y_range.end) == (49.5, -0.5)
     assert view.heatmap.title.text == "PE: 50 posiciones × 8 dimensiones"
+    assert view.heatmap.title.text == text("positional.heatmap_title", n=50, d=8)
 
 
 def test_heatmap_follows_n_positions_slider(view):
@@ -118,8 +120,8 @@ def test_heatmap_follows_n_positions_slider(view):
     assert (new["x"], new["y"], new["dw"], new["dh"]) == ([-0.5], [-0.5], [64], [12])
     assert (view.heatmap.y_range.start, view.heatmap.y_range.end) == (11.5, -0.5)
     assert (view.heatmap.y_range.reset_start, view.heatmap.y_range.reset_end) == (11.5, -0.5)
-    assert view.heatmap.xaxis.axis_label == "dimensión"
-    assert view.heatmap.yaxis.axis_label == "posición"
+    assert view.heatmap.xaxis.axis_label == text("positional.axis_dimension") == "dimensión"
+    assert view.heatmap.yaxis.axis_label == text("positional.axis_position") == "posición"
     assert 'data-testid="pe-shape">12 posiciones × 64 dimensiones' in view.shape.object
 
 
@@ -169,6 +171,7 @@ def test_similarity_lines_solid_then_dashed(view):
     }
     labels = [item.label.value for item in view.similarity_plot.legend[0].items]
     assert labels == ["desde pos = 0", "desde pos = 10", "desde pos = 20"]
+    assert labels == [text("positional.curve_from", start=s) for s in (0, 10, 20)]
 
 
 def test_similarity_with_few_positions_keeps_three_curves(view):
@@ -205,21 +208,36 @@ def test_d_model_slider_offers_only_even_values(view):
     assert (view.d_slider.start, view.d_slider.end) == view.model.param.d_model.bounds
 
 
-@pytest.mark.parametrize(
-    ("slider", "bad", "message"),
-    [
-        ("d_slider", 7, "d_model debe ser par"),
-        ("n_slider", 1000, "El número de posiciones debe estar entre 2 y 512"),
-        ("d_slider", 0, "d_model debe estar entre 2 y 512"),
-    ],
-)
-def test_bad_value_shows_message_and_keeps_model(view, slider, bad, message):
+# The slider, the bad value, a piece of the Spanish message and its catalogue key.
+BAD_VALUES = [
+    ("d_slider", 7, "d_model debe ser par", "positional.odd_d_model"),
+    (
+        "n_slider",
+        1000,
+        "El número de posiciones debe estar entre 2 y 512",
+        "positional.bounds_n_positions",
+    ),
+    ("d_slider", 0, "d_model debe estar entre 2 y 512", "positional.bounds_d_model"),
+]
+
+
+def refusal_text(key: str, bad: int, lang: str = "es") -> str:
+    """The whole message the view shows for ``bad`` (bounds 2..512 for both sliders)."""
+    fields = (
+        {"value": bad} if key == "positional.odd_d_model" else {"lo": 2, "hi": 512, "value": bad}
+    )
+    return text("input.refused", lang, message=text(key, lang, **fields))
+
+
+@pytest.mark.parametrize(("slider", "bad", "message", "key"), BAD_VALUES)
+def test_bad_value_shows_message_and_keeps_model(view, slider, bad, message, key):
     view.__panel__()
     before = (view.model.n_positions, view.model.d_model)
     getattr(view, slider).value = bad
     assert (view.model.n_positions, view.model.d_model) == before
     assert message in view.error.object
     assert text("input.kept") in view.error.object
+    assert view.error.object == f'<span data-testid="pe-error">{refusal_text(key, bad)}</span>'
     assert (view.n_slider.value, view.d_slider.value) == before
     # The next valid value clears the message.
     view.d_slider.value = 32
@@ -229,3 +247,71 @@ def test_bad_value_shows_message_and_keeps_model(view, slider, bad, message):
 
 def test_shape_readout_has_testid(view):
     assert re.search(r'data-testid="pe-shape">50 posiciones × 64 dimensiones', view.shape.object)
+
+
+# --------------------------------------------------------------------------------------------
+# English (lang="en"): the same view, its text from the English catalogue
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def english(panel_cleanup):
+    v = PositionalView(lang="en")
+    v.__panel__().get_root()
+    return v
+
+
+def test_english_view_has_no_spanish_left(english):
+    # The sources' column names ("similitud", "delta", "label") are keys, not text on screen.
+    columns = {c for s in english.similarity_sources.values() for c in s.data}
+    shown = "\n".join(line for line in viewable_texts(english).split("\n") if line not in columns)
+    assert spanish_words_left(shown) == set()
+    assert text("demo.posicion", "en") in shown
+    assert text("positional.axis_similarity", "en") in shown
+
+
+def test_english_worked_table_is_the_dog_bit_with_decimal_points(english):
+    rows = table(english.worked_table.object, "pe-worked-table")
+    assert rows[0] == ["Vector", "dim 0", "dim 1", "dim 2", "dim 3", "Comment"]
+    body = rows[1:]
+    assert [r[0] for r in body[::3]] == ["x(the)", "x(dog)", "x(bit)"]
+    # The same numbers as the Spanish table, written with a decimal point.
+    assert body[4][:5] == ["PE(1)", "0.8415", "0.5403", "0.0100", "1.0000"]
+    assert body[8][:5] == ["x(bit) + PE(2)", "0.6093", "0.1839", "0.1200", "0.5998"]
+    assert (
+        body[4][5]
+        == "Dims 0–1 turn 1 rad (high frequency); dims 2–3 only 0.01 rad (low frequency)."
+    )
+    assert body[8][5] == "What enters attention: “bit” at position 2."
+    assert "the dog bit the man" in text("positional.sum_paragraph", "en")
+
+
+def test_english_slider_changes_the_english_numbers(english):
+    root = english.__panel__().get_root()
+    assert english.shape.object.endswith(">50 positions × 64 dimensions</span>")
+    before = curves(root)[0]["label"][1]
+    english.d_slider.value = 16
+    assert english.model.d_model == 16
+    assert english.shape.object.endswith(">50 positions × 16 dimensions</span>")
+    assert english.heatmap.title.text == "PE: 50 positions × 16 dimensions"
+    labels = curves(root)[0]["label"]
+    assert labels[0] == "1.0000"
+    assert labels[1] != before
+    assert labels[1] == f"{english.model.similarity_normalised[1]:.4f}"  # "0.9…", a point
+    legend = [item.label.value for item in english.similarity_plot.legend[0].items]
+    assert legend == ["from pos = 0", "from pos = 10", "from pos = 20"]
+
+
+def test_english_bad_value_is_refused_in_english(english):
+    english.d_slider.value = 7
+    assert english.model.d_model == 64
+    assert english.error.object == (
+        '<span data-testid="pe-error">'
+        "d_model must be even (sine/cosine pairs), not 7. The previous value is kept.</span>"
+    )
+    english.n_slider.value = 1000
+    assert english.error.object == (
+        f'<span data-testid="pe-error">{refusal_text("positional.bounds_n_positions", 1000, "en")}'
+        "</span>"
+    )
+    assert spanish_words_left(english.error.object) == set()

@@ -12,6 +12,8 @@ import pytest
 from attnmodel.i18n import languages
 from dashboards import export, lecture, registry, serving
 
+from c04_testing import spanish_words_left, viewable_texts
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -57,3 +59,19 @@ def test_the_lecture_the_export_and_the_serve_command_read_the_registry():
     lect = lecture.create_lecture()
     for demo in registry.DEMOS:
         assert isinstance(getattr(lect, demo.module), demo.model_class())
+
+
+# The explorer's token buttons show the sentence explored (the student's data; by default the
+# Spanish example, quoted, marked lang="es" and glossed in the text around it).
+STUDENT_DATA = {"explorador": lambda view: view.model.tokens}
+
+
+@pytest.mark.parametrize("lang", [lang for lang in languages() if lang != "es"])
+@pytest.mark.parametrize("demo", registry.DEMOS, ids=lambda d: d.id)
+def test_every_demo_speaks_every_language(demo, lang):
+    """A demo in another language shows no Spanish word outside the examples it keeps in
+    Spanish (marked lang="es"): a demo added to the registry is held to it too."""
+    view = demo.view_class()(lang=lang)
+    data = {t.lower() for t in STUDENT_DATA.get(demo.id, lambda v: [])(view)}
+    assert spanish_words_left(viewable_texts(view)) - data == set()
+    assert demo.title(lang) != demo.title("es")

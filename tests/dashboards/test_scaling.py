@@ -1,4 +1,5 @@
-"""ScalingView without a browser: the d_k slider and "Nueva muestra" <-> model, and the readouts."""
+"""ScalingView without a browser: the d_k slider and "Nueva muestra" <-> model, and the readouts,
+in Spanish and (the same view with ``lang="en"``) in English."""
 
 from __future__ import annotations
 
@@ -8,21 +9,30 @@ import re
 import numpy as np
 import panel as pn
 import pytest
+from bokeh.models import HoverTool
 
-from attnmodel.formatting import es_number, es_percent
+from attnmodel.formatting import es_number, number, percent
+from attnmodel.i18n import text
 from attnmodel.scaling import N_TRIALS, ScalingDemo
-from dashboards.scaling import (
-    D_K_OPTIONS,
-    ENTROPY_SCALED_LABEL,
-    ENTROPY_SCALED_UNIT,
-    ENTROPY_UNSCALED_LABEL,
-    ENTROPY_UNSCALED_UNIT,
-    SAMPLE_ENTROPY_SCALED_LABEL,
-    SAMPLE_ENTROPY_UNIT,
-    SAMPLE_ENTROPY_UNSCALED_LABEL,
-    ScalingView,
-    sqrt_text,
-)
+from dashboards.scaling import D_K_OPTIONS, ScalingView, render, sqrt_text
+
+from c04_testing import spanish_words_left, viewable_texts
+
+# The readouts' labels and units, from the catalogue (table [scaling]); "{n}" units are filled
+# with the number of queries.
+ENTROPY_UNSCALED_LABEL = text("scaling.entropy_unscaled_label")
+ENTROPY_SCALED_LABEL = text("scaling.entropy_scaled_label")
+SAMPLE_ENTROPY_UNSCALED_LABEL = text("scaling.sample_entropy_unscaled_label")
+SAMPLE_ENTROPY_SCALED_LABEL = text("scaling.sample_entropy_scaled_label")
+SAMPLE_ENTROPY_UNIT = text("scaling.sample_entropy_unit")
+
+
+def entropy_unscaled_unit(n: int, lang: str = "es") -> str:
+    return text("scaling.entropy_unscaled_unit", lang, n=n)
+
+
+def entropy_scaled_unit(n: int, lang: str = "es") -> str:
+    return text("scaling.entropy_scaled_unit", lang, n=n)
 
 
 def readout(html: str, testid: str) -> str:
@@ -54,19 +64,22 @@ def span(html: str, testid: str) -> str:
 
 
 def assert_shows_model(view: ScalingView) -> None:
-    m = view.model
+    """Every number on screen is the model's, written in the view's language."""
+    m, lang = view.model, view.lang
+
+    def num(x: float, decimals: int = 2) -> str:
+        return number(x, decimals, lang=lang)
+
     top, bottom = view.readouts.object, view.gradient_readouts.object
-    assert readout(top, "scaling-score-std") == es_number(m.score_std)
-    assert readout(top, "scaling-entropy-unscaled") == es_number(m.entropy_unscaled)
-    assert readout(top, "scaling-entropy-scaled") == es_number(m.entropy_scaled)
-    assert readout(bottom, "scaling-gradient-unscaled") == es_number(m.gradient_unscaled, 3)
-    assert readout(bottom, "scaling-gradient-scaled") == es_number(m.gradient_scaled, 3)
+    assert readout(top, "scaling-score-std") == num(m.score_std)
+    assert readout(top, "scaling-entropy-unscaled") == num(m.entropy_unscaled)
+    assert readout(top, "scaling-entropy-scaled") == num(m.entropy_scaled)
+    assert readout(bottom, "scaling-gradient-unscaled") == num(m.gradient_unscaled, 3)
+    assert readout(bottom, "scaling-gradient-scaled") == num(m.gradient_scaled, 3)
     sample_u, sample_s = view.unscaled_entropy.object, view.scaled_entropy.object
-    assert readout(sample_u, "scaling-sample-entropy-unscaled") == es_number(
-        m.sample_entropy_unscaled
-    )
-    assert readout(sample_s, "scaling-sample-entropy-scaled") == es_number(m.sample_entropy_scaled)
-    assert span(top, "scaling-sqrt-dk") == sqrt_text(m.d_k)
+    assert readout(sample_u, "scaling-sample-entropy-unscaled") == num(m.sample_entropy_unscaled)
+    assert readout(sample_s, "scaling-sample-entropy-scaled") == num(m.sample_entropy_scaled)
+    assert span(top, "scaling-sqrt-dk") == sqrt_text(m.d_k, lang)
     assert span(view.status.object, "scaling-dk") == f"d_k = {m.d_k}"
     assert span(view.status.object, "scaling-seed") == str(m.seed)
     for source, weights in (
@@ -75,9 +88,9 @@ def assert_shows_model(view: ScalingView) -> None:
     ):
         np.testing.assert_allclose(bars(source), weights)
         assert source.data["llave"] == [str(j + 1) for j in range(m.n_keys)]
-        assert source.data["label"] == [es_percent(w, 1) for w in weights]
-    assert view.bars_unscaled.title.text == f"Sin escalar (d_k = {m.d_k})"
-    assert view.bars_scaled.title.text == f"Con escalado (÷ √{m.d_k})"
+        assert source.data["label"] == [percent(w, 1, lang) for w in weights]
+    assert view.bars_unscaled.title.text == text("scaling.unscaled_title", lang, d_k=m.d_k)
+    assert view.bars_scaled.title.text == text("scaling.scaled_title", lang, d_k=m.d_k)
 
 
 def bars(source) -> np.ndarray:
@@ -95,44 +108,52 @@ def _all_text(view) -> str:
     return "\n".join(str(getattr(o, "object", "")) for o in view.__panel__().select())
 
 
-def test_builds_with_the_seed_text(view):
+def seed_texts(lang: str) -> list[str]:
+    """The view's fixed texts in ``lang``, as the catalogue has them."""
+    keys = (
+        "intro",
+        "caption",
+        "title",
+        "score_label",
+        "entropy_unscaled_label",
+        "entropy_scaled_label",
+        "sample_entropy_unscaled_label",
+        "sample_entropy_scaled_label",
+        "sample_entropy_unit",
+        "gradient_unscaled_label",
+        "gradient_unscaled_unit",
+        "gradient_scaled_label",
+        "gradient_scaled_unit",
+    )
+    sqrt = '<span data-testid="scaling-sqrt-dk">√64 = 8</span>'
+    return [
+        *(text(f"scaling.{key}", lang) for key in keys),
+        text("scaling.score_unit", lang, sqrt=sqrt),
+        text("scaling.entropy_unscaled_unit", lang, n=N_TRIALS),
+        text("scaling.entropy_scaled_unit", lang, n=N_TRIALS),
+        text("scaling.gradient_note", lang, n=N_TRIALS),
+    ]
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_builds_with_the_seed_text(panel_cleanup, lang):
+    view = ScalingView(lang=lang)
     assert view.__panel__() is view.__panel__()  # built once
-    text = _all_text(view)
-    for caption in (
-        r"Si $$q$$ y $$k$$ tienen componentes independientes de varianza 1, el producto punto "
-        r"$$q\cdot k$$ tiene varianza $$d_k$$: crece con la dimensión. Puntajes grandes empujan al "
-        r"softmax hacia un one-hot, donde su gradiente es casi cero — y el modelo deja de "
-        r"aprender. Dividir por $$\sqrt{d_k}$$ devuelve la varianza a 1.",
-        r"Distribución de atención sobre 8 llaves de una sola consulta al azar, con puntajes "
-        r"típicos de esa $$d_k$$. Sin escalar, una sola llave se lo lleva todo y las demás quedan "
-        r"en cero: gradiente nulo para todas ellas.",
-        r"¿Por qué dividir por $$\sqrt{d_k}$$?",
-        "Puntaje típico",
-        "desviación ≈ √d_k sin escalar",
-        ENTROPY_UNSCALED_LABEL,
-        ENTROPY_UNSCALED_UNIT.format(n=N_TRIALS),
-        ENTROPY_SCALED_LABEL,
-        ENTROPY_SCALED_UNIT.format(n=N_TRIALS),
-        SAMPLE_ENTROPY_UNSCALED_LABEL,
-        SAMPLE_ENTROPY_SCALED_LABEL,
-        SAMPLE_ENTROPY_UNIT,
-        f"Norma media del jacobiano del softmax sobre {N_TRIALS} consultas",
-        "Gradiente sin escalar",
-        "Gradiente con escalado",
-    ):
-        assert caption in re.sub(r"\s+", " ", text)
+    shown = re.sub(r"\s+", " ", _all_text(view))
+    for caption in seed_texts(lang):
+        assert caption in shown
 
 
 def test_mean_entropy_readouts_say_mean_and_over_how_many_queries(view):
     m = view.model
     assert m.n_trials == N_TRIALS == 4000
     for testid, label, unit in (
-        ("scaling-entropy-unscaled", ENTROPY_UNSCALED_LABEL, ENTROPY_UNSCALED_UNIT),
-        ("scaling-entropy-scaled", ENTROPY_SCALED_LABEL, ENTROPY_SCALED_UNIT),
+        ("scaling-entropy-unscaled", ENTROPY_UNSCALED_LABEL, entropy_unscaled_unit),
+        ("scaling-entropy-scaled", ENTROPY_SCALED_LABEL, entropy_scaled_unit),
     ):
         shown_label, shown_unit = label_and_unit(view.readouts.object, testid)
         assert shown_label == label
-        assert shown_unit == unit.format(n=m.n_trials)
+        assert shown_unit == unit(m.n_trials)
         assert "media" in shown_label
         assert f"media de {m.n_trials} consultas" in shown_unit
         assert shown_unit.startswith("bits")
@@ -289,3 +310,74 @@ def test_view_uses_the_given_model(panel_cleanup):
     assert view.model is model
     assert view.d_k_slider.value == 256
     assert_shows_model(view)
+
+
+# ---------------------------------------------------------------------------------------------
+# English: the same view with lang="en"
+
+# The bars' column names: data shared by Python, the export's JS and the tests, the same in
+# every language (their axis labels and hover names are translated). c04_testing's
+# viewable_texts reads a ColumnDataSource's column names too.
+DATA_COLUMNS = {"llave", "peso"}
+
+
+@pytest.fixture
+def english(panel_cleanup):
+    v = ScalingView(lang="en")
+    v.__panel__().get_root()
+    return v
+
+
+def test_english_view_has_no_spanish_left(english):
+    assert set(english.unscaled_source.data) >= DATA_COLUMNS
+    assert spanish_words_left(viewable_texts(english)) == set()
+    # What a student reads of those columns is English: the axes and the hover.
+    for fig in (english.bars_unscaled, english.bars_scaled):
+        assert (fig.xaxis.axis_label, fig.yaxis.axis_label) == ("key", "weight")
+        (hover,) = fig.select(type=HoverTool)
+        assert [name for name, _ in hover.tooltips] == ["key", "weight"]
+        assert '"."' in fig.yaxis.formatter.code  # tick labels with a decimal point
+    assert english.sample_button.label == "New sample"
+    # The export's note names the button as the page shows it.
+    assert "“New sample”" in english.export_note.object
+
+
+def test_english_numbers_use_a_decimal_point(english):
+    m = english.model
+    # The defaults (d_k = 64, sample 0), as in the Spanish test: 0,63 there is 0.63 here.
+    assert readout(english.unscaled_entropy.object, "scaling-sample-entropy-unscaled") == "0.63"
+    assert readout(english.scaled_entropy.object, "scaling-sample-entropy-scaled") == "2.80"
+    assert readout(english.readouts.object, "scaling-entropy-unscaled") == "0.46"
+    assert readout(english.readouts.object, "scaling-entropy-scaled") == "2.49"
+    assert readout(english.readouts.object, "scaling-score-std").startswith("8.")
+    assert label_and_unit(english.readouts.object, "scaling-entropy-unscaled") == (
+        "Mean entropy, unscaled",
+        "bits, mean over 4000 random queries",
+    )
+    assert span(english.status.object, "scaling-seed") == "0"
+    assert "sample" in english.status.object
+    assert english.unscaled_source.data["label"][0].endswith("%")
+    assert " %" not in "".join(english.unscaled_source.data["label"])
+    assert english.bars_unscaled.title.text == "Unscaled (d_k = 64)"
+    assert english.bars_scaled.title.text == "Scaled (÷ √64)"
+    assert_shows_model(english)
+    assert english.readouts.object == render(m, "en")["readouts"]
+
+
+def test_english_slider_changes_the_english_numbers(english):
+    before = english.readouts.object
+    english.d_k_slider.value = 128
+    assert english.model.d_k == 128
+    assert english.readouts.object != before
+    assert span(english.readouts.object, "scaling-sqrt-dk") == "√128 ≈ 11.31"
+    assert english.bars_unscaled.title.text == "Unscaled (d_k = 128)"
+    assert_shows_model(english)
+    english.sample_button.clicks += 1
+    assert span(english.status.object, "scaling-seed") == "1"
+    assert_shows_model(english)
+    assert "," not in readout(english.readouts.object, "scaling-entropy-unscaled")
+
+
+def test_sqrt_text_in_english():
+    assert sqrt_text(64, "en") == "√64 = 8"
+    assert sqrt_text(2, "en") == "√2 ≈ 1.41"

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from attnmodel import i18n
-from attnmodel.formatting import es_number
+from attnmodel.formatting import es_number, number
+from attnmodel.i18n import text
 from attnmodel.self_attention import SelfAttention
 from dashboards.self_attention import TOKENS, SelfAttentionView
 
@@ -60,13 +61,13 @@ def test_builds_with_the_seed_text_and_the_426_numbers(view):
     assert table(view.weights_pane.object, "sa-weights")[0] == ["0,2840", "0,1400", "0,5760"]
     assert table(view.z_pane.object, "sa-Z")[0] == ["1,5760", "1,4320"]
     assert view.weights_pane.object.count("Σ = 1,0000") == 3
-    assert "Dividir por √d_k" in view.scaled_toggle.label
-    assert view.causal_toggle.label == "Máscara causal"
+    assert text("self_attention.scaled") in view.scaled_toggle.label
+    assert view.causal_toggle.label == text("self_attention.causal")
     assert view.preset_select.options == {
-        "4.2.6 (de fábrica)": "4.2.6",
-        "Preset 1 · puntajes grandes": "puntajes grandes",
+        text("self_attention.preset_default"): "4.2.6",
+        text("self_attention.preset_large_scores"): "puntajes grandes",
         "Preset 2 · W_K = W_Q": "W_K = W_Q",
-        "personalizado": "personalizado",
+        text("self_attention.preset_custom"): "personalizado",
     }
 
 
@@ -75,21 +76,19 @@ def _all_text(view) -> str:
 
 
 def test_seed_captions_are_on_screen(view):
-    text = _all_text(view)
+    shown = _all_text(view)
     for caption in (
-        "Tres tokens, embeddings de dimensión 2. Todas las casillas son editables. Los valores de "
-        "fábrica son los del ejemplo trabajado 4.2.6 del apunte, así que puedes comprobar cada "
-        "número contra el texto.",
+        text("self_attention.intro"),
         "$$Q = XW_Q$$",
         "$$K = XW_K$$",
         "$$V = XW_V$$",
-        r"Pesos de atención $$A = \text{softmax}(\cdot)$$ — cada fila suma 1",
-        "Salida $$Z = AV$$ (3×2)",
-        "Tamaño del gradiente del softmax por fila",
+        text("self_attention.weights_title"),
+        text("self_attention.output_title"),
+        text("self_attention.gradient_title"),
     ):
-        assert caption in text
+        assert caption in shown
     titles = [e.title for e in view.editors.values()]
-    assert titles == ["Embeddings de entrada $$X$$ (3×2)", "$$W_Q$$", "$$W_K$$", "$$W_V$$"]
+    assert titles == [text("self_attention.editor_x"), "$$W_Q$$", "$$W_K$$", "$$W_V$$"]
 
 
 def test_causal_checkbox_masks_and_updates_the_tables(view):
@@ -111,7 +110,7 @@ def test_scaled_checkbox_switches_the_scores(view):
     assert "sqrt{d_k}" in view.scores_title.object
     view.scaled_toggle.value = False
     assert view.model.scaled is False
-    assert "(sin escalar)" in view.scores_title.object
+    assert text("self_attention.scores_unscaled") in view.scores_title.object
     np.testing.assert_allclose(view.model.scores, scaled_scores * np.sqrt(2))
     assert table(view.scores_pane.object, "sa-scores")[0] == ["2,0000", "1,0000", "3,0000"]
     assert_shows_model(view)
@@ -185,13 +184,13 @@ def test_heatmap_follows_the_model(view):
     def heat():
         data = source.data
         out = np.full((3, 3), np.nan)
-        for key, query, weight in zip(data["llave"], data["consulta"], data["peso"], strict=True):
+        for key, query, weight in zip(data["key"], data["query"], data["weight"], strict=True):
             out[TOKENS.index(query), TOKENS.index(key)] = weight
         return out
 
     def labels():
         data = source.data
-        cells = zip(data["consulta"], data["llave"], strict=True)
+        cells = zip(data["query"], data["key"], strict=True)
         return dict(zip(cells, data["label"], strict=True))
 
     np.testing.assert_allclose(heat(), view.model.weights)
@@ -232,3 +231,67 @@ def test_view_uses_the_given_model(panel_cleanup):
     assert view.model is model
     assert view.causal_toggle.value is True
     assert re.search(r"1,0000</td><td[^>]*>0,0000", view.weights_pane.object)
+
+
+# --------------------------------------------------------------------------------------------
+# English
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def english(panel_cleanup):
+    v = SelfAttentionView(lang="en")
+    v.__panel__().get_root()
+    return v
+
+
+def test_english_view_has_no_spanish_and_writes_decimal_points(english):
+    assert c04_testing.spanish_words_left(c04_testing.viewable_texts(english)) == set()
+    # Worked example 4.2.6, with decimal points.
+    assert table(english.weights_pane.object, "sa-weights")[0] == ["0.2840", "0.1400", "0.5760"]
+    assert table(english.z_pane.object, "sa-Z")[0] == ["1.5760", "1.4320"]
+    assert table(english.q_pane.object, "sa-Q")[1] == ["−1.00", "1.00"]
+    assert english.weights_pane.object.count("Σ = 1.0000") == 3
+    assert "0.4714" in _all_text(english)  # the uniform row's gradient, in the note
+    assert english.weights_source.data["label"][2] == "0.5760"
+    assert english.causal_toggle.label == "Causal mask"
+    assert english.preset_select.options["Preset 1 · large scores"] == "puntajes grandes"
+    assert english.scores_title.object == text("self_attention.scores_scaled", "en", d_k=2).join(
+        ["<p>", "</p>"]
+    )
+
+
+def test_english_controls_change_the_english_numbers(english):
+    english.causal_toggle.value = True
+    assert table(english.weights_pane.object, "sa-weights")[0] == ["1.0000", "0.0000", "0.0000"]
+    assert table(english.gradient_pane.object, "sa-gradient")[0] == ["0.0000", ""]
+    assert text("self_attention.one_hot", "en") in english.gradient_pane.object
+    english.causal_toggle.value = False
+    english.editors["X"]._inputs[0][0].value = "1.5"  # an English decimal point
+    m = english.model
+    assert m.X[0, 0] == 1.5
+    assert english.preset_select.value == "personalizado"
+    assert table(english.q_pane.object, "sa-Q")[0] == ["3.00", "1.50"]
+    assert table(english.weights_pane.object, "sa-weights") == [
+        [number(w, 4, lang="en") for w in row] for row in m.weights
+    ]
+    assert english.editors["X"]._inputs[0][0].value == "1.5"
+    m.X = [[1.25, 0.0], [0.0, 1.0], [1.0, 1.0]]
+    assert english.editors["X"]._inputs[0][0].value == "1.25"  # the cell, written in English
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"),
+    [
+        ("abc", text("input.not_a_number", "en", text="abc")),
+        ("2e7", text("core.matrix_cell_bounds", "en", name="X", bound="1 000 000")),
+    ],
+)
+def test_english_bad_cell_says_why_in_english(english, typed, message):
+    before = english.weights_pane.object
+    english.editors["X"]._inputs[0][0].value = typed
+    assert english.weights_pane.object == before
+    error = english.editors["X"].error.object
+    assert error == text("input.cell_refused", "en", name="X", row=1, col=1, message=message)
+    assert c04_testing.spanish_words_left(error) == set()
+    assert english.editors["X"]._inputs[0][0].value == "1"

@@ -18,7 +18,14 @@ from filelock import FileLock
 
 from dashboards import serving
 
-from c04_testing import CHROMIUM, CHROMIUM_ARGS, OFFLINE_PREFIXES, PageWatch
+from c04_testing import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    EXPORT_KEY,
+    OFFLINE_PREFIXES,
+    PageWatch,
+    wait_for_export,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -172,9 +179,13 @@ def open_live(context, lecture_url):
 
 
 @pytest.fixture(scope="session")
-def exported(tmp_path_factory):
-    """`python -m dashboards.export` once per test run, shared by every xdist worker (the first
-    one to ask writes it under a file lock); returns the folder of the HTML files."""
+def exported(request, tmp_path_factory):
+    """`python -m dashboards.export` once per test run, shared by every xdist worker: the one
+    the controller started in the background (root conftest.py), or else the first worker to
+    ask writes it under a file lock; returns the folder of the HTML files."""
+    started = getattr(request.config, "workerinput", {}).get(EXPORT_KEY)
+    if started:
+        return wait_for_export(Path(started))
     shared = tmp_path_factory.getbasetemp()
     if os.environ.get("PYTEST_XDIST_WORKER"):
         shared = shared.parent  # the run's folder, above each worker's own

@@ -29,7 +29,6 @@ from playwright.sync_api import expect
 from attnmodel import i18n
 from attnmodel.explorer import AttentionExplorer, percentages
 from attnmodel.self_attention import MATRICES, SelfAttention
-from dashboards.explorer import KEPT
 from dashboards.lecture import SECTIONS
 from dashboards.self_attention import SelfAttentionView
 
@@ -321,14 +320,15 @@ def drive_explorer(page, dialogs: list[str]) -> list[str]:
             model.sentence = text
             error = ""
         except ValueError as exc:
-            error = f"{exc} {KEPT}"
+            error = f"{exc} {i18n.text('explorer.kept')}"
         box.fill(text)
         box.press("Enter")
         seconds = wait_for_explorer(page, explorer_expected(model, error), repr(text[:40]))
         label = repr(text) if len(text) < 40 else f"{len(text.split())} palabras"
         report.append(f"{label}: {error or f'aceptada, tokens {model.tokens}'} ({seconds:.2f} s)")
         if text == LONG:
-            assert error == f"La frase tiene 200 palabras; el máximo es 40. {KEPT}"
+            too_long = i18n.text("core.sentence_too_long", n=200, max_tokens=40)
+            assert error == f"{too_long} {i18n.text('explorer.kept')}"
         if text == "el gato duerme":
             assert seconds < RESPONSIVE_S, f"tras 200 palabras la página tardó {seconds:.1f} s"
         if text == "gato":

@@ -10,6 +10,7 @@ from playwright.sync_api import expect
 
 from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import es_number
+from attnmodel.i18n import text
 
 from c04_testing import readout
 
@@ -77,14 +78,15 @@ def test_section_text_and_default_numbers(page, watch, open_lecture_section):
     for phrase in (
         "Los ocho pasos del apéndice de la Clase 4",
         "Lo que cambia es el contenido que viaja.",
-        'Fila de atención de "es" sobre los 5 tokens',
+        text("capital.step.attention_caption", es="es"),
         "Distribución final sobre el vocabulario de 8 palabras.",
         "reciben todas el mismo logit 0.",
     ):
         expect(page.get_by_text(phrase, exact=False)).to_be_visible()
-    for label in ("Predicción", "Probabilidad", "Pérdida si acierta", "−ln p"):
+    labels = ("prediction", "probability", "loss")
+    for label in (*(text(f"capital.readout.{name}") for name in labels), "−ln p"):
         expect(page.get_by_text(label, exact=True)).to_be_visible()
-    for title in ("1 · Tokens", "4 · Q, K, V", "6 · Softmax", "8 · Logits → probabilidades"):
+    for title in ("1 · Tokens", "4 · Q, K, V", "6 · Softmax", text("capital.step.logits_title")):
         expect(page.get_by_text(title, exact=True)).to_be_visible()
 
     model = CapitalWalkthrough()
@@ -108,14 +110,15 @@ def test_country_and_identity_change_content_not_attention(page, watch, open_lec
     expect_model(page, model)
     row_before = attention_numbers(page)
 
-    page.locator(".bk-input-group", has_text="País").locator("select").select_option("Italia")
+    country = page.locator(".bk-input-group", has_text=text("capital.country"))
+    country.locator("select").select_option("Italia")
     model.country = "Italia"  # the model sets identity = −0.90
     expect(readout(page, "capital-prediction")).to_have_text("Roma")
     expect(readout(page, "capital-probability")).to_have_text(es_number(model.probability, 4))
     assert model.probability == pytest.approx(0.34, abs=0.005)
     expect_model(page, model)
     expect_bars(page, model)
-    identity = page.locator(".bk-input-group", has_text="Identidad del país")
+    identity = page.locator(".bk-input-group", has_text=text("capital.identity"))
     expect(identity.locator(".bk-slider-title")).to_contain_text("−0,90")
     assert attention_numbers(page) == row_before
 

@@ -14,12 +14,13 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from attnmodel import ScalingDemo
-from attnmodel.formatting import es_number
-from dashboards.export import INDEX_FILE, LECTURE_FILE, MAX_BYTES, PAGES
+from attnmodel import AttentionExplorer, ScalingDemo, SelfAttention
+from attnmodel.formatting import es_number, number
+from attnmodel.i18n import text
+from dashboards.export import INDEX_FILE, LECTURE_FILE, MAX_BYTES, PAGES, lang_dir, pages
 from dashboards.lecture import SECTIONS
 
-from c04_testing import readout, table_row
+from c04_testing import PAGE_TEXT_JS, readout, spanish_words_left, table_row
 
 pytestmark = pytest.mark.ui
 
@@ -174,7 +175,62 @@ def test_index_links_every_file_offline(page, offline, exported):
     assert offline.console_errors == []
 
 
-@pytest.mark.parametrize("filename", [*FILES, INDEX_FILE])
+ENGLISH = pages("en")
+
+
+@pytest.mark.parametrize(
+    "filename", [*FILES, INDEX_FILE, *(p.path for p in ENGLISH), f"{lang_dir('en')}{INDEX_FILE}"]
+)
 def test_file_is_at_most_6_mb(filename, exported):
     size = (exported / filename).stat().st_size
     assert size <= MAX_BYTES, f"{filename}: {size / 1e6:.2f} MB > 6 MB"
+
+
+def test_the_english_lecture_works_offline_in_english(page, offline, exported):
+    """en/clase04.html: every section in English (nothing Spanish outside the examples kept in
+    Spanish, marked lang="es"), decimal points, a control and a bad cell answered in English,
+    the links between the two languages."""
+    path = f"{lang_dir('en')}{LECTURE_FILE}"
+    assert ENGLISH[0].path == path
+    open_offline(page, exported, path, "autoatencion")
+    for section in SECTIONS:
+        page.locator(f'[data-testid="section-{section.id}"]').first.wait_for(state="attached")
+    expect(page).to_have_title(text("lecture.title", "en"))
+    assert page.evaluate("document.documentElement.lang") == "en"
+    # The explorer's token buttons show the sentence explored: data (the kept Spanish example).
+    tokens = {t.lower() for t in AttentionExplorer().tokens}
+    assert spanish_words_left(page.evaluate(PAGE_TEXT_JS)) - tokens == set()
+    row = table_row(page, "sa-weights", 1)
+    expect(row).to_have_text([number(w, 4, lang="en") for w in SelfAttention().weights[0]])
+    page.locator(".sa-causal input").check()  # the causal mask: token 1 sees only itself
+    causal = SelfAttention(causal=True).weights[0]
+    expect(row).to_have_text([number(w, 4, lang="en") for w in causal])
+    cell = page.locator(".sa-editor-X .c04-cell input").first
+    cell.fill("abc")
+    cell.press("Enter")
+    refused = text(
+        "input.cell_refused",
+        "en",
+        name="X",
+        row=1,
+        col=1,
+        message=text("input.not_a_number", "en", text="abc"),
+    )
+    expect(page.locator(".c04-error").first).to_have_text(refused)
+    expect(page.get_by_test_id("lang-es").first).to_have_attribute("href", f"../{LECTURE_FILE}")
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def test_each_index_links_its_files_and_the_other_language(page, offline, exported):
+    page.goto((exported / lang_dir("en") / INDEX_FILE).as_uri())
+    expect(page.get_by_role("heading", name=text("lecture.title", "en"))).to_be_visible()
+    expect(page.locator('[data-testid="export-files"] a')).to_have_text(
+        [p.filename for p in ENGLISH]
+    )
+    assert spanish_words_left(page.evaluate(PAGE_TEXT_JS)) == set()
+    page.get_by_test_id("lang-es").click()
+    expect(page.get_by_role("heading", name=text("lecture.title", "es"))).to_be_visible()
+    page.get_by_test_id("lang-en").click()
+    expect(page.get_by_role("heading", name=text("lecture.title", "en"))).to_be_visible()
+    assert offline.external == []

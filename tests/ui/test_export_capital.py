@@ -17,6 +17,7 @@ from playwright.sync_api import expect
 
 from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import es_number
+from attnmodel.i18n import text
 from dashboards.capital import render
 
 from c04_testing import (
@@ -73,7 +74,7 @@ BARS_JS = """() => {
 
 
 def slider_title(page):
-    return page.locator(".bk-input-group", has_text="Identidad del país").locator(
+    return page.locator(".bk-input-group", has_text=text("capital.identity")).locator(
         ".bk-slider-title"
     )
 
@@ -134,11 +135,12 @@ def assert_same(export: dict, live: dict) -> None:
 
 
 def choose_country(page, country: str) -> None:
-    page.locator(".bk-input-group", has_text="País").locator("select").select_option(country)
+    group = page.locator(".bk-input-group", has_text=text("capital.country"))
+    group.locator("select").select_option(country)
 
 
 def press_identity(page, key: str) -> None:
-    press_slider(page, "Identidad del país", key)
+    press_slider(page, text("capital.identity"), key)
 
 
 # The same moves in both pages: (what, argument, model parameters afterwards, slider title).

@@ -10,12 +10,14 @@ typed text.
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
 from playwright.sync_api import expect
 
 from attnmodel.explorer import AttentionExplorer
+from attnmodel.i18n import text
 from dashboards.explorer import ExplorerView
 
 from c04_testing import by_testid
@@ -25,6 +27,13 @@ FILE = "explorador.html"
 SEED_ROW = ["0 %", "39 %", "3 %", "0 %", "0 %", "44 %", "2 %", "11 %"]
 XSS = "<script>alert(1)</script>"
 HOSTILE = f"{XSS} <img src=x onerror=alert(1)> hola"
+
+
+def looks_at(token: str) -> str:
+    """The focus row's title in Spanish ("Adónde mira gato")."""
+    return text("explorer.row_title", token=token)
+
+
 TESTID_PREFIXES = ("cell-", "row-", "explorer-")
 
 # Every data-testid text of the explorer (through the shadow roots), and its controls as Bokeh
@@ -53,15 +62,17 @@ SNAPSHOT_JS = """() => {
         controls.positional = m.active;
       } else if (cls.includes("c04-explorer-causal-box")) {
         controls.causal = m.active;
-      } else if (m.title === "Temperatura T" && "step" in m) {
+      } else if (m.title === TEMPERATURE_LABEL && "step" in m) {
         controls.temperature = m.value;
-      } else if (m.placeholder === "Escribe una frase y pulsa Enter") {
+      } else if (m.placeholder === PLACEHOLDER) {
         controls.sentence = m.value;
       }
     }
   }
   return {texts, controls};
-}"""
+}""".replace("TEMPERATURE_LABEL", json.dumps(text("explorer.temperature"))).replace(
+    "PLACEHOLDER", json.dumps(text("explorer.placeholder"))
+)
 
 # Every C04.update of the page, with its trigger and duration (the callbacks look C04.update
 # up when they run, so wrapping it after load sees them all).
@@ -110,7 +121,7 @@ def wait_for_snapshot(page, expected: dict, timeout: float = 15.0) -> dict:
 
 
 def sentence_box(page):
-    return page.get_by_placeholder("Escribe una frase y pulsa Enter")
+    return page.get_by_placeholder(text("explorer.placeholder"))
 
 
 def token_button(page, label: str):
@@ -150,14 +161,15 @@ def act(page, view: ExplorerView, action: tuple) -> None:
         box.fill(arg)
         box.press("Enter")
         view.sentence_input.value = arg
-    elif kind == "button":
-        key, button = {
-            "T = 0,1": ("cold", view.cold_button),
-            "T = 3": ("hot", view.hot_button),
-            "Activar la máscara causal": ("causal", view.causal_button),
-            "Frase por defecto, segundo gato": ("reset", view.reset_button),
+    elif kind == "button":  # found by the label the Python view gives it ("T = 0,1")
+        button = {
+            "cold": view.cold_button,
+            "hot": view.hot_button,
+            "causal": view.causal_button,
+            "reset": view.reset_button,
         }[arg]
-        page.locator(f".c04-explorer-{key}").get_by_role("button", name=arg, exact=True).click()
+        name = button.label
+        page.locator(f".c04-explorer-{arg}").get_by_role("button", name=name, exact=True).click()
         button.clicks += 1
     else:  # pragma: no cover - a typo in ACTIONS
         raise ValueError(kind)
@@ -175,11 +187,11 @@ ACTIONS = [
     ("token", "reina"),
     ("type", HOSTILE),  # shown as text, never run
     ("token", XSS),
-    ("button", "T = 3"),
+    ("button", "hot"),  # T = 3
     ("type", " ".join(["a"] * 41)),  # refused: too long
-    ("button", "Frase por defecto, segundo gato"),
-    ("button", "T = 0,1"),
-    ("button", "Activar la máscara causal"),
+    ("button", "reset"),  # Frase por defecto, segundo gato
+    ("button", "cold"),  # T = 0,1
+    ("button", "causal"),  # Activar la máscara causal
 ]
 
 
@@ -209,11 +221,11 @@ def explorer_export(page, offline, open_export, panel_cleanup):
 
 def test_defaults_offline(explorer_export, offline):
     page = explorer_export
-    expect(page.get_by_text("Atención: cómo decide un Transformer qué mirar")).to_be_visible()
-    for j, text in enumerate(SEED_ROW):
-        expect(page.locator(f'[data-testid="cell-5-{j}"]')).to_have_text(text)
-        expect(page.locator(f'[data-testid="row-{j}"]')).to_have_text(text)
-    expect(page.locator('[data-testid="explorer-row-title"]')).to_have_text("Adónde mira gato")
+    expect(page.get_by_text(text("demo.explorador"))).to_be_visible()
+    for j, want in enumerate(SEED_ROW):
+        expect(page.locator(f'[data-testid="cell-5-{j}"]')).to_have_text(want)
+        expect(page.locator(f'[data-testid="row-{j}"]')).to_have_text(want)
+    expect(page.locator('[data-testid="explorer-row-title"]')).to_have_text(looks_at("gato"))
     assert snapshot(page) == expected_snapshot(ExplorerView())
     assert page.evaluate("() => C04.views.explorer !== undefined")
     assert offline.external == []
@@ -254,7 +266,7 @@ def test_hostile_sentence_is_text_in_the_export(explorer_export, offline):
     table = page.locator('[data-testid="explorer-table"]')
     expect(table.locator("thead th").nth(1)).to_have_text(XSS)
     token_button(page, XSS).click()
-    expect(page.locator('[data-testid="explorer-row-title"]')).to_have_text(f"Adónde mira {XSS}")
+    expect(page.locator('[data-testid="explorer-row-title"]')).to_have_text(looks_at(XSS))
     model = AttentionExplorer(sentence=HOSTILE, focus=0)
     for j, p in enumerate(model.row_percentages):
         expect(page.locator(f'[data-testid="row-{j}"]')).to_have_text(f"{p} %")
@@ -273,11 +285,11 @@ def test_time_of_a_temperature_change_on_forty_tokens(explorer_export, offline):
     box.press("Enter")
     expect(page.locator('[data-testid="cell-39-39"]')).to_be_attached()
     result = page.evaluate(
-        """async () => {
+        """async (label) => {
           let slider = null;
           for (const doc of Bokeh.documents)
             for (const m of doc.all_models)
-              if (m.title === "Temperatura T" && "step" in m) slider = m;
+              if (m.title === label && "step" in m) slider = m;
           const runs = [];
           for (const value of [0.5, 2.5, 0.3, 2.8, 0.4, 2.2]) {
             const before = window.__c04times.length;
@@ -289,7 +301,8 @@ def test_time_of_a_temperature_change_on_forty_tokens(explorer_export, offline):
             runs.push({update: window.__c04times[before][1], total: performance.now() - t0});
           }
           return runs;
-        }"""
+        }""",
+        text("explorer.temperature"),
     )
     updates = sorted(r["update"] for r in result)
     totals = sorted(r["total"] for r in result)
@@ -310,7 +323,7 @@ def test_whole_lecture_file_has_a_working_explorer(page, offline, open_export, p
     page.locator('[data-testid="explorer-table"]').wait_for(timeout=30_000)
     view = ExplorerView()
     assert wait_for_snapshot(page, expected_snapshot(view)) == expected_snapshot(view)
-    for action in [("token", "duerme"), ("button", "T = 3"), ("check", "causal")]:
+    for action in [("token", "duerme"), ("button", "hot"), ("check", "causal")]:
         act(page, view, action)
         expected = expected_snapshot(view)
         assert wait_for_snapshot(page, expected) == expected, action

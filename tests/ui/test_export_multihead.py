@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
+from attnmodel.i18n import text
 from attnmodel.multihead import SENTENCES, MultiHeadDemo
 from dashboards.multihead import FADE, MAX_HEADS, jsonable, render, state_key
 
@@ -100,12 +101,13 @@ def assert_screen_is_python(got: dict, model: MultiHeadDemo) -> None:
     values = render(model)
     h = model.n_heads
     assert got["shown"] == [k < h for k in range(MAX_HEADS)]
-    assert got["head-dims"] == [f"d_model = 24, h = {h} → cada cabeza de dimensión {model.d_k}"]
+    assert got["head-dims"] == [text("multihead.dims", d_model=24, h=h, d_k=model.d_k)]
     for k in range(MAX_HEADS):
         titles, top = got[TITLE_IDS[k]], got[LIST_IDS[k]]
         if k < h:
             assert len(titles) == 1
-            assert titles[0].startswith(f"Cabeza {k + 1} · {model.head_names[k]}")
+            name = model.head_names[k]
+            assert titles[0].startswith(text("multihead.head_title", number=k + 1, name=name))
             assert top == expected_top(model, model.weights[k])
         else:
             assert titles == top == []
@@ -129,7 +131,7 @@ def test_defaults_offline_are_the_python_render(exported_page, offline):
     page = exported_page
     assert_screen_is_python(screen(page), MultiHeadDemo())
     expect(page.locator('[data-testid="multihead-caveat"]')).to_contain_text(
-        "patrones ilustrativos"
+        text("multihead.caveat")
     )
     # The HTML panes hold the raw HTML of render(), byte for byte.
     values = render(MultiHeadDemo())
@@ -167,7 +169,7 @@ def test_sentence_and_heads_controls_in_the_export(exported_page, offline):
         heads.get_by_role("button", name=str(h), exact=True).click()
         model.n_heads = h
         expect(page.locator('[data-testid="head-dims"]')).to_have_text(
-            f"d_model = 24, h = {h} → cada cabeza de dimensión {24 // h}"
+            text("multihead.dims", d_model=24, h=h, d_k=24 // h)
         )
         assert_screen_is_python(screen(page), model)
     assert offline.external == []
@@ -217,7 +219,7 @@ def test_export_and_live_app_show_the_same(open_export, offline, open_lecture_se
                 model.n_heads = value
             page.mouse.move(2, 2)  # away from the matrices: no hover fading
             expect(page.locator('[data-testid="head-dims"]')).to_have_text(
-                f"d_model = 24, h = {model.n_heads} → cada cabeza de dimensión {model.d_k}",
+                text("multihead.dims", d_model=24, h=model.n_heads, d_k=model.d_k),
                 timeout=15_000,
             )
             expect(page.locator('[data-testid="combined-top"] li')).to_have_text(

@@ -30,6 +30,8 @@ from c04_testing import (
 
 pytestmark = pytest.mark.ui
 
+N_SLIDER = text("positional.n_slider")  # "Número de posiciones (filas)"
+
 TOL = 1e-12
 FLOAT32_TOL = 2.0**-23
 TESTIDS = ("pe-shape", "pe-worked-table")
@@ -67,7 +69,7 @@ SNAPSHOT_JS = """() => {
 def snapshot(page, n: int, d: int, timeout: float = 15.0) -> dict:
     """The plots' data once they hold an n × d encoding and the readout says so."""
     expect(page.locator('[data-testid="pe-shape"]')).to_have_text(
-        f"{n} posiciones × {d} dimensiones"
+        text("positional.shape", n=n, d=d)
     )
     deadline = time.monotonic() + timeout
     while True:
@@ -115,8 +117,8 @@ def assert_same(export: dict, live: dict) -> None:
 # The same moves in both pages: (slider label, key, resulting (n, d)).
 MOVES = [
     ("d_model", "ArrowLeft", (50, 62)),
-    ("Número de posiciones", "ArrowRight", (51, 62)),
-    ("Número de posiciones", "Home", (2, 62)),
+    (N_SLIDER, "ArrowRight", (51, 62)),
+    (N_SLIDER, "Home", (2, 62)),
     ("d_model", "Home", (2, 2)),
 ]
 
@@ -134,7 +136,7 @@ def run_moves(page) -> list[tuple[dict, dict]]:
 
 def test_defaults_offline(page, offline, open_export):
     open_export("posicion.html", "posicion")
-    heading = page.get_by_role("heading", name="La matriz de codificación posicional", exact=True)
+    heading = page.get_by_role("heading", name=text("demo.posicion"), exact=True)
     expect(heading).to_be_visible()
     table = page.locator('[data-testid="pe-worked-table"]')
     for expected in ("Comentario", "PE(1)", "0,8415", "0,5403", "x(mordió) + PE(2)", "0,6093"):
@@ -155,7 +157,7 @@ def test_sliders_recompute_in_the_browser(page, offline, open_export):
     expect(page.locator('[data-testid="pe-error"]')).to_have_count(0)
 
     # The largest matrix (512 × 512): the worst case of one change.
-    for label in ("Número de posiciones", "d_model"):
+    for label in (N_SLIDER, "d_model"):
         press_slider(page, label, "End")
     assert_python(snapshot(page, 512, 512), 512, 512)
     times = update_times(page, "positional")
@@ -178,7 +180,7 @@ def test_bad_value_is_refused_like_the_live_app(page, offline, open_export):
     )
     error = page.locator('[data-testid="pe-error"]')
     expect(error).to_have_text(
-        text("input.refused", message="d_model debe ser par (pares seno/coseno), no 7.")
+        text("input.refused", message=text("positional.odd_d_model", value=7))
     )
     assert_python(snapshot(page, 50, 64), 50, 64)  # the last valid state stays
     press_slider(page, "d_model", "ArrowLeft")  # 62: a valid value clears the message

@@ -8,7 +8,8 @@ page (HTML byte-identical, bars and label heights bit for bit, labels identical)
 page's defaults and its note on "Nueva muestra"; the slider and the button changing every
 number to Python's for that state, the samples cycling 0 → 9 → 0; and the same moves in the
 served lecture giving the same text in the same data-testid elements, the same bars and the
-same titles.
+same titles. The twin is also checked on an English page (states computed in English, the
+English catalogue) against ``render(model, "en")``.
 """
 
 from __future__ import annotations
@@ -19,22 +20,10 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
-from attnmodel.formatting import es_number
+from attnmodel.formatting import es_number, number
+from attnmodel.i18n import text
 from attnmodel.scaling import ScalingDemo
-from dashboards.scaling import (
-    D_K_OPTIONS,
-    ENTROPY_SCALED_LABEL,
-    ENTROPY_SCALED_UNIT,
-    ENTROPY_UNSCALED_LABEL,
-    ENTROPY_UNSCALED_UNIT,
-    EXPORT_SEEDS,
-    SAMPLE_ENTROPY_SCALED_LABEL,
-    SAMPLE_ENTROPY_UNIT,
-    SAMPLE_ENTROPY_UNSCALED_LABEL,
-    ScalingView,
-    render,
-    state_key,
-)
+from dashboards.scaling import D_K_OPTIONS, EXPORT_SEEDS, ScalingView, render, state_key
 
 from c04_testing import (
     TIMER_JS,
@@ -108,19 +97,27 @@ SNAPSHOT_JS = """(testids) => {
 }"""
 
 
-def embedded_states() -> dict:
+def embedded_states(lang: str = "es") -> dict:
     states: dict = {}
-    count = ScalingView().enable_client_side(states)
+    count = ScalingView(lang=lang).enable_client_side(states)
     assert count == len(states["scaling"]) == len(D_K_OPTIONS) * EXPORT_SEEDS == 110
     return states
 
 
-def test_twin_rebuilds_every_embedded_state(page):
+# Spanish: every embedded state; English: a few, on a page in English (the page's catalogue and
+# states computed in English, as the export builds en/autoatencion.html).
+EN_CASES = [(64, 0), (128, 3), (1, 9), (1024, 5)]
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_twin_rebuilds_every_embedded_state(page, lang):
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.set_content(twin_html("scaling.js", states=embedded_states()))
+    page.set_content(twin_html("scaling.js", states=embedded_states(lang), lang=lang))
     cases = [(d_k, seed) for d_k in D_K_OPTIONS for seed in range(EXPORT_SEEDS)]
+    if lang != "es":
+        cases = EN_CASES
     rendered = page.evaluate(
         "(cases) => cases.map(([d_k, seed]) => C04.views.scaling.render({d_k, seed}))", cases
     )
@@ -129,7 +126,7 @@ def test_twin_rebuilds_every_embedded_state(page):
     )
     assert keys == [state_key(d_k, seed) for d_k, seed in cases]
     for (d_k, seed), js in zip(cases, rendered, strict=True):
-        python = render(ScalingDemo(d_k=d_k, seed=seed))
+        python = render(ScalingDemo(d_k=d_k, seed=seed), lang)
         assert list(js) == list(python)
         for name, expected in python.items():
             where = f"d_k={d_k}, seed={seed}: {name}"
@@ -143,27 +140,40 @@ def test_twin_rebuilds_every_embedded_state(page):
             for column in ("peso", "label_y"):
                 got = [float(v) for v in js[name][column]]
                 assert got == expected[column], f"{where}.{column}"
+
     # The new readouts, spelled out: the drawn query's own entropy under its bars, and the
     # means that say they are means over the model's n_trials queries.
+    def t(key: str, **values) -> str:
+        return text(f"scaling.{key}", lang, **values)
+
     for (d_k, seed), js in zip(cases, rendered, strict=True):
         m = ScalingDemo(d_k=d_k, seed=seed)
         parsed = by_testid(js["readouts"], js["unscaled_entropy"], js["scaled_entropy"])
         n = m.n_trials
         assert parsed.texts["scaling-entropy-unscaled"] == (
-            ENTROPY_UNSCALED_LABEL
-            + es_number(m.entropy_unscaled)
-            + ENTROPY_UNSCALED_UNIT.format(n=n)
+            t("entropy_unscaled_label")
+            + number(m.entropy_unscaled, lang=lang)
+            + t("entropy_unscaled_unit", n=n)
         )
         assert parsed.texts["scaling-entropy-scaled"] == (
-            ENTROPY_SCALED_LABEL + es_number(m.entropy_scaled) + ENTROPY_SCALED_UNIT.format(n=n)
+            t("entropy_scaled_label")
+            + number(m.entropy_scaled, lang=lang)
+            + t("entropy_scaled_unit", n=n)
         )
         assert parsed.texts["scaling-sample-entropy-unscaled"] == (
-            SAMPLE_ENTROPY_UNSCALED_LABEL
-            + es_number(m.sample_entropy_unscaled)
-            + SAMPLE_ENTROPY_UNIT
+            t("sample_entropy_unscaled_label")
+            + number(m.sample_entropy_unscaled, lang=lang)
+            + t("sample_entropy_unit")
         )
         assert parsed.texts["scaling-sample-entropy-scaled"] == (
-            SAMPLE_ENTROPY_SCALED_LABEL + es_number(m.sample_entropy_scaled) + SAMPLE_ENTROPY_UNIT
+            t("sample_entropy_scaled_label")
+            + number(m.sample_entropy_scaled, lang=lang)
+            + t("sample_entropy_unit")
+        )
+    if lang == "en":  # a known value, with a decimal point: d_k = 64, sample 0
+        default = by_testid(rendered[0]["unscaled_entropy"]).texts
+        assert default["scaling-sample-entropy-unscaled"] == (
+            "Entropy of this query, unscaled0.63bits, only the query drawn above"
         )
     assert errors == []
 
@@ -215,7 +225,7 @@ def wait_for(page, d_k: int, seed: int, timeout: float = 15.0) -> dict:
 
 def move(page, action: str) -> None:
     if action == "click":
-        page.get_by_role("button", name="Nueva muestra").click()
+        page.get_by_role("button", name=text("scaling.new_sample")).click()
     else:
         handle = page.locator(".noUi-handle").first
         handle.focus()
@@ -233,7 +243,8 @@ def run_moves(page) -> list[dict]:
 
 def test_defaults_and_note_offline(page, offline, open_export):
     open_export(FILE, SECTION)
-    expect(page.get_by_text("¿Por qué dividir por", exact=False).first).to_be_visible()
+    title = text("scaling.title").split("$$")[0].strip()  # "¿Por qué dividir por"
+    expect(page.get_by_text(title, exact=False).first).to_be_visible()
     page.locator('[data-testid="scaling-score-std"]').first.wait_for()
     wait_for(page, 64, 0)
     expect(readout(page, "scaling-score-std")).to_have_text(es_number(ScalingDemo().score_std))
@@ -243,11 +254,12 @@ def test_defaults_and_note_offline(page, offline, open_export):
     expect(readout(page, "scaling-sample-entropy-scaled")).to_have_text("2,80")
     expect(readout(page, "scaling-entropy-unscaled")).to_have_text("0,46")
     expect(page.locator('[data-testid="scaling-entropy-unscaled"] .c04-unit')).to_have_text(
-        ENTROPY_UNSCALED_UNIT.format(n=4000)
+        text("scaling.entropy_unscaled_unit", n=4000)
     )
     note = page.locator('[data-testid="scaling-export-note"]')
     expect(note).to_be_visible()
-    expect(note).to_contain_text("«Nueva muestra» recorre las muestras n.º 0 a 9")
+    # «Nueva muestra» recorre las muestras n.º 0 a 9 …
+    expect(note).to_have_text(text("scaling.export_note", last=EXPORT_SEEDS - 1))
     assert offline.external == []
     assert offline.console_errors == []
 

@@ -21,7 +21,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attnmodel.i18n import text
-from dashboards.self_attention import PRESET_OPTIONS, SelfAttentionView
+from dashboards.self_attention import SelfAttentionView, preset_options
 
 from c04_testing import (
     SA_SNAPSHOT_START_JS,
@@ -39,7 +39,7 @@ pytestmark = pytest.mark.ui
 
 TOL = 1e-12
 FILE, SECTION = "autoatencion.html", "autoatencion"
-LABELS = {value: label for label, value in PRESET_OPTIONS.items()}
+LABELS = {value: label for label, value in preset_options().items()}
 
 # The same steps in every page (and in an in-process SelfAttentionView, the live logic).
 STEPS = [
@@ -88,7 +88,7 @@ SNAPSHOT_JS = (
   const models = [...doc.all_models];
   const source = doc.get_model_by_name('sa-weights-source');
   const col = (k) => Array.from(source.data instanceof Map ? source.data.get(k) : source.data[k]);
-  out.source = {llave: col('llave'), consulta: col('consulta'), peso: col('peso'),
+  out.source = {key: col('key'), query: col('query'), weight: col('weight'),
                 label: col('label')};
   out.title = models.filter((m) => typeof m.text === 'string' && m.text.includes('Puntajes $$'))
     .map((m) => m.text);
@@ -155,11 +155,11 @@ def matches(snap: dict | None, want: dict, tables: dict[str, str]) -> list[str]:
     if snap["title"] != [want["title"]]:
         diff.append("title")
     source = want["source"]
-    for column in ("llave", "consulta", "label"):
+    for column in ("key", "query", "label"):
         if snap["source"][column] != source[column]:
             diff.append(f"source.{column}")
-    if not np.allclose(snap["source"]["peso"], source["peso"], rtol=TOL, atol=TOL):
-        diff.append("source.peso")
+    if not np.allclose(snap["source"]["weight"], source["weight"], rtol=TOL, atol=TOL):
+        diff.append("source.weight")
     return diff
 
 
@@ -207,7 +207,7 @@ def run_steps(page) -> list[dict]:
 
 def test_defaults_offline(page, offline, open_export):
     open_export(FILE, SECTION)
-    expect(page.get_by_text("Autoatención sobre tres tokens")).to_be_visible()
+    expect(page.get_by_text(text("demo.autoatencion"))).to_be_visible()
     page.locator('[data-testid="sa-weights"]').first.wait_for()
     wait_for(page, expected_snapshots()[0])
     weights = table_row(page, "sa-weights", 1)
@@ -231,7 +231,7 @@ def test_controls_and_cells_recompute_in_the_browser(page, offline, open_export)
     assert wanted[4]["errors"]["X"] == text(
         "input.cell_refused",
         **refused,
-        message="X: cada casilla debe estar entre −1 000 000 y 1 000 000.",
+        message=text("core.matrix_cell_bounds", name="X", bound="1 000 000"),
     )
     assert wanted[4]["cells"]["X"][0] == "1,5"
     assert wanted[10]["preset"] == "W_K = W_Q"
@@ -249,6 +249,6 @@ def test_export_and_live_app_show_the_same(offline, open_export, open_live):
     for n, (a, b) in enumerate(zip(exported, served, strict=True)):
         for key in ("tables", "errors", "cells", "title", "preset", "causal", "scaled"):
             assert a[key] == b[key], f"paso {n}: {key}"
-        for column in ("llave", "consulta", "label"):
+        for column in ("key", "query", "label"):
             assert a["source"][column] == b["source"][column], f"paso {n}: {column}"
-        np.testing.assert_allclose(a["source"]["peso"], b["source"]["peso"], rtol=TOL, atol=TOL)
+        np.testing.assert_allclose(a["source"]["weight"], b["source"]["weight"], rtol=TOL, atol=TOL)

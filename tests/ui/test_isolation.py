@@ -26,6 +26,7 @@ from playwright.sync_api import expect
 from attnmodel import CapitalWalkthrough, ScalingDemo, SelfAttention
 from attnmodel.explorer import AttentionExplorer
 from attnmodel.formatting import es_number
+from attnmodel.i18n import text
 from dashboards.lecture import SECTIONS
 from dashboards.scaling import D_K_OPTIONS
 
@@ -107,7 +108,7 @@ def heads_act(page, k):
 
 def _head_dims(page, h: int):
     expect(page.locator('[data-testid="head-dims"]')).to_have_text(
-        f"d_model = 24, h = {h} → cada cabeza de dimensión {24 // h}", timeout=TIMEOUT
+        text("multihead.dims", d_model=24, h=h, d_k=24 // h), timeout=TIMEOUT
     )
 
 

@@ -7,12 +7,12 @@ import urllib.request
 
 from playwright.sync_api import expect
 
-from attnmodel import CapitalWalkthrough
-from attnmodel.formatting import es_number
+from attnmodel import AttentionExplorer, CapitalWalkthrough, SelfAttention
+from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
 from dashboards.lecture import SECTIONS
 
-from c04_testing import readout
+from c04_testing import PAGE_TEXT_JS, readout, spanish_words_left
 
 HEADINGS = {
     "autoatencion": "Autoatención sobre tres tokens",
@@ -103,3 +103,31 @@ def test_bad_input_leaves_only_info_lines_in_the_server_log(
     assert not [line for line in new_lines if "Traceback" in line or " ERROR " in line]
     assert any("rechazada" in line for line in new_lines)
     assert watch.console_errors == []
+
+
+EXPLORER_TOKENS = {t.lower() for t in AttentionExplorer().tokens}
+
+
+def test_the_english_lecture_shows_every_section_in_english(page, watch, lecture_url):
+    """?lang=en: every section in English (no Spanish word outside the examples kept in Spanish,
+    marked lang="es"), numbers with a decimal point, the same defaults, no console error."""
+    page.goto(f"{lecture_url}?lang=en")
+    expect(page.get_by_text(text("lecture.title", "en")).first).to_be_visible(timeout=30_000)
+    for section in SECTIONS:
+        page.get_by_role("button", name=section.label("en")).click()
+        page.locator(f'[data-testid="section-{section.id}"]').first.wait_for(
+            state="attached", timeout=30_000
+        )
+        if section.id == "autoatencion":
+            weights = SelfAttention().weights[0]
+            cells = page.locator('[data-testid="sa-weights"] tr').nth(1).locator("td:not(.c04-sum)")
+            expect(cells).to_have_text([number(w, 4, lang="en") for w in weights])
+        left = spanish_words_left(page.evaluate(PAGE_TEXT_JS))
+        # The explorer's token buttons show the sentence explored (data; by default the kept
+        # Spanish example, quoted and glossed in the text).
+        assert left - EXPLORER_TOKENS == set(), section.id
+    page.get_by_test_id("lang-es").first.click()  # back to Spanish, on the same section
+    expect(page.get_by_text(text("lecture.title", "es")).first).to_be_visible(timeout=30_000)
+    page.locator('[data-testid="section-jugar"]').first.wait_for(state="attached")
+    assert watch.console_errors == []
+    assert watch.external == []

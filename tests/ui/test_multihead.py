@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 from playwright.sync_api import expect
 
+from attnmodel.i18n import text
 from attnmodel.multihead import SENTENCES, MultiHeadDemo
 from dashboards.multihead import FADE
 
@@ -44,21 +45,17 @@ def section(open_lecture_section, page):
 
 def test_default_heads_and_lists(section, watch):
     page, m = section, MultiHeadDemo()
-    expect(page.get_by_text("Varias cabezas, varias relaciones a la vez").first).to_be_visible()
-    expect(page.locator('[data-testid="multihead-caveat"]')).to_have_text(
-        "patrones ilustrativos — en un modelo real estos roles emergen del entrenamiento y rara "
-        "vez son tan limpios."
-    )
-    expect(
-        page.get_by_text("Suma de todas las cabezas (lo que ve la capa siguiente)")
-    ).to_be_visible()
-    expect(page.get_by_text("Por qué varias cabezas y no una más grande.")).to_be_visible()
+    expect(page.get_by_text(text("demo.cabezas")).first).to_be_visible()
+    expect(page.locator('[data-testid="multihead-caveat"]')).to_have_text(text("multihead.caveat"))
+    expect(page.get_by_text(text("multihead.combined_title"))).to_be_visible()
+    # The bold lead of the box: "Por qué varias cabezas y no una más grande."
+    expect(page.get_by_text(text("multihead.why_heads").split("**")[1])).to_be_visible()
     expect(page.locator('[data-testid="head-dims"]')).to_have_text(
-        "d_model = 24, h = 4 → cada cabeza de dimensión 6"
+        text("multihead.dims", d_model=24, h=4, d_k=6)
     )
     for k, name in enumerate(m.head_names, start=1):
         expect(page.locator(f'[data-testid="head-{k}-title"]')).to_contain_text(
-            f"Cabeza {k} · {name}"
+            text("multihead.head_title", number=k, name=name)
         )
         expect(top_list(page, f"head-{k}-top")).to_have_text(expected_top(m, m.weights[k - 1]))
     expect(top_list(page, "combined-top")).to_have_text(expected_top(m, m.combined))
@@ -87,7 +84,7 @@ def test_sentence_and_heads_controls(section, watch):
     page.locator(".mh-heads-control").get_by_role("button", name="2", exact=True).click()
     m.n_heads = 2
     expect(page.locator('[data-testid="head-dims"]')).to_have_text(
-        "d_model = 24, h = 2 → cada cabeza de dimensión 12", timeout=15_000
+        text("multihead.dims", d_model=24, h=2, d_k=12), timeout=15_000
     )
     for k in (1, 2):
         expect(page.locator(f'[data-testid="head-{k}-title"]')).to_be_visible()

@@ -9,10 +9,13 @@ import pytest
 from playwright.sync_api import expect
 
 from attnmodel import PositionalEncodingDemo
+from attnmodel.i18n import text
 
 from c04_testing import press_slider
 
 pytestmark = pytest.mark.ui
+
+N_SLIDER = text("positional.n_slider")  # "Número de posiciones (filas)"
 
 # The plots' data as the browser holds it, from the sources' stable Bokeh names: the heatmap's
 # image (shape, first and last row) and the three similarity curves (from pos = 0, 10, 20).
@@ -44,7 +47,7 @@ def plot_data(page):
 
 def expect_shape(page, n: int, d: int) -> None:
     expect(page.locator('[data-testid="pe-shape"]')).to_have_text(
-        f"{n} posiciones × {d} dimensiones"
+        text("positional.shape", n=n, d=d)
     )
     page.wait_for_function(
         """([n, d]) => {
@@ -90,11 +93,11 @@ def check_plots(page, model: PositionalEncodingDemo, timeout: float = 15.0) -> N
 
 def test_section_text_and_default_numbers(page, watch, open_lecture_section):
     open_lecture_section("posicion")
-    heading = page.get_by_role("heading", name="La matriz de codificación posicional", exact=True)
+    heading = page.get_by_role("heading", name=text("demo.posicion"), exact=True)
     expect(heading).to_be_visible()
     expect(page.get_by_text("Una fila por posición, una columna por dimensión.")).to_be_visible()
     expect(page.get_by_text("distinguen regiones lejanas.", exact=False)).to_be_visible()
-    expect(page.get_by_role("heading", name="Ondas y distancia relativa")).to_be_visible()
+    expect(page.get_by_role("heading", name=text("positional.waves_heading"))).to_be_visible()
     expect(page.get_by_text("no de la posición absoluta", exact=False)).to_be_visible()
     expect(
         page.get_by_role("heading", name="El ejemplo del apunte: tres tokens contiguos con")
@@ -104,8 +107,8 @@ def test_section_text_and_default_numbers(page, watch, open_lecture_section):
 
     table = page.locator('[data-testid="pe-worked-table"]')
     expect(table).to_be_visible()
-    for text in ("Comentario", "PE(1)", "0,8415", "0,5403", "x(mordió) + PE(2)", "0,6093"):
-        expect(table).to_contain_text(text)
+    for cell in ("Comentario", "PE(1)", "0,8415", "0,5403", "x(mordió) + PE(2)", "0,6093"):
+        expect(table).to_contain_text(cell)
     expect_shape(page, 50, 64)
     check_plots(page, PositionalEncodingDemo())
     # MathJax rendered the formula (no raw TeX left on screen).
@@ -131,11 +134,11 @@ def test_sliders_change_the_heatmap_and_curve(page, watch, open_lecture_section)
     expect_shape(page, 50, 58)
 
     # n_positions: Home jumps to the lower bound.
-    press_slider(page, "Número de posiciones", "ArrowRight")
+    press_slider(page, N_SLIDER, "ArrowRight")
     model.n_positions = 51
     expect_shape(page, 51, 58)
     check_plots(page, model)
-    press_slider(page, "Número de posiciones", "Home")
+    press_slider(page, N_SLIDER, "Home")
     model.n_positions = 2
     expect_shape(page, 2, 58)
     check_plots(page, model)

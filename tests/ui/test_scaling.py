@@ -6,17 +6,9 @@ import pytest
 from playwright.sync_api import expect
 
 from attnmodel.formatting import es_number, es_percent
+from attnmodel.i18n import text
 from attnmodel.scaling import ScalingDemo
-from dashboards.scaling import (
-    ENTROPY_SCALED_LABEL,
-    ENTROPY_SCALED_UNIT,
-    ENTROPY_UNSCALED_LABEL,
-    ENTROPY_UNSCALED_UNIT,
-    SAMPLE_ENTROPY_SCALED_LABEL,
-    SAMPLE_ENTROPY_UNIT,
-    SAMPLE_ENTROPY_UNSCALED_LABEL,
-    sqrt_text,
-)
+from dashboards.scaling import sqrt_text
 
 from c04_testing import readout, wait_for_source
 
@@ -60,25 +52,32 @@ def expect_readouts(page, model: ScalingDemo) -> None:
 def test_readouts_follow_d_k_and_new_sample(page, watch, open_lecture_section):
     open_lecture_section(SECTION)
     page.locator('[data-testid="scaling-score-std"]').first.wait_for(timeout=30_000)
-    expect(page.get_by_text("¿Por qué dividir por", exact=False).first).to_be_visible()
-    expect(page.get_by_text("Distribución de atención sobre 8 llaves", exact=False)).to_be_visible()
-    for label in (
-        "Puntaje típico",
-        ENTROPY_UNSCALED_LABEL,
-        ENTROPY_SCALED_LABEL,
-        SAMPLE_ENTROPY_UNSCALED_LABEL,
-        SAMPLE_ENTROPY_SCALED_LABEL,
+    # The title's text before its MathJax ("¿Por qué dividir por").
+    title = text("scaling.title").split("$$")[0].strip()
+    expect(page.get_by_text(title, exact=False).first).to_be_visible()
+    # The caption's first words, before its MathJax.
+    caption = text("scaling.caption").split(" de una sola")[0]
+    expect(page.get_by_text(caption, exact=False)).to_be_visible()
+    for key in (
+        "score_label",
+        "entropy_unscaled_label",
+        "entropy_scaled_label",
+        "sample_entropy_unscaled_label",
+        "sample_entropy_scaled_label",
     ):
-        expect(page.get_by_text(label, exact=True)).to_be_visible()
+        expect(page.get_by_text(text(f"scaling.{key}"), exact=True)).to_be_visible()
     n = ScalingDemo().n_trials
+    sample_unit = text("scaling.sample_entropy_unit")
     for testid, unit in (
-        ("scaling-entropy-unscaled", ENTROPY_UNSCALED_UNIT.format(n=n)),
-        ("scaling-entropy-scaled", ENTROPY_SCALED_UNIT.format(n=n)),
-        ("scaling-sample-entropy-unscaled", SAMPLE_ENTROPY_UNIT),
-        ("scaling-sample-entropy-scaled", SAMPLE_ENTROPY_UNIT),
+        ("scaling-entropy-unscaled", text("scaling.entropy_unscaled_unit", n=n)),
+        ("scaling-entropy-scaled", text("scaling.entropy_scaled_unit", n=n)),
+        ("scaling-sample-entropy-unscaled", sample_unit),
+        ("scaling-sample-entropy-scaled", sample_unit),
     ):
         expect(page.locator(f'[data-testid="{testid}"] .c04-unit')).to_have_text(unit)
-    expect(page.get_by_text("desviación ≈ √d_k sin escalar", exact=False)).to_be_visible()
+    # The score's unit up to its √d_k ("desviación ≈ √d_k sin escalar").
+    deviation = text("scaling.score_unit", sqrt="").removesuffix(" ()")
+    expect(page.get_by_text(deviation, exact=False)).to_be_visible()
 
     model = ScalingDemo()
     expect_readouts(page, model)
@@ -99,14 +98,15 @@ def test_readouts_follow_d_k_and_new_sample(page, watch, open_lecture_section):
     expect_bars(page, model)
     # The titles are drawn on the canvas: read them from the figures' Bokeh models.
     page.wait_for_function(
-        """() => Bokeh.documents.some((doc) => {
+        """(title) => Bokeh.documents.some((doc) => {
             const fig = doc.get_model_by_name("scaling-unscaled-figure");
-            return fig && fig.title.text === "Sin escalar (d_k = 32)";
+            return fig && fig.title.text === title;
         })""",
+        arg=text("scaling.unscaled_title", d_k=32),
         timeout=10_000,
     )
 
-    page.get_by_role("button", name="Nueva muestra").click()
+    page.get_by_role("button", name=text("scaling.new_sample")).click()
     model.seed = 1
     expect(page.locator('[data-testid="scaling-seed"]')).to_have_text("1")
     expect_readouts(page, model)

@@ -6,6 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attnmodel.formatting import es_number
+from attnmodel.i18n import text
 from attnmodel.self_attention import SelfAttention
 
 from c04_testing import table_row, wait_for_source
@@ -31,7 +32,7 @@ def open_second_session(browser, url: str, errors: list[str]):
 
 def expect_heatmap(page, weights) -> None:
     """The heat map's source (found by its Bokeh name) holds A row by row."""
-    wait_for_source(page, "sa-weights-source", {"peso": [float(w) for w in weights.ravel()]})
+    wait_for_source(page, "sa-weights-source", {"weight": [float(w) for w in weights.ravel()]})
 
 
 def numbers(values, decimals: int = 4) -> list[str]:
@@ -45,8 +46,8 @@ def x_cell(page, i: int = 0):
 def test_defaults_mask_and_cell_edits(page, watch, open_lecture_section):
     open_lecture_section(SECTION)
     wait_for_numbers(page)
-    expect(page.get_by_text("Autoatención sobre tres tokens")).to_be_visible()
-    expect(page.get_by_text("Tres tokens, embeddings de dimensión 2.", exact=False)).to_be_visible()
+    expect(page.get_by_text(text("demo.autoatencion"))).to_be_visible()
+    expect(page.get_by_text(text("self_attention.intro"), exact=False)).to_be_visible()
     model = SelfAttention()
 
     # Worked example 4.2.6, as the model computes it.
@@ -64,7 +65,7 @@ def test_defaults_mask_and_cell_edits(page, watch, open_lecture_section):
     expect(table_row(page, "sa-scores", 1)).to_have_text(
         [es_number(model.scores[0, 0], 4), "−∞", "−∞"]
     )
-    expect(page.get_by_text("one-hot: gradiente nulo", exact=False)).to_be_visible()
+    expect(page.get_by_text(text("self_attention.one_hot"), exact=False)).to_be_visible()
     model.causal = True
     expect(table_row(page, "sa-weights", 2)).to_have_text(numbers(model.weights[1]))
     expect_heatmap(page, model.weights)
@@ -73,7 +74,7 @@ def test_defaults_mask_and_cell_edits(page, watch, open_lecture_section):
     cell = x_cell(page)
     cell.fill("abc")
     cell.press("Enter")
-    expect(page.get_by_text("«abc» no es un número", exact=False)).to_be_visible()
+    expect(page.get_by_text(text("input.not_a_number", text="abc"), exact=False)).to_be_visible()
     expect(cell).to_have_value("1")
     expect(table_row(page, "sa-weights", 2)).to_have_text(numbers(model.weights[1]))
     expect(table_row(page, "sa-Z", 2)).to_have_text(numbers(model.Z[1]))

@@ -5,7 +5,8 @@ dashboards/static/c04.js, in a blank page with the constants the export embeds) 
 what ``dashboards.capital.render(model)`` returns for the same country and identity: the same
 keys in the same order, every HTML string byte-identical (tables, readouts, the asymmetry box
 with its two scratch models), the attention factors identical and the bar charts' numbers
-within 1e-12 (their labels identical).
+within 1e-12 (their labels identical). The same on an English page (``lang="en"``): the texts from
+the English catalogue the page embeds, the model's Spanish words marked ``lang="es"``.
 """
 
 from __future__ import annotations
@@ -63,12 +64,13 @@ def embedded_states() -> dict:
     return states
 
 
-def load_twin(page) -> list[str]:
-    """A blank page with the embedded constants, c04.js and capital.js; returns its errors."""
+def load_twin(page, lang: str = "es") -> list[str]:
+    """A blank page in ``lang`` with the embedded constants, c04.js and capital.js; returns its
+    errors."""
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.set_content(twin_html("capital.js", states=embedded_states()))
+    page.set_content(twin_html("capital.js", states=embedded_states(), lang=lang))
     return errors
 
 
@@ -126,6 +128,27 @@ def test_render_matches_python(page):
         model = CapitalWalkthrough(country=state[0], identity=state[1])
         largest = max(largest, compare(js, render(model), state))
     print(f"\n{len(states)} estados: HTML idéntico; máx |JS − Python| = {largest:.3g}")
+    assert errors == []
+
+
+@pytest.mark.parametrize("lang", ["en"])
+def test_render_matches_python_in_another_language(page, lang):
+    errors = load_twin(page, lang)
+    states = [
+        (country, identity)
+        for identity in (0.9, -0.9, 0.0, -0.0, 0.125, -0.37, 1.0)
+        for country in COUNTRIES
+    ]
+    results = page.evaluate(RENDER_JS, [list(s) for s in states])
+    for state, js in zip(states, results, strict=True):
+        model = CapitalWalkthrough(country=state[0], identity=state[1])
+        compare(js, render(model, lang), state)
+    [tie] = page.evaluate(RENDER_JS, [["Italia", 0.0]])
+    assert (
+        '<span lang="es">París</span> or <span lang="es">Roma</span> (a tie)'
+        in (tie["values"]["readouts"])
+    )
+    assert "z = (1.9953, −0.2850, 0.0000)" in tie["values"]["mixed"]
     assert errors == []
 
 

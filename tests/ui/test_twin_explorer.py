@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from attnmodel.explorer import DEFAULT_SENTENCE, MAX_TOKENS, AttentionExplorer
-from dashboards.explorer import ExplorerView, error_html, render
+from dashboards.explorer import ExplorerView, error_html, render, sentence_message
 
-from c04_testing import twin_html
+from c04_testing import by_testid, spanish_words_left, twin_html
 
 XSS = "<script>alert(1)</script>"
 
@@ -378,3 +378,47 @@ def test_forty_token_sentence_through_successive_changes_renders_what_python_ren
     got = twin.evaluate(JS_RENDER, states)
     for state, js in zip(states, got, strict=True):
         assert js == python_render(state), state
+
+
+# --- the page's language: the same twin on an English page ---------------------------------
+
+# A refused sentence typed into the box: the message readState gives (the page's language).
+JS_REFUSED = """(typed) => C04.views.explorer.readState({
+  trigger: "sentence", w_sentence: {value: typed}, w_buttons: {active: 0},
+  w_select: {options: [["0", "0 \u00b7 a"]], value: "0"}, w_temperature: {value: 1},
+  w_positional: {active: true}, w_causal: {active: false},
+}).error"""
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_the_page_language_twin_renders_what_python_renders(page, offline, lang, panel_cleanup):
+    """An exported page in ``lang`` (its catalogue and its view's embedded constants): the map,
+    the bars and the refused-sentence messages are Python's ``render(model, lang)`` and the live
+    view's messages, in that language."""
+    states: dict = {}
+    view = ExplorerView(lang=lang)
+    assert view.enable_client_side(states) == 0
+    page.set_content(twin_html("explorer.js", states=states, lang=lang))
+    page.wait_for_function("() => window.C04 && C04.views && C04.views.explorer")
+    default = DEFAULT_SENTENCE.split()
+    sample = [
+        state_of(default, 5, 1.0, True, False),
+        state_of(default, 2, 0.1, True, True),
+        state_of(default, 7, 3.0, False, False),
+        state_of([XSS, "{token}", "{{7*7}}", "$&", "a"], 0, 0.5, True, False),
+    ]
+    got = page.evaluate(JS_RENDER, sample)
+    for state, js in zip(sample, got, strict=True):
+        assert js == jsonish(render(model_of(state), lang)), state
+    seed = by_testid(got[0]["row"], prefixes=("row-",)).texts
+    assert list(seed.values())[1] == ("39 %" if lang == "es" else "39%")
+    for typed in ("", "   ", " ".join(["a"] * (MAX_TOKENS + 1))):
+        message = sentence_message(typed, lang)
+        assert page.evaluate(JS_REFUSED, typed) == message
+        view.sentence_input.value = typed
+        assert by_testid(view.sentence_error.object).texts["explorer-sentence-error"] == message
+        if lang == "en":
+            assert spanish_words_left(message) == set()
+            assert message.endswith("The previous sentence is kept.")
+    assert offline.console_errors == []
+    assert offline.external == []

@@ -14,6 +14,7 @@ import json
 import numpy as np
 import pytest
 
+from attnmodel.i18n import text
 from attnmodel.multihead import HEAD_OPTIONS, SENTENCES, MultiHeadDemo
 from dashboards.multihead import (
     ARC_COLUMNS,
@@ -155,4 +156,31 @@ def test_an_unknown_state_is_refused(twin):
         """() => { try { C04.views.multihead.render({sentence: "Hola", n_heads: 4}); }
                    catch (e) { return e.message; } return null; }"""
     )
-    assert message == f"multihead: no hay estado exportado para {state_key('Hola', 4)}"
+    assert message == text("multihead.no_state", key=state_key("Hola", 4))
+
+
+@pytest.mark.parametrize("lang", ["en"])
+def test_a_page_in_another_language_is_the_python_render_in_it(page, lang):
+    """The export embeds the states in the page's language: on an English twin page the JS
+    lookup gives Python's render(model, "en") (decimal points, English titles, the tokens
+    marked lang="es"), and its one message is the English catalogue's."""
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    table = client_table(MultiHeadDemo().arc_threshold, lang)
+    page.set_content(twin_html("multihead.js", states={"multihead": table}, lang=lang))
+    page.wait_for_function("() => window.C04 && window.C04.views && window.C04.views.multihead")
+    kinds = {name: kind for name, (_, kind) in MultiHeadView().client_targets().items()}
+    for sentence, h in [(SENTENCES[0], 4), (SENTENCES[1], 1), (SENTENCES[3], 2)]:
+        py = render(MultiHeadDemo(sentence=sentence, n_heads=h), lang)
+        assert py != render(MultiHeadDemo(sentence=sentence, n_heads=h))
+        assert_same_render(js_render(page, sentence, h), py, kinds)
+    got = js_render(page, SENTENCES[0], 4)
+    assert "each head has dimension 6" in got["dims"]
+    assert got["heat_2"]["valor"][2 * 9 + 1] == "0.97"
+    message = page.evaluate(
+        """() => { try { C04.views.multihead.render({sentence: "Hola", n_heads: 4}); }
+                   catch (e) { return e.message; } return null; }"""
+    )
+    assert message == text("multihead.no_state", lang, key=state_key("Hola", 4))
+    assert message == "multihead: no exported state for sentence=Hola|n_heads=4"
+    assert errors == []

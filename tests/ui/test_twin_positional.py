@@ -54,12 +54,13 @@ def random_states(count: int = 30, seed: int = 20240604) -> list[tuple[int, int]
     ]
 
 
-def load_twin(page, *names: str, head: str = "") -> list[str]:
-    """A blank page with c04.js and the given twin files; returns the page's errors."""
+def load_twin(page, *names: str, head: str = "", lang: str = "es") -> list[str]:
+    """A blank page in ``lang`` (its catalogue embedded) with c04.js and the given twin files;
+    returns the page's errors."""
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.set_content(twin_html(*names, head=head))
+    page.set_content(twin_html(*names, head=head, lang=lang))
     return errors
 
 
@@ -145,15 +146,21 @@ def compare(js: dict, py: dict, state) -> dict:
     return stats
 
 
-def test_render_matches_python(page):
-    errors = load_twin(page, "positional.js")
-    states = EDGE_STATES + random_states()
+# English: the texts (shape, title) and the curves' labels ("0.9848") of render(model, "en"), on
+# a few states; the numbers are the same code as in Spanish.
+@pytest.mark.parametrize(
+    ("lang", "states"),
+    [("es", EDGE_STATES + random_states()), ("en", [(2, 2), (50, 64), (15, 6), (21, 8)])],
+    ids=["es", "en"],
+)
+def test_render_matches_python(page, lang, states):
+    errors = load_twin(page, "positional.js", lang=lang)
     results = page.evaluate(RENDER_JS, [list(s) for s in states])
     unequal = elements = 0
     curve_max = 0.0
     for state, js in zip(states, results, strict=True):
         model = PositionalEncodingDemo(n_positions=state[0], d_model=state[1])
-        stats = compare(js, render(model), state)
+        stats = compare(js, render(model, lang), state)
         unequal += stats["unequal"]
         elements += stats["elements"]
         curve_max = max(curve_max, stats.get("curve_max_abs", 0.0))
@@ -194,12 +201,20 @@ GUARD_JS = """([name, value]) => {
 
 
 @pytest.mark.parametrize(
-    ("name", "bad"), [("d_model", 7), ("n_positions", 1000), ("d_model", 0), ("n_positions", 1)]
+    ("name", "bad", "lang"),
+    [
+        ("d_model", 7, "es"),
+        ("n_positions", 1000, "es"),
+        ("d_model", 0, "es"),
+        ("n_positions", 1, "es"),
+        ("d_model", 7, "en"),
+        ("n_positions", 1000, "en"),
+    ],
 )
-def test_bad_value_guard_matches_the_live_view(page, panel_cleanup, name, bad):
-    load_twin(page, "positional.js")
+def test_bad_value_guard_matches_the_live_view(page, panel_cleanup, name, bad, lang):
+    load_twin(page, "positional.js", lang=lang)
     got = page.evaluate(GUARD_JS, [name, bad])
-    view = PositionalView()
+    view = PositionalView(lang=lang)
     getattr(view, {"n_positions": "n_slider", "d_model": "d_slider"}[name]).value = bad
     assert view.error.object  # the live view refused it
     assert got["refused"]["state"] == {"n_positions": 50, "d_model": 64}

@@ -11,11 +11,13 @@ States: the presets × both checkboxes, then seeded random matrices of every kin
 accept — generic numbers, integers (Q, K, V print with 2 decimals), two-decimal numbers,
 magnitudes up to the model's bound ±10^6 (scores near 10^25, saturated rows, gradient 0),
 tiny magnitudes down to 10^-300 (products that underflow), zeros — each with the causal mask
-and the √d_k factor on or off.
+and the √d_k factor on or off. On an English page (the English catalogue embedded) the twin must
+equal ``render(model, "en")``: the presets and every tenth random state.
 """
 
 from __future__ import annotations
 
+import html
 import itertools
 import json
 
@@ -23,7 +25,7 @@ import numpy as np
 import pytest
 
 from attnmodel.self_attention import MATRICES, MAX_ABS, PRESETS, SelfAttention
-from dashboards.self_attention import render
+from dashboards.self_attention import SelfAttentionView, client_init, render
 
 from c04_testing import twin_html
 
@@ -33,12 +35,13 @@ TOL = 1e-12
 SHAPES = {"X": (3, 2), "W_Q": (2, 2), "W_K": (2, 2), "W_V": (2, 2)}
 
 
-def load_twin(page) -> list[str]:
-    """A blank page with c04.js and self_attention.js; returns the list its errors go to."""
+def load_twin(page, lang: str = "es", states: dict | None = None) -> list[str]:
+    """A blank page with c04.js and self_attention.js, the ``lang`` catalogue and the embedded
+    ``states``; returns the list its errors go to."""
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.set_content(twin_html("self_attention.js"))
+    page.set_content(twin_html("self_attention.js", states=states, lang=lang))
     assert page.evaluate("() => typeof C04.views.self_attention.render") == "function"
     return errors
 
@@ -100,10 +103,10 @@ def states(seed: int = 4262024) -> list[dict]:
     return result
 
 
-def python_render(state: dict) -> dict:
+def python_render(state: dict, lang: str = "es") -> dict:
     model = SelfAttention(**{k: state[k] for k in MATRICES}, causal=state["causal"])
     model.scaled = state["scaled"]
-    return render(model)
+    return render(model, lang)
 
 
 def js_state(state: dict) -> dict:
@@ -135,17 +138,70 @@ def assert_same(python: dict, js: dict, where: str) -> None:
                 )
 
 
-def test_render_matches_python(page):
-    errors = load_twin(page)
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_render_matches_python(page, lang):
+    errors = load_twin(page, lang)
     cases = states()
+    n_presets = len(PRESETS) * 4
+    if lang != "es":  # the presets and every tenth random state
+        cases = cases[:n_presets] + cases[n_presets::10]
     js = page.evaluate(
         "(states) => states.map((s) => C04.views.self_attention.render(s))",
         [js_state(s) for s in cases],
     )
-    assert len(js) == len(cases) > 300
+    assert len(js) == len(cases) > (300 if lang == "es" else 40)
     for n, (state, got) in enumerate(zip(cases, js, strict=True)):
-        where = f"estado {n}: {json.dumps(js_state(state))}"
-        assert_same(python_render(state), got, where)
+        where = f"{lang}, estado {n}: {json.dumps(js_state(state))}"
+        assert_same(python_render(state, lang), got, where)
+    if lang == "en":
+        first = python_render(cases[0], "en")  # 4.2.6, unmasked, unscaled: QK^T itself
+        assert "<td>2.0000</td>" in first["scores"]
+        assert "Scores" in first["scores_title"]
+    assert errors == []
+
+
+# readState on stand-in widgets (the objects Bokeh passes to the callbacks, reduced to what
+# the twin reads and writes): typing in X's first cell, one text after the other.
+EDITS_JS = """(typed) => {
+  const args = {q: {id: "q"}, w_preset: {id: "preset", value: "4.2.6"},
+                w_causal: {active: false}, w_scaled: {active: true}};
+  for (const name of ["X", "W_Q", "W_K", "W_V"]) {
+    args["err_" + name] = {text: ""};
+    const init = JSON.parse(document.getElementById("c04-states").textContent)
+      .self_attention.matrices[name];
+    init.forEach((row, i) => row.forEach((v, j) => {
+      args[`w_${name}_${i}_${j}`] = {id: `${name}${i}${j}`, value: C04.fmt.number(v, 0)};
+    }));
+  }
+  return typed.map((value) => {
+    args.w_X_0_0.value = value;
+    C04.views.self_attention.readState({...args, trigger: args.w_X_0_0});
+    return {error: args.err_X.text, cell: args.w_X_0_0.value, preset: args.w_preset.value};
+  });
+}"""
+
+
+def test_cells_and_messages_follow_the_page_language(page):
+    """In English the twin writes the live view's English: a refused text's message, the bound
+    and a restored cell with a decimal point ("1.5")."""
+    typed = ["1.5", "abc", "2e7", "1"]
+    errors = load_twin(page, "en", {"self_attention": client_init(SelfAttention())})
+    got = page.evaluate(EDITS_JS, typed)
+    view = SelfAttentionView(lang="en")
+    cell, expected = view.editors["X"]._inputs[0][0], []
+    for value in typed:
+        cell.value = value
+        expected.append(
+            {
+                # Panel sends a pane's HTML escaped once more; C04.apply does the same.
+                "error": html.escape(view.editors["X"].error.object),
+                "cell": cell.value,
+                "preset": view.model.preset,
+            }
+        )
+    assert got == expected
+    assert [e["cell"] for e in got] == ["1.5", "1.5", "1.5", "1"]
+    assert "every cell must lie between" in got[2]["error"]
     assert errors == []
 
 
