@@ -10,7 +10,6 @@ import asyncio
 import html
 import logging
 
-import holoviews as hv
 import numpy as np
 import panel as pn
 import param
@@ -49,8 +48,6 @@ __all__ = [
 
 ACCENT = "#1f5fa8"
 
-_HV_LOADED = False
-
 CSS = """
 :host { --accent: #1f5fa8; }
 .c04-matrix { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 2px 0; }
@@ -71,7 +68,7 @@ CSS = """
 
 
 def configure() -> None:
-    """Load the Panel/HoloViews extensions the lecture needs (idempotent).
+    """Load the Panel extensions the lecture needs (idempotent).
 
     Also sends the views' log (a rejected input is one INFO line) to stderr next to the
     server's own log lines.
@@ -83,12 +80,6 @@ def configure() -> None:
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
         logger.propagate = False
-    # Once per process: every call adds ~20k long-lived objects (HoloViews keeps per-call
-    # renderer state), which kept memory at ~2x the baseline after a class closed its sessions.
-    global _HV_LOADED
-    if not _HV_LOADED:
-        hv.extension("bokeh", logo=False)
-        _HV_LOADED = True
     pn.extension("mathjax", raw_css=[CSS], design="native", notifications=False)
     _local_stylesheets()
     quiet_closed_websockets()
