@@ -17,7 +17,7 @@ from bokeh.palettes import Blues256
 from bokeh.plotting import figure
 
 from attnmodel.formatting import number
-from attnmodel.i18n import DEFAULT_LANG, text
+from attnmodel.i18n import DEFAULT_LANG, catalogue, text
 from attnmodel.self_attention import CUSTOM, MATRICES, PRESETS, SelfAttention
 from dashboards.common import (
     DemoView,
@@ -40,14 +40,21 @@ TOKENS = ["token 1", "token 2", "token 3"]
 DIMS = ["dim 1", "dim 2"]
 
 
+def preset_label(name: str, n: int, lang: str = DEFAULT_LANG) -> str:
+    """The label on screen of the model's preset ``name`` (the n-th of PRESETS, from 0): its
+    catalogue label (``self_attention.preset.<name>``) if it has one, else "Preset n · name".
+    A preset added to the model shows up with no other change; a label is optional."""
+    labels = catalogue(lang)
+    key = f"self_attention.preset.{name}"
+    return labels[key] if key in labels else text("self_attention.preset_n", lang, n=n, name=name)
+
+
 def preset_options(lang: str = DEFAULT_LANG) -> dict[str, str]:
-    """Labels on screen, in ``lang`` -> the model's preset names (never translated)."""
-    return {
-        text("self_attention.preset_default", lang): "4.2.6",
-        text("self_attention.preset_large_scores", lang): "puntajes grandes",
-        "Preset 2 · W_K = W_Q": "W_K = W_Q",  # the same in every language
-        text("self_attention.preset_custom", lang): CUSTOM,
-    }
+    """Labels on screen, in ``lang`` -> the model's preset names (never translated): every
+    preset of the model in its order, then "custom"."""
+    options = {preset_label(name, n, lang): name for n, name in enumerate(PRESETS)}
+    options[text("self_attention.preset_custom", lang)] = CUSTOM
+    return options
 
 
 FORMULA = (
