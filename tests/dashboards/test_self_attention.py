@@ -11,7 +11,7 @@ import pytest
 from attnmodel import i18n
 from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
-from attnmodel.self_attention import SelfAttention
+from attnmodel.self_attention import PRESETS, SelfAttention
 from dashboards.self_attention import TOKENS, SelfAttentionView
 
 import c04_testing
@@ -63,13 +63,13 @@ def test_builds_with_the_seed_text_and_the_426_numbers(view):
     assert view.weights_pane.object.count("Σ = 1,0000") == 3
     assert text("self_attention.scaled") in view.scaled_toggle.label
     assert view.causal_toggle.label == text("self_attention.causal")
-    assert view.preset_select.options == {
-        text("self_attention.preset.4.2.6"): "4.2.6",
-        text("self_attention.preset.puntajes grandes"): "puntajes grandes",
-        text("self_attention.preset_n", n=2, name="W_K = W_Q"): "W_K = W_Q",
-        text("self_attention.preset_custom"): "personalizado",
-    }
-    assert list(view.preset_select.options)[:3] == [
+    options = view.preset_select.options
+    assert list(options.values()) == [*PRESETS, "personalizado"]  # every preset of the model
+    assert options[text("self_attention.preset.4.2.6")] == "4.2.6"
+    assert options[text("self_attention.preset.puntajes grandes")] == "puntajes grandes"
+    assert options[text("self_attention.preset_n", n=2, name="W_K = W_Q")] == "W_K = W_Q"
+    assert options[text("self_attention.preset_custom")] == "personalizado"
+    assert list(options)[:3] == [
         "4.2.6 (de fábrica)",
         "Preset 1 · puntajes grandes",
         "Preset 2 · W_K = W_Q",
@@ -80,11 +80,12 @@ def test_a_preset_added_to_the_model_shows_up_without_a_label(monkeypatch):
     """Adding a preset is the model's change only: the select lists it as "Preset n · name"."""
     from dashboards import self_attention as view_module
 
+    n = len(view_module.PRESETS)
     presets = {**view_module.PRESETS, "nuevo": view_module.PRESETS["4.2.6"]}
     monkeypatch.setattr(view_module, "PRESETS", presets)
     for lang in ("es", "en"):
         options = view_module.preset_options(lang)
-        assert options[text("self_attention.preset_n", lang, n=3, name="nuevo")] == "nuevo"
+        assert options[text("self_attention.preset_n", lang, n=n, name="nuevo")] == "nuevo"
         assert list(options.values()) == [*presets, "personalizado"]
 
 
