@@ -29,8 +29,9 @@ def test_every_language_has_the_same_keys_and_fields(lang):
 @pytest.mark.parametrize("lang", LANGS[1:])
 def test_every_text_is_translated(lang):
     es, other = i18n.catalogue("es"), i18n.catalogue(lang)
-    same = {key for key in es if other[key] == es[key]}
-    assert same == SAME_IN_BOTH
+    # The number format may well be the same (French writes "0,5" and "39 %" too).
+    same = {key for key in es if other[key] == es[key] and not key.startswith("format.")}
+    assert same <= SAME_IN_BOTH
 
 
 def test_text_fills_fields_and_refuses_a_mismatch():
