@@ -110,6 +110,10 @@ def say(value, lang: str = DEFAULT_LANG) -> str:
     return str(value)
 
 
-def catalogue_json(lang: str = DEFAULT_LANG) -> str:
-    """The catalogue as the JSON the export embeds (``<script type="application/json">``)."""
-    return json.dumps(catalogue(lang), ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+def catalogue_json(lang: str = DEFAULT_LANG, tables: tuple[str, ...] | None = None) -> str:
+    """The catalogue as the JSON the export embeds (``<script type="application/json">``):
+    every key, or only those of the top-level ``tables`` (what the browser code reads)."""
+    entries = catalogue(lang)
+    if tables is not None:
+        entries = {k: v for k, v in entries.items() if k.split(".", 1)[0] in tables}
+    return json.dumps(entries, ensure_ascii=False, sort_keys=True, separators=(",", ":"))

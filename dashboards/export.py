@@ -56,6 +56,10 @@ PANEL_DIST = Path(pn.__file__).resolve().parent / "dist"
 CORE_SCRIPT = "c04.js"
 STATES_ID = "c04-states"
 TEXT_ID = "c04-text"  # the catalogue, read by C04.t in c04.js
+# The catalogue's tables the browser code reads (C04.t): number format, input and model messages,
+# each demo's own table (named as its module). The rest (lecture, exercises, export, worked
+# examples) is written into the page by Python: not embedded again (~8 KB a page).
+BROWSER_TABLES = ("format", "input", "core", *(d.module for d in registry.DEMOS))
 LECTURE_FILE = "clase04.html"
 INDEX_FILE = "index.html"
 MAX_BYTES = 6_000_000
@@ -415,8 +419,8 @@ def head_elements(scripts: list[tuple[str, str]], states: dict, lang: str = "es"
     language's text catalogue (both JSON data) and the twin's scripts."""
     return [
         f'<script type="application/json" id="{STATES_ID}">{states_json(states)}</script>',
-        f'<script type="application/json" id="{TEXT_ID}">{_json_in_script(catalogue_json(lang))}'
-        "</script>",
+        f'<script type="application/json" id="{TEXT_ID}">'
+        f"{_json_in_script(catalogue_json(lang, BROWSER_TABLES))}</script>",
         *(_script(f"/* {name} */\n{text}") for name, text in scripts),
     ]
 

@@ -174,3 +174,21 @@ def test_main_reports_a_failure_with_a_non_zero_exit(monkeypatch, tmp_path, caps
     monkeypatch.setattr(export, "export", fail)
     assert export.main(["--out", str(tmp_path)]) == 1
     assert "prueba de fallo" in capsys.readouterr().err
+
+
+def test_the_embedded_catalogue_has_every_key_the_browser_code_names():
+    """Each key written out in dashboards/static/*.js (C04.t("table.key"…)) is in the catalogue
+    the export embeds, in every language; the keys only Python reads are left out."""
+    import json
+    import re
+
+    from attnmodel.i18n import catalogue_json, languages
+
+    named = set()
+    for path in export.STATIC_DIR.glob("*.js"):
+        named |= set(re.findall(r"\bt\(\s*[\"'`]([a-z_]+\.[\w.]+)[\"'`]", path.read_text()))
+    assert {"input.cell_refused", "core.temperature", "format.decimal"} <= named
+    for lang in languages():
+        embedded = json.loads(catalogue_json(lang, export.BROWSER_TABLES))
+        assert named <= set(embedded), named - set(embedded)
+        assert not any(key.startswith(("worked.", "exercise.", "lecture.")) for key in embedded)
