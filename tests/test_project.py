@@ -116,6 +116,9 @@ def test_test_extra_lists_what_the_tests_import():
         "filelock",
         "pyyaml",
         "ruff",
+        "nbclient",
+        "nbformat",
+        "ipykernel",
     ):
         assert f'"{pkg}>=' in text
 

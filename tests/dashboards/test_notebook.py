@@ -1,0 +1,211 @@
+"""docs/clase04.ipynb: every registry demo displays in a Jupyter notebook (issue 12).
+
+The notebook runs once, in a kernel of this interpreter (nbclient), and its outputs are checked:
+no errors, each demo's view as a Panel output holding every text the view shows, the numbers the
+cells print equal to the models', the English view, nothing loaded from a CDN.
+
+One test runs the kernel and makes every check (the ``_check_*`` functions, in order): under
+`make test` pytest-xdist hands each test to any worker, so a module fixture shared by several
+tests could run the notebook once per worker.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+from nbclient import NotebookClient
+
+from attnmodel import CapitalWalkthrough, SelfAttention
+from attnmodel.formatting import es_number
+from dashboards import capital, self_attention
+from dashboards.registry import DEMOS
+
+from c04_testing import viewable_texts
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOK = ROOT / "docs" / "clase04.ipynb"
+# Measured: ~13 s for the whole notebook on 2 cores; a cell is bounded, and so the run.
+CELL_TIMEOUT = 120
+PANEL_MIME = "application/vnd.holoviews_exec.v0+json"
+NUMBER = re.compile(r"−?\d+,\d+")
+
+
+def _execute(scratch: Path) -> tuple[dict, float]:
+    """The notebook after one run (cell id -> cell), and the run's wall time."""
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    client = NotebookClient(
+        nb,
+        kernel_name="python3",
+        timeout=CELL_TIMEOUT,
+        startup_timeout=60,
+        resources={"metadata": {"path": str(NOTEBOOK.parent)}},
+    )
+    # ipykernel's own spec ("python -m ipykernel_launcher"): jupyter_client runs it with the
+    # interpreter that runs the tests, the venv's. The client still owns (and shuts) the kernel.
+    assert client.create_kernel_manager().format_kernel_cmd()[0] == sys.executable
+    # The kernel's IPython profile in a scratch folder, not the user's home.
+    env = {**os.environ, "IPYTHONDIR": str(scratch)}
+    start = time.perf_counter()
+    client.execute(env=env)
+    elapsed = time.perf_counter() - start
+    return {cell.get("id"): cell for cell in nb.cells}, elapsed
+
+
+def _displays(cell) -> list[dict]:
+    """What a cell displayed; Panel also leaves an empty display per view, for its console."""
+    kinds = ("display_data", "execute_result")
+    return [o for o in cell.outputs if o.output_type in kinds and o.data]
+
+
+def _panel_outputs(cell) -> list[dict]:
+    return [o for o in _displays(cell) if PANEL_MIME in o.data]
+
+
+def _strings(value):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _shown(output) -> str:
+    """Every string of the Bokeh document a Panel output carries (its ``docs_json``), joined."""
+    found = re.search(r"var docs_json = (\{.*?\});\n", output.data["text/html"], re.S)
+    assert found, "a Panel output without its Bokeh document"
+    return "\n".join(_strings(json.loads(found.group(1))))
+
+
+def _assert_shows_the_view(output, view) -> None:
+    shown = _shown(output)
+    texts = [t for t in viewable_texts(view).split("\n") if t.strip()]
+    assert texts
+    missing = [t for t in texts if t not in shown]
+    assert missing == [], f"{type(view).__name__}: not in the notebook output: {missing[:3]}"
+
+
+def _stdout(cell) -> str:
+    return "".join(o.text for o in cell.outputs if o.output_type == "stream" and o.name == "stdout")
+
+
+def _printed(cell, label: str) -> list[str]:
+    lines = [line for line in _stdout(cell).splitlines() if line.startswith(label)]
+    assert len(lines) == 1, (label, _stdout(cell))
+    return lines[0][len(label) :].split()
+
+
+def _check_no_errors(cells: dict) -> None:
+    for cell_id, cell in cells.items():
+        if cell.cell_type != "code":
+            continue
+        for output in cell.outputs:
+            assert output.output_type != "error", (cell_id, output.get("evalue"))
+            if output.output_type == "stream":
+                assert output.name == "stdout", (cell_id, output.text)
+
+
+def test_the_committed_notebook_has_no_outputs():
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    nbformat.validate(nb)
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [], cell.get("id")
+            assert cell.execution_count is None, cell.get("id")
+
+
+def _check_every_registry_demo_displays_its_view(cells: dict) -> None:
+    """One title, then one Panel output per demo, in the registry's order; each output holds
+    every text a fresh view of that demo shows (viewable_texts: panes, labels, titles)."""
+    cell = cells["demos"]
+    displays = _displays(cell)
+    assert len(displays) == 2 * len(DEMOS)
+    for demo, heading, output in zip(DEMOS, displays[::2], displays[1::2], strict=True):
+        assert demo.title() in heading.data["text/markdown"]
+        assert demo.model in heading.data["text/markdown"]
+        assert PANEL_MIME in output.data, demo.id
+        assert output.data["text/plain"].startswith(f"{demo.view}("), demo.id
+        _assert_shows_the_view(output, demo.view_class()(model=demo.model_class()()))
+
+
+def _check_causal_mask_prints_the_models_weights_and_the_view_shows_them(cells: dict) -> None:
+    cell = cells["causal"]
+    model = SelfAttention(causal=True)
+    for i, row in enumerate(model.weights, start=1):
+        printed = _printed(cell, f"A, fila {i}:")
+        assert printed == [es_number(w, 4) for w in row]
+        assert all(NUMBER.fullmatch(p) for p in printed)
+    (pane,) = _panel_outputs(cell)
+    assert html.escape(self_attention.render(model)["weights"]) in _shown(pane)
+
+
+def _check_capital_for_italy_prints_the_models_probability_and_the_view_shows_it(
+    cells: dict,
+) -> None:
+    cell = cells["capital"]
+    model = CapitalWalkthrough(country="Italia")
+    assert _printed(cell, "Predicción:") == [model.prediction]
+    assert _printed(cell, "Probabilidad:") == [es_number(model.probability, 4)]
+    (pane,) = _panel_outputs(cell)
+    assert html.escape(capital.render(model)["readouts"]) in _shown(pane)
+
+
+def _check_a_demo_in_english(cells: dict) -> None:
+    cell = cells["ingles"]
+    demo = DEMOS[0]
+    heading, output = _displays(cell)
+    assert demo.title("en") in heading.data["text/markdown"]
+    english = demo.view_class()(lang="en")
+    _assert_shows_the_view(output, english)
+    # The view did switch: texts the Spanish view does not have.
+    assert set(viewable_texts(english).split("\n")) - set(
+        viewable_texts(demo.view_class()()).split("\n")
+    )
+
+
+def _check_nothing_loads_from_a_cdn(cells: dict) -> None:
+    """Panel's notebook loader has nothing to fetch (its JS is inline) and no output links a
+    script or stylesheet by URL."""
+    loaders = [
+        o.data["application/javascript"]
+        for o in _displays(cells["preparar"])
+        if "application/javascript" in o.data
+    ]
+    (loader,) = [js for js in loaders if "const inline_js = [" in js]
+    for name, nothing in (
+        ("js_urls", "[]"),
+        ("css_urls", "[]"),
+        ("js_modules", "[]"),
+        ("js_exports", "{}"),
+    ):
+        found = re.findall(rf"const {name} = ([\[{{].*?[\]}}]);", loader, re.S)
+        assert found == [nothing], (name, [f[:200] for f in found])
+    for cell_id, cell in cells.items():
+        for output in _displays(cell) if cell.cell_type == "code" else []:
+            page = output.data.get("text/html", "")
+            assert not re.search(r"<(script|link)[^>]+(src|href)=[\"']?(https?:)?//", page), cell_id
+            if PANEL_MIME in output.data:
+                urls = re.findall(r"https?://[^\s\"'\\)]+\.(?:m?js|css)\b", _shown(output))
+                assert urls == [], (cell_id, urls[:3])
+
+
+def test_the_notebook_shows_every_demo(tmp_path):
+    cells, elapsed = _execute(tmp_path)
+    print(f"clase04.ipynb: {elapsed:.1f} s")  # shown with -s; --durations shows the test's
+    assert elapsed < 3 * CELL_TIMEOUT
+    _check_no_errors(cells)
+    _check_every_registry_demo_displays_its_view(cells)
+    _check_causal_mask_prints_the_models_weights_and_the_view_shows_them(cells)
+    _check_capital_for_italy_prints_the_models_probability_and_the_view_shows_it(cells)
+    _check_a_demo_in_english(cells)
+    _check_nothing_loads_from_a_cdn(cells)
