@@ -205,7 +205,18 @@ def spanish_words_left(markup: str) -> set[str]:
 
 # The Bokeh/Panel properties that hold text a reader meets (not names, classes, code, values).
 READER_PROPERTIES = frozenset(
-    {"text", "title", "label", "labels", "options", "placeholder", "axis_label", "tooltips"}
+    {
+        "text",
+        "title",
+        "label",
+        "labels",
+        "options",
+        "placeholder",
+        "axis_label",
+        "tooltips",
+        "description",
+        "content",
+    }
 )
 
 
