@@ -4,7 +4,8 @@
 and views (built in `Lecture.__init__`, never at import); a section's view is built the first time
 it is shown. In a served session even the first section waits until the browser has loaded the
 page (``pn.state.onload``), so a new session costs the server little before its page goes out.
-`?seccion=<id>` opens a section directly.
+`?seccion=<id>` opens a section directly; `?lang=en` opens the lecture in English (every
+text from the catalogue of that language).
 """
 
 from __future__ import annotations
@@ -28,8 +29,6 @@ from dashboards.common import (
 )
 from dashboards.memory import freeze_survivors, release_memory_later
 
-TITLE = text("lecture.title")
-INTRO = text("lecture.intro")
 SECTIONS = registry.SECTIONS
 
 
