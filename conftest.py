@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -90,7 +92,11 @@ def pytest_configure(config):
     folder = Path(tempfile.mkdtemp(prefix="c04-export-"))
     # The exit code lands in a file the workers wait for (they cannot wait on this process).
     script = '"$2" -m dashboards.export --out "$1/dist" > "$1/export.log" 2>&1; echo $? > "$1/rc"'
-    proc = subprocess.Popen(["bash", "-c", script, "export", str(folder), sys.executable], cwd=ROOT)
+    proc = subprocess.Popen(
+        ["bash", "-c", script, "export", str(folder), sys.executable],
+        cwd=ROOT,
+        start_new_session=True,  # its own process group: stopped with the export it runs
+    )
     config.stash[_EXPORT] = (folder, proc)
 
 
@@ -105,8 +111,8 @@ def pytest_unconfigure(config):
     started = config.stash.get(_EXPORT, None)
     if started is not None:
         folder, proc = started
-        if proc.poll() is None:
-            proc.terminate()
+        if proc.poll() is None:  # the run ended first (interrupted, or no export test ran)
+            os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=30)
         shutil.rmtree(folder, ignore_errors=True)
 
