@@ -37,11 +37,16 @@ GROUPS = {
 }
 
 
+# Long single tests that are not browser tests: started early too, so that the short tests,
+# not a 15 s one, fill in at the end (the notebook's kernel run).
+EARLY = {"tests/dashboards/test_notebook.py"}
+
+
 def _order(item) -> int:
-    """The groups first (the longest units; the soak smoke mostly waits, so it overlaps the
-    others' work), then the browser tests, then the quick ones, which fill in at the end."""
+    """The groups and the long single tests first (the soak smoke mostly waits, so it overlaps
+    the others' work), then the browser tests, then the quick ones, which fill in at the end."""
     path = item.path.relative_to(ROOT).as_posix()
-    return 0 if path in GROUPS else 1 if path.startswith("tests/ui/") else 2
+    return 0 if path in GROUPS or path in EARLY else 1 if path.startswith("tests/ui/") else 2
 
 
 @pytest.hookimpl(tryfirst=True)
