@@ -58,9 +58,11 @@ def catalogue(lang: str = DEFAULT_LANG) -> dict[str, str]:
 FIELD = re.compile(r"(?<![\w^\\])\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
-def fields(template: str) -> set[str]:
-    """The named ``{fields}`` of a template."""
-    return set(FIELD.findall(template))
+@functools.cache
+def fields(template: str) -> frozenset[str]:
+    """The named ``{fields}`` of a template (once per template: every number formatted reads
+    the ``[format]`` templates)."""
+    return frozenset(FIELD.findall(template))
 
 
 def fill(template: str, values: dict) -> str:
@@ -69,7 +71,7 @@ def fill(template: str, values: dict) -> str:
     wanted = fields(template)
     if wanted != set(values):
         raise KeyError(f"campos {sorted(wanted)} ≠ valores {sorted(values)} en {template!r}")
-    return FIELD.sub(lambda m: str(values[m.group(1)]), template)
+    return FIELD.sub(lambda m: str(values[m.group(1)]), template) if wanted else template
 
 
 def text(key: str, lang: str = DEFAULT_LANG, /, **values) -> str:

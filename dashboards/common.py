@@ -37,6 +37,7 @@ __all__ = [
     "es_number",
     "es_percent",
     "esc",
+    "language_links",
     "lean_renderers",
     "math_md",
     "matrix_html",
@@ -149,6 +150,18 @@ def requested_lang() -> str:
             log.info("?lang=%r no es un idioma de la clase; se usa %s", lang, DEFAULT_LANG)
         return DEFAULT_LANG
     return lang
+
+
+def language_links(href, lang: str) -> str:
+    """Links to every language but ``lang``, ``href(other)`` their addresses, each link named in
+    its own language and marked with its ``lang`` (the live lecture's ``?lang=`` and the
+    export's ``en/`` files both)."""
+    return " · ".join(
+        f'<a href="{href(other)}" hreflang="{other}" lang="{other}" data-testid="lang-{other}">'
+        f"{esc(i18n.text('lecture.language', other))}</a>"
+        for other in i18n.languages()
+        if other != lang
+    )
 
 
 def serve_demo(demo_id: str) -> None:

@@ -45,7 +45,7 @@ from bokeh.resources import INLINE, Resources
 from attnmodel.formatting import es_number, number
 from attnmodel.i18n import DEFAULT_LANG, catalogue_json, languages, text
 from dashboards import registry
-from dashboards.common import LiveHTML, configure, esc, math_md
+from dashboards.common import LiveHTML, configure, esc, language_links, math_md
 from dashboards.lecture import EXERCISES, SECTIONS, section_marker
 
 # Relative to where the command runs (the project folder for make; anywhere for `clase04 export`
@@ -170,22 +170,17 @@ def _exercises(lang: str) -> pn.Column:
     return pn.Column(*rows, sizing_mode="stretch_width")
 
 
-def language_links(filename: str, lang: str) -> str:
-    """Links to the same file in every other language, each named in its own language."""
+def file_in_languages(filename: str, lang: str) -> str:
+    """Links to the same file in every other language, from a page in ``lang``."""
     up = "../" if lang_dir(lang) else ""
-    return " · ".join(
-        f'<a href="{up}{lang_dir(other)}{filename}" hreflang="{other}" lang="{other}" '
-        f'data-testid="lang-{other}">{esc(text("lecture.language", other))}</a>'
-        for other in languages()
-        if other != lang
-    )
+    return language_links(lambda other: f"{up}{lang_dir(other)}{filename}", lang)
 
 
 def _bar(filename: str, lang: str) -> pn.pane.HTML:
     return LiveHTML(
         f'<div class="c04-export-bar"><a href="{INDEX_FILE}">{esc(text("export.index_link", lang))}'
         f'</a> · <a href="{LECTURE_FILE}">{esc(text("export.lecture_link", lang))}</a> · '
-        f"{language_links(filename, lang)}</div>",
+        f"{file_in_languages(filename, lang)}</div>",
         stylesheets=[PAGE_CSS],
         margin=(6, 20, 0, 20),
     )
@@ -531,7 +526,7 @@ a {{ color: #1f5fa8; }}
 </style>
 </head>
 <body>
-<p>{language_links(INDEX_FILE, lang)}</p>
+<p>{file_in_languages(INDEX_FILE, lang)}</p>
 <h1>{esc(title)}</h1>
 <p>{esc(text("export.index_lead", lang))}</p>
 <table data-testid="export-files">

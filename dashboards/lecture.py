@@ -22,6 +22,7 @@ from dashboards.common import (
     LiveHTML,
     configure,
     esc,
+    language_links,
     math_md,
     requested,
     requested_lang,
@@ -98,13 +99,9 @@ class Lecture(pn.viewable.Viewer):
     def language_links(self) -> str:
         """Links to this section in every other language (``?lang=…&seccion=…``), each named in
         its own language and marked with its ``lang`` for screen readers."""
-        links = [
-            f'<a href="?lang={other}&amp;seccion={esc(self.section)}" hreflang="{other}" '
-            f'lang="{other}" data-testid="lang-{other}">{esc(text("lecture.language", other))}</a>'
-            for other in languages()
-            if other != self.lang
-        ]
-        return f'<div class="c04-note">{" · ".join(links)}</div>'
+        section = esc(self.section)
+        links = language_links(lambda other: f"?lang={other}&amp;seccion={section}", self.lang)
+        return f'<div class="c04-note">{links}</div>'
 
     def go(self, section_id: str) -> None:
         """Navigate to a section (used by the "Para seguir jugando" buttons)."""

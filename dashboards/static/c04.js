@@ -171,6 +171,7 @@
   const TEXT_ID = "c04-text";
   const FIELD = /(?<![\w^\\])\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
   let catalogue = null;
+  const FIELDS = new Map(); // key -> Set of its field names, found once (every number asks)
 
   function entries() {
     if (catalogue === null) {
@@ -187,12 +188,15 @@
     if (typeof template !== "string") {
       throw new Error(`C04.t: ${pyRepr(key)} no está en el catálogo.`);
     }
-    const wanted = new Set(Array.from(template.matchAll(FIELD), (m) => m[1]));
+    if (!FIELDS.has(key)) {
+      FIELDS.set(key, new Set(Array.from(template.matchAll(FIELD), (m) => m[1])));
+    }
+    const wanted = FIELDS.get(key);
     const given = Object.keys(values);
     if (wanted.size !== given.length || !given.every((k) => wanted.has(k))) {
       throw new Error(`C04.t: campos ${pyRepr([...wanted].sort())} ≠ valores en ${pyRepr(key)}.`);
     }
-    return template.replace(FIELD, (_, name) => String(values[name]));
+    return wanted.size ? template.replace(FIELD, (_, name) => String(values[name])) : template;
   }
 
   /** attnmodel.formatting.number: 3.14159 -> "3,14" (es) / "3.14" (en); never "−0,00". */
