@@ -9,7 +9,6 @@ paper's names: ``query``, ``key``, ``value``, ``d_k``, ``n_heads``. No function 
 from __future__ import annotations
 
 import functools
-import hashlib
 import math
 import unicodedata
 from typing import NamedTuple
@@ -23,6 +22,7 @@ __all__ = [
     "as_matrix",
     "causal_mask",
     "entropy_bits",
+    "hash_words",
     "letter_trigrams",
     "multi_head_attention",
     "scaled_dot_product_attention",
@@ -230,19 +230,39 @@ def letter_trigrams(token: str) -> list[str]:
     return [padded[i : i + 3] for i in range(len(padded) - 2)]
 
 
-# Hashed letter-trigram vectors: the explorer's toy "embedding table". This section was appended
-# to the module, so its two imports sit here, next to their only users.
+# Hashed letter-trigram vectors: the explorer's toy "embedding table".
+#
+# FNV-1a (32 bit) of the text's UTF-8, then one murmur3 finaliser per coordinate: integer
+# arithmetic modulo 2**32 that the export's JS repeats exactly with Math.imul (c04.js hashWords).
+# Never hash(): Python salts hash() per process, and the worked example must give the same
+# numbers on every machine and every run. Not cryptographic, and it need not be.
+_FNV_OFFSET, _FNV_PRIME = 0x811C9DC5, 0x01000193
+_GOLDEN = np.uint32(0x9E3779B9)  # 2**32 / golden ratio: spreads the coordinates' counters
+
+
+def _fnv1a(data: bytes) -> int:
+    h = _FNV_OFFSET
+    for byte in data:
+        h = ((h ^ byte) * _FNV_PRIME) & 0xFFFFFFFF
+    return h
+
+
+def hash_words(text: str, n: int) -> np.ndarray:
+    """``n`` pseudo-random uint32 words for ``text``: fmix32(fnv1a(text) + j · 0x9E3779B9)."""
+    # [n] uint32; numpy's uint32 arrays wrap modulo 2**32 as the JS twin's Math.imul does
+    start = np.uint32(_fnv1a(text.encode("utf-8", "surrogatepass")))
+    x = start + np.arange(n, dtype=np.uint32) * _GOLDEN
+    x ^= x >> np.uint32(16)
+    x *= np.uint32(0x85EBCA6B)
+    x ^= x >> np.uint32(13)
+    x *= np.uint32(0xC2B2AE35)
+    x ^= x >> np.uint32(16)
+    return x
 
 
 def _trigram_matrix(trigrams: list[str], d_model: int, salt: int) -> np.ndarray:
     # [k] trigrams -> [k, d_model], each row a fixed pseudo-random unit vector.
-    # SHAKE-256, never hash(): Python salts hash() per process, and the lecture's worked example
-    # must give the same numbers on every machine and every run.
-    digests = b"".join(
-        hashlib.shake_256(f"{salt}:{t}".encode("utf-8", "surrogatepass")).digest(4 * d_model)
-        for t in trigrams
-    )
-    words = np.frombuffer(digests, dtype="<u4").reshape(len(trigrams), d_model)
+    words = np.stack([hash_words(f"{salt}:{t}", d_model) for t in trigrams])
     vectors = words.astype(float) / 2**32 * 2 - 1  # uniform in [-1, 1) per coordinate
     return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
 
@@ -265,10 +285,11 @@ def trigram_vectors(tokens, d_model: int, salt: int = 0) -> np.ndarray:
     """Unit vectors in R^d_model for ``tokens``, built from their letter trigrams.
 
     Each trigram of :func:`letter_trigrams` maps to a fixed pseudo-random unit vector (its
-    coordinates come from SHAKE-256 of ``"salt:trigram"``), and a token is the normalised sum of
-    its trigram vectors. Tokens that share trigrams point in similar directions (gato ~ gatos);
-    tokens that share none are nearly orthogonal, up to the chance overlap of random vectors in a
-    small space. No learning is involved: the similarity is orthographic, not semantic.
+    coordinates come from :func:`hash_words` of ``"salt:trigram"``), and a token is the
+    normalised sum of its trigram vectors. Tokens that share trigrams point in similar
+    directions (gato ~ gatos); tokens that share none are nearly orthogonal, up to the chance
+    overlap of random vectors in a small space. No learning is involved: the similarity is
+    orthographic, not semantic.
     """
     # [n] tokens -> [n, d_model], each row of norm 1
     if isinstance(d_model, bool) or not isinstance(d_model, (int, np.integer)) or d_model < 1:

@@ -39,13 +39,13 @@ DEFAULT_SENTENCE = "El gato duerme porque el gato está cansado"
 DEFAULT_FOCUS = 5  # the second "gato"
 MAX_TOKENS = 40
 
-# The four constants below were chosen (by a small search over d, salt, weight and scale) so
+# The four constants below were chosen (by a search over 10⁶ salts, then weight and scale) so
 # that the defaults reproduce the seed's worked row: El 0, gato 39, duerme 3, porque 0, el 0,
 # gato 44, está 2, cansado 11 (%), every entry within 0.3 points of the printed integer.
 TOKEN_DIM = 16  # d: size of the trigram vectors and of the position code
-TRIGRAM_SALT = 55446  # seed mixed into the trigram hash; picks one fixed "embedding table"
-POSITION_WEIGHT = 0.32  # norm of the position vector added to each unit-norm token vector
-SCORE_SCALE = 4.84  # fixed sharpness: s_ij = SCORE_SCALE · v_i · v_j (stands in for 1/sqrt(d_k))
+TRIGRAM_SALT = 374255  # seed mixed into the trigram hash; picks one fixed "embedding table"
+POSITION_WEIGHT = 0.51  # norm of the position vector added to each unit-norm token vector
+SCORE_SCALE = 4.35  # fixed sharpness: s_ij = SCORE_SCALE · v_i · v_j (stands in for 1/sqrt(d_k))
 
 
 def percentages(weights) -> np.ndarray:

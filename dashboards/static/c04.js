@@ -11,7 +11,7 @@
  *   C04.html  <- dashboards/common.py (esc, matrix_html, readout_html), byte for byte
  *   C04.math  <- attnmodel/core.py (softmax, scaled_dot_product_attention, causal_mask,
  *                sinusoidal_encoding, entropy_bits, softmax_jacobian_norm, letter_trigrams,
- *                trigram_vectors with its SHAKE-256), within 1e-12
+ *                trigram_vectors with its hash_words), within 1e-12
  *
  * Matrices are arrays of arrays of numbers (Float64 arithmetic). Sums follow numpy: a row summed
  * along its contiguous axis uses numpy's pairwise summation (C04.math.sum), reproduced exactly.
@@ -585,126 +585,6 @@
     return trigramsOf(`#${normaliseToken(token)}#`);
   }
 
-  // --- SHAKE-256 (FIPS 202): Keccak-f[1600] on 32-bit halves of the 64-bit lanes -------------
-
-  const KECCAK_RC_LO = new Uint32Array(24);
-  const KECCAK_RC_HI = new Uint32Array(24);
-  const KECCAK_ROT = new Uint8Array(25); // rho offset of lane x + 5y
-  const KECCAK_PI = new Uint8Array(25); // pi: lane x + 5y goes to lane y + 5((2x + 3y) mod 5)
-  (function initKeccak() {
-    let lfsr = 1;
-    for (let round = 0; round < 24; round++) {
-      let lo = 0;
-      let hi = 0;
-      for (let j = 0; j < 7; j++) {
-        // rc(t) of FIPS 202, algorithm 5, as an LFSR over x^8 + x^6 + x^5 + x^4 + 1
-        if (lfsr & 1) {
-          const bit = (1 << j) - 1;
-          if (bit < 32) lo |= 1 << bit;
-          else hi |= 1 << (bit - 32);
-        }
-        lfsr = lfsr & 0x80 ? ((lfsr << 1) ^ 0x71) & 0xff : (lfsr << 1) & 0xff;
-      }
-      KECCAK_RC_LO[round] = lo >>> 0;
-      KECCAK_RC_HI[round] = hi >>> 0;
-    }
-    let x = 1;
-    let y = 0;
-    for (let t = 0; t < 24; t++) {
-      KECCAK_ROT[x + 5 * y] = (((t + 1) * (t + 2)) / 2) % 64;
-      [x, y] = [y, (2 * x + 3 * y) % 5];
-    }
-    for (let xx = 0; xx < 5; xx++) {
-      for (let yy = 0; yy < 5; yy++) KECCAK_PI[xx + 5 * yy] = yy + 5 * ((2 * xx + 3 * yy) % 5);
-    }
-  })();
-
-  // state: Uint32Array(50), lane i = (lo: state[2i], hi: state[2i + 1]), little-endian bytes.
-  const cLo = new Uint32Array(5); // scratch lanes of keccakF (single-threaded page)
-  const cHi = new Uint32Array(5);
-  const bLo = new Uint32Array(25);
-  const bHi = new Uint32Array(25);
-
-  function keccakF(state) {
-    for (let round = 0; round < 24; round++) {
-      // theta
-      for (let x = 0; x < 5; x++) {
-        cLo[x] = state[2 * x] ^ state[2 * x + 10] ^ state[2 * x + 20] ^ state[2 * x + 30]
-          ^ state[2 * x + 40];
-        cHi[x] = state[2 * x + 1] ^ state[2 * x + 11] ^ state[2 * x + 21] ^ state[2 * x + 31]
-          ^ state[2 * x + 41];
-      }
-      for (let x = 0; x < 5; x++) {
-        const l1 = cLo[(x + 1) % 5];
-        const h1 = cHi[(x + 1) % 5];
-        const dLo = cLo[(x + 4) % 5] ^ ((l1 << 1) | (h1 >>> 31));
-        const dHi = cHi[(x + 4) % 5] ^ ((h1 << 1) | (l1 >>> 31));
-        for (let y = 0; y < 25; y += 5) {
-          state[2 * (x + y)] ^= dLo;
-          state[2 * (x + y) + 1] ^= dHi;
-        }
-      }
-      // rho and pi
-      for (let i = 0; i < 25; i++) {
-        const lo = state[2 * i];
-        const hi = state[2 * i + 1];
-        const n = KECCAK_ROT[i];
-        const j = KECCAK_PI[i];
-        if (n === 0) {
-          bLo[j] = lo;
-          bHi[j] = hi;
-        } else if (n < 32) {
-          bLo[j] = (lo << n) | (hi >>> (32 - n));
-          bHi[j] = (hi << n) | (lo >>> (32 - n));
-        } else if (n === 32) {
-          bLo[j] = hi;
-          bHi[j] = lo;
-        } else {
-          const m = n - 32;
-          bLo[j] = (hi << m) | (lo >>> (32 - m));
-          bHi[j] = (lo << m) | (hi >>> (32 - m));
-        }
-      }
-      // chi
-      for (let y = 0; y < 25; y += 5) {
-        for (let x = 0; x < 5; x++) {
-          const i1 = y + ((x + 1) % 5);
-          const i2 = y + ((x + 2) % 5);
-          state[2 * (y + x)] = bLo[y + x] ^ (~bLo[i1] & bLo[i2]);
-          state[2 * (y + x) + 1] = bHi[y + x] ^ (~bHi[i1] & bHi[i2]);
-        }
-      }
-      // iota
-      state[0] ^= KECCAK_RC_LO[round];
-      state[1] ^= KECCAK_RC_HI[round];
-    }
-  }
-
-  const SHAKE256_RATE = 136; // bytes
-
-  /** SHAKE-256 of bytes, squeezed as nWords little-endian uint32 words (4 · nWords bytes). */
-  function shake256Words(bytes, nWords) {
-    const state = new Uint32Array(50);
-    const rate = SHAKE256_RATE;
-    let offset = 0;
-    for (; offset + rate <= bytes.length; offset += rate) {
-      for (let k = 0; k < rate; k++) state[k >> 2] ^= bytes[offset + k] << (8 * (k & 3));
-      keccakF(state);
-    }
-    const rest = bytes.length - offset;
-    for (let k = 0; k < rest; k++) state[k >> 2] ^= bytes[offset + k] << (8 * (k & 3));
-    state[rest >> 2] ^= 0x1f << (8 * (rest & 3)); // SHAKE domain bits + first pad bit
-    state[(rate - 1) >> 2] ^= 0x80 << (8 * ((rate - 1) & 3)); // last pad bit
-    keccakF(state);
-    const words = new Uint32Array(nWords);
-    const perBlock = rate / 4;
-    for (let i = 0; i < nWords; i++) {
-      if (i > 0 && i % perBlock === 0) keccakF(state);
-      words[i] = state[i % perBlock];
-    }
-    return words;
-  }
-
   /** str.encode("utf-8", "surrogatepass"): lone surrogates become 3-byte sequences. */
   function utf8SurrogatePass(s) {
     const out = [];
@@ -722,19 +602,25 @@
     return Uint8Array.from(out);
   }
 
-  /** hashlib.shake_256(data).digest(n) as an array of byte values (data: string or bytes). */
-  function shake256(data, nBytes) {
-    const bytes = typeof data === "string" ? utf8SurrogatePass(data) : Uint8Array.from(data);
-    const words = shake256Words(bytes, Math.ceil(nBytes / 4));
-    const out = [];
-    for (let k = 0; k < nBytes; k++) out.push((words[k >> 2] >>> (8 * (k & 3))) & 0xff);
+  /** attnmodel.core.hash_words: n uint32 words, fmix32(fnv1a(utf8(text)) + j · 0x9E3779B9).
+   * The same integer arithmetic modulo 2**32 on both sides (numpy uint32, Math.imul). */
+  function hashWords(text, n) {
+    let h = 0x811c9dc5;
+    for (const byte of utf8SurrogatePass(text)) h = Math.imul(h ^ byte, 0x01000193) >>> 0;
+    const out = new Uint32Array(n);
+    for (let j = 0; j < n; j++) {
+      let x = (h + Math.imul(j, 0x9e3779b9)) >>> 0;
+      x = Math.imul(x ^ (x >>> 16), 0x85ebca6b) >>> 0;
+      x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35) >>> 0;
+      out[j] = (x ^ (x >>> 16)) >>> 0;
+    }
     return out;
   }
 
   // [k] trigrams -> [k, d_model], each row a fixed pseudo-random unit vector.
   function trigramMatrix(trigrams, dModel, salt) {
     return trigrams.map((t) => {
-      const words = shake256Words(utf8SurrogatePass(`${salt}:${t}`), dModel);
+      const words = hashWords(`${salt}:${t}`, dModel);
       const v = Array.from(words, (w) => (w / 2 ** 32) * 2 - 1); // uniform in [-1, 1)
       const norm = Math.sqrt(npSum(v.map((c) => c * c)));
       return v.map((c) => c / norm);
@@ -977,7 +863,7 @@
       letterTrigrams,
       trigramVectors,
       sum: npSum,
-      shake256,
+      hashWords,
     },
     util: { pyRepr, pyStr, pyFloatRepr },
     views: (previous && previous.views) || {},

@@ -531,3 +531,21 @@ def test_refusals_are_said_in_english_too(refused, english):
     assert caught.value.message("en") == english
     assert str(caught.value) == caught.value.message("es") != english
     assert c04_testing.spanish_words_left(english) == set()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    # FNV-1a 32-bit test vectors published with the algorithm (isthe.com/chongo/tech/comp/fnv)
+    [("", 0x811C9DC5), ("a", 0xE40C292C), ("foobar", 0xBF9CF968)],
+)
+def test_fnv1a_matches_the_published_test_vectors(text, expected):
+    assert core._fnv1a(text.encode()) == expected
+
+
+def test_hash_words_are_fixed_uint32_words_that_differ_per_text():
+    words = core.hash_words("374255:#ga", 16)
+    assert words.dtype == np.uint32
+    assert words.shape == (16,)
+    np.testing.assert_array_equal(words, core.hash_words("374255:#ga", 16))
+    assert core.hash_words("374255:#ga", 4).tolist() == words[:4].tolist()
+    assert len(set(words.tolist()) | set(core.hash_words("374255:gat", 16).tolist())) == 32

@@ -8,7 +8,6 @@ reproducible (pairwise sums, exact formatting).
 
 from __future__ import annotations
 
-import hashlib
 import html
 import math
 import re
@@ -20,6 +19,7 @@ import pytest
 from attnmodel.core import (
     causal_mask,
     entropy_bits,
+    hash_words,
     letter_trigrams,
     scaled_dot_product_attention,
     sinusoidal_encoding,
@@ -483,13 +483,13 @@ def test_js_letter_trigrams_match_python_exactly(c04):
         assert [units(t) for t in letter_trigrams(token)] == [units(t) for t in g], token
 
 
-def test_js_shake256_matches_hashlib(c04):
+def test_js_hash_words_match_python_exactly(c04):
     rng = np.random.default_rng(415)
     texts = [f"{TRIGRAM_SALT}:#ga", "", "abc", *CORPUS[:30]]
     texts += ["".join(rng.choice(list("ab#ñ😀"), int(n))) for n in rng.integers(0, 400, 40)]
     cases = [[t, int(n)] for t, n in zip(texts, rng.integers(1, 320, len(texts)), strict=True)]
-    got = js_values(c04, "(t, n) => C04.math.shake256(t, n)", cases)
-    assert got == [list(hashlib.shake_256(t.encode()).digest(n)) for t, n in cases]
+    got = js_values(c04, "(t, n) => Array.from(C04.math.hashWords(t, n))", cases)
+    assert got == [hash_words(t, n).tolist() for t, n in cases]
 
 
 def test_js_trigram_vectors_match_python_within_1e_12(c04):
