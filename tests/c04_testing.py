@@ -163,6 +163,20 @@ def expected_top(model, weights) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
+# Headings as the page shows them
+
+# Markup and math that Markdown or MathJax render as something else: "¿Por qué dividir por
+# √d_k?" shows "√d_k" as a formula, "La capital de ___ es …" shows "___" as a rule or emphasis.
+_RENDERED_OTHERWISE = re.compile(r"[#*_$\\√…\"“”«»]")
+
+
+def heading_text(catalogue_text: str) -> str:
+    """The longest stretch of a catalogue heading that the page shows verbatim, for
+    ``get_by_text``: tests take headings from the registry and catalogue, never retype them."""
+    return max(_RENDERED_OTHERWISE.split(catalogue_text), key=lambda s: len(s.strip())).strip()
+
+
+# ---------------------------------------------------------------------------------------------
 # Languages: no Spanish left on an English page
 
 
@@ -302,7 +316,7 @@ def sa_editors(view) -> dict:
     text) and each matrix's cell texts, row by row."""
     return {
         "errors": {n: html.unescape(e.error.object) for n, e in view.editors.items()},
-        "cells": {n: [w.value for row in e._inputs for w in row] for n, e in view.editors.items()},
+        "cells": {n: [w.value for row in e.cells for w in row] for n, e in view.editors.items()},
     }
 
 

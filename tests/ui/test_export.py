@@ -19,8 +19,9 @@ from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
 from dashboards.export import INDEX_FILE, LECTURE_FILE, MAX_BYTES, PAGES, lang_dir, pages
 from dashboards.lecture import SECTIONS
+from dashboards.registry import section_demos
 
-from c04_testing import PAGE_TEXT_JS, readout, spanish_words_left, table_row
+from c04_testing import PAGE_TEXT_JS, heading_text, readout, spanish_words_left, table_row
 
 pytestmark = pytest.mark.ui
 
@@ -58,67 +59,75 @@ def heading(page, text: str):
 
 
 def check_self_attention(page):
-    expect(heading(page, "Autoatención sobre tres tokens")).to_be_visible()
     expect(table_row(page, "sa-weights", 1)).to_have_text(["0,2840", "0,1400", "0,5760"])
 
 
 def check_scaling(page):
     model = ScalingDemo()
-    expect(heading(page, "¿Por qué dividir por")).to_be_visible()
     expect(readout(page, "scaling-score-std")).to_have_text(es_number(model.score_std))
 
 
 def check_multihead(page):
-    expect(heading(page, "Varias cabezas, varias relaciones a la vez")).to_be_visible()
     expect(page.locator('[data-testid="head-dims"]')).to_have_text(
         "d_model = 24, h = 4 → cada cabeza de dimensión 6"
     )
 
 
 def check_positional(page):
-    expect(heading(page, "La matriz de codificación posicional")).to_be_visible()
     expect(page.locator('[data-testid="pe-worked-table"]')).to_contain_text("0,8415")
 
 
 def check_capital(page):
-    expect(heading(page, "La capital de ___ es")).to_be_visible()
     expect(readout(page, "capital-prediction")).to_have_text("París")
     expect(readout(page, "capital-probability")).to_have_text("0,3805")
 
 
 def check_explorer(page):
-    expect(heading(page, "Atención: cómo decide un Transformer qué mirar")).to_be_visible()
     expect(page.locator('[data-testid="row-1"]')).to_have_text("39 %")
     expect(page.locator('[data-testid="row-5"]')).to_have_text("44 %")
 
 
 def check_exercises(page):
-    expect(heading(page, "Para seguir jugando")).to_be_visible()
     expect(page.get_by_text("En la 1, activa la máscara causal", exact=False)).to_be_visible()
 
 
+# Each demo's default numbers, checked beyond its heading. A demo without an entry here is still
+# checked on every page that shows it: its marker and its heading, both from the registry.
 CHECKS = {
-    "autoatencion": (check_self_attention, check_scaling),
+    "autoatencion": (check_self_attention,),
+    "escalado": (check_scaling,),
     "cabezas": (check_multihead,),
     "posicion": (check_positional,),
     "capital": (check_capital,),
     "explorador": (check_explorer,),
 }
+
+
+def check_heading(title: str):
+    def check(page):
+        expect(heading(page, heading_text(title))).to_be_visible()
+
+    return check
+
+
+def section_content(section) -> tuple[list[str], list]:
+    """(every marker, checks) of one section, from the registry."""
+    if not section.demos:
+        return [section.id], [check_heading(text("exercise.heading")), check_exercises]
+    demos = section_demos(section)
+    markers = [section.id, *(d.id for d in demos if d.id != section.id)]
+    checks = [c for d in demos for c in (check_heading(d.title()), *CHECKS.get(d.id, ()))]
+    return markers, checks
+
+
 # What each file shows: (marker waited for on first render, every marker, checks).
 CONTENT = {
     LECTURE_FILE: (
-        "autoatencion",
-        [*(s.id for s in SECTIONS), "escalado"],
-        [*(c for checks in CHECKS.values() for c in checks), check_exercises],
+        SECTIONS[0].id,
+        [m for s in SECTIONS for m in section_content(s)[0]],
+        [c for s in SECTIONS for c in section_content(s)[1]],
     ),
-    **{
-        f"{section}.html": (
-            section,
-            [section, "escalado"] if section == "autoatencion" else [section],
-            list(checks),
-        )
-        for section, checks in CHECKS.items()
-    },
+    **{f"{s.id}.html": (s.id, *section_content(s)) for s in SECTIONS if s.demos},
 }
 
 
@@ -161,7 +170,7 @@ def test_lecture_navigation_scrolls_to_each_section(page, offline, exported):
 
 def test_index_links_every_file_offline(page, offline, exported):
     page.goto((exported / INDEX_FILE).as_uri())
-    expect(page.get_by_role("heading", name="Clase 04 — Atención y Transformers")).to_be_visible()
+    expect(page.get_by_role("heading", name=text("lecture.title"))).to_be_visible()
     links = page.locator('[data-testid="export-files"] a')
     expect(links).to_have_text(FILES)
     for filename in FILES:

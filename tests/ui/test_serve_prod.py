@@ -30,8 +30,10 @@ from bokeh.events import DocumentReady
 from playwright.sync_api import expect
 from tornado.ioloop import IOLoop
 
+from attnmodel.i18n import text
+
 ROOT = Path(__file__).resolve().parents[2]
-TITLE = "Clase 04 — Atención y Transformers"
+TITLE = text("lecture.title")
 WORKERS = 2
 READY_S = 90  # the script: workers importing, warming up, nginx starting
 STOP_S = 15  # SIGTERM -> every process gone
