@@ -330,6 +330,9 @@ class ExplorerView(DemoView):
         params.setdefault("model", AttentionExplorer())
         super().__init__(**params)
         m = self.model
+        # Set while the view writes the model's state into its widgets: the buttons and the
+        # select pass through states of their own on the way (new options, then the value), and
+        # those must not reach the model as a new focus. Comparing with the model cannot tell.
         self._syncing = False
 
         self.sentence_input = pn.widgets.TextInput(

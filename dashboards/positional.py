@@ -241,7 +241,6 @@ class PositionalView(DemoView):
         self.shape = LiveHTML(
             shape_html(model.n_positions, model.d_model, self.lang), margin=(18, 10)
         )
-        self._syncing = False
         self._sliders = {"n_positions": self.n_slider, "d_model": self.d_slider}
         for name, slider in self._sliders.items():
             slider.param.watch(lambda event, name=name: self._from_widget(name, event), "value")
@@ -281,7 +280,8 @@ class PositionalView(DemoView):
         )
 
     def _from_widget(self, name: str, event) -> None:
-        if self._syncing or event.new == getattr(self.model, name):
+        # The model's own value (a slider put back or moved by the model) is not a change.
+        if event.new == getattr(self.model, name):
             return
         lo, hi = self.model.param[name].bounds
         try:
@@ -306,11 +306,7 @@ class PositionalView(DemoView):
             self._update_plots()
 
     def _set_slider(self, name: str, value: int) -> None:
-        self._syncing = True
-        try:
-            self._sliders[name].value = value
-        finally:
-            self._syncing = False
+        self._sliders[name].value = value
 
     # -- plots ---------------------------------------------------------------------------------
 

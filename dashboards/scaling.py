@@ -193,8 +193,7 @@ class StopSlider(pn.viewable.Viewer):
 
     def __init__(self, label: str = "", width: int = 320, margin=(10, 20, 10, 10), **params):
         super().__init__(**params)
-        self._syncing = False
-        self._slider = pn.widgets.IntSlider(
+        self.slider = pn.widgets.IntSlider(
             label=label,
             start=0,
             end=max(len(self.options) - 1, 1),
@@ -204,7 +203,9 @@ class StopSlider(pn.viewable.Viewer):
             width=width,
             margin=margin,
         )
-        self._slider.param.watch(self._from_slider, "value")
+        # No guard against the echo: the slider put on the model's stop writes back the same
+        # value, and param calls no watcher for an unchanged value.
+        self.slider.param.watch(self._from_slider, "value")
         self.param.watch(self._to_slider, ["value", "options"])
 
     def _index(self, value: int) -> int:
@@ -214,21 +215,16 @@ class StopSlider(pn.viewable.Viewer):
         return CustomJSTickFormatter(args={"stops": list(self.options)}, code=STOP_FORMAT_JS)
 
     def _from_slider(self, event) -> None:
-        if not self._syncing:
-            self.value = self.options[int(event.new)]
+        self.value = self.options[int(event.new)]
 
     def _to_slider(self, *events) -> None:
-        self._syncing = True
-        try:
-            updates = {"value": self._index(self.value)}
-            if any(e.name == "options" for e in events):
-                updates.update(end=max(len(self.options) - 1, 1), format=self._format())
-            self._slider.param.update(**updates)
-        finally:
-            self._syncing = False
+        updates = {"value": self._index(self.value)}
+        if any(e.name == "options" for e in events):
+            updates.update(end=max(len(self.options) - 1, 1), format=self._format())
+        self.slider.param.update(**updates)
 
     def __panel__(self):
-        return self._slider
+        return self.slider
 
 
 class ScalingView(DemoView):
@@ -399,14 +395,14 @@ class ScalingView(DemoView):
         kinds = {name: kind for name, (_, kind) in targets.items()}
         args: dict[str, object] = {name: obj for name, (obj, _) in targets.items()}
         # StopSlider: an IntSlider over the stops' indices.
-        args["w_d_k"] = self.d_k_slider._slider
+        args["w_d_k"] = self.d_k_slider.slider
         args["w_sample"] = self.sample_button
         args["options"] = json.dumps(options)
         args["init"] = json.dumps({"seed": int(m.seed)})
         args["n_seeds"] = EXPORT_SEEDS
         names = ", ".join(args)
         code = f'C04.update("scaling", {{{names}, trigger: cb_obj}}, {json.dumps(kinds)});'
-        self.d_k_slider._slider.jscallback(value=code, args=args)
+        self.d_k_slider.slider.jscallback(value=code, args=args)
         self.sample_button.jscallback(clicks=code, args=args)
         return len(table)
 

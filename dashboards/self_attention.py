@@ -349,7 +349,7 @@ class SelfAttentionView(DemoView):
         cells = []
         for name, editor in self.editors.items():
             args[f"err_{name}"] = editor.error
-            for i, row in enumerate(editor._inputs):
+            for i, row in enumerate(editor.cells):
                 for j, widget in enumerate(row):
                     args[f"w_{name}_{i}_{j}"] = widget
                     cells.append(widget)

@@ -143,7 +143,7 @@ def test_preset_select_loads_the_matrices(view):
     m = view.model
     assert m.preset == "puntajes grandes"
     np.testing.assert_array_equal(m.X, 3 * np.array([[1, 0], [0, 1], [1, 1]]))
-    assert view.editors["X"]._inputs[2][1].value == "3"
+    assert view.editors["X"].cells[2][1].value == "3"
     assert_shows_model(view)
     # The softmax saturates: every row is practically one-hot, the gradient fades.
     assert view.gradient_pane.object.count("el gradiente se apaga") == 3
@@ -157,7 +157,7 @@ def test_preset_select_loads_the_matrices(view):
 
 
 def test_typing_a_spanish_number_edits_the_model(view):
-    cell = view.editors["X"]._inputs[0][0]
+    cell = view.editors["X"].cells[0][0]
     cell.value = "1,5"
     m = view.model
     assert m.X[0, 0] == 1.5
@@ -173,7 +173,7 @@ def test_typing_a_spanish_number_edits_the_model(view):
 def test_bad_cell_keeps_the_model_and_shows_a_message(view, text, caplog):
     before = view.weights_pane.object
     x_before = view.model.X.copy()
-    cell = view.editors["X"]._inputs[0][0]
+    cell = view.editors["X"].cells[0][0]
     with caplog.at_level(logging.INFO, logger="dashboards.self_attention"):
         cell.value = text
     np.testing.assert_array_equal(view.model.X, x_before)
@@ -189,7 +189,7 @@ def test_bad_cell_keeps_the_model_and_shows_a_message(view, text, caplog):
 
 
 def test_bad_cell_text_is_escaped(view):
-    view.editors["W_V"]._inputs[0][0].value = "<b>x</b>"
+    view.editors["W_V"].cells[0][0].value = "<b>x</b>"
     message = view.editors["W_V"].error.object
     assert "<b>" not in message
     assert "&lt;b&gt;" in message
@@ -217,7 +217,7 @@ def test_heatmap_follows_the_model(view):
     np.testing.assert_allclose(heat(), view.model.weights)
     assert heat()[0].tolist() == [1.0, 0.0, 0.0]
     assert labels()[("token 1", "token 1")] == "1,0000"
-    view.editors["X"]._inputs[0][0].value = "2"
+    view.editors["X"].cells[0][0].value = "2"
     np.testing.assert_allclose(heat(), view.model.weights)
     # Fixed axes: token 1 on top, keys in order; the figure is the one built in __init__.
     assert list(view.heatmap.x_range.factors) == TOKENS
@@ -237,7 +237,7 @@ def test_views_do_not_share_state(panel_cleanup):
     assert a.model is not b.model
     assert a.causal_toggle is not b.causal_toggle
     a.causal_toggle.value = True
-    a.editors["X"]._inputs[0][0].value = "2"
+    a.editors["X"].cells[0][0].value = "2"
     assert b.model.causal is False
     assert b.model.X[0, 0] == 1.0
     assert table(b.weights_pane.object, "sa-weights")[0] == ["0,2840", "0,1400", "0,5760"]
@@ -285,7 +285,7 @@ def test_english_controls_change_the_english_numbers(english):
     assert table(english.gradient_pane.object, "sa-gradient")[0] == ["0.0000", ""]
     assert text("self_attention.one_hot", "en") in english.gradient_pane.object
     english.causal_toggle.value = False
-    english.editors["X"]._inputs[0][0].value = "1.5"  # an English decimal point
+    english.editors["X"].cells[0][0].value = "1.5"  # an English decimal point
     m = english.model
     assert m.X[0, 0] == 1.5
     assert english.preset_select.value == "personalizado"
@@ -293,9 +293,9 @@ def test_english_controls_change_the_english_numbers(english):
     assert table(english.weights_pane.object, "sa-weights") == [
         [number(w, 4, lang="en") for w in row] for row in m.weights
     ]
-    assert english.editors["X"]._inputs[0][0].value == "1.5"
+    assert english.editors["X"].cells[0][0].value == "1.5"
     m.X = [[1.25, 0.0], [0.0, 1.0], [1.0, 1.0]]
-    assert english.editors["X"]._inputs[0][0].value == "1.25"  # the cell, written in English
+    assert english.editors["X"].cells[0][0].value == "1.25"  # the cell, written in English
 
 
 @pytest.mark.parametrize(
@@ -307,9 +307,9 @@ def test_english_controls_change_the_english_numbers(english):
 )
 def test_english_bad_cell_says_why_in_english(english, typed, message):
     before = english.weights_pane.object
-    english.editors["X"]._inputs[0][0].value = typed
+    english.editors["X"].cells[0][0].value = typed
     assert english.weights_pane.object == before
     error = english.editors["X"].error.object
     assert error == text("input.cell_refused", "en", name="X", row=1, col=1, message=message)
     assert c04_testing.spanish_words_left(error) == set()
-    assert english.editors["X"]._inputs[0][0].value == "1"
+    assert english.editors["X"].cells[0][0].value == "1"

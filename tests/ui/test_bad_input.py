@@ -128,7 +128,7 @@ def sa_plan() -> list[tuple[tuple, dict]]:
     for step in sa_steps():
         name, i, j, text, value, message = step
         before = getattr(view.model, name).copy()
-        view.editors[name]._inputs[i][j].value = text
+        view.editors[name].cells[i][j].value = text
         after = getattr(view.model, name)
         error = html.unescape(view.editors[name].error.object)
         if value is None:  # refused: message beside the cell, the model untouched

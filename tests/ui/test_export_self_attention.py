@@ -115,7 +115,7 @@ def expected_snapshots() -> list[dict]:
             view.preset_select.value = step[1]
         else:
             _, name, i, j, text = step
-            view.editors[name]._inputs[i][j].value = text
+            view.editors[name].cells[i][j].value = text
         out.append(_python_snapshot(view))
     return out
 

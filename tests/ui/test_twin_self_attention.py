@@ -188,7 +188,7 @@ def test_cells_and_messages_follow_the_page_language(page):
     errors = load_twin(page, "en", {"self_attention": client_init(SelfAttention())})
     got = page.evaluate(EDITS_JS, typed)
     view = SelfAttentionView(lang="en")
-    cell, expected = view.editors["X"]._inputs[0][0], []
+    cell, expected = view.editors["X"].cells[0][0], []
     for value in typed:
         cell.value = value
         expected.append(
