@@ -228,7 +228,6 @@ def bokeh_client_check(app_url: str) -> dict:
     import panel  # noqa: F401  (registers Panel's Bokeh models for the client document)
     from bokeh.client import pull_session
     from bokeh.events import DocumentReady
-    from panel.models.markup import HTML as PanelHTML
     from tornado.ioloop import IOLoop
 
     loop = IOLoop()
@@ -242,8 +241,9 @@ def bokeh_client_check(app_url: str) -> dict:
             (m for m in models if type(m).__name__ == "Checkbox" and "sa-causal" in m.css_classes),
             None,
         )
+        # The weights table is a Markup component: its spec lives on its data model.
         weights = next(
-            (m for m in models if isinstance(m, PanelHTML) and "sa-weights" in (m.text or "")),
+            (m for m in models if "sa-weights" in str(getattr(m, "spec", None) or "")),
             None,
         )
         return checkbox, weights
@@ -258,18 +258,18 @@ def bokeh_client_check(app_url: str) -> dict:
         if checkbox is None or weights is None:
             return {"ok": False, "error": "la sección de autoatención no llegó"}
         opened = time.perf_counter() - start
-        before, got = weights.text, []
+        before, got = dict(weights.spec), []
 
         def changed(attr, old, new):
             got.append(time.perf_counter())
             session.close()
 
-        weights.on_change("text", changed)
+        weights.on_change("spec", changed)
         loop.call_later(UPDATE_TIMEOUT_S, session.close)
         sent = time.perf_counter()
         checkbox.active = not checkbox.active
         session._loop_until_closed()  # returns once `changed` or the timer closes the session
-        ok = bool(got) and weights.text != before
+        ok = bool(got) and weights.spec != before
         return {
             "ok": ok,
             "open_s": round(opened, 3),
@@ -298,13 +298,14 @@ def find_objects(node, found: list) -> list:
 
 
 def lecture_targets(objects: list) -> tuple[dict | None, dict | None]:
-    """The "Máscara causal" checkbox and the attention weights pane among serialized objects."""
+    """The "Máscara causal" checkbox and the data model holding the attention weights' spec
+    (a Markup component's ``data``) among serialized objects."""
     checkbox = weights = None
     for o in objects:
         attributes = o.get("attributes", {})
         if o["name"] == "Checkbox" and "sa-causal" in attributes.get("css_classes", []):
             checkbox = o
-        elif o["name"].endswith("HTML") and "sa-weights" in str(attributes.get("text", "")):
+        elif "sa-weights" in str(attributes.get("spec", "")):
             weights = o
     return checkbox, weights
 
@@ -415,7 +416,7 @@ class Session:
                     for event in message.content.get("events", ()):
                         if (
                             event.get("model", {}).get("id") == self.weights_id
-                            and event.get("attr") == "text"
+                            and event.get("attr") == "spec"
                             and self.pending is not None
                             and not self.pending.done()
                         ):

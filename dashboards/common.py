@@ -31,6 +31,7 @@ __all__ = [
     "DemoView",
     "LangColumn",
     "LiveHTML",
+    "Markup",
     "MatrixEditor",
     "apply_render",
     "configure",
@@ -41,6 +42,7 @@ __all__ = [
     "lean_renderers",
     "math_md",
     "matrix_html",
+    "matrix_spec",
     "readout_html",
     "respond_immediately",
     "section_header",
@@ -83,6 +85,7 @@ def configure() -> None:
         logger.propagate = False
     pn.extension("mathjax", raw_css=[CSS], design="native", notifications=False)
     _local_stylesheets()
+    _markup_script()
     quiet_closed_websockets()
 
 
@@ -130,6 +133,22 @@ def _local_stylesheets() -> None:
     dist = f"{pn.state.rel_path}/{LOCAL_DIST}" if pn.state.rel_path else LOCAL_DIST
     # Private API: Panel has no public setter; without it, 8 CDN stylesheets per student session.
     doc._template_variables.setdefault("dist_url", dist)
+
+
+# Where the served page loads dashboards/static/markup.js (serving.command serves that folder
+# at /c04/); the export inlines the file with the twins instead.
+MARKUP_URL = "c04/markup.js"
+
+
+def _markup_script() -> None:
+    """Load the markup renderer (``C04.markup``, dashboards/static/markup.js) in served pages.
+
+    Only when served: the export's save would otherwise write a <script src> that no file
+    next to the exported page holds (it inlines the file itself)."""
+    doc = pn.state.curdoc
+    if doc is None or doc.session_context is None:
+        return
+    pn.config.js_files = {**pn.config.js_files, "c04_markup": MARKUP_URL}
 
 
 def requested(name: str) -> str | None:
@@ -241,6 +260,78 @@ def matrix_html(
         parts.append(f"<tr><th>{esc(label)}</th>{''.join(cells)}{total}</tr>")
     parts.append("</table>")
     return "".join(parts)
+
+
+def matrix_spec(
+    matrix,
+    row_labels,
+    col_labels,
+    decimals: int = 2,
+    row_sums: bool = False,
+    testid: str | None = None,
+    shade: bool = False,
+    title: str = "",
+    lang: str = DEFAULT_LANG,
+) -> dict:
+    """The spec of ``C04.markup.matrix``: cell texts in ``lang``, None for −∞ (masked), each
+    row's weights when ``shade`` (cells coloured by value in [0, 1]), its "Σ" when ``row_sums``.
+    """
+    m = np.atleast_2d(np.asarray(matrix, dtype=float))
+    rows = []
+    for label, row in zip(row_labels, m, strict=True):
+        rows.append(
+            {
+                "label": str(label),
+                "cells": [None if np.isneginf(v) else number(v, decimals, lang=lang) for v in row],
+                "shade": [float(v) for v in row] if shade else None,
+                "sum": number(row[np.isfinite(row)].sum(), decimals, lang=lang)
+                if row_sums
+                else None,
+            }
+        )
+    return {"testid": testid, "title": title, "cols": [str(c) for c in col_labels], "rows": rows}
+
+
+class Markup(pn.custom.JSComponent):
+    """HTML drawn in the browser by ``C04.markup[kind](spec)`` (dashboards/static/markup.js).
+
+    The one renderer of the lecture's changing markup: a live view sets ``spec`` (text in its
+    language and numbers, see each kind in markup.js), the export's twin sets the same spec
+    in the page. ``kind`` is fixed at creation.
+    """
+
+    kind = param.Selector(
+        default="matrix",
+        objects=["matrix", "bars", "readout", "readouts", "note"],
+        constant=True,
+        doc="Which renderer of C04.markup draws the spec.",
+    )
+    spec = param.Dict(default={}, doc="The fragment's text and numbers (JSON).")
+
+    _esm = """
+export function render({ model, el }) {
+  const draw = () => { el.innerHTML = model.spec && Object.keys(model.spec).length
+    ? window.C04.markup[model.kind](model.spec) : "" }
+  model.on("spec", draw)
+  draw()
+}
+"""
+
+    # Private API, both hooks below: Panel's generic path took ~1,1 ms per new spec (the
+    # design's modifiers recomputed, echo checks, a failing getattr that builds spelling
+    # suggestions), which made a self-attention update 2,3 → 4,8 ms on the server. A spec only
+    # goes from the server to the browser (the browser never writes it): it is set, nothing else.
+    def _update_properties(self, *events, doc):
+        if all(e.name == "spec" for e in events):
+            return {"spec": events[-1].new}
+        return super()._update_properties(*events, doc=doc)
+
+    def _update_model(self, events, msg, root, model, doc, comm) -> None:
+        if msg.keys() != {"spec"}:
+            super()._update_model(events, msg, root, model, doc, comm)
+            return
+        with pn.io.hold(doc, comm=comm):
+            model.data.spec = msg["spec"]
 
 
 def readout_html(label: str, value: str, unit: str = "", testid: str | None = None) -> str:
@@ -429,9 +520,10 @@ def apply_render(targets: dict[str, tuple[object, str]], values: dict[str, objec
     """Put the output of a view's ``render(model)`` on screen (the live side of the twin).
 
     ``targets`` is the view's ``client_targets()``: name -> (object, kind) with kind "html" (a
-    pane's ``object``), "data" (a ColumnDataSource's ``data``) or "prop:<name>" (a Bokeh/Panel
-    property, set only when it changed). The browser twin (``C04.apply``) does the same with the
-    same names, so the live app and the export show the same thing.
+    pane's ``object``), "markup" (a :class:`Markup`'s ``spec``), "data" (a ColumnDataSource's
+    ``data``) or "prop:<name>" (a Bokeh/Panel property, set only when it changed). The
+    browser twin (``C04.apply``) does the same with the same names, so the live app and the
+    export show the same thing.
     """
     # Bokeh checks every value against its property type; these values come from ``render``,
     # whose output the tests check, and the check was a fifth of a multihead update in
@@ -442,6 +534,9 @@ def apply_render(targets: dict[str, tuple[object, str]], values: dict[str, objec
             if kind == "html":
                 if obj.object != value:
                     obj.object = value
+            elif kind == "markup":
+                if obj.spec != value:
+                    obj.spec = value
             elif kind == "data":
                 obj.data = value
             elif kind.startswith("prop:"):

@@ -22,12 +22,12 @@ from attnmodel.self_attention import CUSTOM, MATRICES, PRESETS, SelfAttention
 from dashboards.common import (
     DemoView,
     LiveHTML,
+    Markup,
     MatrixEditor,
     apply_render,
-    esc,
     lean_renderers,
     math_md,
-    matrix_html,
+    matrix_spec,
     section_header,
     serve_demo,
 )
@@ -98,28 +98,26 @@ def _gradient_value(g: float, lang: str = DEFAULT_LANG) -> str:
     return number(g, 4 if g >= 1e-3 or g == 0 else 5, lang=lang)
 
 
-def gradient_html(gradient: np.ndarray, lang: str = DEFAULT_LANG) -> str:
-    """Per row: the gradient size, a bar relative to the uniform row, and a note when it fades."""
+def gradient_spec(gradient: np.ndarray, lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.bars`` per row: the gradient size, a bar relative to the uniform row (%),
+    and a note when it fades."""
     rows = []
     for i, g in enumerate(np.asarray(gradient, dtype=float)):
         g = 0.0 if g < GRADIENT_FLOOR else float(g)
-        width = 100 * float(np.clip(g / UNIFORM_GRADIENT, 0, 1))
         note = ""
         if g == 0:
             note = text("self_attention.one_hot", lang)
         elif g < FADED:
             note = text("self_attention.almost_one_hot", lang)
         rows.append(
-            f'<tr><th>{esc(TOKENS[i])}</th><td data-testid="sa-gradient-{i + 1}">'
-            f"{_gradient_value(g, lang)}</td>"
-            '<td style="border:none; min-width:8em"><div style="background:#1f5fa8; height:10px; '
-            f'width:{width:.1f}%"></div></td>'
-            f'<td class="c04-sum" style="color:#a40000">{note}</td></tr>'
+            {
+                "label": TOKENS[i],
+                "value": _gradient_value(g, lang),
+                "width": 100 * g / UNIFORM_GRADIENT,
+                "note": note,
+            }
         )
-    return (
-        '<table class="c04-matrix" data-testid="sa-gradient">'
-        "<tr><th></th><th>‖J‖</th><th></th><th></th></tr>" + "".join(rows) + "</table>"
-    )
+    return {"testid": "sa-gradient", "head": "‖J‖", "rows": rows}
 
 
 def heatmap_data(weights: np.ndarray, lang: str = DEFAULT_LANG) -> dict[str, list]:
@@ -138,8 +136,9 @@ def heatmap_data(weights: np.ndarray, lang: str = DEFAULT_LANG) -> dict[str, lis
 def render(model: SelfAttention, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """Everything on screen that follows the model, by target name (see ``client_targets``).
 
-    HTML panes ``q``, ``k``, ``v``, ``scores_title``, ``scores``, ``weights``, ``z``,
-    ``gradient`` and the heat map's data ``weights_source``, text and numbers in ``lang``. The
+    The specs of ``q``, ``k``, ``v``, ``scores``, ``weights``, ``z`` (``C04.markup.matrix``)
+    and ``gradient`` (``C04.markup.bars``), the HTML of ``scores_title`` and the heat map's
+    data ``weights_source``, text and numbers in ``lang``. The
     browser twin (``C04.views.self_attention`` in dashboards/static/self_attention.js) returns
     the same dict in its page's language.
     """
@@ -148,16 +147,16 @@ def render(model: SelfAttention, lang: str = DEFAULT_LANG) -> dict[str, object]:
     scores, weights, z, gradient = m.scores, m.weights, m.Z, m.gradient
     lg = {"lang": lang}
     return {
-        "q": matrix_html(q, "", TOKENS, DIMS, _decimals(q), testid="sa-Q", **lg),
-        "k": matrix_html(k, "", TOKENS, DIMS, _decimals(k), testid="sa-K", **lg),
-        "v": matrix_html(v, "", TOKENS, DIMS, _decimals(v), testid="sa-V", **lg),
+        "q": matrix_spec(q, TOKENS, DIMS, _decimals(q), testid="sa-Q", **lg),
+        "k": matrix_spec(k, TOKENS, DIMS, _decimals(k), testid="sa-K", **lg),
+        "v": matrix_spec(v, TOKENS, DIMS, _decimals(v), testid="sa-V", **lg),
         "scores_title": scores_title(m.d_k, m.scaled, lang),
-        "scores": matrix_html(scores, "", TOKENS, TOKENS, 4, testid="sa-scores", **lg),
-        "weights": matrix_html(
-            weights, "", TOKENS, TOKENS, 4, row_sums=True, testid="sa-weights", shade=True, **lg
+        "scores": matrix_spec(scores, TOKENS, TOKENS, 4, testid="sa-scores", **lg),
+        "weights": matrix_spec(
+            weights, TOKENS, TOKENS, 4, row_sums=True, testid="sa-weights", shade=True, **lg
         ),
-        "z": matrix_html(z, "", TOKENS, DIMS, 4, testid="sa-Z", **lg),
-        "gradient": gradient_html(gradient, lang),
+        "z": matrix_spec(z, TOKENS, DIMS, 4, testid="sa-Z", **lg),
+        "gradient": gradient_spec(gradient, lang),
         "weights_source": heatmap_data(weights, lang),
     }
 
@@ -237,14 +236,14 @@ class SelfAttentionView(DemoView):
         )
 
         html = {"margin": (0, 12, 8, 0)}
-        self.q_pane = LiveHTML("", **html)
-        self.k_pane = LiveHTML("", **html)
-        self.v_pane = LiveHTML("", **html)
+        self.q_pane = Markup(kind="matrix", **html)
+        self.k_pane = Markup(kind="matrix", **html)
+        self.v_pane = Markup(kind="matrix", **html)
         self.scores_title = LiveHTML("", disable_math=False, margin=(0, 4), width=320)
-        self.scores_pane = LiveHTML("", **html)
-        self.weights_pane = LiveHTML("", **html)
-        self.z_pane = LiveHTML("", **html)
-        self.gradient_pane = LiveHTML("", **html)
+        self.scores_pane = Markup(kind="matrix", **html)
+        self.weights_pane = Markup(kind="matrix", **html)
+        self.z_pane = Markup(kind="matrix", **html)
+        self.gradient_pane = Markup(kind="bars", **html)
 
         self.weights_source, self.heatmap = self._heatmap_figure()
 
@@ -316,14 +315,14 @@ class SelfAttentionView(DemoView):
     def client_targets(self) -> dict[str, tuple[object, str]]:
         """Target name -> (pane / source, kind), for the names of ``render``."""
         return {
-            "q": (self.q_pane, "html"),
-            "k": (self.k_pane, "html"),
-            "v": (self.v_pane, "html"),
+            "q": (self.q_pane, "markup"),
+            "k": (self.k_pane, "markup"),
+            "v": (self.v_pane, "markup"),
             "scores_title": (self.scores_title, "html"),
-            "scores": (self.scores_pane, "html"),
-            "weights": (self.weights_pane, "html"),
-            "z": (self.z_pane, "html"),
-            "gradient": (self.gradient_pane, "html"),
+            "scores": (self.scores_pane, "markup"),
+            "weights": (self.weights_pane, "markup"),
+            "z": (self.z_pane, "markup"),
+            "gradient": (self.gradient_pane, "markup"),
             "weights_source": (self.weights_source, "data"),
         }
 

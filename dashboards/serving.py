@@ -72,6 +72,9 @@ def command(
         *origin_flags,
         "--index",
         INDEX,
+        # The markup renderer the pages load by URL (dashboards.common.MARKUP_URL).
+        "--static-dirs",
+        "c04=dashboards/static",
         *extra,
     ]
 

@@ -75,6 +75,58 @@ def table(
     return rows
 
 
+def spec_rows(spec: dict) -> list[list[str]]:
+    """The rows a ``C04.markup`` matrix or bars spec shows (dashboards/static/markup.js): a
+    matrix row's cell texts, "−∞" for a masked cell and no Σ; a bars row's value."""
+    if "cols" in spec:
+        return [["−∞" if c is None else c for c in row["cells"]] for row in spec["rows"]]
+    return [[row["value"]] for row in spec["rows"]]
+
+
+def assert_twin_equal(python, js, where: str, tol: float = 1e-12) -> None:
+    """A browser twin's output (JSON back from the page) equals Python's: same keys and lengths,
+    the same texts, booleans and nulls, numbers within ``tol`` (absolute and relative)."""
+    if isinstance(python, dict):
+        assert isinstance(js, dict), f"{where}: {js!r}"
+        assert list(js) == list(python), f"{where}: keys {list(js)} != {list(python)}"
+        for key, value in python.items():
+            assert_twin_equal(value, js[key], f"{where}.{key}", tol)
+    elif isinstance(python, list | tuple | np.ndarray):
+        assert isinstance(js, list), f"{where}: {js!r}"
+        assert len(js) == len(python), f"{where}: {len(js)} != {len(python)} items"
+        for i, (p, j) in enumerate(zip(python, js, strict=True)):
+            assert_twin_equal(p, j, f"{where}[{i}]", tol)
+    elif isinstance(python, str | bool | type(None)) or isinstance(js, str | bool | type(None)):
+        assert js == python, f"{where}\nJS:     {js!r}\nPython: {python!r}"
+    else:
+        np.testing.assert_allclose(float(js), float(python), rtol=tol, atol=tol, err_msg=where)
+
+
+def spec_td_texts(spec: dict) -> list[str]:
+    """The <td> texts, in order, of the table that markup.js draws from a matrix or bars spec
+    (matrix: cells, "−∞" when masked, then "Σ = …"; bars: value, the bar, the note)."""
+    out = []
+    for row in spec["rows"]:
+        if "cols" in spec:
+            out += ["−∞" if c is None else c for c in row["cells"]]
+            if row["sum"] is not None:
+                out.append(f"Σ = {row['sum']}")
+        else:
+            out += [row["value"], "", row["note"]]
+    return out
+
+
+def spec_text(spec) -> str:
+    """Every text of a spec, one per line: what its markup shows, for ``in`` checks."""
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, dict):
+        spec = [v for k, v in spec.items() if k not in ("testid", "shade", "width")]
+    if isinstance(spec, list):
+        return "\n".join(t for t in (spec_text(v) for v in spec) if t)
+    return ""
+
+
 class ByTestid(HTMLParser):
     """Text and class of every element carrying a data-testid (nested ones included).
 
@@ -271,7 +323,9 @@ def viewable_texts(viewable) -> str:
                 value = [o[1] if isinstance(o, tuple | list) else o for o in value]
             elif name == "tooltips" and isinstance(value, list):  # (label, "@field") pairs
                 value = [t[0] if isinstance(t, tuple | list) else t for t in value]
-            if name in READER_PROPERTIES:
+            if name == "spec":  # a Markup component's fragment: its texts (markup.js)
+                collect(spec_text(value))
+            elif name in READER_PROPERTIES:
                 collect(value)
     return "\n".join(texts)
 
@@ -298,7 +352,7 @@ SA_SNAPSHOT_START_JS = """\
 
 
 def sa_panes(view) -> dict:
-    """The HTML pane of each table of a SelfAttentionView, by data-testid (SA_TABLES)."""
+    """The Markup pane of each table of a SelfAttentionView, by data-testid (SA_TABLES)."""
     panes = (
         view.q_pane,
         view.k_pane,

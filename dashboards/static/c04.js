@@ -744,6 +744,28 @@
     return parts.join("");
   }
 
+  /** dashboards.common.matrix_spec: the spec of C04.markup.matrix (markup.js), texts in the
+   * page's language, null for −∞, each row's weights when shaded, its Σ when summed. */
+  function matrixSpec(matrixValue, options = {}) {
+    const decimals = options.decimals === undefined ? 2 : options.decimals;
+    const m = atLeast2d(matrixValue);
+    const rowLabels = Array.from(options.rowLabels);
+    if (rowLabels.length !== m.length) {
+      throw new Error(`matrixSpec: ${rowLabels.length} etiquetas de fila para ${m.length} filas.`);
+    }
+    return {
+      testid: options.testid === undefined ? null : options.testid,
+      title: options.title === undefined ? "" : options.title,
+      cols: Array.from(options.colLabels, String),
+      rows: m.map((row, r) => ({
+        label: String(rowLabels[r]),
+        cells: row.map((v) => (v === -Infinity ? null : number(v, decimals))),
+        shade: options.shade ? row.slice() : null,
+        sum: options.rowSums ? number(npSum(row.filter(Number.isFinite)), decimals) : null,
+      })),
+    };
+  }
+
   /** dashboards.common.readout_html, byte for byte (label, value and unit are raw HTML). */
   function readoutHtml(label, value, unit = "", testid = null) {
     const tid = testid ? ` data-testid="${esc(testid)}"` : "";
@@ -787,7 +809,7 @@
   // only has the widget to redo, and the new HTML (the explorer's 1600-cell map) is laid out
   // once, in the next frame, instead of twice. Sources go last: their glyph updates are
   // asynchronous anyway.
-  const KIND_ORDER = { prop: 0, html: 1, data: 2 };
+  const KIND_ORDER = { prop: 0, html: 1, markup: 1, data: 2 };
 
   function kindRank(kind) {
     if (typeof kind !== "string") return 3;
@@ -823,6 +845,9 @@
       if (kind === "html") {
         const text = esc(value);
         if (obj.text !== text) obj.text = text;
+      } else if (kind === "markup") {
+        // A Markup component (dashboards.common.Markup): its ESM redraws on a new spec.
+        if (JSON.stringify(obj.data.spec) !== JSON.stringify(value)) obj.data.spec = value;
       } else if (kind === "data") {
         if (!sameData(obj.data, value)) obj.data = Object.assign({}, value);
       } else {
@@ -851,6 +876,7 @@
     fmt: { number, fixed, percent, parseNumber },
     t,
     html: { esc, matrixHtml, readoutHtml },
+    spec: { matrix: matrixSpec },
     math: {
       softmax,
       sdpa,

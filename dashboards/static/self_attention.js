@@ -180,28 +180,16 @@
     return C04.fmt.number(g, g >= 1e-3 || g === 0 ? 4 : 5);
   }
 
-  function gradientHtml(gradient) {
+  // dashboards.self_attention.gradient_spec
+  function gradientSpec(gradient) {
     const rows = gradient.map((value, i) => {
       const g = value < GRADIENT_FLOOR ? 0 : value;
-      const ratio = g / UNIFORM_GRADIENT;
-      const width = 100 * (ratio < 0 ? 0 : ratio > 1 ? 1 : ratio);
       let note = "";
       if (g === 0) note = C04.t("self_attention.one_hot");
       else if (g < FADED) note = C04.t("self_attention.almost_one_hot");
-      return (
-        `<tr><th>${esc(TOKENS[i])}</th><td data-testid="sa-gradient-${i + 1}">` +
-        `${gradientValue(g)}</td>` +
-        '<td style="border:none; min-width:8em"><div style="background:#1f5fa8; height:10px; ' +
-        `width:${C04.fmt.fixed(width, 1)}%"></div></td>` +
-        `<td class="c04-sum" style="color:#a40000">${note}</td></tr>`
-      );
+      return { label: TOKENS[i], value: gradientValue(g), width: (100 * g) / UNIFORM_GRADIENT, note };
     });
-    return (
-      '<table class="c04-matrix" data-testid="sa-gradient">' +
-      "<tr><th></th><th>‖J‖</th><th></th><th></th></tr>" +
-      rows.join("") +
-      "</table>"
-    );
+    return { testid: "sa-gradient", head: "‖J‖", rows };
   }
 
   function heatmapData(weights) {
@@ -218,8 +206,7 @@
   }
 
   function table(m, cols, decimalsValue, testid, extra = {}) {
-    return C04.html.matrixHtml(m, {
-      title: "",
+    return C04.spec.matrix(m, {
       rowLabels: TOKENS,
       colLabels: cols,
       decimals: decimalsValue,
@@ -245,7 +232,7 @@
       scores: table(scores, TOKENS, 4, "sa-scores"),
       weights: table(weights, TOKENS, 4, "sa-weights", { rowSums: true, shade: true }),
       z: table(output, DIMS, 4, "sa-Z"),
-      gradient: gradientHtml(gradient),
+      gradient: gradientSpec(gradient),
       weights_source: heatmapData(weights),
     };
   }

@@ -31,14 +31,16 @@ TESTID = re.compile(r'data-testid=(?:&quot;|")([\w-]+)')
 
 
 def rendered_testids(viewable) -> list[str]:
-    """The data-testids in the text of every Bokeh model ``viewable`` renders to."""
-    texts = [
-        value
-        for model in viewable.get_root().references()
-        for value in model.properties_with_values(include_defaults=False).values()
-        if isinstance(value, str)
-    ]
-    return TESTID.findall(" ".join(texts))
+    """The data-testids in the text of every Bokeh model ``viewable`` renders to, and those of
+    its Markup specs."""
+    texts, testids = [], []
+    for model in viewable.get_root().references():
+        for name, value in model.properties_with_values(include_defaults=False).items():
+            if isinstance(value, str):
+                texts.append(value)
+            elif name == "spec" and value.get("testid"):  # a Markup component's fragment
+                testids.append(value["testid"])
+    return TESTID.findall(" ".join(texts)) + testids
 
 
 def test_section_outputs_cover_every_section():

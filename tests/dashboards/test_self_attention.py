@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-import re
 
 import numpy as np
 import pytest
@@ -17,9 +16,14 @@ from dashboards.self_attention import TOKENS, SelfAttentionView
 import c04_testing
 
 
-def table(html: str, testid: str) -> list[list[str]]:
-    """The <td> texts of one table (by data-testid), row by row, without the Σ column."""
-    return c04_testing.table(html, testid, headers=False, skip_class="c04-sum")
+def table(spec: dict, testid: str) -> list[list[str]]:
+    """The cell texts of one table spec (by data-testid), row by row, without the Σ column."""
+    assert spec["testid"] == testid
+    return c04_testing.spec_rows(spec)
+
+
+def sums(spec: dict) -> list[str]:
+    return [row["sum"] for row in spec["rows"]]
 
 
 def expected(matrix, decimals: int) -> list[list[str]]:
@@ -28,19 +32,19 @@ def expected(matrix, decimals: int) -> list[list[str]]:
 
 def assert_shows_model(view: SelfAttentionView) -> None:
     m = view.model
-    assert table(view.scores_pane.object, "sa-scores") == expected(m.scores, 4)
-    assert table(view.weights_pane.object, "sa-weights") == expected(m.weights, 4)
-    assert table(view.z_pane.object, "sa-Z") == expected(m.Z, 4)
+    assert table(view.scores_pane.spec, "sa-scores") == expected(m.scores, 4)
+    assert table(view.weights_pane.spec, "sa-weights") == expected(m.weights, 4)
+    assert table(view.z_pane.spec, "sa-Z") == expected(m.Z, 4)
     for pane, name, value in (
         (view.q_pane, "sa-Q", m.Q),
         (view.k_pane, "sa-K", m.K),
         (view.v_pane, "sa-V", m.V),
     ):
-        shown = table(pane.object, name)
+        shown = table(pane.spec, name)
         decimals = len(shown[0][0].split(",")[1])
         assert decimals in (2, 4)
         assert shown == expected(value, decimals)
-    gradient = table(view.gradient_pane.object, "sa-gradient")
+    gradient = table(view.gradient_pane.spec, "sa-gradient")
     assert len(gradient) == 3
     for row, g in zip(gradient, m.gradient, strict=True):
         assert abs(float(row[0].replace(",", ".").replace("−", "-")) - g) < 1e-4
@@ -58,9 +62,9 @@ def test_builds_with_the_seed_text_and_the_426_numbers(view):
     assert view.model.preset == "4.2.6"
     assert_shows_model(view)
     # The worked example 4.2.6, as the docs print it (4 decimals).
-    assert table(view.weights_pane.object, "sa-weights")[0] == ["0,2840", "0,1400", "0,5760"]
-    assert table(view.z_pane.object, "sa-Z")[0] == ["1,5760", "1,4320"]
-    assert view.weights_pane.object.count("Σ = 1,0000") == 3
+    assert table(view.weights_pane.spec, "sa-weights")[0] == ["0,2840", "0,1400", "0,5760"]
+    assert table(view.z_pane.spec, "sa-Z")[0] == ["1,5760", "1,4320"]
+    assert sums(view.weights_pane.spec) == ["1,0000"] * 3
     assert text("self_attention.scaled") in view.scaled_toggle.label
     assert view.causal_toggle.label == text("self_attention.causal")
     options = view.preset_select.options
@@ -112,14 +116,14 @@ def test_seed_captions_are_on_screen(view):
 def test_causal_checkbox_masks_and_updates_the_tables(view):
     view.causal_toggle.value = True
     assert view.model.causal is True
-    assert table(view.weights_pane.object, "sa-weights")[0] == ["1,0000", "0,0000", "0,0000"]
-    assert table(view.scores_pane.object, "sa-scores")[0][1:] == ["−∞", "−∞"]
+    assert table(view.weights_pane.spec, "sa-weights")[0] == ["1,0000", "0,0000", "0,0000"]
+    assert table(view.scores_pane.spec, "sa-scores")[0][1:] == ["−∞", "−∞"]
     assert_shows_model(view)
-    assert table(view.gradient_pane.object, "sa-gradient")[0] == ["0,0000", ""]
-    assert "el gradiente se apaga" in view.gradient_pane.object
+    assert table(view.gradient_pane.spec, "sa-gradient")[0] == ["0,0000"]
+    assert "el gradiente se apaga" in c04_testing.spec_text(view.gradient_pane.spec)
     view.model.causal = False
     assert view.causal_toggle.value is False
-    assert "−∞" not in view.scores_pane.object
+    assert None not in [c for row in view.scores_pane.spec["rows"] for c in row["cells"]]
     assert_shows_model(view)
 
 
@@ -130,7 +134,7 @@ def test_scaled_checkbox_switches_the_scores(view):
     assert view.model.scaled is False
     assert text("self_attention.scores_unscaled") in view.scores_title.object
     np.testing.assert_allclose(view.model.scores, scaled_scores * np.sqrt(2))
-    assert table(view.scores_pane.object, "sa-scores")[0] == ["2,0000", "1,0000", "3,0000"]
+    assert table(view.scores_pane.spec, "sa-scores")[0] == ["2,0000", "1,0000", "3,0000"]
     assert_shows_model(view)
     view.model.scaled = True
     assert view.scaled_toggle.value is True
@@ -146,10 +150,10 @@ def test_preset_select_loads_the_matrices(view):
     assert view.editors["X"].cells[2][1].value == "3"
     assert_shows_model(view)
     # The softmax saturates: every row is practically one-hot, the gradient fades.
-    assert view.gradient_pane.object.count("el gradiente se apaga") == 3
+    assert c04_testing.spec_text(view.gradient_pane.spec).count("el gradiente se apaga") == 3
     m.preset = "W_K = W_Q"
     assert view.preset_select.value == "W_K = W_Q"
-    weights = table(view.weights_pane.object, "sa-weights")
+    weights = table(view.weights_pane.spec, "sa-weights")
     for i in range(3):  # the diagonal dominates
         row = [float(c.replace(",", ".")) for c in weights[i]]
         assert int(np.argmax(row)) == i
@@ -165,19 +169,19 @@ def test_typing_a_spanish_number_edits_the_model(view):
     assert view.preset_select.value == "personalizado"
     assert view.editors["X"].error.object == ""
     reference = SelfAttention(X=[[1.5, 0], [0, 1], [1, 1]])
-    assert table(view.weights_pane.object, "sa-weights") == expected(reference.weights, 4)
+    assert table(view.weights_pane.spec, "sa-weights") == expected(reference.weights, 4)
     assert_shows_model(view)
 
 
 @pytest.mark.parametrize("text", ["abc", "", "1e400", "nan", "2e7"])
 def test_bad_cell_keeps_the_model_and_shows_a_message(view, text, caplog):
-    before = view.weights_pane.object
+    before = view.weights_pane.spec
     x_before = view.model.X.copy()
     cell = view.editors["X"].cells[0][0]
     with caplog.at_level(logging.INFO, logger="dashboards.self_attention"):
         cell.value = text
     np.testing.assert_array_equal(view.model.X, x_before)
-    assert view.weights_pane.object == before
+    assert view.weights_pane.spec == before
     message = view.editors["X"].error.object
     assert message.endswith(i18n.text("input.kept"))
     assert cell.value == "1"  # back to the last valid value
@@ -240,7 +244,7 @@ def test_views_do_not_share_state(panel_cleanup):
     a.editors["X"].cells[0][0].value = "2"
     assert b.model.causal is False
     assert b.model.X[0, 0] == 1.0
-    assert table(b.weights_pane.object, "sa-weights")[0] == ["0,2840", "0,1400", "0,5760"]
+    assert table(b.weights_pane.spec, "sa-weights")[0] == ["0,2840", "0,1400", "0,5760"]
 
 
 def test_view_uses_the_given_model(panel_cleanup):
@@ -248,7 +252,7 @@ def test_view_uses_the_given_model(panel_cleanup):
     view = SelfAttentionView(model=model)
     assert view.model is model
     assert view.causal_toggle.value is True
-    assert re.search(r"1,0000</td><td[^>]*>0,0000", view.weights_pane.object)
+    assert table(view.weights_pane.spec, "sa-weights")[0] == ["1,0000", "0,0000", "0,0000"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -266,10 +270,10 @@ def english(panel_cleanup):
 def test_english_view_has_no_spanish_and_writes_decimal_points(english):
     assert c04_testing.spanish_words_left(c04_testing.viewable_texts(english)) == set()
     # Worked example 4.2.6, with decimal points.
-    assert table(english.weights_pane.object, "sa-weights")[0] == ["0.2840", "0.1400", "0.5760"]
-    assert table(english.z_pane.object, "sa-Z")[0] == ["1.5760", "1.4320"]
-    assert table(english.q_pane.object, "sa-Q")[1] == ["−1.00", "1.00"]
-    assert english.weights_pane.object.count("Σ = 1.0000") == 3
+    assert table(english.weights_pane.spec, "sa-weights")[0] == ["0.2840", "0.1400", "0.5760"]
+    assert table(english.z_pane.spec, "sa-Z")[0] == ["1.5760", "1.4320"]
+    assert table(english.q_pane.spec, "sa-Q")[1] == ["−1.00", "1.00"]
+    assert sums(english.weights_pane.spec) == ["1.0000"] * 3
     assert "0.4714" in _all_text(english)  # the uniform row's gradient, in the note
     assert english.weights_source.data["label"][2] == "0.5760"
     assert english.causal_toggle.label == "Causal mask"
@@ -281,16 +285,16 @@ def test_english_view_has_no_spanish_and_writes_decimal_points(english):
 
 def test_english_controls_change_the_english_numbers(english):
     english.causal_toggle.value = True
-    assert table(english.weights_pane.object, "sa-weights")[0] == ["1.0000", "0.0000", "0.0000"]
-    assert table(english.gradient_pane.object, "sa-gradient")[0] == ["0.0000", ""]
-    assert text("self_attention.one_hot", "en") in english.gradient_pane.object
+    assert table(english.weights_pane.spec, "sa-weights")[0] == ["1.0000", "0.0000", "0.0000"]
+    assert table(english.gradient_pane.spec, "sa-gradient")[0] == ["0.0000"]
+    assert text("self_attention.one_hot", "en") in c04_testing.spec_text(english.gradient_pane.spec)
     english.causal_toggle.value = False
     english.editors["X"].cells[0][0].value = "1.5"  # an English decimal point
     m = english.model
     assert m.X[0, 0] == 1.5
     assert english.preset_select.value == "personalizado"
-    assert table(english.q_pane.object, "sa-Q")[0] == ["3.00", "1.50"]
-    assert table(english.weights_pane.object, "sa-weights") == [
+    assert table(english.q_pane.spec, "sa-Q")[0] == ["3.00", "1.50"]
+    assert table(english.weights_pane.spec, "sa-weights") == [
         [number(w, 4, lang="en") for w in row] for row in m.weights
     ]
     assert english.editors["X"].cells[0][0].value == "1.5"
@@ -306,9 +310,9 @@ def test_english_controls_change_the_english_numbers(english):
     ],
 )
 def test_english_bad_cell_says_why_in_english(english, typed, message):
-    before = english.weights_pane.object
+    before = english.weights_pane.spec
     english.editors["X"].cells[0][0].value = typed
-    assert english.weights_pane.object == before
+    assert english.weights_pane.spec == before
     error = english.editors["X"].error.object
     assert error == text("input.cell_refused", "en", name="X", row=1, col=1, message=message)
     assert c04_testing.spanish_words_left(error) == set()

@@ -32,7 +32,7 @@ from attnmodel.self_attention import MATRICES, SelfAttention
 from dashboards.lecture import SECTIONS
 from dashboards.self_attention import SelfAttentionView
 
-from c04_testing import SA_SNAPSHOT_START_JS, SA_TABLES, element_texts, sa_editors, sa_panes
+from c04_testing import SA_SNAPSHOT_START_JS, SA_TABLES, sa_editors, sa_panes, spec_td_texts
 
 pytestmark = pytest.mark.ui
 
@@ -97,7 +97,7 @@ DEEP_TEXT_JS = """() => {
 def sa_expected(view: SelfAttentionView) -> dict:
     """What the page must show: the in-process view's tables (td texts), error panes and cells."""
     return {
-        "tables": {tid: element_texts(pane.object, "td") for tid, pane in sa_panes(view).items()},
+        "tables": {tid: spec_td_texts(pane.spec) for tid, pane in sa_panes(view).items()},
         **sa_editors(view),
     }
 

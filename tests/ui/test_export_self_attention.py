@@ -122,7 +122,7 @@ def expected_snapshots() -> list[dict]:
 
 def _python_snapshot(view: SelfAttentionView) -> dict:
     return {
-        "html": {tid: pane.object for tid, pane in sa_panes(view).items()},
+        "specs": {tid: [pane.kind, pane.spec] for tid, pane in sa_panes(view).items()},
         **sa_editors(view),
         "source": dict(view.weights_source.data),
         "title": html.escape(view.scores_title.object),
@@ -133,14 +133,15 @@ def _python_snapshot(view: SelfAttentionView) -> dict:
 
 
 def normalised(page, expected: dict) -> dict[str, str]:
-    """Python's table HTML as this browser serialises it (it adds <tbody>, like the page)."""
+    """Python's table specs drawn by the page's own markup (C04.markup) and serialised by this
+    browser (it adds <tbody>, like the page)."""
     return page.evaluate(
-        """(tables) => Object.fromEntries(Object.entries(tables).map(([tid, text]) => {
+        """(specs) => Object.fromEntries(Object.entries(specs).map(([tid, [kind, spec]]) => {
             const div = document.createElement('div');
-            div.innerHTML = text;
+            div.innerHTML = C04.markup[kind](spec);
             return [tid, div.querySelector('[data-testid="' + tid + '"]').outerHTML];
         }))""",
-        expected["html"],
+        expected["specs"],
     )
 
 

@@ -27,7 +27,7 @@ import pytest
 from attnmodel.self_attention import MATRICES, MAX_ABS, PRESETS, SelfAttention
 from dashboards.self_attention import SelfAttentionView, client_init, render
 
-from c04_testing import twin_html
+from c04_testing import assert_twin_equal, twin_html
 
 pytestmark = pytest.mark.ui
 
@@ -118,24 +118,7 @@ def js_state(state: dict) -> dict:
 
 
 def assert_same(python: dict, js: dict, where: str) -> None:
-    assert list(js) == list(python), where
-    for name, expected in python.items():
-        got = js[name]
-        if isinstance(expected, str):
-            assert got == expected, f"{where}: {name}\nJS:     {got}\nPython: {expected}"
-            continue
-        assert list(got) == list(expected), f"{where}: {name} columns"
-        for column, values in expected.items():
-            if values and isinstance(values[0], str):
-                assert got[column] == values, f"{where}: {name}.{column}"
-            else:
-                np.testing.assert_allclose(
-                    np.asarray(got[column], dtype=float),
-                    np.asarray(values, dtype=float),
-                    rtol=TOL,
-                    atol=TOL,
-                    err_msg=f"{where}: {name}.{column}",
-                )
+    assert_twin_equal(python, js, where, TOL)
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])
@@ -155,7 +138,7 @@ def test_render_matches_python(page, lang):
         assert_same(python_render(state, lang), got, where)
     if lang == "en":
         first = python_render(cases[0], "en")  # 4.2.6, unmasked, unscaled: QK^T itself
-        assert "<td>2.0000</td>" in first["scores"]
+        assert first["scores"]["rows"][0]["cells"][0] == "2.0000"
         assert "Scores" in first["scores_title"]
     assert errors == []
 

@@ -1,0 +1,104 @@
+/* The lecture's markup: the one place where a shown number becomes HTML.
+ *
+ * C04.markup[kind](spec) returns the HTML of one fragment from its spec: plain JSON made of
+ * text already written in the page's language (numbers formatted, catalogue text filled) and of
+ * the numbers the markup itself needs (a cell's shade, a bar's width). The live app's views
+ * build the specs in Python (dashboards/<demo>.py, render) and send them to a Markup component
+ * (dashboards.common.Markup), whose browser side calls this file; the offline export's twins
+ * (dashboards/static/<demo>.js) build the same specs from their own numbers and hand them to
+ * the same components. So only the numbers exist twice (tested equal within 1e-12), the HTML
+ * once.
+ *
+ * A classic script with no dependency: the live page loads it by URL (pn.config.js_files,
+ * served from /c04/), the export inlines it with the twins.
+ */
+(function () {
+  "use strict";
+
+  const root = typeof window !== "undefined" ? window : globalThis;
+  const C04 = (root.C04 = root.C04 || {});
+
+  const ESCAPES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" };
+
+  /** html.escape(text) of Python: the five characters. */
+  function esc(text) {
+    return String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+  }
+
+  const testid = (id) => (id ? ` data-testid="${esc(id)}"` : "");
+
+  function clip01(v) {
+    return v < 0 ? 0 : v > 1 ? 1 : v;
+  }
+
+  /**
+   * A matrix as a table. spec: {testid, title, cols: [label], rows: [{label, cells: [text |
+   * null], shade: [weight in [0, 1]] | null, sum: text | null}]}. A null cell is masked (−∞ on
+   * grey); a shaded cell is blue in proportion to its weight, white text from 0.55 on.
+   */
+  function matrix(spec) {
+    const rows = spec.rows || [];
+    const sums = rows.some((row) => row.sum != null);
+    const parts = [`<table class="c04-matrix"${testid(spec.testid)}>`];
+    if (spec.title) parts.push(`<caption>${esc(spec.title)}</caption>`);
+    parts.push("<tr><th></th>" + spec.cols.map((c) => `<th>${esc(c)}</th>`).join(""));
+    if (sums) parts.push("<th></th>");
+    parts.push("</tr>");
+    for (const row of rows) {
+      const cells = row.cells.map((text, j) => {
+        if (text === null) return '<td class="c04-masked">−∞</td>';
+        let style = "";
+        if (row.shade) {
+          const alpha = clip01(row.shade[j]);
+          const color = alpha > 0.55 ? "#fff" : "#111";
+          style = ` style="background: rgba(31,95,168,${alpha.toFixed(3)}); color: ${color}"`;
+        }
+        return `<td${style}>${esc(text)}</td>`;
+      });
+      const sum = row.sum != null ? `<td class="c04-sum">Σ = ${esc(row.sum)}</td>` : "";
+      parts.push(`<tr><th>${esc(row.label)}</th>${cells.join("")}${sum}</tr>`);
+    }
+    parts.push("</table>");
+    return parts.join("");
+  }
+
+  /**
+   * Per row, a value, a bar and a note (the softmax gradient of "Autoatención"). spec:
+   * {testid, head, rows: [{label, value, width: 0–100 (% of the bar), note}]}; the value cells
+   * are <testid>-1, <testid>-2, …
+   */
+  function bars(spec) {
+    const rows = spec.rows.map(
+      (row, i) =>
+        `<tr><th>${esc(row.label)}</th><td${testid(`${spec.testid}-${i + 1}`)}>${esc(row.value)}</td>` +
+        '<td style="border:none; min-width:8em"><div style="background:#1f5fa8; height:10px; ' +
+        `width:${(clip01(row.width / 100) * 100).toFixed(1)}%"></div></td>` +
+        `<td class="c04-sum" style="color:#a40000">${esc(row.note)}</td></tr>`
+    );
+    return (
+      `<table class="c04-matrix"${testid(spec.testid)}>` +
+      `<tr><th></th><th>${esc(spec.head)}</th><th></th><th></th></tr>${rows.join("")}</table>`
+    );
+  }
+
+  /** One big number with its label and unit. spec: {testid, label, value, unit}. */
+  function readout(spec) {
+    return (
+      `<div class="c04-readout"${testid(spec.testid)}><div class="c04-label">${esc(spec.label)}` +
+      `</div><div class="c04-value">${esc(spec.value)}</div>` +
+      `<div class="c04-unit">${esc(spec.unit || "")}</div></div>`
+    );
+  }
+
+  /** Several readouts side by side. spec: {items: [readout spec]}. */
+  function readouts(spec) {
+    return spec.items.map(readout).join("");
+  }
+
+  /** A line of text. spec: {testid, text, cls}. */
+  function note(spec) {
+    return `<span class="${esc(spec.cls || "c04-note")}"${testid(spec.testid)}>${esc(spec.text)}</span>`;
+  }
+
+  C04.markup = { esc, matrix, bars, readout, readouts, note };
+})();
