@@ -36,11 +36,12 @@ from attnmodel.i18n import DEFAULT_LANG, text
 from dashboards.common import (
     DemoView,
     LiveHTML,
+    Markup,
     apply_render,
     esc,
     lean_renderers,
     math_md,
-    matrix_html,
+    matrix_spec,
     readout_html,
     section_header,
     serve_demo,
@@ -91,17 +92,35 @@ def kept(word: str, lang: str = DEFAULT_LANG) -> str:
     return text("capital.kept", lang, word=esc(word))
 
 
-def kept_labels(markup: str, words, lang: str = DEFAULT_LANG) -> str:
-    """``markup`` (a ``matrix_html`` table) with each header cell holding one of ``words`` (the
-    model's Spanish words) written as :func:`kept` writes it."""
-    for word in dict.fromkeys(words):
-        markup = markup.replace(f"<th>{esc(word)}</th>", f"<th>{kept(word, lang)}</th>")
-    return markup
+def kept_labels(spec: dict, words, lang: str = DEFAULT_LANG) -> dict:
+    """A matrix spec whose labels that are one of ``words`` (the model's Spanish words) are
+    marked as Spanish on a page in another language ({"text", "lang": "es"})."""
+    if lang == EXAMPLE_LANG:
+        return spec
+    words = set(words)
+
+    def mark(label):
+        return {"text": label, "lang": EXAMPLE_LANG} if label in words else label
+
+    spec["cols"] = [mark(c) for c in spec["cols"]]
+    for row in spec["rows"]:
+        row["label"] = mark(row["label"])
+    return spec
 
 
-def matrix(values, lang: str, spanish=(), **kw) -> str:
-    """``matrix_html`` in ``lang``, its labels that are model words (``spanish``) kept."""
-    return kept_labels(matrix_html(values, lang=lang, **kw), spanish, lang)
+def kept_in(key: str, lang: str, field: str, word: str, **values) -> str | list:
+    """Catalogue text ``key`` whose ``field`` is one of the model's Spanish words: plain text on
+    the Spanish page, else the segments [text, {"text": word, "lang": "es"}, text] that
+    ``C04.markup`` writes with the word marked as Spanish."""
+    if lang == EXAMPLE_LANG:
+        return text(key, lang, **{field: word}, **values)
+    before, _, after = text(key, lang, **{field: "\0"}, **values).partition("\0")
+    return [before, {"text": word, "lang": EXAMPLE_LANG}, after]
+
+
+def matrix(values, lang: str, spanish=(), **kw) -> dict:
+    """``matrix_spec`` in ``lang``, its labels that are model words (``spanish``) kept."""
+    return kept_labels(matrix_spec(values, lang=lang, **kw), spanish, lang)
 
 
 def dimension_labels(lang: str = DEFAULT_LANG) -> list[str]:
@@ -225,7 +244,6 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
     """
     tokens = model.tokens
     query = tokens[QUERY]
-    es = kept(query, lang)
     dims = dimension_labels(lang)
     vocab = model.vocabulary
     attention_row = model.attention_row
@@ -267,7 +285,7 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
             model.Q[QUERY : QUERY + 1],
             lang,
             [query],
-            title=text("capital.table.query", lang, es=es),
+            title=kept_in("capital.table.query", lang, "es", query),
             row_labels=[query],
             col_labels=dims,
             testid="capital-query",
@@ -310,12 +328,13 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
             decimals=4,
             shade=True,
             testid="capital-attention-row",
-        )
-        + f'<div class="c04-note">{row_sum}</div>',
-        "mixed": (
-            '<div class="c04-vector" data-testid="capital-mixed">'
-            f"z = {_vector(model.mixed, lang=lang)}</div>"
+            note=row_sum,
         ),
+        "mixed": {
+            "testid": "capital-mixed",
+            "cls": "c04-vector",
+            "text": f"z = {_vector(model.mixed, lang=lang)}",
+        },
         "logits": matrix(
             model.logits[:, None],
             lang,
@@ -451,18 +470,21 @@ class CapitalView(DemoView):
         def html(**kw):
             return LiveHTML("", margin=(0, 4), stylesheets=[PANE_CSS], **kw)
 
+        def table(**kw):
+            return Markup(kind="matrix", margin=(0, 4), stylesheets=[PANE_CSS], **kw)
+
         self.tokens = html()
-        self.embeddings = html()
-        self.pe = html()
-        self.with_position = html()
-        self.query = html()
-        self.keys = html()
-        self.values = html()
-        self.scores = html()
-        self.attention_row = html()
-        self.mixed = html()
-        self.logits = html()
-        self.probabilities = html()
+        self.embeddings = table()
+        self.pe = table()
+        self.with_position = table()
+        self.query = table()
+        self.keys = table()
+        self.values = table()
+        self.scores = table()
+        self.attention_row = table()
+        self.mixed = Markup(kind="note", margin=(0, 4), stylesheets=[PANE_CSS])
+        self.logits = table()
+        self.probabilities = table()
         self.readouts = html(sizing_mode="stretch_width")
         self.asymmetry = html(sizing_mode="stretch_width")
 
@@ -492,7 +514,7 @@ class CapitalView(DemoView):
             self._card(
                 "4 · Q, K, V",
                 math_md(t("capital.step.projections")),
-                LiveHTML(self._weights_html(), margin=(0, 4), stylesheets=[PANE_CSS]),
+                pn.Row(*self._weight_tables(), margin=(0, 4)),
                 self.query,
                 pn.Row(self.keys, self.values),
                 width=2 * CARD_WIDTH + 10,
@@ -516,7 +538,7 @@ class CapitalView(DemoView):
             self._card(
                 t("capital.step.logits_title"),
                 math_md(t("capital.step.logits")),
-                LiveHTML(self._unembedding_html(), margin=(0, 4)),
+                Markup(kind="matrix", spec=self._unembedding_spec(), margin=(0, 4)),
                 pn.Row(self.logits, self.probabilities),
             ),
         ]
@@ -551,17 +573,19 @@ class CapitalView(DemoView):
             stylesheets=[CARD_CSS],
         )
 
-    def _weights_html(self) -> str:
+    def _weight_tables(self) -> list[Markup]:
         dims = dimension_labels(self.lang)
-        tables = "".join(
-            matrix_html(
-                w, title=title, row_labels=dims, col_labels=dims, decimals=0, lang=self.lang
+        return [
+            Markup(
+                kind="matrix",
+                spec=matrix_spec(w, dims, dims, decimals=0, title=title, lang=self.lang),
+                margin=(0, 14, 0, 0),
+                stylesheets=[PANE_CSS],
             )
             for title, w in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V))
-        )
-        return f'<div class="c04-row">{tables}</div>'
+        ]
 
-    def _unembedding_html(self) -> str:
+    def _unembedding_spec(self) -> dict:
         vocabulary = self.model.vocabulary
         return matrix(
             U,
@@ -593,10 +617,9 @@ class CapitalView(DemoView):
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
         """Target name -> (pane / source / Bokeh model, kind), for the names of ``render``."""
-        html = {
-            name: (getattr(self, name), "html")
+        markup = {
+            name: (getattr(self, name), "markup")
             for name in (
-                "tokens",
                 "embeddings",
                 "pe",
                 "with_position",
@@ -608,11 +631,12 @@ class CapitalView(DemoView):
                 "mixed",
                 "logits",
                 "probabilities",
-                "readouts",
-                "asymmetry",
             )
         }
+        html = {name: (getattr(self, name), "html") for name in ("readouts", "asymmetry")}
         return {
+            "tokens": (self.tokens, "html"),
+            **markup,
             **html,
             "attention_factors": (self.attention_bars.x_range, "prop:factors"),
             "attention_source": (self.attention_source, "data"),

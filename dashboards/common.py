@@ -41,7 +41,6 @@ __all__ = [
     "language_links",
     "lean_renderers",
     "math_md",
-    "matrix_html",
     "matrix_spec",
     "readout_html",
     "respond_immediately",
@@ -215,53 +214,6 @@ def section_header(title: str, intro: str = "", anchor: str | None = None) -> pn
     return math_md(body)
 
 
-def matrix_html(
-    matrix,
-    title: str = "",
-    row_labels=None,
-    col_labels=None,
-    decimals: int = 2,
-    row_sums: bool = False,
-    testid: str | None = None,
-    shade: bool = False,
-    lang: str = DEFAULT_LANG,
-) -> str:
-    """An HTML table of a matrix, numbers as ``lang`` writes them; -inf shows as −∞ on grey.
-
-    ``shade`` colours cells by value in [0, 1] (attention weights). Labels are escaped.
-    """
-    m = np.atleast_2d(np.asarray(matrix, dtype=float))
-    row_labels = row_labels if row_labels is not None else [str(i + 1) for i in range(m.shape[0])]
-    col_labels = col_labels if col_labels is not None else [str(j + 1) for j in range(m.shape[1])]
-    tid = f' data-testid="{esc(testid)}"' if testid else ""
-    parts = [f'<table class="c04-matrix"{tid}>']
-    if title:
-        parts.append(f"<caption>{title}</caption>")
-    parts.append("<tr><th></th>" + "".join(f"<th>{esc(c)}</th>" for c in col_labels))
-    if row_sums:
-        parts.append("<th></th>")
-    parts.append("</tr>")
-    for label, row in zip(row_labels, m, strict=True):
-        cells = []
-        for v in row:
-            if np.isneginf(v):
-                cells.append('<td class="c04-masked">−∞</td>')
-                continue
-            style = ""
-            if shade:
-                alpha = float(np.clip(v, 0, 1))
-                color = "#fff" if alpha > 0.55 else "#111"
-                style = f' style="background: rgba(31,95,168,{alpha:.3f}); color: {color}"'
-            cells.append(f"<td{style}>{number(v, decimals, lang=lang)}</td>")
-        total = ""
-        if row_sums:
-            finite = row[np.isfinite(row)]
-            total = f'<td class="c04-sum">Σ = {number(finite.sum(), decimals, lang=lang)}</td>'
-        parts.append(f"<tr><th>{esc(label)}</th>{''.join(cells)}{total}</tr>")
-    parts.append("</table>")
-    return "".join(parts)
-
-
 def matrix_spec(
     matrix,
     row_labels,
@@ -271,11 +223,13 @@ def matrix_spec(
     testid: str | None = None,
     shade: bool = False,
     title: str = "",
+    note: str | None = None,
     lang: str = DEFAULT_LANG,
 ) -> dict:
     """The spec of ``C04.markup.matrix``: cell texts in ``lang``, None for −∞ (masked), each
-    row's weights when ``shade`` (cells coloured by value in [0, 1]), its "Σ" when ``row_sums``.
-    """
+    row's weights when ``shade`` (cells coloured by value in [0, 1]), its "Σ" when ``row_sums``,
+    and a ``note`` under the table. A label may be ``{"text", "lang"}`` (a word kept in
+    another language)."""
     m = np.atleast_2d(np.asarray(matrix, dtype=float))
     rows = []
     for label, row in zip(row_labels, m, strict=True):
@@ -289,7 +243,13 @@ def matrix_spec(
                 else None,
             }
         )
-    return {"testid": testid, "title": title, "cols": [str(c) for c in col_labels], "rows": rows}
+    return {
+        "testid": testid,
+        "title": title,
+        "cols": [str(c) for c in col_labels],
+        "rows": rows,
+        "note": note,
+    }
 
 
 class Markup(pn.custom.JSComponent):
@@ -330,8 +290,15 @@ export function render({ model, el }) {
         if msg.keys() != {"spec"}:
             super()._update_model(events, msg, root, model, doc, comm)
             return
-        with pn.io.hold(doc, comm=comm):
-            model.data.spec = msg["spec"]
+        # Marked as changing, as Panel does, so that Bokeh's change callback does not come
+        # back to this component as if the browser had sent the spec.
+        ref = root.ref["id"]
+        self._changing[ref] = ["spec"]
+        try:
+            with pn.io.hold(doc, comm=comm):
+                model.data.spec = msg["spec"]
+        finally:
+            self._changing.pop(ref, None)
 
 
 def readout_html(label: str, value: str, unit: str = "", testid: str | None = None) -> str:

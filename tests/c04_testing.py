@@ -102,6 +102,26 @@ def assert_twin_equal(python, js, where: str, tol: float = 1e-12) -> None:
         np.testing.assert_allclose(float(js), float(python), rtol=tol, atol=tol, err_msg=where)
 
 
+def label_text(label) -> str:
+    """A spec's label or title as the page reads it: a text, {text, lang}, or a list of those."""
+    if isinstance(label, list):
+        return "".join(label_text(part) for part in label)
+    return label["text"] if isinstance(label, dict) else str(label)
+
+
+def spec_table(spec: dict) -> list[list[str]]:
+    """The rows of cell texts of the table markup.js draws from a matrix spec, header row and
+    row labels included (as ``table(markup, testid)`` reads an HTML table)."""
+    sums = any(row["sum"] is not None for row in spec["rows"])
+    head = ["", *(label_text(c) for c in spec["cols"])] + ([""] if sums else [])
+    rows = [head]
+    for row in spec["rows"]:
+        cells = ["−∞" if c is None else c for c in row["cells"]]
+        total = [f"Σ = {row['sum']}"] if row["sum"] is not None else []
+        rows.append([label_text(row["label"]), *cells, *total])
+    return rows
+
+
 def spec_td_texts(spec: dict) -> list[str]:
     """The <td> texts, in order, of the table that markup.js draws from a matrix or bars spec
     (matrix: cells, "−∞" when masked, then "Σ = …"; bars: value, the bar, the note)."""
@@ -116,14 +136,17 @@ def spec_td_texts(spec: dict) -> list[str]:
     return out
 
 
-def spec_text(spec) -> str:
-    """Every text of a spec, one per line: what its markup shows, for ``in`` checks."""
+def spec_text(spec, without_lang: str | None = None) -> str:
+    """Every text of a spec, one per line: what its markup shows, for ``in`` checks. With
+    ``without_lang``, the words kept in that language ({"text", "lang"}) are left out."""
     if isinstance(spec, str):
         return spec
+    if isinstance(spec, dict) and set(spec) == {"text", "lang"}:  # a kept word
+        return "" if spec["lang"] == without_lang else spec["text"]
     if isinstance(spec, dict):
-        spec = [v for k, v in spec.items() if k not in ("testid", "shade", "width")]
+        spec = [v for k, v in spec.items() if k not in ("testid", "shade", "width", "cls")]
     if isinstance(spec, list):
-        return "\n".join(t for t in (spec_text(v) for v in spec) if t)
+        return "\n".join(t for t in (spec_text(v, without_lang) for v in spec) if t)
     return ""
 
 
@@ -324,7 +347,7 @@ def viewable_texts(viewable) -> str:
             elif name == "tooltips" and isinstance(value, list):  # (label, "@field") pairs
                 value = [t[0] if isinstance(t, tuple | list) else t for t in value]
             if name == "spec":  # a Markup component's fragment: its texts (markup.js)
-                collect(spec_text(value))
+                collect(spec_text(value, without_lang="es"))
             elif name in READER_PROPERTIES:
                 collect(value)
     return "\n".join(texts)

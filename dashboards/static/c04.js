@@ -8,7 +8,8 @@
  *   C04.t     <- attnmodel/i18n.py (text), on the catalogue the export embeds (#c04-text)
  *   C04.fmt   <- attnmodel/formatting.py (number, percent, parse_es_number) and
  *                Python's f"{x:.{d}f}" (C04.fmt.fixed), byte for byte
- *   C04.html  <- dashboards/common.py (esc, matrix_html, readout_html), byte for byte
+ *   C04.html  <- dashboards/common.py (esc, readout_html), byte for byte
+ *   C04.spec  <- dashboards/common.py (matrix_spec): the specs markup.js draws
  *   C04.math  <- attnmodel/core.py (softmax, scaled_dot_product_attention, causal_mask,
  *                sinusoidal_encoding, entropy_bits, softmax_jacobian_norm, letter_trigrams,
  *                trigram_vectors with its hash_words), within 1e-12
@@ -685,63 +686,10 @@
       .replace(/'/g, "&#x27;");
   }
 
-  // np.clip(v, 0, 1) as numpy computes it: -0.0 and NaN pass through unchanged.
-  function clip01(v) {
-    if (v < 0) return 0;
-    if (v > 1) return 1;
-    return v;
-  }
-
   function atLeast2d(m) {
     if (!isVector(m)) return [[Number(m)]];
     if (m.length === 0 || !isVector(m[0])) return [Array.from(m, Number)];
     return Array.from(m, (row) => Array.from(row, Number));
-  }
-
-  /** dashboards.common.matrix_html, byte for byte (title and labels as there: title raw). */
-  function matrixHtml(matrixValue, options = {}) {
-    const title = options.title === undefined ? "" : options.title;
-    const decimals = options.decimals === undefined ? 2 : options.decimals;
-    const { rowSums, testid, shade } = options;
-    const m = atLeast2d(matrixValue);
-    const nCols = m.length > 0 ? m[0].length : 0;
-    const rowLabels = options.rowLabels != null ? Array.from(options.rowLabels)
-      : m.map((_, i) => String(i + 1));
-    const colLabels = options.colLabels != null ? Array.from(options.colLabels)
-      : Array.from({ length: nCols }, (_, j) => String(j + 1));
-    if (rowLabels.length !== m.length) {
-      throw new Error(`matrixHtml: ${rowLabels.length} etiquetas de fila para ${m.length} filas.`);
-    }
-    const tid = testid ? ` data-testid="${esc(testid)}"` : "";
-    const parts = [`<table class="c04-matrix"${tid}>`];
-    if (title) parts.push(`<caption>${pyStr(title)}</caption>`);
-    parts.push("<tr><th></th>" + colLabels.map((c) => `<th>${esc(c)}</th>`).join(""));
-    if (rowSums) parts.push("<th></th>");
-    parts.push("</tr>");
-    m.forEach((row, r) => {
-      const cells = [];
-      for (const v of row) {
-        if (v === -Infinity) {
-          cells.push('<td class="c04-masked">−∞</td>');
-          continue;
-        }
-        let style = "";
-        if (shade) {
-          const alpha = clip01(v);
-          const color = alpha > 0.55 ? "#fff" : "#111";
-          style = ` style="background: rgba(31,95,168,${fixed(alpha, 3)}); color: ${color}"`;
-        }
-        cells.push(`<td${style}>${number(v, decimals)}</td>`);
-      }
-      let total = "";
-      if (rowSums) {
-        const finite = row.filter(Number.isFinite);
-        total = `<td class="c04-sum">Σ = ${number(npSum(finite), decimals)}</td>`;
-      }
-      parts.push(`<tr><th>${esc(rowLabels[r])}</th>${cells.join("")}${total}</tr>`);
-    });
-    parts.push("</table>");
-    return parts.join("");
   }
 
   /** dashboards.common.matrix_spec: the spec of C04.markup.matrix (markup.js), texts in the
@@ -763,6 +711,7 @@
         shade: options.shade ? row.slice() : null,
         sum: options.rowSums ? number(npSum(row.filter(Number.isFinite)), decimals) : null,
       })),
+      note: options.note === undefined ? null : options.note,
     };
   }
 
@@ -875,7 +824,7 @@
   const C04 = {
     fmt: { number, fixed, percent, parseNumber },
     t,
-    html: { esc, matrixHtml, readoutHtml },
+    html: { esc, readoutHtml },
     spec: { matrix: matrixSpec },
     math: {
       softmax,

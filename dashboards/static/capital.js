@@ -40,17 +40,30 @@
   // dashboards/capital.py kept(): one of the model's Spanish words as the page writes it.
   const kept = (word) => t("capital.kept", { word: esc(word) });
 
-  // kept_labels(): each header cell holding one of the model's words, kept.
-  function keptLabels(markup, words) {
-    for (const word of new Set(words)) {
-      markup = markup.split(`<th>${esc(word)}</th>`).join(`<th>${kept(word)}</th>`);
-    }
-    return markup;
+  // Whether this page marks the model's Spanish words (any page but the Spanish one).
+  const marksSpanish = () => t("capital.kept", { word: "" }) !== "";
+
+  // kept_labels(): a matrix spec whose labels that are model words are marked as Spanish.
+  function keptLabels(spec, words) {
+    if (!marksSpanish()) return spec;
+    const set = new Set(words);
+    const mark = (label) => (set.has(label) ? { text: label, lang: "es" } : label);
+    spec.cols = spec.cols.map(mark);
+    for (const row of spec.rows) row.label = mark(row.label);
+    return spec;
   }
 
-  // matrix(): matrix_html in the page's language, its labels that are model words kept.
+  // kept_in(): catalogue text whose field is a model word, as segments when it is marked.
+  function keptIn(key, field, word, values = {}) {
+    if (!marksSpanish()) return t(key, { ...values, [field]: word });
+    const filled = t(key, { ...values, [field]: "\u0000" });
+    const at = filled.indexOf("\u0000");
+    return [filled.slice(0, at), { text: word, lang: "es" }, filled.slice(at + 1)];
+  }
+
+  // matrix(): matrix_spec in the page's language, its labels that are model words kept.
   function matrix(values, spanish, options) {
-    return keptLabels(C04.html.matrixHtml(values, options), spanish);
+    return keptLabels(C04.spec.matrix(values, options), spanish);
   }
 
   // CapitalWalkthrough(country, identity): every step, as the model's properties.
@@ -203,7 +216,7 @@
     const w = walkthrough(K, state.country, state.identity);
     const tokens = w.tokens;
     const query = tokens[K.query];
-    const es = kept(query);
+
     const dims = K.dimension_keys.map((key) => t(key));
     const vocab = K.vocabulary;
     const labels = attentionLabels(tokens);
@@ -232,7 +245,7 @@
         testid: "capital-with-position",
       }),
       query: matrix([w.Q[K.query]], [query], {
-        title: t("capital.table.query", { es }),
+        title: keptIn("capital.table.query", "es", query),
         rowLabels: [query],
         colLabels: dims,
         testid: "capital-query",
@@ -264,8 +277,9 @@
           decimals: 4,
           shade: true,
           testid: "capital-attention-row",
-        }) + `<div class="c04-note">${rowSum}</div>`,
-      mixed: `<div class="c04-vector" data-testid="capital-mixed">z = ${vectorText(w.mixed)}</div>`,
+          note: rowSum,
+        }),
+      mixed: { testid: "capital-mixed", cls: "c04-vector", text: `z = ${vectorText(w.mixed)}` },
       logits: matrix(column(w.logits), vocab, {
         title: "Logits",
         rowLabels: vocab,

@@ -31,17 +31,26 @@
     return v < 0 ? 0 : v > 1 ? 1 : v;
   }
 
+  // A label or title: a text, {text, lang} for a word kept in another language than the
+  // page's, or a list of those, one after the other.
+  function label(value) {
+    if (Array.isArray(value)) return value.map(label).join("");
+    if (value === null || typeof value !== "object") return esc(value);
+    return `<span lang="${esc(value.lang)}">${esc(value.text)}</span>`;
+  }
+
   /**
    * A matrix as a table. spec: {testid, title, cols: [label], rows: [{label, cells: [text |
-   * null], shade: [weight in [0, 1]] | null, sum: text | null}]}. A null cell is masked (−∞ on
-   * grey); a shaded cell is blue in proportion to its weight, white text from 0.55 on.
+   * null], shade: [weight in [0, 1]] | null, sum: text | null}], note: text | null}. A null
+   * cell is masked (−∞ on grey); a shaded cell is blue in proportion to its weight, white text
+   * from 0.55 on; the note goes under the table.
    */
   function matrix(spec) {
     const rows = spec.rows || [];
     const sums = rows.some((row) => row.sum != null);
     const parts = [`<table class="c04-matrix"${testid(spec.testid)}>`];
-    if (spec.title) parts.push(`<caption>${esc(spec.title)}</caption>`);
-    parts.push("<tr><th></th>" + spec.cols.map((c) => `<th>${esc(c)}</th>`).join(""));
+    if (spec.title && spec.title.length) parts.push(`<caption>${label(spec.title)}</caption>`);
+    parts.push("<tr><th></th>" + spec.cols.map((c) => `<th>${label(c)}</th>`).join(""));
     if (sums) parts.push("<th></th>");
     parts.push("</tr>");
     for (const row of rows) {
@@ -56,9 +65,10 @@
         return `<td${style}>${esc(text)}</td>`;
       });
       const sum = row.sum != null ? `<td class="c04-sum">Σ = ${esc(row.sum)}</td>` : "";
-      parts.push(`<tr><th>${esc(row.label)}</th>${cells.join("")}${sum}</tr>`);
+      parts.push(`<tr><th>${label(row.label)}</th>${cells.join("")}${sum}</tr>`);
     }
     parts.push("</table>");
+    if (spec.note) parts.push(`<div class="c04-note">${esc(spec.note)}</div>`);
     return parts.join("");
   }
 
@@ -95,9 +105,9 @@
     return spec.items.map(readout).join("");
   }
 
-  /** A line of text. spec: {testid, text, cls}. */
+  /** A line of text. spec: {testid, cls, text (a label: see label())}. */
   function note(spec) {
-    return `<span class="${esc(spec.cls || "c04-note")}"${testid(spec.testid)}>${esc(spec.text)}</span>`;
+    return `<div class="${esc(spec.cls || "c04-note")}"${testid(spec.testid)}>${label(spec.text)}</div>`;
   }
 
   C04.markup = { esc, matrix, bars, readout, readouts, note };

@@ -15,7 +15,7 @@ from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
 from dashboards.capital import CapitalView, render
 
-from c04_testing import spanish_words_left, table, viewable_texts
+from c04_testing import spanish_words_left, spec_table, viewable_texts
 
 VOCAB = ["París", "Roma", "grande", "bonita", "antigua", "famosa", "una", "muy"]
 
@@ -26,6 +26,23 @@ def readout(view: CapitalView, testid: str) -> str:
     )
     assert match, testid
     return match.group(1)
+
+
+def unmarked(spec) -> str:
+    """A spec's texts outside the words marked as Spanish ({"text", "lang": "es"})."""
+    if isinstance(spec, dict):
+        if spec.get("lang") == "es":
+            return ""
+        spec = [v for k, v in spec.items() if k not in ("testid", "shade")]
+    if isinstance(spec, list):
+        return " ".join(unmarked(v) for v in spec)
+    return spec if isinstance(spec, str) else ""
+
+
+def table(spec: dict, testid: str) -> list[list[str]]:
+    """A table spec's rows (header row and labels included), found by its data-testid."""
+    assert spec["testid"] == testid
+    return spec_table(spec)
 
 
 def column(view_html: str, testid: str) -> dict[str, str]:
@@ -87,29 +104,29 @@ def test_default_numbers_are_the_notes(view):
     assert readout(view, "capital-prediction") == "París"
     assert readout(view, "capital-probability") == "0,3805"
     assert readout(view, "capital-loss") == "0,9662"
-    assert table(view.attention_row.object, "capital-attention-row")[1][1:6] == [
+    assert table(view.attention_row.spec, "capital-attention-row")[1][1:6] == [
         "0,0038",
         "0,3151",
         "0,0337",
         "0,6468",
         "0,0006",
     ]
-    assert table(view.scores.object, "capital-scores")[1][1:] == [
+    assert table(view.scores.spec, "capital-scores")[1][1:] == [
         "0,0000",
         "4,4188",
         "2,1820",
         "5,1379",
         "−1,8160",
     ]
-    assert "(1,9953; −0,2850; 0,5821)" in view.mixed.object
-    assert table(view.query.object, "capital-query")[1] == ["es", "4,16", "0,00", "0,00"]
-    assert table(view.embeddings.object, "capital-embeddings")[4] == [
+    assert view.mixed.spec["text"] == "z = (1,9953; −0,2850; 0,5821)"
+    assert table(view.query.spec, "capital-query")[1] == ["es", "4,16", "0,00", "0,00"]
+    assert table(view.embeddings.spec, "capital-embeddings")[4] == [
         "Francia",
         "2,00",
         "0,00",
         "0,90",
     ]
-    assert table(view.with_position.object, "capital-with-position")[4] == [
+    assert table(view.with_position.spec, "capital-with-position")[4] == [
         "Francia",
         "2,1411",
         "−0,9900",
@@ -119,7 +136,7 @@ def test_default_numbers_are_the_notes(view):
 
 def test_steps_show_the_model(view):
     model = view.model
-    emb = table(view.embeddings.object, "capital-embeddings")
+    emb = table(view.embeddings.spec, "capital-embeddings")
     assert emb[0] == ["", "lugar", "función", "identidad"]
     assert [r[0] for r in emb[1:]] == model.tokens
     for name, pane, values in [
@@ -128,12 +145,12 @@ def test_steps_show_the_model(view):
         ("capital-keys", view.keys, model.K),
         ("capital-values", view.values, model.V),
     ]:
-        rows = table(pane.object, name)[1:]
+        rows = table(pane.spec, name)[1:]
         assert [r[1:] for r in rows] == [[es_number(v, 4) for v in row] for row in values]
     for word, logit in zip(VOCAB, model.logits, strict=True):
-        assert column(view.logits.object, "capital-logits")[word] == es_number(logit, 4)
+        assert column(view.logits.spec, "capital-logits")[word] == es_number(logit, 4)
     for word, p in zip(VOCAB, model.probability_vector, strict=True):
-        assert column(view.probabilities.object, "capital-probabilities")[word] == es_number(p, 4)
+        assert column(view.probabilities.spec, "capital-probabilities")[word] == es_number(p, 4)
 
 
 def test_country_select_sets_identity_slider_and_readouts(view):
@@ -146,7 +163,7 @@ def test_country_select_sets_identity_slider_and_readouts(view):
     assert readout(view, "capital-probability") == es_number(expected.probability, 4) == "0,3398"
     assert readout(view, "capital-loss") == es_number(expected.loss, 4)
     assert "Italia" in view.tokens.object
-    assert table(view.embeddings.object, "capital-embeddings")[4][0] == "Italia"
+    assert table(view.embeddings.spec, "capital-embeddings")[4][0] == "Italia"
     view.country_select.value = "Francia"
     assert view.identity_slider.value == pytest.approx(0.90)
     assert readout(view, "capital-prediction") == "París"
@@ -157,7 +174,7 @@ def test_identity_slider_changes_probabilities_and_readouts(view, identity):
     view.identity_slider.value = identity
     assert view.model.identity == identity
     expected = CapitalWalkthrough(identity=identity)
-    probabilities = column(view.probabilities.object, "capital-probabilities")
+    probabilities = column(view.probabilities.spec, "capital-probabilities")
     assert probabilities == {w: es_number(p, 4) for w, p in expected.probabilities.items()}
     assert readout(view, "capital-prediction") == expected.prediction
     assert readout(view, "capital-probability") == es_number(expected.probability, 4)
@@ -171,7 +188,7 @@ def test_identity_slider_changes_probabilities_and_readouts(view, identity):
 def test_identity_zero_is_a_tie(view):
     view.identity_slider.value = 0.0
     assert readout(view, "capital-prediction") == "París o Roma (empate)"
-    probabilities = column(view.probabilities.object, "capital-probabilities")
+    probabilities = column(view.probabilities.spec, "capital-probabilities")
     assert probabilities["París"] == probabilities["Roma"] == "0,2374"
     assert "p(París) = p(Roma)" in view.readouts.object
 
@@ -180,7 +197,7 @@ def test_attention_row_is_identical_for_every_identity(view):
     texts, bars = [], []
     for identity in (0.9, 0.0, -0.9):
         view.identity_slider.value = identity
-        texts.append(table(view.attention_row.object, "capital-attention-row")[1])
+        texts.append(table(view.attention_row.spec, "capital-attention-row")[1])
         bars.append(attention_bars(view)["peso"])
     assert texts[0] == texts[1] == texts[2]
     np.testing.assert_allclose(bars[0], bars[1])
@@ -188,16 +205,16 @@ def test_attention_row_is_identical_for_every_identity(view):
     np.testing.assert_allclose(bars[0], view.model.attention_row)
     # ... and for the other country, whose name is the only change in the header row.
     view.country_select.value = "Italia"
-    assert table(view.attention_row.object, "capital-attention-row")[1] == texts[0]
+    assert table(view.attention_row.spec, "capital-attention-row")[1] == texts[0]
 
 
 def test_other_six_words_have_logit_zero(view):
     for identity in (0.9, -0.45):
         view.identity_slider.value = identity
-        logits = column(view.logits.object, "capital-logits")
+        logits = column(view.logits.spec, "capital-logits")
         assert [logits[w] for w in VOCAB[2:]] == ["0,0000"] * 6
         assert logits["París"] != "0,0000"
-        probabilities = column(view.probabilities.object, "capital-probabilities")
+        probabilities = column(view.probabilities.spec, "capital-probabilities")
         assert len({probabilities[w] for w in VOCAB[2:]}) == 1
 
 
@@ -329,13 +346,15 @@ def test_english_keeps_the_model_words_marked(english):
     for identity in (0.9, 0.0):
         english.identity_slider.value = identity
         for pane in panes:
-            left = outside_kept(pane.object)
+            left = outside_kept(pane.object) if hasattr(pane, "object") else unmarked(pane.spec)
             assert not [w for w in MODEL_WORDS if re.search(rf"\b{w}\b", left)], left
             for short in ("La", "de", "es", "una", "muy"):
                 assert f">{short}<" not in left
-    assert '<th><span lang="es">Francia</span></th>' in english.embeddings.object
-    assert "<th>place</th><th>function</th><th>identity</th>" in english.embeddings.object
-    assert '<th><span lang="es">grande</span></th>' in english._unembedding_html()
+    assert english.embeddings.spec["rows"][3]["label"] == {"text": "Francia", "lang": "es"}
+    assert english.embeddings.spec["cols"] == ["place", "function", "identity"]
+    assert {"text": "grande", "lang": "es"} in [
+        r["label"] for r in english._unembedding_spec()["rows"]
+    ]
     # The select shows the countries in English; its values stay the model's.
     assert english.country_select.options == {"France": "Francia", "Italy": "Italia"}
     assert english.country_select.value == "Francia"
@@ -345,15 +364,15 @@ def test_english_numbers_use_a_decimal_point(english):
     assert readout(english, "capital-prediction") == '<span lang="es">París</span>'
     assert readout(english, "capital-probability") == "0.3805"
     assert readout(english, "capital-loss") == "0.9662"
-    assert table(english.attention_row.object, "capital-attention-row")[1][1:6] == [
+    assert table(english.attention_row.spec, "capital-attention-row")[1][1:6] == [
         "0.0038",
         "0.3151",
         "0.0337",
         "0.6468",
         "0.0006",
     ]
-    assert "z = (1.9953, −0.2850, 0.5821)" in english.mixed.object
-    assert "The row sums to Σ = 1.0000" in english.attention_row.object
+    assert english.mixed.spec["text"] == "z = (1.9953, −0.2850, 0.5821)"
+    assert english.attention_row.spec["note"] == "The row sums to Σ = 1.0000"
     # docs/ejemplos-trabajados.md, identity +0,90: París 0,3805, Roma 0,1491, the others 0,0784.
     assert probability_bars(english)["label"][:3] == ["0.3805", "0.1491", "0.0784"]
     assert 'data-testid="capital-slope-roma">−0.3945<' in english.asymmetry.object
@@ -368,7 +387,7 @@ def test_english_controls_change_the_numbers(english):
     assert english.identity_slider.value == pytest.approx(-0.90)
     assert readout(english, "capital-prediction") == '<span lang="es">Roma</span>'
     assert readout(english, "capital-probability") == "0.3398"
-    assert table(english.embeddings.object, "capital-embeddings")[4] == [
+    assert table(english.embeddings.spec, "capital-embeddings")[4] == [
         "Italia",
         "2.00",
         "0.00",

@@ -29,9 +29,9 @@ from attnmodel.core import (
 )
 from attnmodel.explorer import DEFAULT_SENTENCE, TOKEN_DIM, TRIGRAM_SALT
 from attnmodel.formatting import es_number, es_percent, parse_es_number
-from dashboards.common import esc, matrix_html, readout_html
+from dashboards.common import esc, matrix_spec, readout_html
 
-from c04_testing import twin_html
+from c04_testing import assert_twin_equal, twin_html
 
 C04_JS = Path(__file__).resolve().parents[2] / "dashboards" / "static" / "c04.js"
 TOL = 1e-12
@@ -218,7 +218,7 @@ def random_labels(rng, n: int) -> list[str]:
     return [str(pool[int(i)]) for i in rng.integers(0, len(pool), n)]
 
 
-def test_js_matrix_html_is_byte_identical_to_python(c04):
+def test_js_matrix_spec_matches_python(c04):
     rng = np.random.default_rng(407)
     cases = []
     special = [-np.inf, np.inf, np.nan, -0.0, 0.0, 0.0625, 0.0005, 0.55, 0.5505, 1.0, 0.125, 2.5]
@@ -234,29 +234,29 @@ def test_js_matrix_html_is_byte_identical_to_python(c04):
         m = np.where(rng.random((n_rows, n_cols)) < 0.1, -np.inf, m)
         options = {
             "title": ["", "Pesos $$\\alpha$$ <b>x</b>", "Q · Kᵀ"][i % 3],
-            "rowLabels": random_labels(rng, n_rows) if i % 4 else None,
-            "colLabels": random_labels(rng, n_cols) if i % 5 else None,
+            "rowLabels": random_labels(rng, n_rows) if i % 4 else [str(r) for r in range(n_rows)],
+            "colLabels": random_labels(rng, n_cols) if i % 5 else [str(c) for c in range(n_cols)],
             "decimals": int(rng.integers(0, 5)),
             "rowSums": bool(i % 3 == 1),
             "testid": ["", None, 'mat-"q"&<x>', "weights"][i % 4],
             "shade": bool(i % 2),
         }
         cases.append([m.tolist(), options])
-    cases.append([[0.1, 0.2, 0.7], {}])  # a vector is one row, as np.atleast_2d
-    cases.append([[[1.0, 2.0], [3.0, 4.0]], {}])  # every option at its default
-    got = js_values(c04, "(m, o) => C04.html.matrixHtml(m, o)", cases)
+    # a vector is one row, as np.atleast_2d; every other option at its default
+    cases.append([[0.1, 0.2, 0.7], {"rowLabels": ["a"], "colLabels": ["x", "y", "z"]}])
+    got = js_values(c04, "(m, o) => C04.spec.matrix(m, o)", cases)
     for (m, o), g in zip(cases, got, strict=True):
-        expected = matrix_html(
+        expected = matrix_spec(
             m,
+            o["rowLabels"],
+            o["colLabels"],
             title=o.get("title", ""),
-            row_labels=o.get("rowLabels"),
-            col_labels=o.get("colLabels"),
             decimals=o.get("decimals", 2),
             row_sums=o.get("rowSums", False),
             testid=o.get("testid"),
             shade=o.get("shade", False),
         )
-        assert g == expected, (m, o)
+        assert_twin_equal(expected, g, repr((m, o)), tol=0)
 
 
 def test_js_readout_html_is_byte_identical_to_python(c04):
