@@ -262,7 +262,7 @@ class Markup(pn.custom.JSComponent):
 
     kind = param.Selector(
         default="matrix",
-        objects=["matrix", "bars", "readout", "readouts", "note"],
+        objects=["matrix", "bars", "readout", "readouts", "note", "heatmap", "focus_row"],
         constant=True,
         doc="Which renderer of C04.markup draws the spec.",
     )

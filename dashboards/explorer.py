@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 
+import numpy as np
 import panel as pn
 import param
 from bokeh.models import CustomJSTickFormatter
@@ -32,6 +33,7 @@ from attnmodel.i18n import DEFAULT_LANG, say, text
 from dashboards.common import (
     DemoView,
     LiveHTML,
+    Markup,
     apply_render,
     esc,
     math_md,
@@ -97,68 +99,46 @@ def token_labels(tokens) -> list[str]:
     return labels
 
 
-def _percent_affixes(lang: str) -> tuple[str, str]:
-    """What ``lang`` writes before and after a whole percentage ("", " %") in Spanish."""
+def _percent_texts(pct, lang: str) -> list[str]:
+    """Whole percentages as ``lang`` writes them ("39 %" in Spanish, "39%" in English)."""
+    # The catalogue's pattern once, not once per cell: a 40-token map is 1600 of them.
     before, after = text("format.percent", lang, value="\0").split("\0")
-    return esc(before), esc(after)
+    return [f"{before}{p}{after}" for p in pct]
 
 
-def heatmap_html(tokens, weights, focus: int, causal: bool, lang: str = DEFAULT_LANG) -> str:
-    """The attention map as an HTML table of whole percentages, shaded by weight.
-
-    Built as one list of strings (a 40-token sentence is 1600 cells). Cell (i, j) has
-    data-testid ``cell-i-j``; the focus row has class ``f``; cells hidden by the causal mask
-    (j > i) have class ``m``.
-    """
-    names = [esc(t) for t in tokens]
-    pct = percentages(weights)
-    pre, post = _percent_affixes(lang)
-    parts = [
-        '<div class="c04-map-wrap"><table class="c04-map" data-testid="explorer-table">'
-        f"<thead><tr><th>{esc(text('explorer.query', lang))}</th>",
-        *(f"<th>{name}</th>" for name in names),
-        "</tr></thead><tbody>",
-    ]
-    for i, name in enumerate(names):
-        parts.append('<tr class="f">' if i == focus else "<tr>")
-        parts.append(f"<th>{name}</th>")
-        for j, (w, p) in enumerate(zip(weights[i].tolist(), pct[i].tolist(), strict=True)):
-            if causal and j > i:
-                parts.append(f'<td class="m" data-testid="cell-{i}-{j}">{pre}{p}{post}</td>')
-            else:
-                dark = ' class="d"' if w > 0.55 else ""
-                parts.append(
-                    f'<td{dark} style="background:rgba(31,95,168,{w:.3f})" '
-                    f'data-testid="cell-{i}-{j}">{pre}{p}{post}</td>'
-                )
-        parts.append("</tr>")
-    parts.append("</tbody></table></div>")
-    return "".join(parts)
+def heatmap_spec(tokens, weights, focus: int, causal: bool, lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.heatmap``: the attention map as whole percentages, shaded by weight (a
+    40-token sentence is 1600 cells). Cell (i, j) is ``cell-i-j``; the focus row is marked;
+    with ``causal`` the cells j > i are hidden by the mask."""
+    pct = percentages(weights).tolist()
+    return {
+        "testid": "explorer-table",
+        "corner": text("explorer.query", lang),
+        "tokens": list(tokens),
+        "focus": int(focus),
+        "causal": bool(causal),
+        "cells": [_percent_texts(row, lang) for row in pct],
+        "weights": np.asarray(weights, dtype=float).tolist(),
+    }
 
 
-def row_html(tokens, row, focus: int, causal: bool, lang: str = DEFAULT_LANG) -> str:
-    """ "Adónde mira <token>": one bar per key token, width ∝ weight, with its percentage."""
-    pct = percentages(row).tolist()
-    pre, post = _percent_affixes(lang)
-    title = esc(text("explorer.row_title", lang, token=tokens[focus]))
-    parts = [
-        f'<div class="c04-row-title" data-testid="explorer-row-title">{title}</div>'
-        '<div class="c04-bars" data-testid="explorer-row">'
-    ]
-    for j, (token, w, p) in enumerate(zip(tokens, row.tolist(), pct, strict=True)):
-        masked = ' m"' if causal and j > focus else '"'
-        parts.append(
-            f'<div class="t{masked}>{esc(token)}</div>'
-            f'<div class="b"><div style="width:{100 * w:.2f}%"></div></div>'
-            f'<div class="p{masked} data-testid="row-{j}">{pre}{p}{post}</div>'
-        )
-    parts.append("</div>")
-    return "".join(parts)
+def row_spec(tokens, row, focus: int, causal: bool, lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.focus_row``: "Adónde mira <token>", one bar per key token (width ∝ weight)
+    with its percentage; with ``causal`` the tokens after the focus are hidden by the mask."""
+    return {
+        "testid": "explorer-row",
+        "title": text("explorer.row_title", lang, token=tokens[focus]),
+        "tokens": list(tokens),
+        "focus": int(focus),
+        "causal": bool(causal),
+        "cells": _percent_texts(percentages(row).tolist(), lang),
+        "widths": [100 * w for w in np.asarray(row, dtype=float).tolist()],
+    }
 
 
-def error_html(text: str) -> str:
-    """The message beside the sentence box ("" hides it)."""
-    return f'<div class="c04-error" data-testid="explorer-sentence-error">{esc(text)}</div>'
+def error_spec(message: str) -> dict:
+    """The message beside the sentence box ("" shows nothing)."""
+    return {"testid": "explorer-sentence-error", "cls": "c04-error", "text": message}
 
 
 def select_options(tokens) -> list[tuple[str, str]]:
@@ -170,8 +150,9 @@ def render(model: AttentionExplorer, lang: str = DEFAULT_LANG) -> dict[str, obje
     """Everything on the page that follows the model, in ``lang`` (the browser twin is
     ``explorer.js``).
 
-    ``table`` and ``row``: the HTML of the map and of the focus row; ``buttons_labels`` /
-    ``buttons_active``: the token buttons as Bokeh holds them (labels, index of the pressed one);
+    ``table`` and ``row``: the specs of the map and of the focus row (markup.js);
+    ``buttons_labels`` / ``buttons_active``: the token buttons as Bokeh holds them (labels, index
+    of the pressed one);
     ``select_options`` / ``select_value``: the token list as Bokeh holds it (str(index), label).
     """
     state = model.state()
@@ -188,8 +169,8 @@ def render(model: AttentionExplorer, lang: str = DEFAULT_LANG) -> dict[str, obje
         "buttons_active": focus,
         "select_options": select_options(tokens),
         "select_value": str(focus),
-        "table": heatmap_html(tokens, state.weights, focus, causal, lang),
-        "row": row_html(tokens, state.weights[focus], focus, causal, lang),
+        "table": heatmap_spec(tokens, state.weights, focus, causal, lang),
+        "row": row_spec(tokens, state.weights[focus], focus, causal, lang),
     }
 
 
@@ -342,8 +323,9 @@ class ExplorerView(DemoView):
             width=480,
             margin=(5, 10),
         )
-        self.sentence_error = LiveHTML(
-            error_html(""),
+        self.sentence_error = Markup(
+            kind="note",
+            spec=error_spec(""),
             margin=(30, 10, 5, 10),
             sizing_mode="stretch_width",
         )
@@ -392,8 +374,8 @@ class ExplorerView(DemoView):
             css_classes=["c04-explorer-causal-box"],
         )
 
-        self.table = LiveHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.row = LiveHTML("", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.table = Markup(kind="heatmap", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.row = Markup(kind="focus_row", stylesheets=[CSS], sizing_mode="stretch_width")
 
         cold, hot = self.num(COLD_TEMPERATURE, 1), self.num(HOT_TEMPERATURE, 0)
         self.reset_button = self._button(
@@ -505,7 +487,7 @@ class ExplorerView(DemoView):
         self._set_error("")
 
     def _set_error(self, text: str) -> None:
-        self.sentence_error.object = error_html(text)
+        self.sentence_error.spec = error_spec(text)
 
     def _on_focus_widget(self, event) -> None:
         if self._syncing or event.new is None:
@@ -541,8 +523,8 @@ class ExplorerView(DemoView):
     def client_targets(self) -> dict[str, tuple[object, str]]:
         """What :func:`render` fills: target name -> (pane or widget, kind); see the brief."""
         return {
-            "table": (self.table, "html"),
-            "row": (self.row, "html"),
+            "table": (self.table, "markup"),
+            "row": (self.row, "markup"),
             "buttons_labels": (self.token_buttons, "prop:labels"),
             "buttons_active": (self.token_buttons, "prop:active"),
             "select_options": (self.token_select, "prop:options"),
@@ -598,7 +580,7 @@ class ExplorerView(DemoView):
         if states is not None:
             states["explorer"] = client_constants(self.lang)
         kinds = {name: kind for name, (_, kind) in self.client_targets().items()}
-        kinds["error"] = "html"  # set by the twin only when the sentence box was applied
+        kinds["error"] = "markup"  # set by the twin only when the sentence box was applied
         objects = {name: obj for name, (obj, _) in self.client_targets().items()}
         objects["error"] = self.sentence_error
         controls = {

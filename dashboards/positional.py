@@ -28,6 +28,7 @@ from attnmodel.i18n import DEFAULT_LANG, Refusal, text
 from dashboards.common import (
     DemoView,
     LiveHTML,
+    Markup,
     apply_render,
     esc,
     lean_renderers,
@@ -135,15 +136,19 @@ def worked_table_html(
     return "".join(parts)
 
 
-def shape_html(n: int, d: int, lang: str = DEFAULT_LANG) -> str:
-    shape = esc(text("positional.shape", lang, n=n, d=d))
-    return f'<span class="c04-note" data-testid="pe-shape">{shape}</span>'
+def shape_spec(n: int, d: int, lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.note``: the size of the matrix ("50 posiciones × 64 dimensiones")."""
+    return {
+        "testid": "pe-shape",
+        "cls": "c04-note",
+        "text": text("positional.shape", lang, n=n, d=d),
+    }
 
 
 def render(model: PositionalEncodingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """Everything on screen that follows ``n_positions`` and ``d_model``, by target name.
 
-    ``shape`` (HTML of the size readout), ``heatmap_source`` and ``similarity_<start>`` (source
+    ``shape`` (the size readout's spec), ``heatmap_source`` and ``similarity_<start>`` (source
     data), ``<range>_<prop>`` for the three ranges that follow the shape (start, end and their
     reset values, so the reset tool returns to the new shape) and ``heatmap_title``, texts and
     numbers in ``lang``. The browser
@@ -158,7 +163,7 @@ def render(model: PositionalEncodingDemo, lang: str = DEFAULT_LANG) -> dict[str,
     n, d = pe.shape
     half = d / 2  # the value at Δ = 0, so every curve starts at 1
     values: dict[str, object] = {
-        "shape": shape_html(n, d, lang),
+        "shape": shape_spec(n, d, lang),
         "heatmap_source": heatmap_data(pe),
     }
     for start in CURVE_STARTS:
@@ -238,8 +243,10 @@ class PositionalView(DemoView):
             width=320,
         )
         self.error = LiveHTML("", css_classes=["c04-error"], margin=(0, 10))
-        self.shape = LiveHTML(
-            shape_html(model.n_positions, model.d_model, self.lang), margin=(18, 10)
+        self.shape = Markup(
+            kind="note",
+            spec=shape_spec(model.n_positions, model.d_model, self.lang),
+            margin=(18, 10),
         )
         self._sliders = {"n_positions": self.n_slider, "d_model": self.d_slider}
         for name, slider in self._sliders.items():
@@ -418,7 +425,7 @@ class PositionalView(DemoView):
     def client_targets(self) -> dict[str, tuple[object, str]]:
         """Target name -> (pane / source / Bokeh model, kind), for the names of ``render``."""
         targets: dict[str, tuple[object, str]] = {
-            "shape": (self.shape, "html"),
+            "shape": (self.shape, "markup"),
             "heatmap_source": (self.heatmap_source, "data"),
         }
         for start, source in self.similarity_sources.items():

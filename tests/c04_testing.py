@@ -83,23 +83,46 @@ def spec_rows(spec: dict) -> list[list[str]]:
     return [[row["value"]] for row in spec["rows"]]
 
 
+def _numbers(values) -> bool:
+    return all(isinstance(v, int | float) and not isinstance(v, bool) for v in values)
+
+
+def _close(a, b, tol: float) -> bool:
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    return bool(np.allclose(a, b, rtol=tol, atol=tol, equal_nan=True))
+
+
+def _twin_diff(python, js, tol: float, path: tuple) -> tuple | None:
+    # (path, what differs) of the first difference, or None; the path is formatted only then.
+    if isinstance(python, dict):
+        if not isinstance(js, dict) or sorted(js) != sorted(python):
+            return path, f"keys {list(js) if isinstance(js, dict) else js!r} != {list(python)}"
+        for key, value in python.items():
+            found = _twin_diff(value, js[key], tol, (*path, key))
+            if found:
+                return found
+    elif isinstance(python, list | tuple | np.ndarray):
+        if not isinstance(js, list) or len(js) != len(python):
+            return path, f"{js!r} != {python!r}"
+        if len(python) and _numbers(python) and _numbers(js):  # a row of numbers at once
+            return None if _close(js, python, tol) else (path, f"{js!r} != {python!r}")
+        for i, (p, j) in enumerate(zip(python, js, strict=True)):
+            found = _twin_diff(p, j, tol, (*path, i))
+            if found:
+                return found
+    elif isinstance(python, str | bool | type(None)) or isinstance(js, str | bool | type(None)):
+        if js != python:
+            return path, f"JS {js!r} != Python {python!r}"
+    elif not _close(js, python, tol):
+        return path, f"JS {js!r} != Python {python!r}"
+    return None
+
+
 def assert_twin_equal(python, js, where: str, tol: float = 1e-12) -> None:
     """A browser twin's output (JSON back from the page) equals Python's: same keys and lengths,
     the same texts, booleans and nulls, numbers within ``tol`` (absolute and relative)."""
-    if isinstance(python, dict):
-        assert isinstance(js, dict), f"{where}: {js!r}"
-        assert list(js) == list(python), f"{where}: keys {list(js)} != {list(python)}"
-        for key, value in python.items():
-            assert_twin_equal(value, js[key], f"{where}.{key}", tol)
-    elif isinstance(python, list | tuple | np.ndarray):
-        assert isinstance(js, list), f"{where}: {js!r}"
-        assert len(js) == len(python), f"{where}: {len(js)} != {len(python)} items"
-        for i, (p, j) in enumerate(zip(python, js, strict=True)):
-            assert_twin_equal(p, j, f"{where}[{i}]", tol)
-    elif isinstance(python, str | bool | type(None)) or isinstance(js, str | bool | type(None)):
-        assert js == python, f"{where}\nJS:     {js!r}\nPython: {python!r}"
-    else:
-        np.testing.assert_allclose(float(js), float(python), rtol=tol, atol=tol, err_msg=where)
+    found = _twin_diff(python, js, tol, ())
+    assert found is None, f"{where} at {found[0]}: {found[1]}" if found else ""
 
 
 def label_text(label) -> str:
@@ -403,13 +426,12 @@ def sa_editors(view) -> dict:
 
 def twin_html(*names: str, states: dict | None = None, head: str = "", lang: str = "es") -> str:
     """A blank page with what the export puts first in <head> (the embedded ``states``, the
-    ``lang`` catalogue, then c04.js and the twin files ``names`` from dashboards/static/), then
-    ``head``: the twin tests' page, built by the export's own code."""
+    ``lang`` catalogue, then c04.js, markup.js and the twin files ``names`` from
+    dashboards/static/), then ``head``: the twin tests' page, built by the export's own code."""
     from dashboards.export import STATIC_DIR, head_elements
 
-    scripts = [
-        (name, (STATIC_DIR / name).read_text(encoding="utf-8")) for name in ("c04.js", *names)
-    ]
+    files = ("c04.js", "markup.js", *names)
+    scripts = [(name, (STATIC_DIR / name).read_text(encoding="utf-8")) for name in files]
     elements = "".join(head_elements(scripts, states or {}, lang))
     return (
         f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8">{elements}{head}'

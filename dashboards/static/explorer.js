@@ -101,74 +101,41 @@
     return Math.floor(100 * w + 0.5);
   }
 
-  // --- the HTML: dashboards.explorer.heatmap_html, row_html, error_html -----------------------
+  // --- the specs markup.js draws: dashboards.explorer.heatmap_spec, row_spec, error_spec -----
 
-  // dashboards.explorer._percent_affixes: what the page's language writes around a whole
-  // percentage ("" and " %" in Spanish, "" and "%" in English), escaped.
-  function percentAffixes() {
+  // dashboards.explorer._percent_texts: whole percentages as the page's language writes them
+  // (the catalogue's pattern once per row, not once per cell).
+  function percentTexts(row) {
     const [before, after] = C04.t("format.percent", { value: "\u0000" }).split("\u0000");
-    return [C04.html.esc(before), C04.html.esc(after)];
+    return Array.from(row, (w) => `${before}${percent(w)}${after}`);
   }
 
-  function heatmapHtml(tokens, weights, focus, causal) {
-    const esc = C04.html.esc;
-    const fixed = C04.fmt.fixed;
-    const names = tokens.map((token) => esc(token));
-    const [pre, post] = percentAffixes();
-    const parts = [
-      '<div class="c04-map-wrap"><table class="c04-map" data-testid="explorer-table">' +
-        `<thead><tr><th>${esc(C04.t("explorer.query"))}</th>`,
-    ];
-    for (const name of names) parts.push(`<th>${name}</th>`);
-    parts.push("</tr></thead><tbody>");
-    for (let i = 0; i < names.length; i++) {
-      parts.push(i === focus ? '<tr class="f">' : "<tr>");
-      parts.push(`<th>${names[i]}</th>`);
-      const row = weights[i];
-      for (let j = 0; j < names.length; j++) {
-        const w = row[j];
-        const p = percent(w);
-        if (causal && j > i) {
-          parts.push(`<td class="m" data-testid="cell-${i}-${j}">${pre}${p}${post}</td>`);
-        } else {
-          const dark = w > 0.55 ? ' class="d"' : "";
-          parts.push(
-            `<td${dark} style="background:rgba(31,95,168,${fixed(w, 3)})" ` +
-              `data-testid="cell-${i}-${j}">${pre}${p}${post}</td>`,
-          );
-        }
-      }
-      parts.push("</tr>");
-    }
-    parts.push("</tbody></table></div>");
-    return parts.join("");
+  function heatmapSpec(tokens, weights, focus, causal) {
+    return {
+      testid: "explorer-table",
+      corner: C04.t("explorer.query"),
+      tokens: tokens.slice(),
+      focus,
+      causal,
+      cells: weights.map(percentTexts),
+      weights: weights.map((row) => Array.from(row)),
+    };
   }
 
-  function rowHtml(tokens, row, focus, causal) {
-    const esc = C04.html.esc;
-    const fixed = C04.fmt.fixed;
-    const [pre, post] = percentAffixes();
-    const title = esc(C04.t("explorer.row_title", { token: tokens[focus] }));
-    const parts = [
-      `<div class="c04-row-title" data-testid="explorer-row-title">${title}</div>` +
-        '<div class="c04-bars" data-testid="explorer-row">',
-    ];
-    for (let j = 0; j < tokens.length; j++) {
-      const w = row[j];
-      const masked = causal && j > focus ? ' m"' : '"';
-      parts.push(
-        `<div class="t${masked}>${esc(tokens[j])}</div>` +
-          `<div class="b"><div style="width:${fixed(100 * w, 2)}%"></div></div>` +
-          `<div class="p${masked} data-testid="row-${j}">${pre}${percent(w)}${post}</div>`,
-      );
-    }
-    parts.push("</div>");
-    return parts.join("");
+  function rowSpec(tokens, row, focus, causal) {
+    return {
+      testid: "explorer-row",
+      title: C04.t("explorer.row_title", { token: tokens[focus] }),
+      tokens: tokens.slice(),
+      focus,
+      causal,
+      cells: percentTexts(row),
+      widths: Array.from(row, (w) => 100 * w),
+    };
   }
 
-  function errorHtml(text) {
-    const message = C04.html.esc(text);
-    return `<div class="c04-error" data-testid="explorer-sentence-error">${message}</div>`;
+  function errorSpec(text) {
+    return { testid: "explorer-sentence-error", cls: "c04-error", text };
   }
 
   // dashboards.explorer.token_labels: the second "gato" is "gato (2)"
@@ -209,8 +176,8 @@
       const positional = Boolean(state.positional);
       const weights = attentionWeights(tokens, positional, causal, state.temperature);
       lastValues = {
-        table: heatmapHtml(tokens, weights, focus, causal),
-        row: rowHtml(tokens, weights[focus], focus, causal),
+        table: heatmapSpec(tokens, weights, focus, causal),
+        row: rowSpec(tokens, weights[focus], focus, causal),
         buttons_labels: tokenLabels(tokens),
         buttons_active: focus,
         select_options: selectOptions(tokens),
@@ -219,7 +186,7 @@
       lastKey = key;
     }
     const values = Object.assign({}, lastValues);
-    if (state.error !== undefined) values.error = errorHtml(state.error);
+    if (state.error !== undefined) values.error = errorSpec(state.error);
     return values;
   }
 
@@ -315,9 +282,9 @@
     // for tests/ui/test_twin_explorer.py
     splitWords,
     tokenLabels,
-    heatmapHtml,
-    rowHtml,
-    errorHtml,
+    heatmapSpec,
+    rowSpec,
+    errorSpec,
     attentionWeights,
   };
 })();

@@ -110,5 +110,65 @@
     return `<div class="${esc(spec.cls || "c04-note")}"${testid(spec.testid)}>${label(spec.text)}</div>`;
   }
 
-  C04.markup = { esc, matrix, bars, readout, readouts, note };
+  /**
+   * The explorer's attention map: whole percentages shaded by weight. spec: {testid, corner,
+   * tokens, focus, causal, cells: [[text]], weights: [[w]]}. Cell (i, j) is cell-i-j; the
+   * focus row has class "f"; with causal, cells j > i are masked ("m"); "d" from 0.55 on.
+   * Built as one list of strings: a 40-token sentence is 1600 cells.
+   */
+  function heatmap(spec) {
+    const names = spec.tokens.map(esc);
+    const parts = [
+      `<div class="c04-map-wrap"><table class="c04-map"${testid(spec.testid)}>` +
+        `<thead><tr><th>${esc(spec.corner)}</th>`,
+    ];
+    for (const name of names) parts.push(`<th>${name}</th>`);
+    parts.push("</tr></thead><tbody>");
+    for (let i = 0; i < names.length; i++) {
+      parts.push(i === spec.focus ? '<tr class="f">' : "<tr>");
+      parts.push(`<th>${names[i]}</th>`);
+      const cells = spec.cells[i];
+      const weights = spec.weights[i];
+      for (let j = 0; j < names.length; j++) {
+        const cell = esc(cells[j]);
+        if (spec.causal && j > i) {
+          parts.push(`<td class="m" data-testid="cell-${i}-${j}">${cell}</td>`);
+        } else {
+          const w = weights[j];
+          const dark = w > 0.55 ? ' class="d"' : "";
+          parts.push(
+            `<td${dark} style="background:rgba(31,95,168,${clip01(w).toFixed(3)})" ` +
+              `data-testid="cell-${i}-${j}">${cell}</td>`
+          );
+        }
+      }
+      parts.push("</tr>");
+    }
+    parts.push("</tbody></table></div>");
+    return parts.join("");
+  }
+
+  /**
+   * One query's row of the map as bars: "Adónde mira <token>", a bar per key token. spec:
+   * {testid, title, tokens, focus, causal, cells: [text], widths: [0–100]}; the percentage of
+   * token j is row-j; with causal, the tokens after the focus are masked ("m").
+   */
+  function focus_row(spec) {
+    const parts = [
+      `<div class="c04-row-title"${testid(`${spec.testid}-title`)}>${esc(spec.title)}</div>` +
+        `<div class="c04-bars"${testid(spec.testid)}>`,
+    ];
+    spec.tokens.forEach((token, j) => {
+      const masked = spec.causal && j > spec.focus ? ' m"' : '"';
+      parts.push(
+        `<div class="t${masked}>${esc(token)}</div>` +
+          `<div class="b"><div style="width:${spec.widths[j].toFixed(2)}%"></div></div>` +
+          `<div class="p${masked} data-testid="row-${j}">${esc(spec.cells[j])}</div>`
+      );
+    });
+    parts.push("</div>");
+    return parts.join("");
+  }
+
+  C04.markup = { esc, matrix, bars, readout, readouts, note, heatmap, focus_row };
 })();

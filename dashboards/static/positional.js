@@ -1,7 +1,7 @@
 /* Browser twin of dashboards/positional.py (the "posicion" section of the export).
  *
  * C04.views.positional.render({n_positions, d_model}) returns the same dict as the Python
- * render(model): "shape" (HTML), "heatmap_source" and "similarity_<start>" (source data),
+ * render(model): "shape" (a C04.markup note spec), "heatmap_source" and "similarity_<start>" (source data),
  * "<range>_<prop>" (the three ranges that follow the shape) and "heatmap_title". Numbers follow
  * the Python order of operations: PE from C04.math.sinusoidalEncoding, the image rounded to
  * float32 (what the live app sends), each curve PE_start · PE_(start+Δ) / (d / 2) in float64.
@@ -66,9 +66,9 @@
     return flat;
   }
 
-  function shapeHtml(n, d) {
-    const shape = C04.html.esc(C04.t("positional.shape", { n, d }));
-    return `<span class="c04-note" data-testid="pe-shape">${shape}</span>`;
+  // dashboards.positional.shape_spec
+  function shapeSpec(n, d) {
+    return { testid: "pe-shape", cls: "c04-note", text: C04.t("positional.shape", { n, d }) };
   }
 
   function curveData(sim) {
@@ -87,7 +87,7 @@
     for (let i = 0; i < n; i++) flat.set(pe[i], i * d);
     const half = d / 2; // the value at Δ = 0, so every curve starts at 1
     const values = {
-      shape: shapeHtml(n, d),
+      shape: shapeSpec(n, d),
       heatmap_source: { image: [image2d(flat, n, d)], x: [-0.5], y: [-0.5], dw: [d], dh: [n] },
     };
     for (const start of CURVE_STARTS) {

@@ -9,14 +9,15 @@ from bokeh.document import Document
 
 from attnmodel.explorer import DEFAULT_SENTENCE, AttentionExplorer, percentages
 from attnmodel.i18n import Refusal, text
+from dashboards.common import Markup
 from dashboards.explorer import (
     ExplorerView,
-    heatmap_html,
+    heatmap_spec,
     render,
     token_labels,
 )
 
-from c04_testing import by_testid, element_texts, spanish_words_left, viewable_texts
+from c04_testing import spanish_words_left, spec_text, viewable_texts
 
 SEED_ROW = ["0 %", "39 %", "3 %", "0 %", "0 %", "44 %", "2 %", "11 %"]
 QUERY = text("explorer.query")  # the map's corner: "Consulta"
@@ -28,9 +29,10 @@ def looks_at(token: str) -> str:
 
 
 def cells(view: ExplorerView) -> list[list[str]]:
-    parsed = by_testid(view.table.object)
-    n = len(view.model.tokens)
-    return [[parsed.texts[f"cell-{i}-{j}"] for j in range(n)] for i in range(n)]
+    spec = view.table.spec
+    assert spec["testid"] == "explorer-table"
+    assert len(spec["cells"]) == len(view.model.tokens)
+    return spec["cells"]
 
 
 def expected_cells(model: AttentionExplorer) -> list[list[str]]:
@@ -38,23 +40,29 @@ def expected_cells(model: AttentionExplorer) -> list[list[str]]:
 
 
 def row_texts(view: ExplorerView) -> list[str]:
-    parsed = by_testid(view.row.object)
-    return [parsed.texts[f"row-{j}"] for j in range(len(view.model.tokens))]
+    return view.row.spec["cells"]
+
+
+def row_title(view: ExplorerView) -> str:
+    return view.row.spec["title"]
 
 
 def header(view: ExplorerView) -> list[str]:
-    # The <th> texts of the first table row: "Consulta", then the tokens.
-    return element_texts(view.table.object, "th", inside="thead")
+    # The map's header row: "Consulta", then the tokens.
+    return [view.table.spec["corner"], *view.table.spec["tokens"]]
 
 
 def all_pane_texts(view: ExplorerView) -> list[str]:
-    # In layout order (a function selector walks the tree depth first).
-    panes = view.__panel__().select(lambda o: isinstance(o, (pn.pane.HTML, pn.pane.Markdown)))
-    return [p.object for p in panes]
+    # In layout order (a function selector walks the tree depth first); a Markup pane by the
+    # texts of its spec.
+    panes = view.__panel__().select(
+        lambda o: isinstance(o, (pn.pane.HTML, pn.pane.Markdown, Markup))
+    )
+    return [spec_text(p.spec) if isinstance(p, Markup) else p.object for p in panes]
 
 
 def error_text(view: ExplorerView) -> str:
-    return by_testid(view.sentence_error.object).texts["explorer-sentence-error"]
+    return view.sentence_error.spec["text"]
 
 
 @pytest.fixture
@@ -76,7 +84,7 @@ def test_builds_with_seed_text_in_order(view):
         "Mueve las variables",
         "Antes de la teoría, tócalo. Elige un token, cambia la frase, arrastra los deslizadores.",
         text("explorer.focus_label"),
-        'data-testid="explorer-table"',
+        QUERY,  # the map's corner
         looks_at("gato"),
         text("explorer.caveat"),
         text("explorer.notice"),
@@ -102,9 +110,9 @@ def test_default_table_is_the_seed(view):
     assert cells(view)[5] == SEED_ROW
     assert cells(view) == expected_cells(view.model)
     assert row_texts(view) == SEED_ROW
-    assert by_testid(view.row.object).texts["explorer-row-title"] == looks_at("gato")
+    assert row_title(view) == looks_at("gato")
     # The focus row is the highlighted one.
-    assert view.table.object.count('<tr class="f">') == 1
+    assert view.table.spec["focus"] == 5
 
 
 def test_duplicate_tokens_get_unique_readable_labels(view):
@@ -122,9 +130,9 @@ def test_clicking_a_token_sets_focus_and_heading(view):
     view.token_buttons.value = view.token_buttons.options["duerme"]
     assert view.model.focus == 2
     assert view.token_select.value == 2
-    assert by_testid(view.row.object).texts["explorer-row-title"] == looks_at("duerme")
+    assert row_title(view) == looks_at("duerme")
     assert row_texts(view) == [f"{p} %" for p in view.model.row_percentages]
-    assert '<tr class="f"><th>duerme</th>' in view.table.object
+    assert view.table.spec["focus"] == 2
 
 
 def test_select_sets_focus_and_buttons_follow(view):
@@ -135,7 +143,7 @@ def test_select_sets_focus_and_buttons_follow(view):
     view.model.focus = 7  # model -> both widgets
     assert view.token_buttons.value == 7
     assert view.token_select.value == 7
-    assert by_testid(view.row.object).texts["explorer-row-title"] == looks_at("cansado")
+    assert row_title(view) == looks_at("cansado")
 
 
 def test_temperature_slider_reaches_model_and_table(view):
@@ -170,18 +178,15 @@ def test_causal_checkbox_switches_off_the_upper_triangle(view):
     assert view.model.causal is True
     table = cells(view)
     assert table == expected_cells(view.model)
-    parsed = by_testid(view.table.object)
+    assert view.table.spec["causal"] is view.row.spec["causal"] is True  # markup.js masks j > i
     n = len(table)
     for i in range(n):
-        for j in range(n):
-            masked = "m" in parsed.classes[f"cell-{i}-{j}"].split()
-            assert masked == (j > i)
-            if j > i:
-                assert table[i][j] == "0 %"
+        for j in range(i + 1, n):
+            assert table[i][j] == "0 %"
     assert table[0][0] == "100 %"
     view.model.causal = False
     assert view.causal_box.value is False
-    assert "m" not in by_testid(view.table.object).classes["cell-0-1"].split()
+    assert view.table.spec["causal"] is False
 
 
 def test_new_sentence_updates_everything(view):
@@ -199,7 +204,7 @@ def test_new_sentence_updates_everything(view):
     assert m.focus == 1
     assert view.token_buttons.value == 1
     assert view.token_select.value == 1
-    assert by_testid(view.row.object).texts["explorer-row-title"] == looks_at("mundo")
+    assert row_title(view) == looks_at("mundo")
     assert cells(view) == expected_cells(m)
     # model -> box
     m.sentence = "uno dos tres"
@@ -211,10 +216,10 @@ def test_new_sentence_updates_everything(view):
     [("", "La frase está vacía"), ("   ", "La frase está vacía"), (" ".join(["a"] * 41), "41")],
 )
 def test_bad_sentence_shows_message_and_keeps_model(view, typed, fragment):
-    before_table = view.table.object
+    before_table = view.table.spec
     view.sentence_input.value = typed
     assert view.model.sentence == DEFAULT_SENTENCE
-    assert view.table.object == before_table
+    assert view.table.spec == before_table
     message = error_text(view)
     assert fragment in message
     assert text("explorer.kept") in message
@@ -228,13 +233,14 @@ def test_html_in_the_sentence_is_escaped_everywhere(view):
     m = view.model
     assert m.tokens[0] == "<script>alert(1)</script>"
     m.focus = 0
-    for pane_text in all_pane_texts(view):
-        assert "<script" not in pane_text
-        assert "<img" not in pane_text
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in view.table.object
-    assert by_testid(view.row.object).texts["explorer-row-title"] == (
-        looks_at("<script>alert(1)</script>")
-    )
+    # The HTML panes escape it; the specs carry it as text for markup.js, which escapes it.
+    html_panes = view.__panel__().select(lambda o: isinstance(o, (pn.pane.HTML, pn.pane.Markdown)))
+    for pane in html_panes:
+        assert "<script" not in pane.object
+        assert "<img" not in pane.object
+    # The specs carry the text as typed; markup.js escapes it (tests/ui/test_twin_explorer.py).
+    assert view.table.spec["tokens"][0] == "<script>alert(1)</script>"
+    assert row_title(view) == looks_at("<script>alert(1)</script>")
     assert header(view)[1] == "<script>alert(1)</script>"
     # Bokeh shows button and option labels as text: they keep what was typed.
     assert "<script>alert(1)</script>" in view.token_buttons.options
@@ -290,8 +296,8 @@ def test_a_new_focus_drops_a_refused_text_from_the_box(view):
 
 def test_render_is_what_the_view_shows(view):
     values = render(view.model)
-    assert values["table"] == view.table.object
-    assert values["row"] == view.row.object
+    assert values["table"] == view.table.spec
+    assert values["row"] == view.row.spec
     assert values["buttons_labels"] == list(view.token_buttons.options)
     assert values["buttons_active"] == view.token_buttons.value == 5
     assert values["select_options"][5] == ("5", "5 · gato")
@@ -313,8 +319,8 @@ def test_forty_token_sentence_updates_every_cell(view):
     for t in np.linspace(0.1, 3.0, 4):
         view.model.temperature = float(t)
         assert cells(view) == expected_cells(view.model)
-    html = heatmap_html([f"t{i}" for i in range(40)], np.full((40, 40), 1 / 40), 3, causal=False)
-    assert html.count("<td") == 1600
+    spec = heatmap_spec([f"t{i}" for i in range(40)], np.full((40, 40), 1 / 40), 3, causal=False)
+    assert sum(map(len, spec["cells"])) == sum(map(len, spec["weights"])) == 1600
 
 
 # --- The page in English: the same view with lang="en" --------------------------------------
@@ -356,7 +362,7 @@ def test_english_numbers_use_a_decimal_point_and_follow_the_controls(english):
     assert header(english)[0] == "Query"
     assert cells(english)[5] == SEED_ROW_EN
     assert row_texts(english) == SEED_ROW_EN
-    assert by_testid(english.row.object).texts["explorer-row-title"] == "What gato looks at"
+    assert row_title(english) == "What gato looks at"
     assert "toFixed(2)" in english.temperature_slider.format.code
     assert english.temperature_slider.format.code.endswith(".replace('.', \".\");")
     english.cold_button.clicks += 1
@@ -365,7 +371,7 @@ def test_english_numbers_use_a_decimal_point_and_follow_the_controls(english):
     assert cells(english)[5] == cold
     english.causal_box.value = True
     assert cells(english)[0][1] == "0%"
-    assert render(english.model, "en")["table"] == english.table.object
+    assert render(english.model, "en")["table"] == english.table.spec
 
 
 @pytest.mark.parametrize(("typed", "count"), [("", None), (" ".join(["a"] * 41), "41")])

@@ -24,7 +24,7 @@ SECTION_OUTPUTS = {
     "cabezas": {"head-1-top", "head-4-top", "combined-top"},
     "posicion": {"pe-shape", "pe-worked-table"},
     "capital": {"capital-attention-row", "capital-mixed", "capital-probability"},
-    "explorador": {"cell-0-0"},
+    "explorador": {"explorer-table", "explorer-row"},
     "jugar": set(),
 }
 TESTID = re.compile(r'data-testid=(?:&quot;|")([\w-]+)')

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 import numpy as np
 import panel as pn
 import pytest
@@ -98,7 +96,7 @@ def test_heatmap_follows_d_model_slider_in_place(view):
     assert image.shape == (50, 8)
     # Row = position, column = dimension; float32 on the wire.
     np.testing.assert_allclose(image, view.model.encoding, atol=1e-6)
-    assert "50 posiciones × 8 dimensiones" in view.shape.object
+    assert view.shape.spec["text"] == "50 posiciones × 8 dimensiones"
     # The ranges follow the new shape; position 0 stays at the top (flipped y range).
     assert (view.heatmap.x_range.start, view.heatmap.x_range.end) == (-0.5, 7.5)
     assert (view.heatmap.y_range.start, view.heatmap.y_range.end) == (49.5, -0.5)
@@ -122,7 +120,11 @@ def test_heatmap_follows_n_positions_slider(view):
     assert (view.heatmap.y_range.reset_start, view.heatmap.y_range.reset_end) == (11.5, -0.5)
     assert view.heatmap.xaxis.axis_label == text("positional.axis_dimension") == "dimensión"
     assert view.heatmap.yaxis.axis_label == text("positional.axis_position") == "posición"
-    assert 'data-testid="pe-shape">12 posiciones × 64 dimensiones' in view.shape.object
+    assert view.shape.spec == {
+        "testid": "pe-shape",
+        "cls": "c04-note",
+        "text": "12 posiciones × 64 dimensiones",
+    }
 
 
 def test_heatmap_colours_are_fixed(view):
@@ -188,7 +190,7 @@ def test_model_changes_move_the_sliders(view):
     view.model.param.update(n_positions=30, d_model=10)
     assert view.n_slider.value == 30
     assert view.d_slider.value == 10
-    assert "30 posiciones × 10 dimensiones" in view.shape.object
+    assert view.shape.spec["text"] == "30 posiciones × 10 dimensiones"
 
 
 def test_largest_matrix_goes_as_float32(view):
@@ -246,7 +248,7 @@ def test_bad_value_shows_message_and_keeps_model(view, slider, bad, message, key
 
 
 def test_shape_readout_has_testid(view):
-    assert re.search(r'data-testid="pe-shape">50 posiciones × 64 dimensiones', view.shape.object)
+    assert view.shape.spec["text"] == "50 posiciones × 64 dimensiones"
 
 
 # --------------------------------------------------------------------------------------------
@@ -288,11 +290,11 @@ def test_english_worked_table_is_the_dog_bit_with_decimal_points(english):
 
 def test_english_slider_changes_the_english_numbers(english):
     root = english.__panel__().get_root()
-    assert english.shape.object.endswith(">50 positions × 64 dimensions</span>")
+    assert english.shape.spec["text"] == "50 positions × 64 dimensions"
     before = curves(root)[0]["label"][1]
     english.d_slider.value = 16
     assert english.model.d_model == 16
-    assert english.shape.object.endswith(">50 positions × 16 dimensions</span>")
+    assert english.shape.spec["text"] == "50 positions × 16 dimensions"
     assert english.heatmap.title.text == "PE: 50 positions × 16 dimensions"
     labels = curves(root)[0]["label"]
     assert labels[0] == "1.0000"

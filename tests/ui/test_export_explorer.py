@@ -88,12 +88,17 @@ TIMING_JS = """() => {
 }"""
 
 
-def expected_snapshot(view: ExplorerView) -> dict:
-    """What the page must show: the Python view's panes and widgets, in Bokeh's terms."""
+def expected_snapshot(view: ExplorerView, page) -> dict:
+    """What the page must show: the Python view's panes and widgets, in Bokeh's terms; the
+    panes' specs drawn by the page's own markup.js."""
     panes = (view.table, view.row, view.sentence_error)
+    markup = page.evaluate(
+        "(items) => items.map(([kind, spec]) => C04.markup[kind](spec))",
+        [[p.kind, p.spec] for p in panes],
+    )
     return {
         # The text of every element with one of our data-testids (nested ones included).
-        "texts": by_testid(*(p.object for p in panes), prefixes=TESTID_PREFIXES).texts,
+        "texts": by_testid(*markup, prefixes=TESTID_PREFIXES).texts,
         "controls": {
             "labels": list(view.token_buttons.options),
             "active": view.token_buttons.value,
@@ -198,11 +203,11 @@ ACTIONS = [
 def run_actions(page, view: ExplorerView) -> list[dict]:
     """Do ACTIONS on ``page``; after each, wait for (and return) what the Python view shows."""
     shots = []
-    expected = expected_snapshot(view)
+    expected = expected_snapshot(view, page)
     assert wait_for_snapshot(page, expected) == expected, "valores por defecto"
     for action in ACTIONS:
         act(page, view, action)
-        expected = expected_snapshot(view)
+        expected = expected_snapshot(view, page)
         got = wait_for_snapshot(page, expected)
         assert got == expected, action
         shots.append(got)
@@ -226,7 +231,7 @@ def test_defaults_offline(explorer_export, offline):
         expect(page.locator(f'[data-testid="cell-5-{j}"]')).to_have_text(want)
         expect(page.locator(f'[data-testid="row-{j}"]')).to_have_text(want)
     expect(page.locator('[data-testid="explorer-row-title"]')).to_have_text(looks_at("gato"))
-    assert snapshot(page) == expected_snapshot(ExplorerView())
+    assert snapshot(page) == expected_snapshot(ExplorerView(), page)
     assert page.evaluate("() => C04.views.explorer !== undefined")
     assert offline.external == []
     assert offline.console_errors == []
@@ -322,10 +327,10 @@ def test_whole_lecture_file_has_a_working_explorer(page, offline, open_export, p
     open_export("clase04.html", SECTION)
     page.locator('[data-testid="explorer-table"]').wait_for(timeout=30_000)
     view = ExplorerView()
-    assert wait_for_snapshot(page, expected_snapshot(view)) == expected_snapshot(view)
+    assert wait_for_snapshot(page, expected_snapshot(view, page)) == expected_snapshot(view, page)
     for action in [("token", "duerme"), ("button", "hot"), ("check", "causal")]:
         act(page, view, action)
-        expected = expected_snapshot(view)
+        expected = expected_snapshot(view, page)
         assert wait_for_snapshot(page, expected) == expected, action
     assert offline.external == []
     assert offline.console_errors == []

@@ -9,13 +9,15 @@ widgets' properties identical) and the attention weights within 1e-12; the contr
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
 from attnmodel.explorer import DEFAULT_SENTENCE, MAX_TOKENS, AttentionExplorer
-from dashboards.explorer import ExplorerView, error_html, render, sentence_message
+from dashboards.explorer import ExplorerView, error_spec, render, sentence_message
 
-from c04_testing import by_testid, spanish_words_left, twin_html
+from c04_testing import assert_twin_equal, spanish_words_left, twin_html
 
 XSS = "<script>alert(1)</script>"
 
@@ -135,19 +137,27 @@ def python_render(state: dict) -> dict:
 
 # --- JS side -------------------------------------------------------------------------------
 
-JS_RENDER = "(states) => states.map((s) => C04.views.explorer.render(s))"
+# As one JSON text: Playwright checks every value it brings back one by one, and 400 maps of
+# up to 1600 numbers took it seconds (the renders hold no NaN or infinity).
+JS_RENDER = "(states) => JSON.stringify(states.map((s) => C04.views.explorer.render(s)))"
+
+
+def js_render(page, states: list[dict]) -> list[dict]:
+    return json.loads(page.evaluate(JS_RENDER, states))
+
+
 JS_WEIGHTS = """(states) => states.map((s) => C04.views.explorer
     .attentionWeights(s.tokens, s.positional, s.causal, s.temperature)
     .map((row) => Array.from(row)))"""
 
 
 def assert_same_render(page, states: list[dict]) -> None:
-    got = page.evaluate(JS_RENDER, states)
+    got = js_render(page, states)
     for state, js in zip(states, got, strict=True):
         py = python_render(state)
         assert js.keys() == py.keys(), state
         for name in py:
-            assert js[name] == py[name], (name, state)
+            assert_twin_equal(py[name], js[name], f"{name} {state}")
 
 
 def test_render_matches_python_on_edge_cases(twin):
@@ -188,20 +198,20 @@ def test_sentence_splitting_matches_python_for_every_code_point(twin):
 # --- the controls: the same actions on the live view and on the twin ------------------------
 
 # One scenario step: (control, value). The JS side gets fake Bokeh models (plain objects) and
-# applies the rendered values as C04.apply would: html -> the pane, prop:x -> model.x.
+# applies the rendered values as C04.apply would: markup -> the spec, prop:x -> model.x.
 JS_SCENARIO = """([steps, start]) => {
   const X = C04.views.explorer;
   const w_buttons = {labels: start.labels, active: start.active};
   const w_select = {options: start.options, value: start.value};
   const args = {
-    table: {html: start.table}, row: {html: start.row}, error: {html: start.error},
+    table: {spec: start.table}, row: {spec: start.row}, error: {spec: start.error},
     buttons_labels: w_buttons, buttons_active: w_buttons,
     select_options: w_select, select_value: w_select,
     w_sentence: {value: start.sentence}, w_buttons, w_select,
     w_temperature: {value: start.temperature}, w_positional: {active: start.positional},
     w_causal: {active: start.causal},
   };
-  const kinds = {table: "html", row: "html", error: "html", buttons_labels: "prop:labels",
+  const kinds = {table: "markup", row: "markup", error: "markup", buttons_labels: "prop:labels",
     buttons_active: "prop:active", select_options: "prop:options", select_value: "prop:value"};
   const screens = [];
   const controls = {sentence: [args.w_sentence, "value"], buttons: [w_buttons, "active"],
@@ -220,12 +230,12 @@ JS_SCENARIO = """([steps, start]) => {
       const values = X.render(X.readState(args));
       for (const [name, v] of Object.entries(values)) {
         const kind = kinds[name];
-        if (kind === "html") args[name].html = v;
+        if (kind === "markup") args[name].spec = v;
         else args[name][kind.slice(5)] = v;
       }
     }
     screens.push({
-      table: args.table.html, row: args.row.html, error: args.error.html,
+      table: args.table.spec, row: args.row.spec, error: args.error.spec,
       labels: w_buttons.labels, active: w_buttons.active,
       options: w_select.options, value: w_select.value,
       sentence: args.w_sentence.value, temperature: args.w_temperature.value,
@@ -245,9 +255,9 @@ CONTROLS = (
 def screen(view: ExplorerView) -> dict:
     """What the live view shows, in Bokeh's terms (as the twin's fake models hold it)."""
     return {
-        "table": view.table.object,
-        "row": view.row.object,
-        "error": view.sentence_error.object,
+        "table": view.table.spec,
+        "row": view.row.spec,
+        "error": view.sentence_error.spec,
         "labels": list(view.token_buttons.options),
         "active": view.token_buttons.value,
         "options": [[str(i), label] for label, i in view.token_select.options.items()],
@@ -290,7 +300,7 @@ def run_scenario(page, steps) -> None:
     got = page.evaluate(JS_SCENARIO, [steps, start])
     for k, (step, js, py) in enumerate(zip(steps, got, expected, strict=True)):
         for name in py:
-            assert js[name] == py[name], (k, step, name)
+            assert_twin_equal(py[name], js[name], f"{k} {step} {name}")
 
 
 def test_controls_leave_the_same_page_as_the_live_view(twin, panel_cleanup):
@@ -360,9 +370,23 @@ def test_random_control_sequences(twin, rng, panel_cleanup):
         run_scenario(twin, steps)
 
 
-def test_error_html_and_messages_match_python(twin, panel_cleanup):
+def test_error_spec_matches_python(twin, panel_cleanup):
     for text in ("", "La frase está vacía", XSS, "a & b"):
-        assert twin.evaluate("(t) => C04.views.explorer.errorHtml(t)", text) == error_html(text)
+        assert twin.evaluate("(t) => C04.views.explorer.errorSpec(t)", text) == error_spec(text)
+
+
+def test_markup_escapes_what_the_student_typed(twin):
+    """markup.js draws the map, the bars and the message with the tokens as text: nothing typed
+    becomes an element."""
+    state = state_of([XSS, "<img/src=x/onerror=alert(1)>", "&"], 0, 1.0, True, False)
+    values = python_render(state)
+    for kind, spec in (("heatmap", values["table"]), ("focus_row", values["row"])):
+        markup = twin.evaluate("([k, s]) => C04.markup[k](s)", [kind, spec])
+        assert "<script" not in markup
+        assert "<img" not in markup
+        assert "&lt;script&gt;alert(1)&lt;/script&gt;" in markup
+    note = twin.evaluate("(s) => C04.markup.note(s)", error_spec(XSS))
+    assert "<script" not in note
 
 
 def test_forty_token_sentence_through_successive_changes_renders_what_python_renders(twin):
@@ -375,9 +399,9 @@ def test_forty_token_sentence_through_successive_changes_renders_what_python_ren
     states += [state_of(tokens, 3, 0.5 + k * 0.1, True, k % 2 == 0) for k in range(20)]
     states.append(state_of([t + "z" for t in tokens], 3, 1.0, True, False))
     assert len(states[-1]["tokens"]) == MAX_TOKENS == 40
-    got = twin.evaluate(JS_RENDER, states)
+    got = js_render(twin, states)
     for state, js in zip(states, got, strict=True):
-        assert js == python_render(state), state
+        assert_twin_equal(python_render(state), js, str(state))
 
 
 # --- the page's language: the same twin on an English page ---------------------------------
@@ -407,16 +431,15 @@ def test_the_page_language_twin_renders_what_python_renders(page, offline, lang,
         state_of(default, 7, 3.0, False, False),
         state_of([XSS, "{token}", "{{7*7}}", "$&", "a"], 0, 0.5, True, False),
     ]
-    got = page.evaluate(JS_RENDER, sample)
+    got = js_render(page, sample)
     for state, js in zip(sample, got, strict=True):
-        assert js == jsonish(render(model_of(state), lang)), state
-    seed = by_testid(got[0]["row"], prefixes=("row-",)).texts
-    assert list(seed.values())[1] == ("39 %" if lang == "es" else "39%")
+        assert_twin_equal(jsonish(render(model_of(state), lang)), js, str(state))
+    assert got[0]["row"]["cells"][1] == ("39 %" if lang == "es" else "39%")
     for typed in ("", "   ", " ".join(["a"] * (MAX_TOKENS + 1))):
         message = sentence_message(typed, lang)
         assert page.evaluate(JS_REFUSED, typed) == message
         view.sentence_input.value = typed
-        assert by_testid(view.sentence_error.object).texts["explorer-sentence-error"] == message
+        assert view.sentence_error.spec["text"] == message
         if lang == "en":
             assert spanish_words_left(message) == set()
             assert message.endswith("The previous sentence is kept.")
