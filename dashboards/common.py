@@ -43,7 +43,9 @@ __all__ = [
     "math_md",
     "matrix_spec",
     "readout_html",
+    "readout_spec",
     "respond_immediately",
+    "rich",
     "section_header",
     "serve_demo",
 ]
@@ -250,6 +252,22 @@ def matrix_spec(
         "rows": rows,
         "note": note,
     }
+
+
+def rich(key: str, lang: str = DEFAULT_LANG, /, **fields) -> list:
+    """Catalogue text ``key`` as a label of ``C04.markup`` (markup.js): the catalogue's own
+    text and markup as ``{"html": …}`` pieces, each ``{field}`` replaced by its value, itself a
+    label: a text (escaped by the markup), ``{"text", "lang"?, "testid"?, "tag"?}`` or a list.
+    The browser twin builds the same list (``C04.rich``)."""
+    parts = i18n.FIELD.split(i18n.catalogue(lang)[key])
+    if set(parts[1::2]) != set(fields):
+        raise KeyError(f"campos {sorted(set(parts[1::2]))} ≠ valores {sorted(fields)} en {key!r}")
+    return [fields[part] if i % 2 else {"html": part} for i, part in enumerate(parts) if part]
+
+
+def readout_spec(label, value, unit="", testid: str | None = None) -> dict:
+    """``C04.markup.readout``: one big number with its label and unit (each a label)."""
+    return {"testid": testid, "label": label, "value": value, "unit": unit}
 
 
 class Markup(pn.custom.JSComponent):

@@ -24,10 +24,12 @@ from attnmodel.scaling import ScalingDemo
 from dashboards.common import (
     DemoView,
     LiveHTML,
+    Markup,
     apply_render,
     lean_renderers,
     math_md,
-    readout_html,
+    readout_spec,
+    rich,
     section_header,
     serve_demo,
 )
@@ -65,10 +67,10 @@ def render(model: ScalingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """Everything on screen that follows the model, in ``lang``, by target name (see
     ``client_targets``).
 
-    HTML panes ``readouts``, ``gradient_readouts``, ``status``; the bars' data
+    The specs of ``readouts``, ``gradient_readouts``, ``status`` (markup.js); the bars' data
     ``unscaled_source``, ``scaled_source``; the figure titles ``unscaled_title``,
     ``scaled_title``; the drawn query's own entropy under each figure, ``unscaled_entropy``,
-    ``scaled_entropy`` (HTML panes). The export embeds this dict for every (d_k, seed) it
+    ``scaled_entropy`` (readout specs). The export embeds this dict for every (d_k, seed) it
     offers; the browser (``C04.views.scaling`` in dashboards/static/scaling.js) only looks it up.
     """
     return render_state(client_state(model, lang), model.d_k, model.seed, lang)
@@ -82,59 +84,63 @@ def render_state(state: dict, d_k: int, seed: int, lang: str = DEFAULT_LANG) -> 
     def t(key: str, **values) -> str:
         return text(f"scaling.{key}", lang, **values)
 
-    sqrt = f'<span data-testid="scaling-sqrt-dk">{sqrt_text(d_k, lang)}</span>'
-    readouts = (
-        readout_html(
-            t("score_label"), score, t("score_unit", sqrt=sqrt), testid="scaling-score-std"
-        )
-        + readout_html(
-            t("entropy_unscaled_label"),
+    def r(key: str, **fields) -> list:
+        return rich(f"scaling.{key}", lang, **fields)
+
+    sqrt = {"text": sqrt_text(d_k, lang), "testid": "scaling-sqrt-dk"}
+    readouts = [
+        readout_spec(r("score_label"), score, r("score_unit", sqrt=sqrt), "scaling-score-std"),
+        readout_spec(
+            r("entropy_unscaled_label"),
             entropy_u,
-            t("entropy_unscaled_unit", n=n),
-            testid="scaling-entropy-unscaled",
-        )
-        + readout_html(
-            t("entropy_scaled_label"),
+            r("entropy_unscaled_unit", n=str(n)),
+            "scaling-entropy-unscaled",
+        ),
+        readout_spec(
+            r("entropy_scaled_label"),
             entropy_s,
-            t("entropy_scaled_unit", n=n),
-            testid="scaling-entropy-scaled",
-        )
-    )
-    gradient_readouts = readout_html(
-        t("gradient_unscaled_label"),
-        grad_u,
-        t("gradient_unscaled_unit"),
-        testid="scaling-gradient-unscaled",
-    ) + readout_html(
-        t("gradient_scaled_label"),
-        grad_s,
-        t("gradient_scaled_unit"),
-        testid="scaling-gradient-scaled",
-    )
-    status = t(
+            r("entropy_scaled_unit", n=str(n)),
+            "scaling-entropy-scaled",
+        ),
+    ]
+    gradient_readouts = [
+        readout_spec(
+            r("gradient_unscaled_label"),
+            grad_u,
+            r("gradient_unscaled_unit"),
+            "scaling-gradient-unscaled",
+        ),
+        readout_spec(
+            r("gradient_scaled_label"),
+            grad_s,
+            r("gradient_scaled_unit"),
+            "scaling-gradient-scaled",
+        ),
+    ]
+    status = r(
         "status",
-        d_k=f'<span data-testid="scaling-dk">d_k = {d_k}</span>',
-        seed=f'<span data-testid="scaling-seed">{seed}</span>',
+        d_k={"text": f"d_k = {d_k}", "testid": "scaling-dk"},
+        seed={"text": str(seed), "testid": "scaling-seed"},
     )
     return {
-        "readouts": readouts,
-        "gradient_readouts": gradient_readouts,
-        "status": f'<span class="c04-note">{status}</span>',
+        "readouts": {"items": readouts},
+        "gradient_readouts": {"items": gradient_readouts},
+        "status": {"testid": None, "cls": "c04-note", "text": status},
         "unscaled_source": bars_data(state["wu"], lang),
         "scaled_source": bars_data(state["ws"], lang),
         "unscaled_title": t("unscaled_title", d_k=d_k),
         "scaled_title": t("scaled_title", d_k=d_k),
-        "unscaled_entropy": readout_html(
-            t("sample_entropy_unscaled_label"),
+        "unscaled_entropy": readout_spec(
+            r("sample_entropy_unscaled_label"),
             sample_u,
-            t("sample_entropy_unit"),
-            testid="scaling-sample-entropy-unscaled",
+            r("sample_entropy_unit"),
+            "scaling-sample-entropy-unscaled",
         ),
-        "scaled_entropy": readout_html(
-            t("sample_entropy_scaled_label"),
+        "scaled_entropy": readout_spec(
+            r("sample_entropy_scaled_label"),
             sample_s,
-            t("sample_entropy_unit"),
-            testid="scaling-sample-entropy-scaled",
+            r("sample_entropy_unit"),
+            "scaling-sample-entropy-scaled",
         ),
     }
 
@@ -279,7 +285,7 @@ class ScalingView(DemoView):
             margin=(28, 10, 10, 10),
         )
         self.sample_button.on_click(self._new_sample)
-        self.status = LiveHTML("", margin=(30, 10, 10, 10))
+        self.status = Markup(kind="note", margin=(30, 10, 10, 10))
         # Shown only in the offline export (enable_client_side), where the samples cycle.
         self.export_note = LiveHTML(
             '<div class="c04-note" data-testid="scaling-export-note">'
@@ -289,11 +295,11 @@ class ScalingView(DemoView):
             margin=(0, 10),
         )
 
-        self.readouts = LiveHTML("", margin=(4, 0))
-        self.gradient_readouts = LiveHTML("", margin=(4, 0))
+        self.readouts = Markup(kind="readouts", margin=(4, 0))
+        self.gradient_readouts = Markup(kind="readouts", margin=(4, 0))
         # The drawn query's own entropy, under its bars.
-        self.unscaled_entropy = LiveHTML("", margin=(0, 10, 10, 0))
-        self.scaled_entropy = LiveHTML("", margin=(0, 10, 10, 0))
+        self.unscaled_entropy = Markup(kind="readout", margin=(0, 10, 10, 0))
+        self.scaled_entropy = Markup(kind="readout", margin=(0, 10, 10, 0))
 
         # Bokeh models belong to one document: figures and sources per view (per session).
         keys = [str(j + 1) for j in range(m.n_keys)]
@@ -355,15 +361,15 @@ class ScalingView(DemoView):
     def client_targets(self) -> dict[str, tuple[object, str]]:
         """Target name -> (pane / source / Bokeh model, kind), for the names of ``render``."""
         return {
-            "readouts": (self.readouts, "html"),
-            "gradient_readouts": (self.gradient_readouts, "html"),
-            "status": (self.status, "html"),
+            "readouts": (self.readouts, "markup"),
+            "gradient_readouts": (self.gradient_readouts, "markup"),
+            "status": (self.status, "markup"),
             "unscaled_source": (self.unscaled_source, "data"),
             "scaled_source": (self.scaled_source, "data"),
             "unscaled_title": (self.bars_unscaled.title, "prop:text"),
             "scaled_title": (self.bars_scaled.title, "prop:text"),
-            "unscaled_entropy": (self.unscaled_entropy, "html"),
-            "scaled_entropy": (self.scaled_entropy, "html"),
+            "unscaled_entropy": (self.unscaled_entropy, "markup"),
+            "scaled_entropy": (self.scaled_entropy, "markup"),
         }
 
     def enable_client_side(self, states: dict | None = None) -> int:

@@ -126,10 +126,32 @@ def assert_twin_equal(python, js, where: str, tol: float = 1e-12) -> None:
 
 
 def label_text(label) -> str:
-    """A spec's label or title as the page reads it: a text, {text, lang}, or a list of those."""
+    """A spec's label as text: a text, {html} (the catalogue's own text, markup kept), {text,
+    …} (an element around a label) or a list of those."""
     if isinstance(label, list):
         return "".join(label_text(part) for part in label)
-    return label["text"] if isinstance(label, dict) else str(label)
+    if isinstance(label, dict):
+        return label["html"] if "html" in label else label_text(label["text"])
+    return "" if label is None else str(label)
+
+
+def spec_find(spec, testid: str) -> dict:
+    """The part of a spec (a readout, a field) that carries data-testid ``testid``."""
+    if isinstance(spec, dict):
+        if spec.get("testid") == testid:
+            return spec
+        values = spec.values()
+    elif isinstance(spec, list):
+        values = spec
+    else:
+        values = ()
+    for value in values:
+        if isinstance(value, dict | list):
+            try:
+                return spec_find(value, testid)
+            except LookupError:
+                pass
+    raise LookupError(f"no {testid!r} in the spec")
 
 
 def spec_table(spec: dict) -> list[list[str]]:
@@ -143,6 +165,13 @@ def spec_table(spec: dict) -> list[list[str]]:
         total = [f"Σ = {row['sum']}"] if row["sum"] is not None else []
         rows.append([label_text(row["label"]), *cells, *total])
     return rows
+
+
+def drawn(page, *pairs) -> list[str]:
+    """The HTML of (kind, spec) pairs as the page's own markup.js draws them."""
+    return page.evaluate(
+        "(items) => items.map(([kind, spec]) => C04.markup[kind](spec))", [list(p) for p in pairs]
+    )
 
 
 def spec_td_texts(spec: dict) -> list[str]:
@@ -169,7 +198,10 @@ def spec_text(spec, without_lang: str | None = None) -> str:
     if isinstance(spec, dict):
         spec = [v for k, v in spec.items() if k not in ("testid", "shade", "width", "cls")]
     if isinstance(spec, list):
-        return "\n".join(t for t in (spec_text(v, without_lang) for v in spec) if t)
+        texts = [spec_text(v, without_lang) for v in spec]
+        if any(isinstance(v, dict) and "html" in v for v in spec):  # one text, in segments
+            return "".join(texts)
+        return "\n".join(t for t in texts if t)
     return ""
 
 

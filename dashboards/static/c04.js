@@ -200,6 +200,31 @@
     return wanted.size ? template.replace(FIELD, (_, name) => String(values[name])) : template;
   }
 
+  /** dashboards.common.rich: catalogue text `key` as C04.markup label segments, the
+   * catalogue's own text and markup as {html} pieces, each {field} replaced by its label. */
+  function rich(key, fields = {}) {
+    const template = entries()[key];
+    if (typeof template !== "string") {
+      throw new Error(`C04.rich: ${pyRepr(key)} no está en el catálogo.`);
+    }
+    const parts = template.split(FIELD); // text, field name, text, … (the group is kept)
+    const names = new Set(parts.filter((_, i) => i % 2 === 1));
+    const given = Object.keys(fields);
+    if (names.size !== given.length || !given.every((k) => names.has(k))) {
+      throw new Error(`C04.rich: campos ${pyRepr([...names].sort())} ≠ valores en ${pyRepr(key)}.`);
+    }
+    const out = [];
+    parts.forEach((part, i) => {
+      if (part) out.push(i % 2 ? fields[part] : { html: part });
+    });
+    return out;
+  }
+
+  /** dashboards.common.readout_spec */
+  function readoutSpec(label, value, unit = "", testid = null) {
+    return { testid, label, value, unit };
+  }
+
   /** attnmodel.formatting.number: 3.14159 -> "3,14" (es) / "3.14" (en); never "−0,00". */
   function number(x, decimals = 2, signed = false) {
     x = Number(x);
@@ -825,7 +850,8 @@
     fmt: { number, fixed, percent, parseNumber },
     t,
     html: { esc, readoutHtml },
-    spec: { matrix: matrixSpec },
+    spec: { matrix: matrixSpec, readout: readoutSpec },
+    rich,
     math: {
       softmax,
       sdpa,

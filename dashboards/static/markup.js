@@ -31,12 +31,22 @@
     return v < 0 ? 0 : v > 1 ? 1 : v;
   }
 
-  // A label or title: a text, {text, lang} for a word kept in another language than the
-  // page's, or a list of those, one after the other.
+  const TAGS = new Set(["span", "b"]);
+
+  /**
+   * A label (any text a spec shows): a text (escaped); {html}, a piece of the catalogue's own
+   * text and markup (dashboards.common.rich: never what a student typed); {text, lang, testid,
+   * tag} an element around a label (a word kept in another language, a number the tests find);
+   * or a list of labels, one after the other.
+   */
   function label(value) {
     if (Array.isArray(value)) return value.map(label).join("");
-    if (value === null || typeof value !== "object") return esc(value);
-    return `<span lang="${esc(value.lang)}">${esc(value.text)}</span>`;
+    if (value === null || value === undefined) return "";
+    if (typeof value !== "object") return esc(value);
+    if (typeof value.html === "string") return value.html;
+    const tag = TAGS.has(value.tag) ? value.tag : "span";
+    const lang = value.lang ? ` lang="${esc(value.lang)}"` : "";
+    return `<${tag}${lang}${testid(value.testid)}>${label(value.text)}</${tag}>`;
   }
 
   /**
@@ -91,12 +101,12 @@
     );
   }
 
-  /** One big number with its label and unit. spec: {testid, label, value, unit}. */
+  /** One big number with its label and unit. spec: {testid, label, value, unit} (labels). */
   function readout(spec) {
     return (
-      `<div class="c04-readout"${testid(spec.testid)}><div class="c04-label">${esc(spec.label)}` +
-      `</div><div class="c04-value">${esc(spec.value)}</div>` +
-      `<div class="c04-unit">${esc(spec.unit || "")}</div></div>`
+      `<div class="c04-readout"${testid(spec.testid)}><div class="c04-label">${label(spec.label)}` +
+      `</div><div class="c04-value">${label(spec.value)}</div>` +
+      `<div class="c04-unit">${label(spec.unit)}</div></div>`
     );
   }
 

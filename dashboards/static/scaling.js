@@ -82,55 +82,62 @@
     if (!found) throw new Error(`scaling: no hay estado exportado para ${key(state)}.`);
     const [score, entropyU, entropyS, gradU, gradS, sampleU, sampleS, n] = found.t;
     const dk = state.d_k;
-    const readout = C04.html.readoutHtml;
-    const sqrt = `<span data-testid="scaling-sqrt-dk">${sqrtText(dk)}</span>`;
-    const status = t("status", {
-      d_k: `<span data-testid="scaling-dk">d_k = ${dk}</span>`,
-      seed: `<span data-testid="scaling-seed">${state.seed}</span>`,
+    const readout = C04.spec.readout;
+    const r = (k, fields) => C04.rich(`scaling.${k}`, fields);
+    const sqrt = { text: sqrtText(dk), testid: "scaling-sqrt-dk" };
+    const status = r("status", {
+      d_k: { text: `d_k = ${dk}`, testid: "scaling-dk" },
+      seed: { text: String(state.seed), testid: "scaling-seed" },
     });
     return {
-      readouts:
-        readout(t("score_label"), score, t("score_unit", { sqrt }), "scaling-score-std") +
-        readout(
-          t("entropy_unscaled_label"),
-          entropyU,
-          t("entropy_unscaled_unit", { n }),
-          "scaling-entropy-unscaled"
-        ) +
-        readout(
-          t("entropy_scaled_label"),
-          entropyS,
-          t("entropy_scaled_unit", { n }),
-          "scaling-entropy-scaled"
-        ),
-      gradient_readouts:
-        readout(
-          t("gradient_unscaled_label"),
-          gradU,
-          t("gradient_unscaled_unit"),
-          "scaling-gradient-unscaled"
-        ) +
-        readout(
-          t("gradient_scaled_label"),
-          gradS,
-          t("gradient_scaled_unit"),
-          "scaling-gradient-scaled"
-        ),
-      status: `<span class="c04-note">${status}</span>`,
+      readouts: {
+        items: [
+          readout(r("score_label"), score, r("score_unit", { sqrt }), "scaling-score-std"),
+          readout(
+            r("entropy_unscaled_label"),
+            entropyU,
+            r("entropy_unscaled_unit", { n: String(n) }),
+            "scaling-entropy-unscaled"
+          ),
+          readout(
+            r("entropy_scaled_label"),
+            entropyS,
+            r("entropy_scaled_unit", { n: String(n) }),
+            "scaling-entropy-scaled"
+          ),
+        ],
+      },
+      gradient_readouts: {
+        items: [
+          readout(
+            r("gradient_unscaled_label"),
+            gradU,
+            r("gradient_unscaled_unit"),
+            "scaling-gradient-unscaled"
+          ),
+          readout(
+            r("gradient_scaled_label"),
+            gradS,
+            r("gradient_scaled_unit"),
+            "scaling-gradient-scaled"
+          ),
+        ],
+      },
+      status: { testid: null, cls: "c04-note", text: status },
       unscaled_source: barsData(found.wu),
       scaled_source: barsData(found.ws),
       unscaled_title: t("unscaled_title", { d_k: dk }),
       scaled_title: t("scaled_title", { d_k: dk }),
       unscaled_entropy: readout(
-        t("sample_entropy_unscaled_label"),
+        r("sample_entropy_unscaled_label"),
         sampleU,
-        t("sample_entropy_unit"),
+        r("sample_entropy_unit"),
         "scaling-sample-entropy-unscaled"
       ),
       scaled_entropy: readout(
-        t("sample_entropy_scaled_label"),
+        r("sample_entropy_scaled_label"),
         sampleS,
-        t("sample_entropy_unit"),
+        r("sample_entropy_unit"),
         "scaling-sample-entropy-scaled"
       ),
     };

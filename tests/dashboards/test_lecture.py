@@ -30,6 +30,18 @@ SECTION_OUTPUTS = {
 TESTID = re.compile(r'data-testid=(?:&quot;|")([\w-]+)')
 
 
+def spec_testids(spec) -> list[str]:
+    found = []
+    if isinstance(spec, dict):
+        if spec.get("testid"):
+            found.append(spec["testid"])
+        spec = list(spec.values())
+    if isinstance(spec, list):
+        for value in spec:
+            found += spec_testids(value)
+    return found
+
+
 def rendered_testids(viewable) -> list[str]:
     """The data-testids in the text of every Bokeh model ``viewable`` renders to, and those of
     its Markup specs."""
@@ -38,8 +50,8 @@ def rendered_testids(viewable) -> list[str]:
         for name, value in model.properties_with_values(include_defaults=False).items():
             if isinstance(value, str):
                 texts.append(value)
-            elif name == "spec" and value.get("testid"):  # a Markup component's fragment
-                testids.append(value["testid"])
+            elif name == "spec":  # a Markup component's fragment, and the fields inside it
+                testids += spec_testids(value)
     return TESTID.findall(" ".join(texts)) + testids
 
 

@@ -27,7 +27,7 @@ from attnmodel.formatting import es_number
 from dashboards import capital, self_attention
 from dashboards.registry import DEMOS
 
-from c04_testing import viewable_texts
+from c04_testing import spec_text, viewable_texts
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "docs" / "clase04.ipynb"
@@ -117,7 +117,8 @@ def _specs(output) -> list:
 
 
 def _assert_shows_the_view(output, view) -> None:
-    shown = _shown(output)
+    # The document's strings, and the texts of its Markup specs as markup.js joins them.
+    shown = "\n".join([_shown(output), *(spec_text(s, without_lang="es") for s in _specs(output))])
     texts = [t for t in viewable_texts(view).split("\n") if t.strip()]
     assert texts
     missing = [t for t in texts if t not in shown]

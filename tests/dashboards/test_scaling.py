@@ -14,9 +14,10 @@ from bokeh.models import HoverTool
 from attnmodel.formatting import es_number, number, percent
 from attnmodel.i18n import text
 from attnmodel.scaling import N_TRIALS, ScalingDemo
+from dashboards.common import Markup
 from dashboards.scaling import D_K_OPTIONS, ScalingView, render, sqrt_text
 
-from c04_testing import spanish_words_left, viewable_texts
+from c04_testing import label_text, spanish_words_left, spec_find, spec_text, viewable_texts
 
 # The readouts' labels and units, from the catalogue (table [scaling]); "{n}" units are filled
 # with the number of queries.
@@ -35,32 +36,19 @@ def entropy_scaled_unit(n: int, lang: str = "es") -> str:
     return text("scaling.entropy_scaled_unit", lang, n=n)
 
 
-def readout(html: str, testid: str) -> str:
-    """The .c04-value text of the readout with that data-testid."""
-    match = re.search(
-        rf'data-testid="{testid}"><div class="c04-label">[^<]*</div>'
-        r'<div class="c04-value">([^<]*)</div>',
-        html,
-    )
-    assert match, f"no readout {testid!r}"
-    return match.group(1)
+def readout(spec: dict, testid: str) -> str:
+    """The value of the readout with that data-testid."""
+    return label_text(spec_find(spec, testid)["value"])
 
 
-def label_and_unit(html: str, testid: str) -> tuple[str, str]:
-    """The .c04-label and .c04-unit texts of the readout with that data-testid."""
-    match = re.search(
-        rf'data-testid="{testid}"><div class="c04-label">([^<]*)</div>'
-        r'<div class="c04-value">[^<]*</div><div class="c04-unit">([^<]*)</div>',
-        html,
-    )
-    assert match, f"no readout {testid!r}"
-    return match.group(1), match.group(2)
+def label_and_unit(spec: dict, testid: str) -> tuple[str, str]:
+    """The label and unit texts of the readout with that data-testid."""
+    found = spec_find(spec, testid)
+    return label_text(found["label"]), label_text(found["unit"])
 
 
-def span(html: str, testid: str) -> str:
-    match = re.search(rf'data-testid="{testid}">([^<]*)<', html)
-    assert match, f"no {testid!r}"
-    return match.group(1)
+def span(spec: dict, testid: str) -> str:
+    return label_text(spec_find(spec, testid)["text"])
 
 
 def assert_shows_model(view: ScalingView) -> None:
@@ -70,18 +58,18 @@ def assert_shows_model(view: ScalingView) -> None:
     def num(x: float, decimals: int = 2) -> str:
         return number(x, decimals, lang=lang)
 
-    top, bottom = view.readouts.object, view.gradient_readouts.object
+    top, bottom = view.readouts.spec, view.gradient_readouts.spec
     assert readout(top, "scaling-score-std") == num(m.score_std)
     assert readout(top, "scaling-entropy-unscaled") == num(m.entropy_unscaled)
     assert readout(top, "scaling-entropy-scaled") == num(m.entropy_scaled)
     assert readout(bottom, "scaling-gradient-unscaled") == num(m.gradient_unscaled, 3)
     assert readout(bottom, "scaling-gradient-scaled") == num(m.gradient_scaled, 3)
-    sample_u, sample_s = view.unscaled_entropy.object, view.scaled_entropy.object
+    sample_u, sample_s = view.unscaled_entropy.spec, view.scaled_entropy.spec
     assert readout(sample_u, "scaling-sample-entropy-unscaled") == num(m.sample_entropy_unscaled)
     assert readout(sample_s, "scaling-sample-entropy-scaled") == num(m.sample_entropy_scaled)
     assert span(top, "scaling-sqrt-dk") == sqrt_text(m.d_k, lang)
-    assert span(view.status.object, "scaling-dk") == f"d_k = {m.d_k}"
-    assert span(view.status.object, "scaling-seed") == str(m.seed)
+    assert span(view.status.spec, "scaling-dk") == f"d_k = {m.d_k}"
+    assert span(view.status.spec, "scaling-seed") == str(m.seed)
     for source, weights in (
         (view.unscaled_source, m.weights_unscaled),
         (view.scaled_source, m.weights_scaled),
@@ -105,7 +93,11 @@ def view(panel_cleanup):
 
 
 def _all_text(view) -> str:
-    return "\n".join(str(getattr(o, "object", "")) for o in view.__panel__().select())
+    # Every pane's text; a Markup pane's, its spec's texts.
+    return "\n".join(
+        spec_text(o.spec) if isinstance(o, Markup) else str(getattr(o, "object", ""))
+        for o in view.__panel__().select()
+    )
 
 
 def seed_texts(lang: str) -> list[str]:
@@ -125,7 +117,7 @@ def seed_texts(lang: str) -> list[str]:
         "gradient_scaled_label",
         "gradient_scaled_unit",
     )
-    sqrt = '<span data-testid="scaling-sqrt-dk">√64 = 8</span>'
+    sqrt = "√64 = 8"  # in its own element, found by data-testid="scaling-sqrt-dk"
     return [
         *(text(f"scaling.{key}", lang) for key in keys),
         text("scaling.score_unit", lang, sqrt=sqrt),
@@ -151,14 +143,14 @@ def test_mean_entropy_readouts_say_mean_and_over_how_many_queries(view):
         ("scaling-entropy-unscaled", ENTROPY_UNSCALED_LABEL, entropy_unscaled_unit),
         ("scaling-entropy-scaled", ENTROPY_SCALED_LABEL, entropy_scaled_unit),
     ):
-        shown_label, shown_unit = label_and_unit(view.readouts.object, testid)
+        shown_label, shown_unit = label_and_unit(view.readouts.spec, testid)
         assert shown_label == label
         assert shown_unit == unit(m.n_trials)
         assert "media" in shown_label
         assert f"media de {m.n_trials} consultas" in shown_unit
         assert shown_unit.startswith("bits")
     # The gradient readouts, which were already means, keep saying so.
-    _, unit = label_and_unit(view.gradient_readouts.object, "scaling-gradient-unscaled")
+    _, unit = label_and_unit(view.gradient_readouts.spec, "scaling-gradient-unscaled")
     assert "medio" in unit
 
 
@@ -180,18 +172,18 @@ def test_sample_entropy_readouts_are_the_drawn_querys(view):
             bars(view.scaled_source),
         ),
     ):
-        shown_label, shown_unit = label_and_unit(pane.object, testid)
+        shown_label, shown_unit = label_and_unit(pane.spec, testid)
         assert (shown_label, shown_unit) == (label, SAMPLE_ENTROPY_UNIT)
         assert "media" not in shown_label + shown_unit
         assert "esta consulta" in shown_label
         # The entropy of the bars on screen, computed here from their heights.
         by_hand = -sum(p * math.log2(p) for p in weights if p > 0)
-        assert readout(pane.object, testid) == es_number(by_hand) == es_number(entropy)
+        assert readout(pane.spec, testid) == es_number(by_hand) == es_number(entropy)
     # At the defaults the drawn query is not the mean: 0,63 vs 0,46 bits, 2,80 vs 2,49.
-    assert readout(view.unscaled_entropy.object, "scaling-sample-entropy-unscaled") == "0,63"
-    assert readout(view.scaled_entropy.object, "scaling-sample-entropy-scaled") == "2,80"
-    assert readout(view.readouts.object, "scaling-entropy-unscaled") == "0,46"
-    assert readout(view.readouts.object, "scaling-entropy-scaled") == "2,49"
+    assert readout(view.unscaled_entropy.spec, "scaling-sample-entropy-unscaled") == "0,63"
+    assert readout(view.scaled_entropy.spec, "scaling-sample-entropy-scaled") == "2,80"
+    assert readout(view.readouts.spec, "scaling-entropy-unscaled") == "0,46"
+    assert readout(view.readouts.spec, "scaling-entropy-scaled") == "2,49"
 
 
 def test_sample_entropy_sits_under_its_bars(view):
@@ -215,21 +207,21 @@ def test_default_readouts_are_the_models(view):
     assert view.d_k_slider.value == 64
     assert view.d_k_slider.options == D_K_OPTIONS == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
     assert_shows_model(view)
-    assert span(view.readouts.object, "scaling-sqrt-dk") == "√64 = 8"
+    assert span(view.readouts.spec, "scaling-sqrt-dk") == "√64 = 8"
     # The typical unscaled score is about √64 = 8.
-    assert readout(view.readouts.object, "scaling-score-std").startswith("8,")
+    assert readout(view.readouts.spec, "scaling-score-std").startswith("8,")
 
 
 def test_slider_changes_d_k_and_every_number(view):
-    before = view.readouts.object
+    before = view.readouts.spec
     view.d_k_slider.value = 1024
     assert view.model.d_k == 1024
-    assert view.readouts.object != before
+    assert view.readouts.spec != before
     assert_shows_model(view)
-    assert span(view.readouts.object, "scaling-sqrt-dk") == "√1024 = 32"
+    assert span(view.readouts.spec, "scaling-sqrt-dk") == "√1024 = 32"
     view.d_k_slider.value = 128
     assert view.model.d_k == 128
-    assert span(view.readouts.object, "scaling-sqrt-dk") == "√128 ≈ 11,31"
+    assert span(view.readouts.spec, "scaling-sqrt-dk") == "√128 ≈ 11,31"
     assert_shows_model(view)
 
 
@@ -260,17 +252,17 @@ def test_new_sample_changes_the_seed_and_the_bars(view):
     assert not np.allclose(bars(view.unscaled_source), old_bars)
     assert_shows_model(view)
     view.model.seed = 7
-    assert span(view.status.object, "scaling-seed") == "7"
+    assert span(view.status.spec, "scaling-seed") == "7"
     assert_shows_model(view)
 
 
 def test_out_of_range_d_k_is_refused_by_the_model(view):
-    before = view.readouts.object
+    before = view.readouts.spec
     with pytest.raises(ValueError, match="d_k"):
         view.model.d_k = 5000
     assert view.model.d_k == 64
     assert view.d_k_slider.value == 64
-    assert view.readouts.object == before
+    assert view.readouts.spec == before
 
 
 def test_plots_are_built_once_with_fixed_axes(view):
@@ -301,7 +293,7 @@ def test_views_do_not_share_state(panel_cleanup):
     assert a.d_k_slider is not b.d_k_slider
     a.d_k_slider.value = 4
     assert b.model.d_k == 64
-    assert span(b.readouts.object, "scaling-sqrt-dk") == "√64 = 8"
+    assert span(b.readouts.spec, "scaling-sqrt-dk") == "√64 = 8"
 
 
 def test_view_uses_the_given_model(panel_cleanup):
@@ -345,37 +337,37 @@ def test_english_view_has_no_spanish_left(english):
 def test_english_numbers_use_a_decimal_point(english):
     m = english.model
     # The defaults (d_k = 64, sample 0), as in the Spanish test: 0,63 there is 0.63 here.
-    assert readout(english.unscaled_entropy.object, "scaling-sample-entropy-unscaled") == "0.63"
-    assert readout(english.scaled_entropy.object, "scaling-sample-entropy-scaled") == "2.80"
-    assert readout(english.readouts.object, "scaling-entropy-unscaled") == "0.46"
-    assert readout(english.readouts.object, "scaling-entropy-scaled") == "2.49"
-    assert readout(english.readouts.object, "scaling-score-std").startswith("8.")
-    assert label_and_unit(english.readouts.object, "scaling-entropy-unscaled") == (
+    assert readout(english.unscaled_entropy.spec, "scaling-sample-entropy-unscaled") == "0.63"
+    assert readout(english.scaled_entropy.spec, "scaling-sample-entropy-scaled") == "2.80"
+    assert readout(english.readouts.spec, "scaling-entropy-unscaled") == "0.46"
+    assert readout(english.readouts.spec, "scaling-entropy-scaled") == "2.49"
+    assert readout(english.readouts.spec, "scaling-score-std").startswith("8.")
+    assert label_and_unit(english.readouts.spec, "scaling-entropy-unscaled") == (
         "Mean entropy, unscaled",
         "bits, mean over 4000 random queries",
     )
-    assert span(english.status.object, "scaling-seed") == "0"
-    assert "sample" in english.status.object
+    assert span(english.status.spec, "scaling-seed") == "0"
+    assert "sample" in spec_text(english.status.spec)
     assert english.unscaled_source.data["label"][0].endswith("%")
     assert " %" not in "".join(english.unscaled_source.data["label"])
     assert english.bars_unscaled.title.text == "Unscaled (d_k = 64)"
     assert english.bars_scaled.title.text == "Scaled (÷ √64)"
     assert_shows_model(english)
-    assert english.readouts.object == render(m, "en")["readouts"]
+    assert english.readouts.spec == render(m, "en")["readouts"]
 
 
 def test_english_slider_changes_the_english_numbers(english):
-    before = english.readouts.object
+    before = english.readouts.spec
     english.d_k_slider.value = 128
     assert english.model.d_k == 128
-    assert english.readouts.object != before
-    assert span(english.readouts.object, "scaling-sqrt-dk") == "√128 ≈ 11.31"
+    assert english.readouts.spec != before
+    assert span(english.readouts.spec, "scaling-sqrt-dk") == "√128 ≈ 11.31"
     assert english.bars_unscaled.title.text == "Unscaled (d_k = 128)"
     assert_shows_model(english)
     english.sample_button.clicks += 1
-    assert span(english.status.object, "scaling-seed") == "1"
+    assert span(english.status.spec, "scaling-seed") == "1"
     assert_shows_model(english)
-    assert "," not in readout(english.readouts.object, "scaling-entropy-unscaled")
+    assert "," not in readout(english.readouts.spec, "scaling-entropy-unscaled")
 
 
 def test_sqrt_text_in_english():

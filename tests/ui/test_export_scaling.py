@@ -27,7 +27,9 @@ from dashboards.scaling import D_K_OPTIONS, EXPORT_SEEDS, ScalingView, render, s
 
 from c04_testing import (
     TIMER_JS,
+    assert_twin_equal,
     by_testid,
+    drawn,
     export_and_live,
     format_times,
     readout,
@@ -97,6 +99,16 @@ SNAPSHOT_JS = """(testids) => {
 }"""
 
 
+# render's targets that markup.js draws, with their kind.
+SPECS = {
+    "readouts": "readouts",
+    "gradient_readouts": "readouts",
+    "status": "note",
+    "unscaled_entropy": "readout",
+    "scaled_entropy": "readout",
+}
+
+
 def embedded_states(lang: str = "es") -> dict:
     states: dict = {}
     count = ScalingView(lang=lang).enable_client_side(states)
@@ -133,6 +145,9 @@ def test_twin_rebuilds_every_embedded_state(page, lang):
             if isinstance(expected, str):
                 assert js[name] == expected, where
                 continue
+            if name in SPECS:  # what markup.js draws
+                assert_twin_equal(expected, js[name], where)
+                continue
             assert list(js[name]) == list(expected), where
             for column in ("llave", "label"):
                 assert js[name][column] == expected[column], f"{where}.{column}"
@@ -148,7 +163,14 @@ def test_twin_rebuilds_every_embedded_state(page, lang):
 
     for (d_k, seed), js in zip(cases, rendered, strict=True):
         m = ScalingDemo(d_k=d_k, seed=seed)
-        parsed = by_testid(js["readouts"], js["unscaled_entropy"], js["scaled_entropy"])
+        parsed = by_testid(
+            *drawn(
+                page,
+                ("readouts", js["readouts"]),
+                ("readout", js["unscaled_entropy"]),
+                ("readout", js["scaled_entropy"]),
+            )
+        )
         n = m.n_trials
         assert parsed.texts["scaling-entropy-unscaled"] == (
             t("entropy_unscaled_label")
@@ -171,29 +193,24 @@ def test_twin_rebuilds_every_embedded_state(page, lang):
             + t("sample_entropy_unit")
         )
     if lang == "en":  # a known value, with a decimal point: d_k = 64, sample 0
-        default = by_testid(rendered[0]["unscaled_entropy"]).texts
+        default = by_testid(*drawn(page, ("readout", rendered[0]["unscaled_entropy"]))).texts
         assert default["scaling-sample-entropy-unscaled"] == (
             "Entropy of this query, unscaled0.63bits, only the query drawn above"
         )
     assert errors == []
 
 
-def python_texts(python: dict) -> dict[str, str]:
-    """The text content of each data-testid element of Python's HTML, as a browser reads it."""
-    parsed = by_testid(
-        python["readouts"],
-        python["gradient_readouts"],
-        python["status"],
-        python["unscaled_entropy"],
-        python["scaled_entropy"],
-    )
+def python_texts(page, python: dict) -> dict[str, str]:
+    """The text content of each data-testid element of Python's specs, drawn by the page's
+    markup.js, as a browser reads it."""
+    parsed = by_testid(*drawn(page, *((SPECS[name], python[name]) for name in SPECS)))
     return {tid: parsed.texts[tid] for tid in TESTIDS}
 
 
-def _diff(snap, python: dict) -> list[str]:
+def _diff(page, snap, python: dict) -> list[str]:
     if snap is None:
         return ["sin documento"]
-    want = python_texts(python)
+    want = python_texts(page, python)
     problems = [tid for tid in TESTIDS if snap["texts"][tid] != want[tid]]
     for key, name in (("unscaled", "unscaled_source"), ("scaled", "scaled_source")):
         got, expected = snap[key], python[name]
@@ -215,7 +232,7 @@ def wait_for(page, d_k: int, seed: int, timeout: float = 15.0) -> dict:
     deadline = time.monotonic() + timeout
     while True:
         snap = page.evaluate(SNAPSHOT_JS, list(TESTIDS))
-        problems = _diff(snap, python)
+        problems = _diff(page, snap, python)
         if not problems:
             return snap
         if time.monotonic() > deadline:
