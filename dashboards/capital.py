@@ -42,7 +42,8 @@ from dashboards.common import (
     lean_renderers,
     math_md,
     matrix_spec,
-    readout_html,
+    readout_spec,
+    rich,
     section_header,
     serve_demo,
 )
@@ -84,12 +85,6 @@ ATTENTION_COLOR = "#1f5fa8"
 # Bokeh names (found in the browser with Bokeh.documents[0].get_model_by_name).
 ATTENTION_SOURCE = "capital-attention-source"
 PROBABILITIES_SOURCE = "capital-probabilities-source"
-
-
-def kept(word: str, lang: str = DEFAULT_LANG) -> str:
-    """One of the model's Spanish words, HTML-escaped, as ``lang``'s page writes it: as is in
-    Spanish, marked ``lang="es"`` in any other language (``capital.kept``)."""
-    return text("capital.kept", lang, word=esc(word))
 
 
 def kept_labels(spec: dict, words, lang: str = DEFAULT_LANG) -> dict:
@@ -138,55 +133,69 @@ def attention_labels(tokens: list[str]) -> list[str]:
     return [f"{pos} · {token}" for pos, token in enumerate(tokens)]
 
 
-def tokens_html(tokens: list[str], lang: str = DEFAULT_LANG) -> str:
-    chips = []
-    for pos, token in enumerate(tokens):
-        cls = "c04-token"
-        if pos == COUNTRY_SLOT:
-            cls += " c04-country"
-        elif pos == QUERY:
-            cls += " c04-query"
-        chips.append(f'<div class="{cls}">{kept(token, lang)}<small>pos {pos}</small></div>')
-    note = text("capital.step.tokens_note", lang, es=kept(tokens[QUERY], lang))
-    return (
-        f'<div class="c04-tokens" data-testid="capital-tokens">{"".join(chips)}</div>'
-        f'<div class="c04-note">{note}</div>'
-    )
+def kept_label(word: str, lang: str = DEFAULT_LANG) -> str | dict:
+    """One of the model's Spanish words as a label of ``C04.markup``: as is on the Spanish
+    page, marked as Spanish ({"text", "lang": "es"}) on a page in another language."""
+    return word if lang == EXAMPLE_LANG else {"text": word, "lang": EXAMPLE_LANG}
 
 
-def prediction_html(words: list[str], lang: str = DEFAULT_LANG) -> str:
+def tokens_spec(tokens: list[str], lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.tokens``: the sentence's tokens with their positions (the country's and
+    the query's marked), and the note under them."""
+    return {
+        "testid": "capital-tokens",
+        "tokens": [kept_label(token, lang) for token in tokens],
+        "country": COUNTRY_SLOT,
+        "query": QUERY,
+        "note": rich("capital.step.tokens_note", lang, es=kept_label(tokens[QUERY], lang)),
+    }
+
+
+def prediction_label(words: list[str], lang: str = DEFAULT_LANG) -> list:
     """The most probable word, or the tied words ("París o Roma (empate)"), kept."""
     if len(words) == 1:
-        return kept(words[0], lang)
-    joined = text("capital.readout.or", lang).join(kept(w, lang) for w in words)
-    return text("capital.readout.tie", lang, words=joined)
+        return kept_label(words[0], lang)
+    joined: list = []
+    for k, word in enumerate(words):
+        if k:
+            joined.append(rich("capital.readout.or", lang))
+        joined.append(kept_label(word, lang))
+    return rich("capital.readout.tie", lang, words=joined)
 
 
-def readouts_html(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> str:
+def readouts_spec(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict:
     p = model.probability_vector
     top = [w for w, pw in zip(model.vocabulary, p, strict=True) if pw == p.max()]
-    return (
-        readout_html(
-            text("capital.readout.prediction", lang),
-            prediction_html(top, lang),
-            testid="capital-prediction",
-        )
-        + readout_html(
-            text("capital.readout.probability", lang),
-            number(model.probability, 4, lang=lang),
-            " = ".join(f"p({kept(w, lang)})" for w in top),
-            testid="capital-probability",
-        )
-        + readout_html(
-            text("capital.readout.loss", lang),
-            number(model.loss, 4, lang=lang),
-            "−ln p",
-            testid="capital-loss",
-        )
-    )
+    probability_unit: list = []
+    for k, word in enumerate(top):
+        probability_unit += [" = "] if k else []
+        probability_unit += ["p(", kept_label(word, lang), ")"]
+    return {
+        "items": [
+            readout_spec(
+                rich("capital.readout.prediction", lang),
+                prediction_label(top, lang),
+                testid="capital-prediction",
+            ),
+            readout_spec(
+                rich("capital.readout.probability", lang),
+                number(model.probability, 4, lang=lang),
+                probability_unit,
+                testid="capital-probability",
+            ),
+            readout_spec(
+                rich("capital.readout.loss", lang),
+                number(model.loss, 4, lang=lang),
+                "−ln p",
+                testid="capital-loss",
+            ),
+        ]
+    }
 
 
-def asymmetry_html(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> str:
+def asymmetry_spec(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.note`` in a box: why +identity and −identity are not mirror images."""
+
     def num(x: float, decimals: int = 2) -> str:
         return number(x, decimals, lang=lang)
 
@@ -197,9 +206,9 @@ def asymmetry_html(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> str:
     # What the same |identity| gives each side, from two scratch models (public outputs only).
     plus = CapitalWalkthrough(identity=magnitude).probabilities["París"]
     minus = CapitalWalkthrough(identity=-magnitude).probabilities["Roma"]
-    words = {"paris": kept("París", lang), "roma": kept("Roma", lang)}
+    words = {"paris": kept_label("París", lang), "roma": kept_label("Roma", lang)}
     if magnitude > 0:
-        compare = text(
+        compare = rich(
             "capital.asymmetry.compare",
             lang,
             m=num(magnitude),
@@ -208,26 +217,29 @@ def asymmetry_html(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> str:
             **words,
         )
     else:
-        compare = text("capital.asymmetry.compare_tie", lang, p=num(plus, 4), **words)
-    slope_paris = f'<b data-testid="capital-slope-paris">{num(slopes["París"], 4)}</b>'
-    slope_roma = f'<b data-testid="capital-slope-roma">{num(slopes["Roma"], 4)}</b>'
-    return (
-        '<div class="c04-box" data-testid="capital-asymmetry">'
-        + text(
-            "capital.asymmetry.why", lang, es=kept(model.tokens[QUERY], lang), a=num(a, 4), **words
-        )
-        + text(
-            "capital.asymmetry.slopes",
-            lang,
-            u_paris=num(u_paris),
-            u_roma=num(u_roma),
-            slope_paris=slope_paris,
-            slope_roma=slope_roma,
-            **words,
-        )
-        + text("capital.asymmetry.because", lang, compare=compare, **words)
-        + "</div>"
-    )
+        compare = rich("capital.asymmetry.compare_tie", lang, p=num(plus, 4), **words)
+    slope = {
+        name: {"text": num(slopes[word], 4), "testid": f"capital-slope-{name}", "tag": "b"}
+        for name, word in (("paris", "París"), ("roma", "Roma"))
+    }
+    es = kept_label(model.tokens[QUERY], lang)
+    return {
+        "testid": "capital-asymmetry",
+        "cls": "c04-box",
+        "text": [
+            rich("capital.asymmetry.why", lang, es=es, a=num(a, 4), **words),
+            rich(
+                "capital.asymmetry.slopes",
+                lang,
+                u_paris=num(u_paris),
+                u_roma=num(u_roma),
+                slope_paris=slope["paris"],
+                slope_roma=slope["roma"],
+                **words,
+            ),
+            rich("capital.asymmetry.because", lang, compare=compare, **words),
+        ],
+    }
 
 
 def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, object]:
@@ -251,7 +263,7 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
     labels = attention_labels(tokens)
     row_sum = text("capital.table.row_sum", lang, total=number(attention_row.sum(), 4, lang=lang))
     return {
-        "tokens": tokens_html(tokens, lang),
+        "tokens": tokens_spec(tokens, lang),
         "embeddings": matrix(
             model.embeddings,
             lang,
@@ -355,8 +367,8 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
             decimals=4,
             testid="capital-probabilities",
         ),
-        "readouts": readouts_html(model, lang),
-        "asymmetry": asymmetry_html(model, lang),
+        "readouts": readouts_spec(model, lang),
+        "asymmetry": asymmetry_spec(model, lang),
         # The country's bar is renamed with the country: factors first, then the data.
         "attention_factors": labels,
         "attention_source": {
@@ -467,13 +479,10 @@ class CapitalView(DemoView):
             f'<span class="c04-note">{t("capital.identity_note")}</span>', margin=(26, 10)
         )
 
-        def html(**kw):
-            return LiveHTML("", margin=(0, 4), stylesheets=[PANE_CSS], **kw)
-
         def table(**kw):
             return Markup(kind="matrix", margin=(0, 4), stylesheets=[PANE_CSS], **kw)
 
-        self.tokens = html()
+        self.tokens = Markup(kind="tokens", margin=(0, 4), stylesheets=[PANE_CSS])
         self.embeddings = table()
         self.pe = table()
         self.with_position = table()
@@ -485,8 +494,12 @@ class CapitalView(DemoView):
         self.mixed = Markup(kind="note", margin=(0, 4), stylesheets=[PANE_CSS])
         self.logits = table()
         self.probabilities = table()
-        self.readouts = html(sizing_mode="stretch_width")
-        self.asymmetry = html(sizing_mode="stretch_width")
+        self.readouts = Markup(
+            kind="readouts", margin=(0, 4), stylesheets=[PANE_CSS], sizing_mode="stretch_width"
+        )
+        self.asymmetry = Markup(
+            kind="note", margin=(0, 4), stylesheets=[PANE_CSS], sizing_mode="stretch_width"
+        )
 
         # Bokeh models belong to one document: figures and sources per view (per session).
         self.attention_source = ColumnDataSource(
@@ -501,7 +514,7 @@ class CapitalView(DemoView):
         self._refresh()
         model.param.watch(self._on_change, ["country", "identity"])
 
-        es = kept(model.tokens[QUERY], self.lang)  # the token "es" (the query), kept
+        es = text("capital.kept", self.lang, word=esc(model.tokens[QUERY]))  # the query, kept
         cards = [
             self._card("1 · Tokens", self.tokens),
             self._card("2 · Embeddings", math_md(t("capital.step.dimensions")), self.embeddings),
@@ -620,6 +633,7 @@ class CapitalView(DemoView):
         markup = {
             name: (getattr(self, name), "markup")
             for name in (
+                "tokens",
                 "embeddings",
                 "pe",
                 "with_position",
@@ -631,13 +645,12 @@ class CapitalView(DemoView):
                 "mixed",
                 "logits",
                 "probabilities",
+                "readouts",
+                "asymmetry",
             )
         }
-        html = {name: (getattr(self, name), "html") for name in ("readouts", "asymmetry")}
         return {
-            "tokens": (self.tokens, "html"),
             **markup,
-            **html,
             "attention_factors": (self.attention_bars.x_range, "prop:factors"),
             "attention_source": (self.attention_source, "data"),
             "probabilities_source": (self.probabilities_source, "data"),

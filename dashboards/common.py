@@ -42,7 +42,6 @@ __all__ = [
     "lean_renderers",
     "math_md",
     "matrix_spec",
-    "readout_html",
     "readout_spec",
     "respond_immediately",
     "rich",
@@ -280,7 +279,16 @@ class Markup(pn.custom.JSComponent):
 
     kind = param.Selector(
         default="matrix",
-        objects=["matrix", "bars", "readout", "readouts", "note", "heatmap", "focus_row"],
+        objects=[
+            "matrix",
+            "bars",
+            "readout",
+            "readouts",
+            "note",
+            "heatmap",
+            "focus_row",
+            "tokens",
+        ],
         constant=True,
         doc="Which renderer of C04.markup draws the spec.",
     )
@@ -317,14 +325,6 @@ export function render({ model, el }) {
                 model.data.spec = msg["spec"]
         finally:
             self._changing.pop(ref, None)
-
-
-def readout_html(label: str, value: str, unit: str = "", testid: str | None = None) -> str:
-    tid = f' data-testid="{esc(testid)}"' if testid else ""
-    return (
-        f'<div class="c04-readout"{tid}><div class="c04-label">{label}</div>'
-        f'<div class="c04-value">{value}</div><div class="c04-unit">{unit}</div></div>'
-    )
 
 
 class DemoView(pn.viewable.Viewer):

@@ -136,6 +136,11 @@ def worked_table_html(
     return "".join(parts)
 
 
+def error_spec(message: str) -> dict:
+    """``C04.markup.note``: why a slider went back; no message, no element."""
+    return {"testid": "pe-error", "cls": "c04-error", "text": message} if message else {}
+
+
 def shape_spec(n: int, d: int, lang: str = DEFAULT_LANG) -> dict:
     """``C04.markup.note``: the size of the matrix ("50 posiciones × 64 dimensiones")."""
     return {
@@ -242,7 +247,7 @@ class PositionalView(DemoView):
             step=2,
             width=320,
         )
-        self.error = LiveHTML("", css_classes=["c04-error"], margin=(0, 10))
+        self.error = Markup(kind="note", spec=error_spec(""), margin=(0, 10))
         self.shape = Markup(
             kind="note",
             spec=shape_spec(model.n_positions, model.d_model, self.lang),
@@ -300,11 +305,10 @@ class PositionalView(DemoView):
         except ValueError as exc:
             # The model keeps its last valid value; put the slider back on it.
             log.info("Valor rechazado para %s: %s", name, exc)
-            message = esc(self.t("input.refused", message=self.say(exc)))
-            self.error.object = f'<span data-testid="pe-error">{message}</span>'
+            self.error.spec = error_spec(self.t("input.refused", message=self.say(exc)))
             self._set_slider(name, getattr(self.model, name))
             return
-        self.error.object = ""
+        self.error.spec = error_spec("")
 
     def _from_model(self, *events) -> None:
         with pn.io.hold():

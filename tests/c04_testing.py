@@ -125,14 +125,10 @@ def assert_twin_equal(python, js, where: str, tol: float = 1e-12) -> None:
     assert found is None, f"{where} at {found[0]}: {found[1]}" if found else ""
 
 
-def label_text(label) -> str:
+def label_text(label, without_lang: str | None = None) -> str:
     """A spec's label as text: a text, {html} (the catalogue's own text, markup kept), {text,
-    …} (an element around a label) or a list of those."""
-    if isinstance(label, list):
-        return "".join(label_text(part) for part in label)
-    if isinstance(label, dict):
-        return label["html"] if "html" in label else label_text(label["text"])
-    return "" if label is None else str(label)
+    …} (an element around a label) or a list of those, joined as markup.js joins them."""
+    return _label(label, without_lang)
 
 
 def spec_find(spec, testid: str) -> dict:
@@ -188,21 +184,39 @@ def spec_td_texts(spec: dict) -> list[str]:
     return out
 
 
+# The keys of a spec whose value is one label (markup.js label(): a text in segments).
+LABEL_KEYS = frozenset({"label", "value", "unit", "text", "title", "note", "corner", "head"})
+
+
+def _label(value, without_lang: str | None) -> str:
+    if isinstance(value, list):
+        return "".join(_label(v, without_lang) for v in value)
+    if isinstance(value, dict):
+        if "html" in value:
+            return value["html"]
+        if without_lang is not None and value.get("lang") == without_lang:
+            return ""
+        return _label(value.get("text"), without_lang)
+    return "" if value is None else str(value)
+
+
 def spec_text(spec, without_lang: str | None = None) -> str:
-    """Every text of a spec, one per line: what its markup shows, for ``in`` checks. With
-    ``without_lang``, the words kept in that language ({"text", "lang"}) are left out."""
-    if isinstance(spec, str):
-        return spec
-    if isinstance(spec, dict) and set(spec) == {"text", "lang"}:  # a kept word
-        return "" if spec["lang"] == without_lang else spec["text"]
+    """Every text of a spec, one per line (a label's segments joined, as markup.js writes
+    them): what its markup shows, for ``in`` checks. With ``without_lang``, the words kept in
+    that language ({"text", "lang"}) are left out."""
     if isinstance(spec, dict):
-        spec = [v for k, v in spec.items() if k not in ("testid", "shade", "width", "cls")]
-    if isinstance(spec, list):
+        if "html" in spec or set(spec) <= {"text", "lang", "testid", "tag"}:  # one label
+            return _label(spec, without_lang)
+        texts = [
+            _label(v, without_lang) if k in LABEL_KEYS else spec_text(v, without_lang)
+            for k, v in spec.items()
+            if k not in ("testid", "shade", "width", "widths", "weights", "cls")
+        ]
+    elif isinstance(spec, list):
         texts = [spec_text(v, without_lang) for v in spec]
-        if any(isinstance(v, dict) and "html" in v for v in spec):  # one text, in segments
-            return "".join(texts)
-        return "\n".join(t for t in texts if t)
-    return ""
+    else:
+        return "" if spec is None or isinstance(spec, bool | int | float) else str(spec)
+    return "\n".join(t for t in texts if t)
 
 
 class ByTestid(HTMLParser):

@@ -8,7 +8,7 @@
  *   C04.t     <- attnmodel/i18n.py (text), on the catalogue the export embeds (#c04-text)
  *   C04.fmt   <- attnmodel/formatting.py (number, percent, parse_es_number) and
  *                Python's f"{x:.{d}f}" (C04.fmt.fixed), byte for byte
- *   C04.html  <- dashboards/common.py (esc, readout_html), byte for byte
+ *   C04.html  <- dashboards/common.py (esc), byte for byte
  *   C04.spec  <- dashboards/common.py (matrix_spec): the specs markup.js draws
  *   C04.math  <- attnmodel/core.py (softmax, scaled_dot_product_attention, causal_mask,
  *                sinusoidal_encoding, entropy_bits, softmax_jacobian_norm, letter_trigrams,
@@ -740,15 +740,6 @@
     };
   }
 
-  /** dashboards.common.readout_html, byte for byte (label, value and unit are raw HTML). */
-  function readoutHtml(label, value, unit = "", testid = null) {
-    const tid = testid ? ` data-testid="${esc(testid)}"` : "";
-    return (
-      `<div class="c04-readout"${tid}><div class="c04-label">${pyStr(label)}</div>`
-      + `<div class="c04-value">${pyStr(value)}</div><div class="c04-unit">${pyStr(unit)}</div></div>`
-    );
-  }
-
   // ---------------------------------------------------------------------------------------------
   // Applying a render to the page (the browser side of dashboards.common.apply_render).
 
@@ -849,7 +840,7 @@
   const C04 = {
     fmt: { number, fixed, percent, parseNumber },
     t,
-    html: { esc, readoutHtml },
+    html: { esc },
     spec: { matrix: matrixSpec, readout: readoutSpec },
     rich,
     math: {

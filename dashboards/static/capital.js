@@ -34,11 +34,8 @@
   }
 
   const fmt = (x, decimals = 2) => C04.fmt.number(x, decimals);
-  const esc = (text) => C04.html.esc(text);
   const t = (key, values) => C04.t(key, values);
 
-  // dashboards/capital.py kept(): one of the model's Spanish words as the page writes it.
-  const kept = (word) => t("capital.kept", { word: esc(word) });
 
   // Whether this page marks the model's Spanish words (any page but the Spanish one).
   const marksSpanish = () => t("capital.kept", { word: "" }) !== "";
@@ -132,77 +129,96 @@
     return tokens.map((token, pos) => `${pos} · ${token}`);
   }
 
-  function tokensHtml(K, tokens) {
-    const chips = tokens.map((token, pos) => {
-      let cls = "c04-token";
-      if (pos === K.country_slot) cls += " c04-country";
-      else if (pos === K.query) cls += " c04-query";
-      return `<div class="${cls}">${kept(token)}<small>pos ${pos}</small></div>`;
+  // dashboards.capital.kept_label: a model word, marked as Spanish on another language's page.
+  const keptLabel = (word) => (marksSpanish() ? { text: word, lang: "es" } : word);
+
+  // dashboards.capital.tokens_spec
+  function tokensSpec(K, tokens) {
+    return {
+      testid: "capital-tokens",
+      tokens: tokens.map(keptLabel),
+      country: K.country_slot,
+      query: K.query,
+      note: C04.rich("capital.step.tokens_note", { es: keptLabel(tokens[K.query]) }),
+    };
+  }
+
+  // dashboards.capital.prediction_label: the most probable word, or the tied words, kept.
+  function predictionLabel(words) {
+    if (words.length === 1) return keptLabel(words[0]);
+    const joined = [];
+    words.forEach((word, k) => {
+      if (k) joined.push(C04.rich("capital.readout.or"));
+      joined.push(keptLabel(word));
     });
-    const note = t("capital.step.tokens_note", { es: kept(tokens[K.query]) });
-    return (
-      `<div class="c04-tokens" data-testid="capital-tokens">${chips.join("")}</div>` +
-      `<div class="c04-note">${note}</div>`
-    );
+    return C04.rich("capital.readout.tie", { words: joined });
   }
 
-  // prediction_html(): the most probable word, or the tied words, kept.
-  function predictionHtml(words) {
-    if (words.length === 1) return kept(words[0]);
-    const joined = words.map(kept).join(t("capital.readout.or"));
-    return t("capital.readout.tie", { words: joined });
+  // dashboards.capital.readouts_spec
+  function readoutsSpec(w) {
+    const readout = C04.spec.readout;
+    const unit = [];
+    w.top.forEach((word, k) => {
+      if (k) unit.push(" = ");
+      unit.push("p(", keptLabel(word), ")");
+    });
+    return {
+      items: [
+        readout(
+          C04.rich("capital.readout.prediction"),
+          predictionLabel(w.top),
+          "",
+          "capital-prediction"
+        ),
+        readout(
+          C04.rich("capital.readout.probability"),
+          fmt(w.probability, 4),
+          unit,
+          "capital-probability"
+        ),
+        readout(C04.rich("capital.readout.loss"), fmt(w.loss, 4), "−ln p", "capital-loss"),
+      ],
+    };
   }
 
-  function readoutsHtml(w) {
-    const readout = C04.html.readoutHtml;
-    return (
-      readout(
-        t("capital.readout.prediction"),
-        predictionHtml(w.top),
-        "",
-        "capital-prediction"
-      ) +
-      readout(
-        t("capital.readout.probability"),
-        fmt(w.probability, 4),
-        w.top.map((word) => `p(${kept(word)})`).join(" = "),
-        "capital-probability"
-      ) +
-      readout(t("capital.readout.loss"), fmt(w.loss, 4), "−ln p", "capital-loss")
-    );
-  }
-
-  function asymmetryHtml(K, w, identity) {
+  // dashboards.capital.asymmetry_spec
+  function asymmetrySpec(K, w, identity) {
+    const rich = C04.rich;
     const a = w.attentionRow[K.country_slot];
     const magnitude = Math.abs(identity);
     // What the same |identity| gives each side, from two scratch walkthroughs.
     const plus = walkthrough(K, country0(K), magnitude).probabilities["París"];
     const minus = walkthrough(K, country0(K), -magnitude).probabilities["Roma"];
-    const words = { paris: kept("París"), roma: kept("Roma") };
+    const words = { paris: keptLabel("París"), roma: keptLabel("Roma") };
     const compare =
       magnitude > 0
-        ? t("capital.asymmetry.compare", {
+        ? rich("capital.asymmetry.compare", {
             m: fmt(magnitude),
             plus: fmt(plus, 4),
             minus: fmt(minus, 4),
             ...words,
           })
-        : t("capital.asymmetry.compare_tie", { p: fmt(plus, 4), ...words });
-    const slopeParis = `<b data-testid="capital-slope-paris">${fmt(w.slopes["París"], 4)}</b>`;
-    const slopeRoma = `<b data-testid="capital-slope-roma">${fmt(w.slopes["Roma"], 4)}</b>`;
-    return (
-      '<div class="c04-box" data-testid="capital-asymmetry">' +
-      t("capital.asymmetry.why", { es: kept(w.tokens[K.query]), a: fmt(a, 4), ...words }) +
-      t("capital.asymmetry.slopes", {
-        u_paris: fmt(w.uParis),
-        u_roma: fmt(w.uRoma),
-        slope_paris: slopeParis,
-        slope_roma: slopeRoma,
-        ...words,
-      }) +
-      t("capital.asymmetry.because", { compare, ...words }) +
-      "</div>"
-    );
+        : rich("capital.asymmetry.compare_tie", { p: fmt(plus, 4), ...words });
+    const slope = (name, word) => ({
+      text: fmt(w.slopes[word], 4),
+      testid: `capital-slope-${name}`,
+      tag: "b",
+    });
+    return {
+      testid: "capital-asymmetry",
+      cls: "c04-box",
+      text: [
+        rich("capital.asymmetry.why", { es: keptLabel(w.tokens[K.query]), a: fmt(a, 4), ...words }),
+        rich("capital.asymmetry.slopes", {
+          u_paris: fmt(w.uParis),
+          u_roma: fmt(w.uRoma),
+          slope_paris: slope("paris", "París"),
+          slope_roma: slope("roma", "Roma"),
+          ...words,
+        }),
+        rich("capital.asymmetry.because", { compare, ...words }),
+      ],
+    };
   }
 
   // The scratch models of the asymmetry box use the model's default country (the numbers do
@@ -223,7 +239,7 @@
     const column = (values) => values.map((v) => [v]);
     const rowSum = t("capital.table.row_sum", { total: fmt(C04.math.sum(w.attentionRow), 4) });
     return {
-      tokens: tokensHtml(K, tokens),
+      tokens: tokensSpec(K, tokens),
       embeddings: matrix(w.embeddings, tokens, {
         title: "x (5×3)",
         rowLabels: tokens,
@@ -294,8 +310,8 @@
         decimals: 4,
         testid: "capital-probabilities",
       }),
-      readouts: readoutsHtml(w),
-      asymmetry: asymmetryHtml(K, w, state.identity),
+      readouts: readoutsSpec(w),
+      asymmetry: asymmetrySpec(K, w, state.identity),
       // The country's bar is renamed with the country: factors first, then the data.
       attention_factors: labels,
       attention_source: {

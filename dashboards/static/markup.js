@@ -180,5 +180,22 @@
     return parts.join("");
   }
 
-  C04.markup = { esc, matrix, bars, readout, readouts, note, heatmap, focus_row };
+  /**
+   * The capital walkthrough's tokens with their positions. spec: {testid, tokens: [label],
+   * country, query (their positions, marked), note (a label, under the tokens)}.
+   */
+  function tokens(spec) {
+    const chips = spec.tokens.map((token, pos) => {
+      let cls = "c04-token";
+      if (pos === spec.country) cls += " c04-country";
+      else if (pos === spec.query) cls += " c04-query";
+      return `<div class="${cls}">${label(token)}<small>pos ${pos}</small></div>`;
+    });
+    return (
+      `<div class="c04-tokens"${testid(spec.testid)}>${chips.join("")}</div>` +
+      `<div class="c04-note">${label(spec.note)}</div>`
+    );
+  }
+
+  C04.markup = { esc, matrix, bars, readout, readouts, note, heatmap, focus_row, tokens };
 })();

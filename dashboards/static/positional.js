@@ -66,6 +66,11 @@
     return flat;
   }
 
+  // dashboards.positional.error_spec: why a slider went back; no message, no element.
+  function errorSpec(message) {
+    return message ? { testid: "pe-error", cls: "c04-error", text: message } : {};
+  }
+
   // dashboards.positional.shape_spec
   function shapeSpec(n, d) {
     return { testid: "pe-shape", cls: "c04-note", text: C04.t("positional.shape", { n, d }) };
@@ -145,17 +150,15 @@
       }
       const message = refusal(name, value, widget.start, widget.end);
       if (message !== null) {
-        const html = `<span data-testid="pe-error">${C04.html.esc(
-          C04.t("input.refused", { message })
-        )}</span>`;
-        C04.apply(args, { error: html }, { error: "html" });
+        const spec = errorSpec(C04.t("input.refused", { message }));
+        C04.apply(args, { error: spec }, { error: "markup" });
         widget.value = shown[name]; // back on the model's value
         return shown;
       }
       next[name] = value;
     }
     if (next.n_positions !== shown.n_positions || next.d_model !== shown.d_model) {
-      C04.apply(args, { error: "" }, { error: "html" });
+      C04.apply(args, { error: errorSpec("") }, { error: "markup" });
     }
     return next;
   }

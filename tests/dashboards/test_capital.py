@@ -15,17 +15,21 @@ from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
 from dashboards.capital import CapitalView, render
 
-from c04_testing import spanish_words_left, spec_table, viewable_texts
+from c04_testing import (
+    label_text,
+    spanish_words_left,
+    spec_find,
+    spec_table,
+    spec_text,
+    viewable_texts,
+)
 
 VOCAB = ["París", "Roma", "grande", "bonita", "antigua", "famosa", "una", "muy"]
 
 
 def readout(view: CapitalView, testid: str) -> str:
-    match = re.search(
-        rf'data-testid="{testid}">.*?<div class="c04-value">(.*?)</div>', view.readouts.object
-    )
-    assert match, testid
-    return match.group(1)
+    """The text of a readout's value (the model's words as text, marked or not)."""
+    return label_text(spec_find(view.readouts.spec, testid)["value"])
 
 
 def unmarked(spec) -> str:
@@ -95,8 +99,8 @@ def test_builds_with_the_seed_text(view):
         text("capital.step.logits_title"),
     ]
     assert titles[4] == "5 · Puntajes de «es» (÷ √3)"  # the seed's
-    assert text("capital.readout.loss") in view.readouts.object
-    assert "−ln p" in view.readouts.object
+    assert text("capital.readout.loss") in spec_text(view.readouts.spec)
+    assert "−ln p" in spec_text(view.readouts.spec)
 
 
 def test_default_numbers_are_the_notes(view):
@@ -162,7 +166,7 @@ def test_country_select_sets_identity_slider_and_readouts(view):
     assert readout(view, "capital-prediction") == "Roma" == expected.prediction
     assert readout(view, "capital-probability") == es_number(expected.probability, 4) == "0,3398"
     assert readout(view, "capital-loss") == es_number(expected.loss, 4)
-    assert "Italia" in view.tokens.object
+    assert "Italia" in view.tokens.spec["tokens"]
     assert table(view.embeddings.spec, "capital-embeddings")[4][0] == "Italia"
     view.country_select.value = "Francia"
     assert view.identity_slider.value == pytest.approx(0.90)
@@ -190,7 +194,7 @@ def test_identity_zero_is_a_tie(view):
     assert readout(view, "capital-prediction") == "París o Roma (empate)"
     probabilities = column(view.probabilities.spec, "capital-probabilities")
     assert probabilities["París"] == probabilities["Roma"] == "0,2374"
-    assert "p(París) = p(Roma)" in view.readouts.object
+    assert "p(París) = p(Roma)" in spec_text(view.readouts.spec)
 
 
 def test_attention_row_is_identical_for_every_identity(view):
@@ -265,18 +269,21 @@ def test_model_changes_move_the_widgets(view):
 
 def test_asymmetry_box_uses_the_model_slopes(view):
     slopes = view.model.identity_slopes
-    html = view.asymmetry.object
-    assert f'data-testid="capital-slope-paris">{es_number(slopes["París"], 4)}<' in html
-    assert f'data-testid="capital-slope-roma">{es_number(slopes["Roma"], 4)}<' in html
+    html = spec_text(view.asymmetry.spec)
+    assert spec_find(view.asymmetry.spec, "capital-slope-paris")["text"] == es_number(
+        slopes["París"], 4
+    )
+    assert spec_find(view.asymmetry.spec, "capital-slope-roma")["text"] == es_number(
+        slopes["Roma"], 4
+    )
     assert "× 1,00" in html
     assert "× (−0,61)" in html
     assert "p(París | +0,90) = 0,3805" in html
     assert "p(Roma | −0,90) = 0,3398" in html
     view.identity_slider.value = 0.5
-    assert (
-        "p(Roma | −0,50) = " + es_number(CapitalWalkthrough(identity=-0.5).probabilities["Roma"], 4)
-        in view.asymmetry.object
-    )
+    assert "p(Roma | −0,50) = " + es_number(
+        CapitalWalkthrough(identity=-0.5).probabilities["Roma"], 4
+    ) in spec_text(view.asymmetry.spec)
 
 
 def test_identity_slider_range(view):
@@ -361,7 +368,10 @@ def test_english_keeps_the_model_words_marked(english):
 
 
 def test_english_numbers_use_a_decimal_point(english):
-    assert readout(english, "capital-prediction") == '<span lang="es">París</span>'
+    assert spec_find(english.readouts.spec, "capital-prediction")["value"] == {
+        "text": "París",
+        "lang": "es",
+    }
     assert readout(english, "capital-probability") == "0.3805"
     assert readout(english, "capital-loss") == "0.9662"
     assert table(english.attention_row.spec, "capital-attention-row")[1][1:6] == [
@@ -375,17 +385,19 @@ def test_english_numbers_use_a_decimal_point(english):
     assert english.attention_row.spec["note"] == "The row sums to Σ = 1.0000"
     # docs/ejemplos-trabajados.md, identity +0,90: París 0,3805, Roma 0,1491, the others 0,0784.
     assert probability_bars(english)["label"][:3] == ["0.3805", "0.1491", "0.0784"]
-    assert 'data-testid="capital-slope-roma">−0.3945<' in english.asymmetry.object
-    assert (
-        'p(<span lang="es">París</span> | +0.90) = 0.3805, '
-        'p(<span lang="es">Roma</span> | −0.90) = 0.3398.' in english.asymmetry.object
-    )
+    assert spec_find(english.asymmetry.spec, "capital-slope-roma")["text"] == "−0.3945"
+    shown = spec_text(english.asymmetry.spec)
+    assert "p(París | +0.90) = 0.3805, p(Roma | −0.90) = 0.3398." in shown
+    assert "París" not in unmarked(english.asymmetry.spec)  # marked as Spanish
 
 
 def test_english_controls_change_the_numbers(english):
     english.country_select.value = "Italia"
     assert english.identity_slider.value == pytest.approx(-0.90)
-    assert readout(english, "capital-prediction") == '<span lang="es">Roma</span>'
+    assert spec_find(english.readouts.spec, "capital-prediction")["value"] == {
+        "text": "Roma",
+        "lang": "es",
+    }
     assert readout(english, "capital-probability") == "0.3398"
     assert table(english.embeddings.spec, "capital-embeddings")[4] == [
         "Italia",
@@ -394,11 +406,10 @@ def test_english_controls_change_the_numbers(english):
         "−0.90",
     ]
     english.identity_slider.value = 0.0
-    assert readout(english, "capital-prediction") == (
-        '<span lang="es">París</span> or <span lang="es">Roma</span> (a tie)'
-    )
+    assert readout(english, "capital-prediction") == "París or Roma (a tie)"
+    assert "París" not in unmarked(spec_find(english.readouts.spec, "capital-prediction"))
     assert readout(english, "capital-probability") == "0.2374"
-    assert "At identity 0 they tie" in english.asymmetry.object
+    assert "At identity 0 they tie" in spec_text(english.asymmetry.spec)
     english.identity_slider.value = -0.5
     expected = CapitalWalkthrough(identity=-0.5)
     assert readout(english, "capital-probability") == number(expected.probability, 4, lang="en")

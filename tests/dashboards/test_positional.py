@@ -237,14 +237,18 @@ def test_bad_value_shows_message_and_keeps_model(view, slider, bad, message, key
     before = (view.model.n_positions, view.model.d_model)
     getattr(view, slider).value = bad
     assert (view.model.n_positions, view.model.d_model) == before
-    assert message in view.error.object
-    assert text("input.kept") in view.error.object
-    assert view.error.object == f'<span data-testid="pe-error">{refusal_text(key, bad)}</span>'
+    assert message in view.error.spec["text"]
+    assert text("input.kept") in view.error.spec["text"]
+    assert view.error.spec == {
+        "testid": "pe-error",
+        "cls": "c04-error",
+        "text": refusal_text(key, bad),
+    }
     assert (view.n_slider.value, view.d_slider.value) == before
     # The next valid value clears the message.
     view.d_slider.value = 32
     assert view.model.d_model == 32
-    assert view.error.object == ""
+    assert view.error.spec == {}
 
 
 def test_shape_readout_has_testid(view):
@@ -307,13 +311,9 @@ def test_english_slider_changes_the_english_numbers(english):
 def test_english_bad_value_is_refused_in_english(english):
     english.d_slider.value = 7
     assert english.model.d_model == 64
-    assert english.error.object == (
-        '<span data-testid="pe-error">'
-        "d_model must be even (sine/cosine pairs), not 7. The previous value is kept.</span>"
+    assert english.error.spec["text"] == (
+        "d_model must be even (sine/cosine pairs), not 7. The previous value is kept."
     )
     english.n_slider.value = 1000
-    assert english.error.object == (
-        f'<span data-testid="pe-error">{refusal_text("positional.bounds_n_positions", 1000, "en")}'
-        "</span>"
-    )
-    assert spanish_words_left(english.error.object) == set()
+    assert english.error.spec["text"] == refusal_text("positional.bounds_n_positions", 1000, "en")
+    assert spanish_words_left(english.error.spec["text"]) == set()

@@ -12,7 +12,6 @@ one float32 step of values in [−1, 1] (2**-23 ≈ 1.2e-7); in practice every e
 from __future__ import annotations
 
 import base64
-import html
 import re
 
 import numpy as np
@@ -189,17 +188,17 @@ GUARD_JS = """([name, value]) => {
   const data = {dh: [50], dw: [64]};
   const args = {
     heatmap_source: {data},
-    error: {text: ""},
+    error: {data: {spec: {}}},
     w_n_positions: {value: 50, start: 2, end: 512},
     w_d_model: {value: 64, start: 2, end: 512},
   };
   args["w_" + name].value = value;
   const state = C04.views.positional.readState(args);
-  const refused = {state, error: args.error.text, slider: args["w_" + name].value};
+  const refused = {state, error: args.error.data.spec, slider: args["w_" + name].value};
   // The next valid value clears the message.
   args.w_d_model.value = 32;
   const next = C04.views.positional.readState(args);
-  return {refused, next, error_after: args.error.text};
+  return {refused, next, error_after: args.error.data.spec};
 }"""
 
 
@@ -219,10 +218,9 @@ def test_bad_value_guard_matches_the_live_view(page, panel_cleanup, name, bad, l
     got = page.evaluate(GUARD_JS, [name, bad])
     view = PositionalView(lang=lang)
     getattr(view, {"n_positions": "n_slider", "d_model": "d_slider"}[name]).value = bad
-    assert view.error.object  # the live view refused it
+    assert view.error.spec  # the live view refused it
     assert got["refused"]["state"] == {"n_positions": 50, "d_model": 64}
     assert got["refused"]["slider"] == getattr(view.model, name)  # slider put back
-    # Panel sends an HTML pane's text escaped; the twin writes the same.
-    assert html.unescape(got["refused"]["error"]) == view.error.object
+    assert got["refused"]["error"] == view.error.spec  # the same message, for markup.js
     assert got["next"] == {"n_positions": 50, "d_model": 32}
-    assert got["error_after"] == ""
+    assert got["error_after"] == {}
