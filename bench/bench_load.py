@@ -243,7 +243,7 @@ def bokeh_client_check(app_url: str) -> dict:
         )
         # The weights table is a Markup component: its spec lives on its data model.
         weights = next(
-            (m for m in models if "sa-weights" in str(getattr(m, "spec", None) or "")),
+            (m for m in models if "sa-weights" in (getattr(m, "spec_json", None) or "")),
             None,
         )
         return checkbox, weights
@@ -258,18 +258,18 @@ def bokeh_client_check(app_url: str) -> dict:
         if checkbox is None or weights is None:
             return {"ok": False, "error": "la sección de autoatención no llegó"}
         opened = time.perf_counter() - start
-        before, got = dict(weights.spec), []
+        before, got = weights.spec_json, []
 
         def changed(attr, old, new):
             got.append(time.perf_counter())
             session.close()
 
-        weights.on_change("spec", changed)
+        weights.on_change("spec_json", changed)
         loop.call_later(UPDATE_TIMEOUT_S, session.close)
         sent = time.perf_counter()
         checkbox.active = not checkbox.active
         session._loop_until_closed()  # returns once `changed` or the timer closes the session
-        ok = bool(got) and weights.spec != before
+        ok = bool(got) and weights.spec_json != before
         return {
             "ok": ok,
             "open_s": round(opened, 3),
@@ -305,7 +305,7 @@ def lecture_targets(objects: list) -> tuple[dict | None, dict | None]:
         attributes = o.get("attributes", {})
         if o["name"] == "Checkbox" and "sa-causal" in attributes.get("css_classes", []):
             checkbox = o
-        elif "sa-weights" in str(attributes.get("spec", "")):
+        elif "sa-weights" in str(attributes.get("spec_json", "")):
             weights = o
     return checkbox, weights
 
@@ -416,7 +416,7 @@ class Session:
                     for event in message.content.get("events", ()):
                         if (
                             event.get("model", {}).get("id") == self.weights_id
-                            and event.get("attr") == "spec"
+                            and event.get("attr") == "spec_json"
                             and self.pending is not None
                             and not self.pending.done()
                         ):

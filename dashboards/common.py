@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import logging
+import math
+from typing import ClassVar
 
 import numpy as np
 import panel as pn
@@ -293,38 +296,71 @@ class Markup(pn.custom.JSComponent):
         doc="Which renderer of C04.markup draws the spec.",
     )
     spec = param.Dict(default={}, doc="The fragment's text and numbers (JSON).")
+    spec_json = param.String(
+        default="", doc='``spec`` as JSON text ("" for none): what the browser receives.'
+    )
+
+    # The browser gets the spec as one JSON text: Bokeh encodes a string in one step but a
+    # nested value item by item, and with the dict a capital update took 32 ms on the server
+    # (make bench, "cambio → modelos Bokeh") instead of 13.
+    _rename: ClassVar[dict] = {"spec": None}
 
     _esm = """
 export function render({ model, el }) {
-  const draw = () => { el.innerHTML = model.spec && Object.keys(model.spec).length
-    ? window.C04.markup[model.kind](model.spec) : "" }
-  model.on("spec", draw)
+  const draw = () => {
+    const spec = model.spec_json ? JSON.parse(model.spec_json) : null
+    el.innerHTML = spec && Object.keys(spec).length ? window.C04.markup[model.kind](spec) : ""
+  }
+  model.on("spec_json", draw)
   draw()
 }
 """
 
-    # Private API, both hooks below: Panel's generic path took ~1,1 ms per new spec (the
-    # design's modifiers recomputed, echo checks, a failing getattr that builds spelling
-    # suggestions), which made a self-attention update 2,3 → 4,8 ms on the server. A spec only
-    # goes from the server to the browser (the browser never writes it): it is set, nothing else.
+    @param.depends("spec", watch=True, on_init=True)
+    def _encode_spec(self) -> None:
+        self.spec_json = spec_json(self.spec)
+
+    # Private API, the three hooks below. A spec only goes from the server to the browser (the
+    # browser never writes it back): so nothing listens for it coming back (Panel's echo
+    # handling took ~3,6 ms per spec in `make bench`'s updates: a capital update 7 → 31 ms), and
+    # a new spec is set on the model and that is all (Panel's generic path, with the design's
+    # modifiers recomputed and a failing getattr that builds spelling suggestions, took ~1 ms).
+    @property
+    def _linked_properties(self) -> tuple[str, ...]:
+        return ()
+
     def _update_properties(self, *events, doc):
-        if all(e.name == "spec" for e in events):
-            return {"spec": events[-1].new}
+        if all(e.name == "spec_json" for e in events):
+            return {"spec_json": events[-1].new}
         return super()._update_properties(*events, doc=doc)
 
     def _update_model(self, events, msg, root, model, doc, comm) -> None:
-        if msg.keys() != {"spec"}:
+        if msg.keys() != {"spec_json"}:
             super()._update_model(events, msg, root, model, doc, comm)
             return
-        # Marked as changing, as Panel does, so that Bokeh's change callback does not come
-        # back to this component as if the browser had sent the spec.
-        ref = root.ref["id"]
-        self._changing[ref] = ["spec"]
-        try:
-            with pn.io.hold(doc, comm=comm):
-                model.data.spec = msg["spec"]
-        finally:
-            self._changing.pop(ref, None)
+        with pn.io.hold(doc, comm=comm):
+            model.data.spec_json = msg["spec_json"]
+
+
+def _finite(value):
+    # JSON has no NaN or infinity: JavaScript's JSON.stringify writes them as null, and so here.
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+def spec_json(spec: dict) -> str:
+    """A Markup spec as the browser receives it (C04.apply writes the same): "" for none."""
+    if not spec:
+        return ""
+    try:
+        return json.dumps(spec, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # a NaN or an infinity somewhere: rare, so only then walk the spec
+        return json.dumps(_finite(spec), ensure_ascii=False, separators=(",", ":"))
 
 
 class DemoView(pn.viewable.Viewer):

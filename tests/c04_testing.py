@@ -12,6 +12,7 @@ serve command they all run is dashboards/serving.py's.
 from __future__ import annotations
 
 import html
+import json
 import os
 import re
 import shutil
@@ -415,8 +416,8 @@ def viewable_texts(viewable) -> str:
                 value = [o[1] if isinstance(o, tuple | list) else o for o in value]
             elif name == "tooltips" and isinstance(value, list):  # (label, "@field") pairs
                 value = [t[0] if isinstance(t, tuple | list) else t for t in value]
-            if name == "spec":  # a Markup component's fragment: its texts (markup.js)
-                collect(spec_text(value, without_lang="es"))
+            if name == "spec_json":  # a Markup component's fragment: its texts (markup.js)
+                collect(spec_text(json.loads(value or "{}"), without_lang="es"))
             elif name in READER_PROPERTIES:
                 collect(value)
     return "\n".join(texts)

@@ -811,8 +811,10 @@
         const text = esc(value);
         if (obj.text !== text) obj.text = text;
       } else if (kind === "markup") {
-        // A Markup component (dashboards.common.Markup): its ESM redraws on a new spec.
-        if (JSON.stringify(obj.data.spec) !== JSON.stringify(value)) obj.data.spec = value;
+        // A Markup component (dashboards.common.Markup): its ESM redraws on a new spec, which
+        // travels as JSON text (dashboards.common.spec_json).
+        const text = value && Object.keys(value).length ? JSON.stringify(value) : "";
+        if (obj.data.spec_json !== text) obj.data.spec_json = text;
       } else if (kind === "data") {
         if (!sameData(obj.data, value)) obj.data = Object.assign({}, value);
       } else {

@@ -1,10 +1,10 @@
 /* Browser twin of dashboards/capital.py (the "capital" section of the export).
  *
  * C04.views.capital.render({country, identity}) returns the same dict as the Python
- * render(model, lang) in the page's language: the HTML of every step, the attention chart's
- * factors and the data of the two bar charts. Every word comes from the page's catalogue
- * (C04.t, table [capital]); the model's Spanish words are written as "capital.kept" says
- * (marked lang="es" on a page in another language), as in Python.
+ * render(model, lang) in the page's language: the specs of every step (drawn by markup.js),
+ * the attention chart's factors and the data of the two bar charts. Every word comes from the
+ * page's catalogue (C04.t, table [capital]); the model's Spanish words are marked {text, lang:
+ * "es"} on a page in another language, as in Python.
  *
  * The eight steps of attnmodel.capital.CapitalWalkthrough are ported here; the model's
  * constants (embeddings, W_Q, W_K, W_V, U, vocabulary, countries…) are NOT written in

@@ -2,7 +2,8 @@
  *
  * C04.views.explorer.readState(args) reads the controls of the exported page and
  * render(state) returns what dashboards.explorer.render(model) returns for the same setting:
- * the map and focus-row HTML byte for byte, the token buttons' labels/active and the token
+ * the specs of the map and the focus row (drawn by markup.js), the token buttons' labels/active
+ * and the token
  * list's options/value as Bokeh holds them. The explorer's constants (d, salt, position weight,
  * score scale, 40 tokens, the reset values, the refused-sentence messages in the page's
  * language) come from Python through the embedded states (states["explorer"],

@@ -5,7 +5,7 @@
  * dashboards.scaling.client_state: the seven readout numbers Python wrote in the page's language
  * and the number of queries the means are over ("t"), and the bars of the unscaled and scaled
  * softmax ("wu", "ws"). render(state) looks the state up and rebuilds the dict of the Python
- * render(model, lang) from it, byte for byte, as dashboards.scaling.render_state does: every
+ * render(model, lang) from it (specs for markup.js), as dashboards.scaling.render_state does: every
  * word from the page's catalogue (C04.t, table [scaling] of attnmodel/locales/<lang>), √d_k and
  * the bars' labels with C04.fmt (the page language's decimal separator and percent), the label
  * heights.

@@ -1,8 +1,9 @@
 /* Browser twin of dashboards/self_attention.py (demo 1 of the "autoatencion" section).
  *
  * C04.views.self_attention.render({X, W_Q, W_K, W_V, causal, scaled}) returns the same dict as
- * the Python render(model): the HTML of Q, K, V, the scores' caption, the scores, A, Z and the
- * softmax gradient, and the heat map's data (weights_source).
+ * the Python render(model): the specs (drawn by markup.js) of Q, K, V, the scores, A, Z and
+ * the softmax gradient, the HTML of the scores' caption, and the heat map's data
+ * (weights_source).
  *
  * readState(args) also does, in the page, what the live app's MatrixEditor and model do around
  * a change (args.trigger is the control that changed):

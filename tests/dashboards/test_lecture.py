@@ -3,6 +3,7 @@ exercises (each a one-click action that makes the seed's claim true on screen)."
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
@@ -50,8 +51,8 @@ def rendered_testids(viewable) -> list[str]:
         for name, value in model.properties_with_values(include_defaults=False).items():
             if isinstance(value, str):
                 texts.append(value)
-            elif name == "spec":  # a Markup component's fragment, and the fields inside it
-                testids += spec_testids(value)
+            if name == "spec_json":  # a Markup component's fragment, and the fields inside it
+                testids += spec_testids(json.loads(value or "{}"))
     return TESTID.findall(" ".join(texts)) + testids
 
 

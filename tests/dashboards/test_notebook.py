@@ -103,8 +103,8 @@ def _specs(output) -> list:
 
     def walk(node):
         if isinstance(node, dict):
-            if "spec" in node.get("attributes", {}):
-                specs.append(_decoded(node["attributes"]["spec"]))
+            if node.get("attributes", {}).get("spec_json"):
+                specs.append(json.loads(node["attributes"]["spec_json"]))
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):

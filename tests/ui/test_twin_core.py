@@ -547,12 +547,13 @@ def test_js_update_reads_state_renders_applies_and_returns_ms(c04):
           readState: (args) => ({t: args.w_t.value}),
           render: (state) => ({out: C04.spec.readout('T', C04.fmt.number(state.t, 1))}),
         };
-        let sets = 0, spec = {};
-        const out = {data: {get spec() { return spec; }, set spec(v) { sets += 1; spec = v; }}};
+        let sets = 0, text = "";
+        const out = {data: {get spec_json() { return text; },
+                            set spec_json(v) { sets += 1; text = v; }}};
         const args = {w_t: {value: 2.25}, out};
         const ms = C04.update('demo', args, {out: 'markup'});
         C04.update('demo', args, {out: 'markup'});  // the same spec again: not set again
-        return {ms, spec, sets, last: C04.lastUpdate.demo};
+        return {ms, spec: JSON.parse(text), sets, last: C04.lastUpdate.demo};
       }"""
     )
     assert result["spec"] == readout_spec("T", es_number(2.25, 1))

@@ -188,17 +188,18 @@ GUARD_JS = """([name, value]) => {
   const data = {dh: [50], dw: [64]};
   const args = {
     heatmap_source: {data},
-    error: {data: {spec: {}}},
+    error: {data: {spec_json: ""}},
     w_n_positions: {value: 50, start: 2, end: 512},
     w_d_model: {value: 64, start: 2, end: 512},
   };
   args["w_" + name].value = value;
   const state = C04.views.positional.readState(args);
-  const refused = {state, error: args.error.data.spec, slider: args["w_" + name].value};
+  const spec = () => (args.error.data.spec_json ? JSON.parse(args.error.data.spec_json) : {});
+  const refused = {state, error: spec(), slider: args["w_" + name].value};
   // The next valid value clears the message.
   args.w_d_model.value = 32;
   const next = C04.views.positional.readState(args);
-  return {refused, next, error_after: args.error.data.spec};
+  return {refused, next, error_after: spec()};
 }"""
 
 
