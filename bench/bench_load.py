@@ -230,6 +230,8 @@ def bokeh_client_check(app_url: str) -> dict:
     from bokeh.events import DocumentReady
     from tornado.ioloop import IOLoop
 
+    import dashboards.common  # noqa: F401  (defines Markup's data model, which the page uses)
+
     loop = IOLoop()
     start = time.perf_counter()
     session = pull_session(url=app_url, io_loop=loop)
