@@ -87,30 +87,24 @@ ATTENTION_SOURCE = "capital-attention-source"
 PROBABILITIES_SOURCE = "capital-probabilities-source"
 
 
+def kept_label(word: str, lang: str = DEFAULT_LANG) -> str | dict:
+    """One of the model's Spanish words as a label of ``C04.markup``: as is on the Spanish
+    page, marked as Spanish ({"text", "lang": "es"}) on a page in another language."""
+    return word if lang == EXAMPLE_LANG else {"text": word, "lang": EXAMPLE_LANG}
+
+
 def kept_labels(spec: dict, words, lang: str = DEFAULT_LANG) -> dict:
     """A matrix spec whose labels that are one of ``words`` (the model's Spanish words) are
-    marked as Spanish on a page in another language ({"text", "lang": "es"})."""
-    if lang == EXAMPLE_LANG:
-        return spec
+    written as :func:`kept_label` writes them."""
     words = set(words)
 
     def mark(label):
-        return {"text": label, "lang": EXAMPLE_LANG} if label in words else label
+        return kept_label(label, lang) if label in words else label
 
     spec["cols"] = [mark(c) for c in spec["cols"]]
     for row in spec["rows"]:
         row["label"] = mark(row["label"])
     return spec
-
-
-def kept_in(key: str, lang: str, field: str, word: str, **values) -> str | list:
-    """Catalogue text ``key`` whose ``field`` is one of the model's Spanish words: plain text on
-    the Spanish page, else the segments [text, {"text": word, "lang": "es"}, text] that
-    ``C04.markup`` writes with the word marked as Spanish."""
-    if lang == EXAMPLE_LANG:
-        return text(key, lang, **{field: word}, **values)
-    before, _, after = text(key, lang, **{field: "\0"}, **values).partition("\0")
-    return [before, {"text": word, "lang": EXAMPLE_LANG}, after]
 
 
 def matrix(values, lang: str, spanish=(), **kw) -> dict:
@@ -131,12 +125,6 @@ def _vector(values, decimals: int = 4, lang: str = DEFAULT_LANG) -> str:
 def attention_labels(tokens: list[str]) -> list[str]:
     """The attention chart's factors: "3 · Francia"-style, so the country's bar is renamed."""
     return [f"{pos} · {token}" for pos, token in enumerate(tokens)]
-
-
-def kept_label(word: str, lang: str = DEFAULT_LANG) -> str | dict:
-    """One of the model's Spanish words as a label of ``C04.markup``: as is on the Spanish
-    page, marked as Spanish ({"text", "lang": "es"}) on a page in another language."""
-    return word if lang == EXAMPLE_LANG else {"text": word, "lang": EXAMPLE_LANG}
 
 
 def tokens_spec(tokens: list[str], lang: str = DEFAULT_LANG) -> dict:
@@ -297,7 +285,7 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
             model.Q[QUERY : QUERY + 1],
             lang,
             [query],
-            title=kept_in("capital.table.query", lang, "es", query),
+            title=rich("capital.table.query", lang, es=kept_label(query, lang)),
             row_labels=[query],
             col_labels=dims,
             testid="capital-query",

@@ -40,22 +40,16 @@
   // Whether this page marks the model's Spanish words (any page but the Spanish one).
   const marksSpanish = () => t("capital.kept", { word: "" }) !== "";
 
-  // kept_labels(): a matrix spec whose labels that are model words are marked as Spanish.
+  // dashboards.capital.kept_label: a model word, marked as Spanish on another language's page.
+  const keptLabel = (word) => (marksSpanish() ? { text: word, lang: "es" } : word);
+
+  // kept_labels(): a matrix spec whose labels that are model words are written as keptLabel.
   function keptLabels(spec, words) {
-    if (!marksSpanish()) return spec;
     const set = new Set(words);
-    const mark = (label) => (set.has(label) ? { text: label, lang: "es" } : label);
+    const mark = (label) => (set.has(label) ? keptLabel(label) : label);
     spec.cols = spec.cols.map(mark);
     for (const row of spec.rows) row.label = mark(row.label);
     return spec;
-  }
-
-  // kept_in(): catalogue text whose field is a model word, as segments when it is marked.
-  function keptIn(key, field, word, values = {}) {
-    if (!marksSpanish()) return t(key, { ...values, [field]: word });
-    const filled = t(key, { ...values, [field]: "\u0000" });
-    const at = filled.indexOf("\u0000");
-    return [filled.slice(0, at), { text: word, lang: "es" }, filled.slice(at + 1)];
   }
 
   // matrix(): matrix_spec in the page's language, its labels that are model words kept.
@@ -128,9 +122,6 @@
   function attentionLabels(tokens) {
     return tokens.map((token, pos) => `${pos} · ${token}`);
   }
-
-  // dashboards.capital.kept_label: a model word, marked as Spanish on another language's page.
-  const keptLabel = (word) => (marksSpanish() ? { text: word, lang: "es" } : word);
 
   // dashboards.capital.tokens_spec
   function tokensSpec(K, tokens) {
@@ -261,7 +252,7 @@
         testid: "capital-with-position",
       }),
       query: matrix([w.Q[K.query]], [query], {
-        title: keptIn("capital.table.query", "es", query),
+        title: C04.rich("capital.table.query", { es: keptLabel(query) }),
         rowLabels: [query],
         colLabels: dims,
         testid: "capital-query",
