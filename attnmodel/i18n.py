@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import tomllib
 from pathlib import Path
@@ -27,6 +28,22 @@ def languages() -> tuple[str, ...]:
     """The languages that have a catalogue, the default first (``("es", "en")``)."""
     found = sorted(p.stem for p in LOCALES.glob("*.toml"))
     return (DEFAULT_LANG, *(lang for lang in found if lang != DEFAULT_LANG))
+
+
+# The environment variables that name a user's language, in POSIX's order of precedence.
+LANG_VARIABLES = ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG")
+
+
+def user_lang(environ=None) -> str:
+    """The language of a command line's messages: the first language named by the environment
+    (``LANGUAGE`` may list several, ``en_GB.UTF-8:es``) that has a catalogue, else Spanish."""
+    environ = os.environ if environ is None else environ
+    for variable in LANG_VARIABLES:
+        for name in environ.get(variable, "").split(":"):
+            code = name.split(".", 1)[0].split("_", 1)[0].split("@", 1)[0].lower()
+            if code in languages():
+                return code
+    return DEFAULT_LANG
 
 
 def _flatten(table: dict, prefix: str = "") -> dict[str, str]:

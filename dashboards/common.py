@@ -7,6 +7,7 @@ session); nothing stateful lives at module level.
 from __future__ import annotations
 
 import asyncio
+import functools
 import html
 import json
 import logging
@@ -18,7 +19,7 @@ import panel as pn
 import param
 from bokeh.core.property.validation import validate
 from bokeh.models import GlyphRenderer
-from panel.io.resources import LOCAL_DIST
+from panel.io.resources import BASE_TEMPLATE, LOCAL_DIST
 from tornado.iostream import StreamClosedError
 from tornado.websocket import WebSocketClosedError
 
@@ -87,6 +88,7 @@ def configure() -> None:
         logger.setLevel(logging.INFO)
         logger.propagate = False
     pn.extension("mathjax", raw_css=[CSS], design="native", notifications=False)
+    pn.config.session_key_func = session_key
     _local_stylesheets()
     _markup_script()
     quiet_closed_websockets()
@@ -187,6 +189,37 @@ def language_links(href, lang: str) -> str:
     )
 
 
+@functools.cache
+def page_template(lang: str):
+    """Panel's page template with ``<html lang="{lang}">`` (Panel writes ``lang="en"`` outside
+    any block, so a template that extends it cannot change it): what a screen reader reads
+    the page in. Bokeh's public ``Document.template`` takes it (see :func:`serve`)."""
+    env = BASE_TEMPLATE.environment
+    source = env.loader.get_source(env, BASE_TEMPLATE.name)[0]
+    if source.count('<html lang="en"') != 1:  # a Panel that changed its template: keep its own
+        log.info("La plantilla de Panel cambió; la página queda con su lang original")
+        return BASE_TEMPLATE
+    return env.from_string(source.replace('<html lang="en"', f'<html lang="{lang}"', 1))
+
+
+def session_key(request) -> tuple:
+    """Under ``--reuse-sessions`` Panel renders each page from one shared session per key; its
+    default key (path, theme) would give a ``?lang=en`` visitor the Spanish page's ``<title>``
+    and ``lang``, so the key holds the language too."""
+    arguments = request.arguments or {}
+    lang = (arguments.get("lang") or [b""])[0].decode("utf-8", "replace")
+    theme = (arguments.get("theme") or [b"default"])[0].decode("utf-8", "replace")
+    return (request.path, lang if lang in i18n.languages() else DEFAULT_LANG, theme)
+
+
+def serve(viewable, title: str, lang: str) -> None:
+    """Make ``viewable`` this session's page, titled ``title``, in ``lang``."""
+    doc = pn.state.curdoc
+    if doc is not None and doc.session_context is not None:
+        doc.template = page_template(lang)
+    viewable.servable(title=title)
+
+
 def serve_demo(demo_id: str) -> None:
     """The end of each demo's module, served on its own (``panel serve dashboards/<module>.py``):
     the registry's view for ``demo_id`` with a model of its own, in the page's ``?lang=``,
@@ -198,7 +231,7 @@ def serve_demo(demo_id: str) -> None:
     lang = requested_lang()
     view = demo.view_class()(lang=lang)
     respond_immediately(view)
-    view.servable(title=demo.title(lang))
+    serve(view, demo.title(lang), lang)
 
 
 def esc(text) -> str:

@@ -18,7 +18,7 @@ it asks the network for nothing:
   navigation helper go into ``<head>`` before Bokeh's scripts, so ``window.C04`` exists before
   any callback runs.
 
-Anything still pointing at http(s) afterwards stops the export with a Spanish message.
+Anything still pointing at http(s) afterwards stops the export with a message (ExportError).
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ import numpy as np
 import panel as pn
 from bokeh.resources import INLINE, Resources
 
-from attnmodel.formatting import es_number, number
-from attnmodel.i18n import DEFAULT_LANG, catalogue_json, languages, text
+from attnmodel.formatting import number
+from attnmodel.i18n import DEFAULT_LANG, catalogue_json, languages, text, user_lang
 from dashboards import registry
 from dashboards.common import LiveHTML, configure, esc, language_links, math_md
 from dashboards.lecture import EXERCISES, SECTIONS, section_marker
@@ -115,7 +115,17 @@ PAGE_CSS = """
 
 
 class ExportError(RuntimeError):
-    """The export cannot produce an offline page (the message says why, in Spanish)."""
+    """The export cannot produce an offline page: ``ExportError("<key>", field=value, …)``
+    with the key of its text in the catalogue's ``[cli.export_error]``; ``str()`` is Spanish,
+    :meth:`message` says it in any language (as :class:`attnmodel.i18n.Refusal` does)."""
+
+    def __init__(self, key: str, /, **values):
+        self.key = key
+        self.values = values
+        super().__init__(self.message(DEFAULT_LANG))
+
+    def message(self, lang: str = DEFAULT_LANG) -> str:
+        return text(f"cli.export_error.{self.key}", lang, **self.values)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -293,16 +303,10 @@ def static_scripts(static_dir: Path = STATIC_DIR) -> list[tuple[str, str]]:
 def _local_css_path(url: str, dist_dir: Path) -> Path:
     parts = urlsplit(url)
     if "/dist/" not in parts.path:
-        raise ExportError(
-            f"Hoja de estilos remota sin copia local conocida: {url} "
-            "(solo se saben incrustar las de Panel, …/dist/…)."
-        )
+        raise ExportError("remote_css", url=url)
     path = dist_dir / parts.path.split("/dist/", 1)[1]
     if not path.is_file():
-        raise ExportError(
-            f"La hoja de estilos {url} no está instalada en {path}: no se puede incrustar y la "
-            "página necesitaría internet."
-        )
+        raise ExportError("css_missing", url=url, path=path)
     return path
 
 
@@ -320,10 +324,10 @@ def inline_css(path: Path) -> str:
         if target.startswith(("data:", "#")):
             return match.group(0)
         if _REMOTE.match(target):
-            raise ExportError(f"{path.name} pide un recurso de internet: {target}")
+            raise ExportError("css_remote_asset", name=path.name, target=target)
         asset = (path.parent / target.split("?", 1)[0].split("#", 1)[0]).resolve()
         if not asset.is_file():
-            raise ExportError(f"{path.name} usa {target}, que no está instalado ({asset}).")
+            raise ExportError("css_asset_missing", name=path.name, target=target, asset=asset)
         return f'url("{_data_uri(asset)}")'
 
     return _CSS_URL.sub(replace, css)
@@ -399,10 +403,10 @@ def _jsonable(value, where: str = "estados"):
     if isinstance(value, np.generic):
         return _jsonable(value.item(), where)
     if isinstance(value, float) and not math.isfinite(value):
-        raise ExportError(f"{where} = {value}: JSON no admite NaN ni infinitos.")
+        raise ExportError("not_finite", where=where, value=value)
     if value is None or isinstance(value, bool | int | float | str):
         return value
-    raise ExportError(f"{where}: {type(value).__name__} no se puede escribir como JSON.")
+    raise ExportError("not_json", where=where, kind=type(value).__name__)
 
 
 def states_json(states: dict) -> str:
@@ -432,12 +436,12 @@ def check_offline(page: str) -> None:
     for tag in re.findall(r"<(?:link|script|img|iframe)\b[^>]*>", markup, re.I):
         for url in re.findall(r"\b(?:href|src)=[\"']([^\"']*)[\"']", tag, re.I):
             if _REMOTE.match(url):
-                raise ExportError(f"La página aún carga {url} desde internet ({tag}).")
+                raise ExportError("still_remote", url=url, tag=tag)
     for match in _DOC_JSON.finditer(page):
         docs = json.loads(html.unescape(match.group(2)))
         for url in _imported_stylesheets(docs):
             if not url.startswith("data:"):
-                raise ExportError(f"Queda una hoja de estilos importada sin incrustar: {url}")
+                raise ExportError("css_not_inlined", url=url)
 
 
 def head_elements(scripts: list[tuple[str, str]], states: dict, lang: str = "es") -> list[str]:
@@ -463,7 +467,7 @@ def postprocess(
     cache: dict[str, str] = {}
     matches = list(_DOC_JSON.finditer(page))
     if not matches:
-        raise ExportError("La página guardada no contiene el documento de Bokeh.")
+        raise ExportError("no_document")
     pieces, last = [], 0
     for match in matches:
         docs = json.loads(html.unescape(match.group(2)))
@@ -480,7 +484,7 @@ def postprocess(
 
     head = _HEAD.search(page)
     if head is None:
-        raise ExportError("La página guardada no tiene <head>.")
+        raise ExportError("no_head")
     injected = [*head_elements(scripts or [], states or {}, lang), _script(NAV_JS)]
     # After <meta charset>: the browser only honours it within the first 1024 bytes.
     page = page[: head.end()] + "\n".join(injected) + "\n" + page[head.end() :]
@@ -575,9 +579,11 @@ def export(
     out_dir: Path = DEFAULT_OUT,
     log: Callable[[str], None] = print,
     langs: tuple[str, ...] | None = None,
+    say: str = DEFAULT_LANG,
 ) -> list[Result]:
     """Write every page and an index.html per language (Spanish in ``out_dir``, the others in
-    ``out_dir/<lang>/``); return one Result per file, its path relative to ``out_dir``."""
+    ``out_dir/<lang>/``); return one Result per file, its path relative to ``out_dir``. ``log``
+    gets one line per file in the language ``say``."""
     configure()
     out_dir = Path(out_dir)
     scripts = static_scripts()
@@ -603,9 +609,19 @@ def export(
                 processed.removed,
             )
             done.append(result)
+            seconds = number(result.seconds, 1, lang=say)
+            size = mb(result.size, say)
             log(
-                f"[{n}/{total}] {page.path} … {count} estados, {mb(result.size)} MB, "
-                f"{es_number(result.seconds, 1)} s"
+                text(
+                    "cli.export_page",
+                    say,
+                    n=n,
+                    total=total,
+                    path=page.path,
+                    states=count,
+                    mb=size,
+                    seconds=seconds,
+                )
             )
         n += 1
         start = time.perf_counter()
@@ -613,55 +629,64 @@ def export(
         index = f"{lang_dir(lang)}{INDEX_FILE}"
         (out_dir / index).write_bytes(data)
         done.append(Result(index, len(data), 0, time.perf_counter() - start))
-        log(f"[{n}/{total}] {index} … {mb(len(data))} MB")
+        log(text("cli.export_index", say, n=n, total=total, path=index, mb=mb(len(data), say)))
         results += done
     return results
 
 
-def summary(results: list[Result], seconds: float) -> str:
-    width = max(len(r.filename) for r in results)
-    lines = [f"{'archivo':<{width}}  {'MB':>6}  {'estados':>7}  {'s':>5}"]
-    lines += [
-        f"{r.filename:<{width}}  {mb(r.size):>6}  {r.states:>7}  {es_number(r.seconds, 1):>5}"
+def summary(results: list[Result], seconds: float, lang: str = DEFAULT_LANG) -> str:
+    """The table ``clase04 export`` prints at the end: one row per file, then the total."""
+    rows = [(text("cli.export_header", lang), "MB", text("cli.export_states", lang), "s")]
+    rows += [
+        (r.filename, mb(r.size, lang), str(r.states), number(r.seconds, 1, lang=lang))
         for r in results
     ]
-    total_size = sum(r.size for r in results)
-    total_states = sum(r.states for r in results)
-    lines.append(
-        f"{'total':<{width}}  {mb(total_size):>6}  {total_states:>7}  {es_number(seconds, 1):>5}"
+    rows.append(
+        (
+            text("cli.export_total", lang),
+            mb(sum(r.size for r in results), lang),
+            str(sum(r.states for r in results)),
+            number(seconds, 1, lang=lang),
+        )
     )
-    return "\n".join(lines)
+    width = max(len(row[0]) for row in rows)
+    states = max(len(row[2]) for row in rows)
+    return "\n".join(f"{a:<{width}}  {b:>6}  {c:>{states}}  {d:>5}" for a, b, c, d in rows)
 
 
-def main(argv: list[str] | None = None, prog: str = "python -m dashboards.export") -> int:
-    parser = argparse.ArgumentParser(prog=prog, description="Exporta la clase a HTML sin conexión.")
+def main(
+    argv: list[str] | None = None,
+    prog: str = "python -m dashboards.export",
+    lang: str | None = None,
+) -> int:
+    """The export's command line; its messages in ``lang`` (default: the environment's)."""
+    say = lang or user_lang()
+    parser = argparse.ArgumentParser(prog=prog, description=text("cli.export_description", say))
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=text("cli.export_out", say))
     parser.add_argument(
-        "--out",
-        type=Path,
-        default=DEFAULT_OUT,
-        help="carpeta de salida (dist/ de la carpeta actual)",
-    )
-    parser.add_argument(
-        "--lang",
-        action="append",
-        choices=languages(),
-        help="solo este idioma (se puede repetir); por defecto, todos",
+        "--lang", action="append", choices=languages(), help=text("cli.export_lang", say)
     )
     args = parser.parse_args(argv)
     start = time.perf_counter()
-    print(f"Exportando la clase a {args.out} …", flush=True)
+    print(text("cli.export_start", say, out=args.out), flush=True)
     try:
-        results = export(args.out, log=lambda line: print(line, flush=True), langs=args.lang)
-    except (ExportError, OSError) as exc:
-        print(f"Error: la exportación falló: {exc}", file=sys.stderr)
+        results = export(
+            args.out, log=lambda line: print(line, flush=True), langs=args.lang, say=say
+        )
+    except ExportError as exc:
+        print(text("cli.export_failed", say, message=exc.message(say)), file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(text("cli.export_failed", say, message=exc), file=sys.stderr)
         return 1
     seconds = time.perf_counter() - start
     print()
-    print(summary(results, seconds))
-    print(f"Listo en {es_number(seconds, 1)} s: abre {args.out / INDEX_FILE}")
+    print(summary(results, seconds, say))
+    done = number(seconds, 1, lang=say)
+    print(text("cli.export_done", say, seconds=done, index=args.out / INDEX_FILE))
     too_big = [r.filename for r in results if r.size > MAX_BYTES]
     if too_big:
-        print(f"Aviso: pasan de 6 MB: {', '.join(too_big)}", file=sys.stderr)
+        print(text("cli.export_too_big", say, files=", ".join(too_big)), file=sys.stderr)
     return 0
 
 

@@ -27,6 +27,7 @@ from dashboards.common import (
     requested,
     requested_lang,
     respond_immediately,
+    serve,
 )
 from dashboards.memory import freeze_survivors, release_memory_later
 
@@ -218,5 +219,5 @@ def create_lecture(section: str | None = None, lang: str = DEFAULT_LANG) -> Lect
 if __name__.startswith("bokeh_app"):
     configure()
     _lang = requested_lang()
-    create_lecture(requested("seccion"), _lang).servable(title=text("lecture.title", _lang))
+    serve(create_lecture(requested("seccion"), _lang), text("lecture.title", _lang), _lang)
     pn.state.on_session_destroyed(release_memory_later)

@@ -85,12 +85,11 @@ def _decimals(matrix: np.ndarray) -> int:
 
 
 def scores_title(d_k: int, scaled: bool, lang: str = DEFAULT_LANG) -> str:
-    """The caption over the scores, as the <p> Markdown makes of it, for an HTML pane with
-    MathJax on: the browser twin can write this string (a Markdown pane's Bokeh text is
-    rendered Markdown)."""
+    """The caption over the scores: the catalogue's text, TeX included, for an HTML pane with
+    MathJax on (the browser twin sets the same text; the pane's margin stands for a <p>'s)."""
     if scaled:
-        return f"<p>{text('self_attention.scores_scaled', lang, d_k=d_k)}</p>"
-    return f"<p>{text('self_attention.scores_unscaled', lang)}</p>"
+        return text("self_attention.scores_scaled", lang, d_k=d_k)
+    return text("self_attention.scores_unscaled", lang)
 
 
 def _gradient_value(g: float, lang: str = DEFAULT_LANG) -> str:
@@ -239,7 +238,7 @@ class SelfAttentionView(DemoView):
         self.q_pane = Markup(kind="matrix", **html)
         self.k_pane = Markup(kind="matrix", **html)
         self.v_pane = Markup(kind="matrix", **html)
-        self.scores_title = LiveHTML("", disable_math=False, margin=(0, 4), width=320)
+        self.scores_title = LiveHTML("", disable_math=False, margin=(14, 4), width=320)
         self.scores_pane = Markup(kind="matrix", **html)
         self.weights_pane = Markup(kind="matrix", **html)
         self.z_pane = Markup(kind="matrix", **html)

@@ -26,6 +26,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+from attnmodel.i18n import text, user_lang
 from dashboards.registry import APPS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,17 +142,23 @@ def stop(proc: subprocess.Popen, timeout: float = 10.0) -> None:
         proc.wait()
 
 
-def argv(args: list[str] | None = None, prog: str = "python -m dashboards.serving") -> list[str]:
-    """The full `panel serve` argv for this module's command line (see the module docstring)."""
+def argv(
+    args: list[str] | None = None,
+    prog: str = "python -m dashboards.serving",
+    lang: str | None = None,
+) -> list[str]:
+    """The full `panel serve` argv for this module's command line (see the module docstring);
+    ``--help`` speaks ``lang`` (default: the environment's language)."""
+    lang = lang or user_lang()
     parser = argparse.ArgumentParser(
         prog=prog,
-        description="La Clase 04 con panel serve (el resto de las opciones va a panel serve).",
+        description=text("cli.serve_description", lang),
         allow_abbrev=False,  # a panel serve flag must never be taken for a prefix of ours
     )
     parser.add_argument("--address", default="127.0.0.1")
     parser.add_argument("--port", default="5006")
-    parser.add_argument("--show", action="store_true", help="abre el navegador")
-    parser.add_argument("--prod", action="store_true", help="las opciones de un worker de clase")
+    parser.add_argument("--show", action="store_true", help=text("cli.serve_show", lang))
+    parser.add_argument("--prod", action="store_true", help=text("cli.serve_prod", lang))
     parser.add_argument("--allow-websocket-origin", action="append", dest="origins")
     # anaconda-project's HTTP options (``supports_http_options: true``).
     parser.add_argument("--anaconda-project-address", dest="address")
@@ -172,10 +179,14 @@ def argv(args: list[str] | None = None, prog: str = "python -m dashboards.servin
     return command(known.port, *extra, address=known.address, origins=known.origins)
 
 
-def main(args: list[str] | None = None, prog: str = "python -m dashboards.serving") -> None:
+def main(
+    args: list[str] | None = None,
+    prog: str = "python -m dashboards.serving",
+    lang: str | None = None,
+) -> None:
     """Replace this process with `panel serve` (same pid, so a supervisor's pid stays valid),
     in SERVE_ENV: PYTHONMALLOC must be set before the interpreter starts."""
-    full = argv(args, prog)
+    full = argv(args, prog, lang)
     os.chdir(ROOT)
     sys.stdout.flush()
     os.execve(full[0], full, environment())

@@ -228,8 +228,8 @@
       k: table(K, DIMS, decimals(K), "sa-K"),
       v: table(V, DIMS, decimals(V), "sa-V"),
       scores_title: state.scaled
-        ? `<p>${C04.t("self_attention.scores_scaled", { d_k: dk })}</p>`
-        : `<p>${C04.t("self_attention.scores_unscaled")}</p>`,
+        ? C04.t("self_attention.scores_scaled", { d_k: dk })
+        : C04.t("self_attention.scores_unscaled"),
       scores: table(scores, TOKENS, 4, "sa-scores"),
       weights: table(weights, TOKENS, 4, "sa-weights", { rowSums: true, shade: true }),
       z: table(output, DIMS, 4, "sa-Z"),

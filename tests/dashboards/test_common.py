@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import types
 from concurrent.futures import ThreadPoolExecutor
 
 import panel as pn
@@ -12,6 +13,8 @@ import pytest
 from bokeh.document import Document
 from tornado.websocket import WebSocketClosedError
 
+from attnmodel.i18n import languages
+from dashboards import common
 from dashboards.common import LiveHTML, configure, quiet_closed_websockets, respond_immediately
 
 pytestmark = pytest.mark.usefixtures("panel_cleanup")
@@ -101,3 +104,26 @@ def test_a_client_gone_mid_write_is_one_info_line_not_a_traceback(caplog):
     assert len(others) == 1
     assert others[0].levelno == logging.ERROR
     assert "otra cosa" in str(others[0].exc_info[1])
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_the_served_page_says_its_language(lang):
+    from bokeh.core.templates import MACROS
+
+    context = {"title": "t", "docs": [], "roots": [], "macros": MACROS, "plot_script": ""}
+    page = common.page_template(lang).render(context)
+    assert f'<html lang="{lang}"' in page
+    assert page.count("<html") == 1
+
+
+def test_shared_pages_are_kept_per_language():
+    """--reuse-sessions shares a page per key: one per path, language and theme."""
+
+    def request(**arguments):
+        args = {k: [v.encode()] for k, v in arguments.items()}
+        return types.SimpleNamespace(path="/explorer", arguments=args)
+
+    assert common.session_key(request()) == ("/explorer", "es", "default")
+    assert common.session_key(request(lang="en")) == ("/explorer", "en", "default")
+    assert common.session_key(request(lang="xx")) == ("/explorer", "es", "default")
+    assert common.session_key(request(lang="en", theme="dark"))[2] == "dark"

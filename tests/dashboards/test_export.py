@@ -9,6 +9,7 @@ import re
 import panel as pn
 import pytest
 
+from attnmodel.i18n import text
 from dashboards import export
 from dashboards.common import configure
 from dashboards.lecture import SECTIONS
@@ -167,13 +168,40 @@ def test_index_links_every_file_with_its_size():
     assert 'href="en/index.html" hreflang="en"' in page
 
 
-def test_main_reports_a_failure_with_a_non_zero_exit(monkeypatch, tmp_path, capsys):
-    def fail(out_dir, log, langs):
-        raise export.ExportError("prueba de fallo")
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_main_reports_a_failure_with_a_non_zero_exit(lang, monkeypatch, tmp_path, capsys):
+    def fail(out_dir, log, langs, say):
+        raise export.ExportError("no_head")
 
     monkeypatch.setattr(export, "export", fail)
-    assert export.main(["--out", str(tmp_path)]) == 1
-    assert "prueba de fallo" in capsys.readouterr().err
+    assert export.main(["--out", str(tmp_path)], lang=lang) == 1
+    err = capsys.readouterr().err
+    assert err.strip() == text(
+        "cli.export_failed", lang, message=text("cli.export_error.no_head", lang)
+    )
+
+
+def test_export_errors_are_said_in_each_language():
+    error = export.ExportError("still_remote", url="https://x.org/a.js", tag="<script>")
+    assert (
+        str(error)
+        == error.message("es")
+        == text("cli.export_error.still_remote", "es", url="https://x.org/a.js", tag="<script>")
+    )
+    assert error.message("en").startswith("The page still loads https://x.org/a.js")
+
+
+def test_summary_speaks_the_language_and_its_numbers():
+    results = [export.Result("clase04.html", 5_560_000, 12, 3.25)]
+    spanish = export.summary(results, 4.5, "es")
+    english = export.summary(results, 4.5, "en")
+    assert spanish.splitlines()[0].startswith(text("cli.export_header", "es"))
+    assert "5,56" in spanish
+    assert "4,5" in spanish
+    assert english.splitlines()[0].startswith(text("cli.export_header", "en"))
+    assert "5.56" in english
+    assert "4.5" in english
+    assert english.splitlines()[-1].startswith(text("cli.export_total", "en"))
 
 
 def test_the_embedded_catalogue_has_every_key_the_browser_code_names():

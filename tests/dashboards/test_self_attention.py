@@ -278,9 +278,7 @@ def test_english_view_has_no_spanish_and_writes_decimal_points(english):
     assert english.weights_source.data["label"][2] == "0.5760"
     assert english.causal_toggle.label == "Causal mask"
     assert english.preset_select.options["Preset 1 · large scores"] == "puntajes grandes"
-    assert english.scores_title.object == text("self_attention.scores_scaled", "en", d_k=2).join(
-        ["<p>", "</p>"]
-    )
+    assert english.scores_title.object == text("self_attention.scores_scaled", "en", d_k=2)
 
 
 def test_english_controls_change_the_english_numbers(english):

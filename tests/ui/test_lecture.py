@@ -34,6 +34,7 @@ def test_navigation_shows_every_section_without_errors_or_external_requests(
 ):
     page.goto(lecture_url)
     expect(page.get_by_text(text("lecture.title")).first).to_be_visible(timeout=30_000)
+    assert page.evaluate("document.documentElement.lang") == "es"
     for section in SECTIONS:
         page.get_by_role("button", name=section.label()).click()
         page.locator(f'[data-testid="section-{section.id}"]').first.wait_for(
@@ -108,6 +109,7 @@ def test_the_english_lecture_shows_every_section_in_english(page, watch, lecture
     marked lang="es"), numbers with a decimal point, the same defaults, no console error."""
     page.goto(f"{lecture_url}?lang=en")
     expect(page.get_by_text(text("lecture.title", "en")).first).to_be_visible(timeout=30_000)
+    assert page.evaluate("document.documentElement.lang") == "en"
     for section in SECTIONS:
         page.get_by_role("button", name=section.label("en")).click()
         page.locator(f'[data-testid="section-{section.id}"]').first.wait_for(

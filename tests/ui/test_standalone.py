@@ -19,5 +19,6 @@ def test_demo_is_servable_alone(page, watch, server, app):
     expect(page.get_by_text(HEADINGS[app]).first).to_be_visible(timeout=30_000)
     # The lecture's navigation is not part of a standalone demo.
     expect(page.get_by_text(text("lecture.sections"))).to_have_count(0)
+    assert page.evaluate("document.documentElement.lang") == "es"
     assert watch.console_errors == []
     assert watch.external == []
