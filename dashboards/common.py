@@ -56,13 +56,13 @@ __all__ = [
 ACCENT = "#1f5fa8"
 
 CSS = """
-:host { --accent: #1f5fa8; }
+:host { --accent: #1f5fa8; --code-text-color: #174a87 !important; }
 .c04-matrix { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 2px 0; }
 .c04-matrix caption { caption-side: top; text-align: left; font-weight: 600; padding: 2px 0 4px; }
 .c04-matrix th { font-weight: 500; color: #555; padding: 2px 8px; text-align: center; }
 .c04-matrix td { padding: 3px 10px; text-align: right; border: 1px solid #d6dbe3;
   min-width: 3.5em; }
-.c04-matrix td.c04-masked { color: #999; background: #f3f3f3; }
+.c04-matrix td.c04-masked { color: #555; background: #f3f3f3; }
 .c04-matrix td.c04-sum { border: none; color: #2a7a2a; font-size: 90%; text-align: left; }
 .c04-readout { display: inline-block; min-width: 11em; padding: 8px 14px; margin: 4px 8px 4px 0;
   border-left: 4px solid #1f5fa8; background: #f5f8fc; }
@@ -140,20 +140,22 @@ def _local_stylesheets() -> None:
     doc._template_variables.setdefault("dist_url", dist)
 
 
-# Where the served page loads dashboards/static/markup.js (serving.command serves that folder
-# at /c04/); the export inlines the file with the twins instead.
+# Where the served page loads dashboards/static/markup.js and a11y.js (serving.command serves
+# that folder at /c04/); the export inlines every file of it with the twins instead.
 MARKUP_URL = "c04/markup.js"
+A11Y_URL = "c04/a11y.js"
 
 
 def _markup_script() -> None:
-    """Load the markup renderer (``C04.markup``, dashboards/static/markup.js) in served pages.
+    """Load the markup renderer (``C04.markup``, dashboards/static/markup.js) and the names for
+    assistive technology (dashboards/static/a11y.js) in served pages.
 
     Only when served: the export's save would otherwise write a <script src> that no file
-    next to the exported page holds (it inlines the file itself)."""
+    next to the exported page holds (it inlines the files itself)."""
     doc = pn.state.curdoc
     if doc is None or doc.session_context is None:
         return
-    pn.config.js_files = {**pn.config.js_files, "c04_markup": MARKUP_URL}
+    pn.config.js_files = {**pn.config.js_files, "c04_markup": MARKUP_URL, "c04_a11y": A11Y_URL}
 
 
 def requested(name: str) -> str | None:
@@ -196,10 +198,15 @@ def page_template(lang: str):
     the page in. Bokeh's public ``Document.template`` takes it (see :func:`serve`)."""
     env = BASE_TEMPLATE.environment
     source = env.loader.get_source(env, BASE_TEMPLATE.name)[0]
-    if source.count('<html lang="en"') != 1:  # a Panel that changed its template: keep its own
+    if source.count('<html lang="en"') != 1 or source.count("</head>") != 1:
         log.info("La plantilla de Panel cambió; la página queda con su lang original")
         return BASE_TEMPLATE
-    return env.from_string(source.replace('<html lang="en"', f'<html lang="{lang}"', 1))
+    # The words a11y.js says formulas with, as the export embeds them (#c04-text).
+    words = i18n.catalogue_json(lang, ("a11y",)).replace("</", "<\\/")
+    raw = f"{{% raw %}}{words}{{% endraw %}}"  # JSON is not Jinja
+    text = f'<script type="application/json" id="c04-text">{raw}</script>'
+    source = source.replace('<html lang="en"', f'<html lang="{lang}"', 1)
+    return env.from_string(source.replace("</head>", f"{text}\n</head>", 1))
 
 
 def session_key(request) -> tuple:
@@ -430,6 +437,16 @@ class LangColumn(pn.Column):
     html_attributes = param.Dict(default={}, doc="Attributes of the column's element.")
 
 
+# A widget's <label> there for a screen reader and hidden from the eye (the usual
+# visually-hidden recipe): a matrix cell's "X, fila 1, columna 2", which the grid's rows and
+# columns already show; a select whose visible label is drawn outside it.
+HIDDEN_LABEL_CSS = """
+:host label { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;
+  overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+"""
+CELL_CSS = ":host input { text-align: right; }" + HIDDEN_LABEL_CSS
+
+
 class MatrixEditor(DemoView):
     """Editable cells for one matrix parameter of a model.
 
@@ -449,11 +466,12 @@ class MatrixEditor(DemoView):
         self.cells = [
             [
                 pn.widgets.TextInput(
+                    label=self.t("a11y.cell", name=self.name_param, row=i + 1, col=j + 1),
                     value=self._text(matrix[i, j]),
                     width=self.cell_width,
                     margin=(2, 3),
                     css_classes=["c04-cell"],
-                    stylesheets=[":host input { text-align: right; }"],
+                    stylesheets=[CELL_CSS],
                 )
                 for j in range(n_cols)
             ]

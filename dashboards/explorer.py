@@ -64,9 +64,9 @@ CSS = """
 .c04-map thead th { text-align: center; border-bottom: 1px solid #c9d0da; }
 .c04-map tbody th { text-align: right; }
 .c04-map td { padding: 3px 7px; text-align: right; border: 1px solid #dde2ea; white-space: nowrap;
-  min-width: 2.8em; }
+  min-width: 2.8em; color: #000; }
 .c04-map td.d { color: #fff; }
-.c04-map td.m { color: #aaa; background: repeating-linear-gradient(135deg, #f1f1f1 0 4px,
+.c04-map td.m { color: #555; background: repeating-linear-gradient(135deg, #f1f1f1 0 4px,
   #e2e2e2 4px 8px); }
 .c04-map tr.f th { color: #b53d00; font-weight: 700; }
 .c04-map tr.f td { border-top: 2px solid #d9480f; border-bottom: 2px solid #d9480f; }
@@ -79,7 +79,7 @@ CSS = """
 .c04-bars .b { height: 14px; background: #eef1f5; }
 .c04-bars .b > div { height: 100%; background: #1f5fa8; }
 .c04-bars .p { white-space: nowrap; text-align: right; min-width: 3em; }
-.c04-bars .m { color: #aaa; }
+.c04-bars .m { color: #666; }
 .c04-caveat { border-left: 4px solid #d9a400; background: #fff8e1; padding: 8px 14px;
   color: #333; }
 """

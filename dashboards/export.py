@@ -59,7 +59,7 @@ TEXT_ID = "c04-text"  # the catalogue, read by C04.t in c04.js
 # The catalogue's tables the browser code reads (C04.t): number format, input and model messages,
 # each demo's own table (named as its module). The rest (lecture, exercises, export, worked
 # examples) is written into the page by Python: not embedded again (~8 KB a page).
-BROWSER_TABLES = ("format", "input", "core", *(d.module for d in registry.DEMOS))
+BROWSER_TABLES = ("format", "input", "core", "a11y", *(d.module for d in registry.DEMOS))
 LECTURE_FILE = "clase04.html"
 INDEX_FILE = "index.html"
 MAX_BYTES = 6_000_000

@@ -43,6 +43,7 @@ from attnmodel.multihead import (
     MultiHeadDemo,
 )
 from dashboards.common import (
+    HIDDEN_LABEL_CSS,
     DemoView,
     LangColumn,
     LiveHTML,
@@ -613,8 +614,10 @@ class MultiHeadView(DemoView):
         sentence_label = self.t("multihead.sentence_label")
         self.sentence_select = pn.widgets.Select.from_param(
             m.param.sentence,
-            # Elsewhere the label goes outside the lang="es" element (sentence_control).
-            name="" if kept else sentence_label,
+            # When kept, the label shown goes outside the lang="es" element (sentence_control);
+            # its own stays, hidden, as the select's name.
+            label=sentence_label,
+            stylesheets=[HIDDEN_LABEL_CSS] if kept else [],
             description=self.t("multihead.sentence_doc"),
             width=460,
             margin=(6, 20, 6, 10),

@@ -342,24 +342,24 @@ COMMON_SPANISH = _words(
 _KEPT_SPANISH = re.compile(r'<(\w+)\b[^>]*\blang="es"[^>]*>.*?</\1>', re.S)
 
 
-def spanish_only_words() -> set[str]:
-    """Words of four letters or more that the Spanish catalogue uses and the English one does
-    not ("casilla", "cabeza", "mantiene"), and common Spanish words: what must not appear on an
-    English page."""
+def spanish_only_words(lang: str = "en") -> set[str]:
+    """Words of four letters or more that the Spanish catalogue uses and the ``lang`` one does
+    not ("casilla", "cabeza", "mantiene"), and common Spanish words: what must not appear on a
+    page in ``lang`` (a word Portuguese shares with Spanish, "matriz", "para", is not caught)."""
     from attnmodel.i18n import catalogue
 
-    # The English catalogue's words, outside the Spanish it quotes on purpose (lang="es").
-    english = _words(_KEPT_SPANISH.sub(" ", " ".join(catalogue("en").values())))
+    # The page language's words, outside the Spanish it quotes on purpose (lang="es").
+    own = _words(_KEPT_SPANISH.sub(" ", " ".join(catalogue(lang).values())))
     spanish = re.sub(r"<[^>]+>", " ", " ".join(catalogue("es").values()))  # words, not markup
-    return (_words(spanish) | COMMON_SPANISH) - english
+    return (_words(spanish) | COMMON_SPANISH) - own
 
 
-def spanish_words_left(markup: str) -> set[str]:
+def spanish_words_left(markup: str, lang: str = "en") -> set[str]:
     """The Spanish-only words in ``markup`` (HTML or plain text), outside the examples kept in
-    Spanish on purpose: an element marked ``lang="es"`` on an English page."""
+    Spanish on purpose: an element marked ``lang="es"`` on a page in ``lang``."""
     kept_out = _KEPT_SPANISH.sub(" ", html.unescape(markup))  # panes' text comes escaped
     plain = html.unescape(re.sub(r"<[^>]+>", " ", kept_out))
-    return _words(plain) & spanish_only_words()
+    return _words(plain) & spanish_only_words(lang)
 
 
 # The Bokeh/Panel properties that hold text a reader meets (not names, classes, code, values).

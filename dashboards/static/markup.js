@@ -49,11 +49,32 @@
     return `<${tag}${lang}${testid(value.testid)}>${label(value.text)}</${tag}>`;
   }
 
+  // The weights' blue (#1f5fa8) laid over white with opacity alpha, as the browser paints it.
+  const SHADE = [31, 95, 168];
+  function luminance(alpha) {
+    const channel = (c) => {
+      const v = (255 * (1 - alpha) + c * alpha) / 255;
+      return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    };
+    const [r, g, b] = SHADE.map(channel);
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  }
+
+  /**
+   * The text colour on a cell shaded with opacity alpha: white or black, whichever contrasts
+   * more (WCAG's ratio). The worse of the two best is 4.6:1, at the crossing: never under AA's
+   * 4.5:1, as the old fixed switch at 0.55 was (2.3:1 just under it).
+   */
+  function ink(alpha) {
+    const l = luminance(alpha);
+    return (1.05 / (l + 0.05) >= (l + 0.05) / 0.05) ? "#fff" : "#000";
+  }
+
   /**
    * A matrix as a table. spec: {testid, title, cols: [label], rows: [{label, cells: [text |
    * null], shade: [weight in [0, 1]] | null, sum: text | null}], note: text | null}. A null
-   * cell is masked (−∞ on grey); a shaded cell is blue in proportion to its weight, white text
-   * from 0.55 on; the note goes under the table.
+   * cell is masked (−∞ on grey); a shaded cell is blue in proportion to its weight, its text
+   * white or black (ink()); the note goes under the table.
    */
   function matrix(spec) {
     const rows = spec.rows || [];
@@ -69,7 +90,7 @@
         let style = "";
         if (row.shade) {
           const alpha = clip01(row.shade[j]);
-          const color = alpha > 0.55 ? "#fff" : "#111";
+          const color = ink(alpha);
           style = ` style="background: rgba(31,95,168,${alpha.toFixed(3)}); color: ${color}"`;
         }
         return `<td${style}>${esc(text)}</td>`;
@@ -123,7 +144,8 @@
   /**
    * The explorer's attention map: whole percentages shaded by weight. spec: {testid, corner,
    * tokens, focus, causal, cells: [[text]], weights: [[w]]}. Cell (i, j) is cell-i-j; the
-   * focus row has class "f"; with causal, cells j > i are masked ("m"); "d" from 0.55 on.
+   * focus row has class "f"; with causal, cells j > i are masked ("m"); "d" (white text)
+   * where ink() says white.
    * Built as one list of strings: a 40-token sentence is 1600 cells.
    */
   function heatmap(spec) {
@@ -144,10 +166,10 @@
         if (spec.causal && j > i) {
           parts.push(`<td class="m" data-testid="cell-${i}-${j}">${cell}</td>`);
         } else {
-          const w = weights[j];
-          const dark = w > 0.55 ? ' class="d"' : "";
+          const w = clip01(weights[j]);
+          const dark = ink(w) === "#fff" ? ' class="d"' : "";
           parts.push(
-            `<td${dark} style="background:rgba(31,95,168,${clip01(w).toFixed(3)})" ` +
+            `<td${dark} style="background:rgba(31,95,168,${w.toFixed(3)})" ` +
               `data-testid="cell-${i}-${j}">${cell}</td>`
           );
         }
@@ -197,5 +219,5 @@
     );
   }
 
-  C04.markup = { esc, matrix, bars, readout, readouts, note, heatmap, focus_row, tokens };
+  C04.markup = { esc, ink, matrix, bars, readout, readouts, note, heatmap, focus_row, tokens };
 })();

@@ -15,7 +15,7 @@ from bokeh.models import CustomJS, HoverTool, MultiLine, Range1d, Rect, Text
 from attnmodel.formatting import es_number, es_percent, number, percent
 from attnmodel.i18n import Refusal, text
 from attnmodel.multihead import SENTENCE_IDS, SENTENCES, MultiHeadDemo
-from dashboards.common import configure
+from dashboards.common import HIDDEN_LABEL_CSS, configure
 from dashboards.multihead import (
     ARC_POINTS,
     ARC_WIDTH,
@@ -84,7 +84,7 @@ def test_builds_with_default_model(view):
     assert isinstance(view.model, MultiHeadDemo)
     assert view.sentence_select.value == SENTENCES[0]
     assert view.heads_buttons.value == 4
-    assert view.sentence_select.name == text("multihead.sentence_label") == "Frase"
+    assert view.sentence_select.label == text("multihead.sentence_label") == "Frase"
     assert view.heads_buttons.name == text("multihead.heads_label") == "Cabezas"
     assert [head_shown(p.styles) for p in view.head_panels] == [True] * MAX_HEADS
 
@@ -441,7 +441,9 @@ def test_the_english_view_keeps_the_spanish_sentences_marked_and_glossed(english
     (wrapper,) = english.__panel__().select(LangColumn)
     assert wrapper.html_attributes == {"lang": "es"}
     assert english.sentence_select in wrapper.objects
-    assert english.sentence_select.name == ""
+    # Its own label names it for a screen reader, hidden from the eye (shown outside).
+    assert english.sentence_select.label == text("multihead.sentence_label", "en")
+    assert HIDDEN_LABEL_CSS in english.sentence_select.stylesheets
     root = pn.panel(english).get_root(Document())
     assert {"lang": "es"} in [
         m.html_attributes for m in root.references() if "html_attributes" in m.properties()

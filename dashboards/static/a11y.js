@@ -1,0 +1,159 @@
+/*
+ * What a screen reader needs and Bokeh's widgets do not say, added in the browser, live and in
+ * the export alike (the served page loads this file from /c04/, the export inlines it):
+ *
+ * - a slider's handle (noUiSlider, role="slider") gets the slider's title as its name and the
+ *   value shown on screen as its value text (noUiSlider's own says "6.00" for d_k = 64, the
+ *   index of a discrete slider);
+ * - a checkbox gets the text of the label drawn beside it (Bokeh draws it as a sibling <div>,
+ *   which names nothing);
+ * - a formula (MathJax SVG, role="img") gets a spoken form, built from the MathML structure
+ *   MathJax leaves in the SVG (data-mml-node, data-c) with the words of the page's language
+ *   (the catalogue's [a11y] table, embedded as #c04-text).
+ *
+ * Bokeh draws every widget in its own shadow root, created when the view renders, so this
+ * script wraps attachShadow (it runs before Bokeh renders anything) and watches each new root.
+ */
+(function () {
+  "use strict";
+  const C04 = window.C04 || (window.C04 = {});
+
+  let words = null;
+  function word(key) {
+    if (words === null) {
+      const node = document.getElementById("c04-text");
+      try {
+        words = node ? JSON.parse(node.textContent) : {};
+      } catch (err) {
+        words = {};
+      }
+    }
+    return words[`a11y.${key}`] || key;
+  }
+
+  // MathJax's mathematical alphanumerics (italic x is U+1D465) back to plain letters, and the
+  // operators that are said as words.
+  const RANGES = [
+    [0x1d434, 0x1d44d, 65], [0x1d44e, 0x1d467, 97], // italic
+    [0x1d400, 0x1d419, 65], [0x1d41a, 0x1d433, 97], // bold
+  ];
+  const SAID = {
+    0x2212: "minus", 0x2b: "plus", 0x3d: "equals", 0x2f: "over", 0x22c5: "times",
+    0xd7: "times", 0x22a4: "transpose", 0x221e: "infinity", 0x2211: "sum", 0x2248: "approx",
+    0x2264: "le", 0x2265: "ge", 0x2208: "in", 0x2192: "to",
+  };
+  function character(code) {
+    if (code === 0x210e) return "h";
+    for (const [lo, hi, base] of RANGES) {
+      if (code >= lo && code <= hi) return String.fromCharCode(base + code - lo);
+    }
+    if (SAID[code]) return ` ${word(`math.${SAID[code]}`)} `;
+    return String.fromCodePoint(code);
+  }
+
+  function glyphs(node) {
+    return Array.from(node.querySelectorAll("[data-c]"))
+      .map((use) => character(parseInt(use.getAttribute("data-c"), 16)))
+      .join("");
+  }
+
+  function children(node) {
+    return Array.from(node.children).filter((c) => c.hasAttribute("data-mml-node"));
+  }
+
+  /** The words for one MathML node of MathJax's SVG (its data-mml-node). */
+  function speak(node) {
+    const kind = node.getAttribute("data-mml-node");
+    const parts = children(node);
+    switch (kind) {
+      case "mi":
+      case "mn":
+      case "mo":
+      case "mtext":
+        return glyphs(node);
+      case "msqrt":
+        return ` ${word("math.sqrt")} ${parts.map(speak).join(" ")} `;
+      case "mfrac":
+        return ` ${speak(parts[0])} ${word("math.over")} ${speak(parts[1])} `;
+      case "msup": {
+        const power = speak(parts[1]).trim();
+        if (power === word("math.transpose")) return `${speak(parts[0])} ${power} `;
+        return `${speak(parts[0])} ${word("math.power")} ${power} `;
+      }
+      case "msub":
+        return `${speak(parts[0])} ${word("math.sub")} ${speak(parts[1])} `;
+      default:
+        return parts.length ? parts.map(speak).join(" ") : glyphs(node);
+    }
+  }
+
+  /** The spoken form of a MathJax SVG: "Q K transpuesta entre raíz cuadrada de d sub k". */
+  function spoken(svg) {
+    const math = svg.querySelector('[data-mml-node="math"]');
+    return (math ? speak(math) : glyphs(svg)).replace(/\s+/g, " ").trim();
+  }
+
+  function name(el, text) {
+    if (text && el.getAttribute("aria-label") !== text) el.setAttribute("aria-label", text);
+  }
+
+  function mend(root) {
+    for (const handle of root.querySelectorAll(".noUi-handle")) {
+      const title = root.querySelector(".bk-slider-title");
+      if (!title) continue;
+      const value = title.querySelector(".bk-slider-value");
+      const shown = value ? value.textContent.trim() : "";
+      name(handle, title.textContent.replace(shown, "").replace(/[:\s]+$/, "").trim());
+      if (shown && handle.getAttribute("aria-valuetext") !== shown) {
+        handle.setAttribute("aria-valuetext", shown);
+      }
+    }
+    for (const box of root.querySelectorAll('input[type="checkbox"]')) {
+      const label = box.nextElementSibling;
+      if (label && label.classList.contains("bk-label")) name(box, label.textContent.trim());
+    }
+    for (const svg of root.querySelectorAll('mjx-container > svg[role="img"]')) {
+      if (!svg.hasAttribute("aria-label")) name(svg, spoken(svg));
+    }
+  }
+
+  const pending = new Set();
+  let scheduled = false;
+  function later(root) {
+    pending.add(root);
+    if (scheduled) return;
+    scheduled = true;
+    queueMicrotask(() => {
+      scheduled = false;
+      const roots = Array.from(pending);
+      pending.clear();
+      for (const r of roots) mend(r);
+    });
+  }
+
+  const observer = new MutationObserver((records) => {
+    for (const record of records) later(record.target.getRootNode());
+  });
+  const OPTIONS = {
+    childList: true, subtree: true, characterData: true,
+    attributes: true, attributeFilter: ["aria-valuetext"],
+  };
+  function watch(root) {
+    observer.observe(root, OPTIONS);
+    later(root);
+  }
+
+  const attach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function (init) {
+    const root = attach.call(this, init);
+    watch(root);
+    return root;
+  };
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", () => watch(document));
+  } else {
+    watch(document);
+  }
+
+  C04.a11y = { spoken, mend };
+})();

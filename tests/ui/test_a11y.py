@@ -1,0 +1,145 @@
+"""WCAG 2.1 A/AA in real Chromium: axe-core (bundled by axe-playwright-python, nothing fetched)
+on every section live, every standalone demo and every exported file; the names that
+dashboards/static/a11y.js gives sliders, checkboxes and formulas; the contrast of shaded cells."""
+
+from __future__ import annotations
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from playwright.sync_api import expect
+
+from attnmodel.i18n import languages, text
+from dashboards.export import INDEX_FILE, LECTURE_FILE, lang_dir, pages
+from dashboards.registry import APPS, SECTIONS
+
+from c04_testing import twin_html
+
+# axe's WCAG 2.1 A and AA rules, nothing else (best practices are not the target).
+AXE_OPTIONS = {
+    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
+    "resultTypes": ["violations"],
+}
+# No rule is excepted: a violation found here is fixed, or listed with its reason.
+EXCEPTIONS: dict[str, str] = {}
+
+SETTLED_JS = """() => {
+  if (!window.Bokeh) return document.readyState === 'complete';  // the index: no Bokeh
+  const providers = window.Bokeh && Bokeh.require && Bokeh.require('models/text/providers');
+  const status = providers ? providers.default_provider.status : 'none';
+  return status === 'loaded' || status === 'failed';
+}"""
+
+_axe = Axe()
+
+
+def violations(page) -> dict[str, list]:
+    """axe's WCAG 2.1 A/AA violations on the page as it is: rule id → the nodes' targets."""
+    page.wait_for_function(SETTLED_JS, timeout=30_000)
+    page.wait_for_timeout(300)  # MathJax's re-render after it loaded, and a11y.js after it
+    found = _axe.run(page, options=AXE_OPTIONS).response["violations"]
+    return {v["id"]: [n["target"] for n in v["nodes"]] for v in found if v["id"] not in EXCEPTIONS}
+
+
+def test_every_live_section_has_no_wcag_violation(page, watch, lecture_url):
+    page.goto(lecture_url)
+    expect(page.get_by_text(text("lecture.title")).first).to_be_visible(timeout=30_000)
+    assert page.evaluate("document.documentElement.lang") == "es"
+    found = {}
+    for section in SECTIONS:
+        page.get_by_role("button", name=section.label()).click()
+        page.locator(f'[data-testid="section-{section.id}"]').first.wait_for(
+            state="attached", timeout=30_000
+        )
+        found[section.id] = violations(page)
+    assert found == {s.id: {} for s in SECTIONS}
+    assert watch.console_errors == []
+
+
+@pytest.mark.parametrize("app", [a for a in APPS if a != "lecture"])
+def test_every_standalone_demo_has_no_wcag_violation(page, watch, server, app):
+    page.goto(f"{server['base']}/{app}?lang=en")
+    page.locator(".bk-panel-models-layout-Column").first.wait_for(state="attached")
+    assert page.evaluate("document.documentElement.lang") == "en"
+    assert violations(page) == {}
+    assert watch.console_errors == []
+
+
+EXPORT_FILES = [page.path for page in pages("es")] + [
+    f"{lang_dir(lang)}{LECTURE_FILE}" for lang in languages() if lang != "es"
+]
+
+
+@pytest.mark.parametrize("filename", EXPORT_FILES)
+def test_every_exported_file_has_no_wcag_violation(open_export, filename):
+    page = open_export(filename)
+    assert violations(page) == {}
+
+
+def test_the_export_indexes_have_no_wcag_violation(page, offline, exported):
+    for lang in languages():
+        page.goto((exported / f"{lang_dir(lang)}{INDEX_FILE}").as_uri())
+        assert page.evaluate("document.documentElement.lang") == lang
+        assert violations(page) == {}, lang
+
+
+def test_sliders_checkboxes_and_formulas_are_named(page, open_lecture_section):
+    """a11y.js: the d_k slider's handle is named by its title and says 64 (not the index 6);
+    the explorer's checkboxes say their labels; a formula says its spoken form."""
+    open_lecture_section("autoatencion")
+    page.wait_for_function(SETTLED_JS, timeout=30_000)
+    handle = page.get_by_role("slider", name="d_k").first
+    expect(handle).to_have_attribute("aria-valuetext", "64", timeout=10_000)
+    sqrt = text("a11y.math.sqrt")
+    formula = page.locator(f'mjx-container > svg[aria-label*="{sqrt}"]').first
+    expect(formula).to_be_attached(timeout=10_000)
+    cell = page.get_by_role("textbox", name=text("a11y.cell", name="X", row=1, col=2))
+    expect(cell).to_have_count(1)
+    open_lecture_section("explorador")
+    box = page.get_by_role("checkbox", name=text("explorer.causal"))
+    expect(box).to_have_count(1)
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_a_formula_is_said_in_the_page_language(page, lang):
+    """The spoken form comes from MathJax's own MathML structure and the catalogue's words."""
+    page.set_content(twin_html("a11y.js", lang=lang))
+    said = page.evaluate(
+        """() => {
+          const holder = document.createElement('div');
+          holder.innerHTML = `<mjx-container><svg role="img"><g data-mml-node="math">
+            <g data-mml-node="mfrac">
+              <g data-mml-node="mrow"><g data-mml-node="mi"><use data-c="1D444"></use></g>
+                <g data-mml-node="msup"><g data-mml-node="mi"><use data-c="1D43E"></use></g>
+                  <g data-mml-node="mo"><use data-c="22A4"></use></g></g></g>
+              <g data-mml-node="msqrt"><g data-mml-node="msub">
+                <g data-mml-node="mi"><use data-c="1D451"></use></g>
+                <g data-mml-node="mi"><use data-c="1D458"></use></g></g></g>
+            </g></g></svg></mjx-container>`;
+          return C04.a11y.spoken(holder.querySelector('svg'));
+        }"""
+    )
+    t = lambda key: text(f"a11y.math.{key}", lang)  # noqa: E731
+    assert said == f"Q K {t('transpose')} {t('over')} {t('sqrt')} d {t('sub')} k"
+
+
+def test_text_on_every_shade_meets_aa_contrast(page):
+    """markup.js's ink(): white or black text on the weights' blue at every opacity, at least
+    4.5:1 by WCAG's formula (computed here, in Python, on the colour the browser paints)."""
+    page.set_content(twin_html())
+    alphas = [i / 200 for i in range(201)]
+    inks = page.evaluate("(alphas) => alphas.map((a) => C04.markup.ink(a))", alphas)
+
+    def luminance(rgb):
+        def channel(c):
+            v = c / 255
+            return v / 12.92 if v <= 0.04045 else ((v + 0.055) / 1.055) ** 2.4
+
+        r, g, b = map(channel, rgb)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    for alpha, ink in zip(alphas, inks, strict=True):
+        shade = [255 * (1 - alpha) + c * alpha for c in (31, 95, 168)]
+        fg = luminance((255, 255, 255) if ink == "#fff" else (0, 0, 0))
+        bg = luminance(shade)
+        ratio = (max(fg, bg) + 0.05) / (min(fg, bg) + 0.05)
+        assert ratio >= 4.5, (alpha, ink, ratio)
