@@ -71,6 +71,22 @@ CSS = """
 .c04-readout .c04-unit { font-size: 85%; color: #666; }
 .c04-error { color: #a40000; font-size: 90%; min-height: 1.2em; }
 .c04-note { color: #555; font-size: 92%; }
+@media (max-width: 700px) {
+  /* A phone: nothing wider than the screen. Every Panel/Bokeh element gets this sheet in its
+     own shadow root, so :host is each one: a row becomes a column (the lecture's navigation
+     goes above the section) whose items keep their own height (a row's stretch is a flex basis
+     of 0, which a column would read as no height); an element that holds no others (a widget,
+     a pane, a plot) is at most as wide as its box less its margins, and what cannot shrink (a
+     table, a plot, a long formula) scrolls inside its own box. */
+  :host { max-width: 100% !important; min-width: 0 !important; flex: 0 0 auto !important; }
+  :host(.bk-Row) { flex-direction: column !important; }
+  :host(:not(.bk-Row):not(.bk-Column):not(.bk-GridBox):not([class*="-layout-"])) {
+    max-width: calc(100% - 20px) !important; }
+  :host(.bk-panel-models-esm-ReactiveESM), :host(.bk-panel-models-markup-HTML) {
+    overflow-x: auto !important; }
+  /* A Bokeh plot does not get this sheet: its container's copy styles it. */
+  .bk-Figure, .bk-GridPlot { max-width: calc(100% - 20px) !important; overflow-x: auto !important; }
+}
 """
 
 
@@ -191,11 +207,17 @@ def language_links(href, lang: str) -> str:
     )
 
 
+# Without it a phone lays the page out 980 px wide and shrinks it to fit: unreadable (neither
+# Panel's page template nor Bokeh's file template has one). The export writes it too.
+VIEWPORT_META = '<meta name="viewport" content="width=device-width, initial-scale=1">'
+
+
 @functools.cache
 def page_template(lang: str):
     """Panel's page template with ``<html lang="{lang}">`` (Panel writes ``lang="en"`` outside
     any block, so a template that extends it cannot change it): what a screen reader reads
-    the page in. Bokeh's public ``Document.template`` takes it (see :func:`serve`)."""
+    the page in; plus the viewport of a phone and the words a11y.js needs. Bokeh's public
+    ``Document.template`` takes it (see :func:`serve`)."""
     env = BASE_TEMPLATE.environment
     source = env.loader.get_source(env, BASE_TEMPLATE.name)[0]
     if source.count('<html lang="en"') != 1 or source.count("</head>") != 1:
@@ -206,7 +228,7 @@ def page_template(lang: str):
     raw = f"{{% raw %}}{words}{{% endraw %}}"  # JSON is not Jinja
     text = f'<script type="application/json" id="c04-text">{raw}</script>'
     source = source.replace('<html lang="en"', f'<html lang="{lang}"', 1)
-    return env.from_string(source.replace("</head>", f"{text}\n</head>", 1))
+    return env.from_string(source.replace("</head>", f"{VIEWPORT_META}\n{text}\n</head>", 1))
 
 
 def session_key(request) -> tuple:
@@ -447,6 +469,24 @@ HIDDEN_LABEL_CSS = """
 CELL_CSS = ":host input { text-align: right; }" + HIDDEN_LABEL_CSS
 
 
+class CellInput(pn.widgets.TextInput):
+    """A matrix cell: a TextInput whose Enter commits once.
+
+    Private API (``_process_event``): on Enter the browser sends the new ``value`` and then an
+    ``enter-pressed`` event, from which Panel sets ``value`` again. For a refused value that
+    made three messages (measured on the websocket: value "1" → "2e6" → "1" after one Enter on
+    W_V[2,1] = 2e6); under load the last could arrive after the student had typed the next
+    value and overwrite it. The value has already come with the browser's change; the event
+    only says Enter was pressed.
+    """
+
+    def _process_event(self, event) -> None:
+        if event.event_name == "enter-pressed":
+            self.enter_pressed = True
+            return
+        super()._process_event(event)
+
+
 class MatrixEditor(DemoView):
     """Editable cells for one matrix parameter of a model.
 
@@ -465,7 +505,7 @@ class MatrixEditor(DemoView):
         n_rows, n_cols = matrix.shape
         self.cells = [
             [
-                pn.widgets.TextInput(
+                CellInput(
                     label=self.t("a11y.cell", name=self.name_param, row=i + 1, col=j + 1),
                     value=self._text(matrix[i, j]),
                     width=self.cell_width,

@@ -45,7 +45,14 @@ from bokeh.resources import INLINE, Resources
 from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG, catalogue_json, languages, text, user_lang
 from dashboards import registry
-from dashboards.common import LiveHTML, configure, esc, language_links, math_md
+from dashboards.common import (
+    VIEWPORT_META,
+    LiveHTML,
+    configure,
+    esc,
+    language_links,
+    math_md,
+)
 from dashboards.lecture import EXERCISES, SECTIONS, section_marker
 
 # Relative to where the command runs (the project folder for make; anywhere for `clase04 export`
@@ -485,7 +492,7 @@ def postprocess(
     head = _HEAD.search(page)
     if head is None:
         raise ExportError("no_head")
-    injected = [*head_elements(scripts or [], states or {}, lang), _script(NAV_JS)]
+    injected = [VIEWPORT_META, *head_elements(scripts or [], states or {}, lang), _script(NAV_JS)]
     # After <meta charset>: the browser only honours it within the first 1024 bytes.
     page = page[: head.end()] + "\n".join(injected) + "\n" + page[head.end() :]
 
@@ -551,6 +558,7 @@ def index_html(results: list[Result], lang: str = DEFAULT_LANG) -> str:
 <html lang="{lang}">
 <head>
 <meta charset="utf-8">
+{VIEWPORT_META}
 <title>{esc(text("export.index_title", lang, title=title))}</title>
 <style>
 body {{ font-family: system-ui, sans-serif; max-width: 46em; margin: 2em auto; padding: 0 1em;

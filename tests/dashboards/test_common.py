@@ -127,3 +127,23 @@ def test_shared_pages_are_kept_per_language():
     assert common.session_key(request(lang="en")) == ("/explorer", "en", "default")
     assert common.session_key(request(lang="xx")) == ("/explorer", "es", "default")
     assert common.session_key(request(lang="en", theme="dark"))[2] == "dark"
+
+
+def test_a_refused_cell_is_reset_once_per_enter():
+    """The browser sends the cell's new value, then "enter-pressed": the value must be handled
+    once, so the reset is the last word (before, Panel set the refused text again from the
+    event and reset it a second time, a message that could overwrite the next typing)."""
+    from attnmodel import SelfAttention
+    from dashboards.common import CellInput, MatrixEditor
+
+    editor = MatrixEditor(model=SelfAttention(), name_param="W_V")
+    cell = editor.cells[1][0]
+    assert isinstance(cell, CellInput)
+    before = cell.value
+    seen = []
+    cell.param.watch(lambda event: seen.append(event.new), "value")
+    cell.value = "2e6"  # the browser's change: refused, reset
+    cell._process_event(types.SimpleNamespace(event_name="enter-pressed", value_input="2e6"))
+    # Two changes (the refused text, the reset), not four: the event does not set it again.
+    assert sorted(seen) == sorted(["2e6", before])
+    assert cell.value == before

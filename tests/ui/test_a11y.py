@@ -143,3 +143,50 @@ def test_text_on_every_shade_meets_aa_contrast(page):
         bg = luminance(shade)
         ratio = (max(fg, bg) + 0.05) / (min(fg, bg) + 0.05)
         assert ratio >= 4.5, (alpha, ink, ratio)
+
+
+PHONE = {"width": 360, "height": 740}
+WIDTH_JS = "document.documentElement.scrollWidth"
+
+
+@pytest.fixture
+def phone(page):
+    """The shared page at a phone's 360×740 for one test, then back to its own size."""
+    size = page.viewport_size
+    page.set_viewport_size(PHONE)
+    try:
+        yield page
+    finally:
+        page.set_viewport_size(size)
+
+
+def test_no_live_section_scrolls_sideways_on_a_phone(phone, watch, lecture_url):
+    """At 360 px the navigation goes above the section and nothing is wider than the screen:
+    tables, plots and long formulas scroll inside their own box."""
+    phone.goto(lecture_url)
+    expect(phone.get_by_text(text("lecture.title")).first).to_be_visible(timeout=30_000)
+    widths = {}
+    for section in SECTIONS:
+        phone.get_by_role("button", name=section.label()).click()
+        phone.locator(f'[data-testid="section-{section.id}"]').first.wait_for(
+            state="attached", timeout=30_000
+        )
+        phone.wait_for_function(SETTLED_JS, timeout=30_000)
+        widths[section.id] = phone.evaluate(WIDTH_JS)
+    assert widths == {s.id: PHONE["width"] for s in SECTIONS}
+    viewport = phone.locator('meta[name="viewport"]')
+    expect(viewport).to_have_attribute("content", "width=device-width, initial-scale=1")
+    assert watch.console_errors == []
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_the_exported_lecture_does_not_scroll_sideways_on_a_phone(
+    phone, offline, open_export, lang
+):
+    """clase04.html holds every section: at 360 px none is wider than the screen."""
+    open_export(f"{lang_dir(lang)}{LECTURE_FILE}")
+    phone.wait_for_function(SETTLED_JS, timeout=30_000)
+    assert phone.evaluate(WIDTH_JS) == PHONE["width"]
+    viewport = phone.locator('meta[name="viewport"]')
+    expect(viewport).to_have_attribute("content", "width=device-width, initial-scale=1")
+    assert offline.console_errors == []
