@@ -34,6 +34,7 @@ from attnmodel.capital import (
 from attnmodel.formatting import number, tick_js
 from attnmodel.i18n import DEFAULT_LANG, text
 from dashboards.common import (
+    CATEGORY_COLORS,
     DemoView,
     LiveHTML,
     Markup,
@@ -78,7 +79,7 @@ DIMENSION_KEYS = (
 )
 
 # Bar colours: París and Roma stand out, the six "resto" words share a grey.
-WORD_COLORS = {"París": "#1f5fa8", "Roma": "#d95f02"}
+WORD_COLORS = {"París": CATEGORY_COLORS[0], "Roma": CATEGORY_COLORS[1]}
 OTHER_COLOR = "#b8c2cf"
 ATTENTION_COLOR = "#1f5fa8"
 

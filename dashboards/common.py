@@ -55,6 +55,35 @@ __all__ = [
 
 ACCENT = "#1f5fa8"
 
+# The colours that tell categories apart (heads, curves, words): Okabe & Ito's blue, vermillion
+# and bluish green, and Tol's wine. Under protanopia, deuteranopia and tritanopia every pair
+# stays at least 12 CIEDE2000 units apart (tests/dashboards/test_colours.py simulates each),
+# and each has 3:1 or more against white, as WCAG asks of a line or a mark.
+CATEGORY_COLORS = ("#0072b2", "#d55e00", "#009e73", "#882255")
+
+
+def luminance(color: str) -> float:
+    """WCAG's relative luminance of a ``#rrggbb`` colour."""
+    channels = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG's contrast ratio of two ``#rrggbb`` colours (1 to 21)."""
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def ink(background: str) -> str:
+    """The text colour on ``background``: white or black, whichever contrasts more (at least
+    4.6:1 whatever the background). For the text Bokeh draws on a canvas (multihead's cells,
+    embedded per state); markup.js's ``ink`` does the same in the browser, where the export
+    shades cells the student's own numbers decide."""
+    white, black = contrast("#ffffff", background), contrast("#000000", background)
+    return "#ffffff" if white >= black else "#000000"
+
+
 CSS = """
 :host { --accent: #1f5fa8; --code-text-color: #174a87 !important; }
 .c04-matrix { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 2px 0; }

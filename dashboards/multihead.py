@@ -43,12 +43,14 @@ from attnmodel.multihead import (
     MultiHeadDemo,
 )
 from dashboards.common import (
+    CATEGORY_COLORS,
     HIDDEN_LABEL_CSS,
     DemoView,
     LangColumn,
     LiveHTML,
     apply_render,
     esc,
+    ink,
     lean_renderers,
     math_md,
     section_header,
@@ -60,7 +62,7 @@ MAX_HEADS = max(HEAD_OPTIONS)
 # Arc style: line_width = ARC_WIDTH · α_ij px and line_alpha = α_ij, both proportional to α_ij.
 ARC_WIDTH = 8.0
 FADE = 0.1  # opacity factor of the arcs of the rows that are not hovered
-HEAD_COLORS = ("#1f5fa8", "#b03a2e", "#2a7a2a", "#7d3c98")
+HEAD_COLORS = CATEGORY_COLORS
 SINGLE_HEAD_COLOR = "#444444"
 COMBINED_COLOR = "#222222"
 BASE_Y = 0.18  # arcs start and end just above the token labels
@@ -81,6 +83,8 @@ for _table in _TRIG.values():
     _table.flags.writeable = False
 # Light (α = 0) to dark (α = 1); Bokeh lists its sequential palettes dark first.
 HEAT_PALETTE = np.array(Blues256[::-1])
+# The text drawn on each shade of it (common.ink: white or black, whichever contrasts more).
+HEAT_INK = np.array([ink(color) for color in HEAT_PALETTE])
 ARC_COLUMNS = ("xs", "ys", "peso", "fila", "col", "line_alpha", "line_width", "relacion")
 HEAT_COLUMNS = (
     *("x", "y", "lado"),
@@ -312,7 +316,7 @@ def heat_data(labels, weights, threshold: float, lang: str = DEFAULT_LANG) -> di
         "color": HEAT_PALETTE[shade].tolist(),
         "texto": [f"{number(v, lang=lang)} ({percent(v, lang=lang)})" for v in values],
         "valor": [number(v, lang=lang) if v >= threshold else "" for v in values],
-        "valor_color": ["#ffffff" if v > 0.55 else "#111111" for v in values],
+        "valor_color": HEAT_INK[shade].tolist(),
     }
 
 
@@ -549,6 +553,7 @@ def client_table(threshold: float = 0.1, lang: str = DEFAULT_LANG) -> dict[str, 
             "arc_rightward": ARC_RIGHTWARD,
             "arrow": ARROW,
             "palette": HEAT_PALETTE,
+            "palette_ink": HEAT_INK,
             "arc_width": ARC_WIDTH,
             "base_y": BASE_Y,
             "threshold": threshold,

@@ -26,6 +26,7 @@ from attnmodel import PositionalEncodingDemo
 from attnmodel.formatting import number, tick_js
 from attnmodel.i18n import DEFAULT_LANG, Refusal, text
 from dashboards.common import (
+    CATEGORY_COLORS,
     DemoView,
     LiveHTML,
     Markup,
@@ -60,7 +61,7 @@ BOUNDS_KEYS = {
 # the curve depends only on Δ.
 EXTRA_STARTS = (10, 20)
 CURVE_STARTS = (0, *EXTRA_STARTS)
-CURVE_COLORS = {0: "#1f5fa8", 10: "#d95f02", 20: "#2a9d3a"}
+CURVE_COLORS = dict(zip((0, 10, 20), CATEGORY_COLORS, strict=False))
 
 # Diverging blue (−1) → white (0) → red (+1), as HoloViews' "RdBu_r" was.
 PE_PALETTE = tuple(interp_palette(RdBu11, 256))

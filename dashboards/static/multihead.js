@@ -54,6 +54,7 @@
     const n = labels.length;
     const palette = shared.palette;
     const last = palette.length - 1;
+    const shade = (a) => Math.min(Math.max(Math.trunc(a * palette.length), 0), last);
     return {
       x: range(peso.length, (k) => grid.x[n + (k % n)]),
       y: range(peso.length, (k) => grid.y[Math.floor(k / n)]),
@@ -63,11 +64,12 @@
       peso: peso.slice(),
       fila: range(peso.length, (k) => Math.floor(k / n)),
       // np.clip((a * len(palette)).astype(int), 0, len - 1): truncation, then clip.
-      color: peso.map((a) => palette[Math.min(Math.max(Math.trunc(a * palette.length), 0), last)]),
+      color: peso.map((a) => palette[shade(a)]),
       texto: texto.slice(),
       // number(a) is the part of texto before " (": "0,97 (97 %)", "0.97 (97%)".
       valor: peso.map((a, k) => (a >= shared.threshold ? texto[k].slice(0, texto[k].indexOf(" (")) : "")),
-      valor_color: peso.map((a) => (a > 0.55 ? "#ffffff" : "#111111")),
+      // The text on that shade: Python's HEAT_INK, embedded (common.ink of each colour).
+      valor_color: peso.map((a) => shared.palette_ink[shade(a)]),
     };
   }
 

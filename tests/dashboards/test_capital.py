@@ -14,6 +14,7 @@ from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
 from dashboards.capital import CapitalView, render
+from dashboards.common import CATEGORY_COLORS
 
 from c04_testing import (
     label_text,
@@ -254,7 +255,7 @@ def test_bar_charts_are_built_once(view):
 
 def test_vocabulary_bar_colours(view):
     colors = probability_bars(view)["color"]
-    assert colors[:2] == ["#1f5fa8", "#d95f02"]  # París, Roma
+    assert colors[:2] == list(CATEGORY_COLORS[:2])  # París, Roma
     assert len(set(colors[2:])) == 1  # the six "resto" words
 
 
