@@ -100,6 +100,11 @@ CSS = """
 .c04-readout .c04-unit { font-size: 85%; color: #666; }
 .c04-error { color: #a40000; font-size: 90%; min-height: 1.2em; }
 .c04-note { color: #555; font-size: 92%; }
+@media (prefers-reduced-motion: reduce) {
+  /* Nothing moves by itself for a student who asked the system for less motion. */
+  *, *::before, *::after, :host { animation: none !important; transition: none !important;
+    scroll-behavior: auto !important; }
+}
 @media (max-width: 700px) {
   /* A phone: nothing wider than the screen. Every Panel/Bokeh element gets this sheet in its
      own shadow root, so :host is each one: a row becomes a column (the lecture's navigation
@@ -481,9 +486,32 @@ class DemoView(pn.viewable.Viewer):
         return i18n.say(exc, self.lang)
 
 
+# The skip link: hidden until focused (the first Tab of the page), then a visible button-like
+# link; a11y.js moves the focus to the element marked data-c04-content (fragments cannot reach
+# into Panel's shadow roots).
+SKIP_CSS = """
+.c04-skip { position: absolute; left: -10000px; top: 0; }
+.c04-skip:focus { position: static; display: inline-block; padding: 8px 14px; background: #fff;
+  color: #174a87; border: 2px solid #174a87; border-radius: 4px; font-weight: 600; }
+"""
+CONTENT_ATTRIBUTES = {"data-c04-content": "", "tabindex": "-1", "role": "main"}
+
+
+def skip_link(lang: str) -> pn.pane.HTML:
+    """A "Saltar al contenido" link, the first thing a keyboard reaches on a page."""
+    label = esc(i18n.text("a11y.skip", lang))
+    return LiveHTML(
+        f'<a class="c04-skip" href="#contenido">{label}</a>',
+        stylesheets=[SKIP_CSS],
+        margin=0,
+        css_classes=["c04-skip-link"],
+    )
+
+
 class LangColumn(pn.Column):
     """A Column whose element carries HTML attributes (Bokeh's ``html_attributes``), e.g.
-    ``lang="es"`` around an example kept in Spanish on a page in another language."""
+    ``lang="es"`` around an example kept in Spanish on a page in another language, or the role
+    of a landmark (``role="navigation"``, :data:`CONTENT_ATTRIBUTES`)."""
 
     html_attributes = param.Dict(default={}, doc="Attributes of the column's element.")
 

@@ -46,12 +46,15 @@ from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG, catalogue_json, languages, text, user_lang
 from dashboards import registry
 from dashboards.common import (
+    CONTENT_ATTRIBUTES,
     VIEWPORT_META,
+    LangColumn,
     LiveHTML,
     configure,
     esc,
     language_links,
     math_md,
+    skip_link,
 )
 from dashboards.lecture import EXERCISES, SECTIONS, section_marker
 
@@ -168,11 +171,11 @@ def _goto(section_id: str, label: str) -> str:
     )
 
 
-def _section(section_id: str, wire: Wiring) -> pn.Column:
+def _section(section_id: str, wire: Wiring) -> LangColumn:
     parts = []
     for demo in SECTION_VIEWS[section_id]:
         parts += [section_marker(demo.id), wire(demo.view_class()(lang=wire.lang))]
-    return pn.Column(*parts, sizing_mode="stretch_width")
+    return LangColumn(*parts, sizing_mode="stretch_width")
 
 
 def _exercises(lang: str) -> pn.Column:
@@ -195,9 +198,10 @@ def file_in_languages(filename: str, lang: str) -> str:
 
 def _bar(filename: str, lang: str) -> pn.pane.HTML:
     return LiveHTML(
-        f'<div class="c04-export-bar"><a href="{INDEX_FILE}">{esc(text("export.index_link", lang))}'
+        f'<nav class="c04-export-bar" aria-label="{esc(text("export.index_link", lang))}">'
+        f'<a href="{INDEX_FILE}">{esc(text("export.index_link", lang))}'
         f'</a> · <a href="{LECTURE_FILE}">{esc(text("export.lecture_link", lang))}</a> · '
-        f"{file_in_languages(filename, lang)}</div>",
+        f"{file_in_languages(filename, lang)}</nav>",
         stylesheets=[PAGE_CSS],
         margin=(6, 20, 0, 20),
     )
@@ -208,7 +212,8 @@ def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
     lang = wire.lang
     links = "".join(_goto(s.id, esc(s.label(lang))) for s in SECTIONS)
     nav = LiveHTML(
-        f'<nav class="c04-export-nav" data-testid="export-nav">'
+        f'<nav class="c04-export-nav" data-testid="export-nav" '
+        f'aria-label="{esc(text("a11y.nav", lang))}">'
         f"<b>{esc(text('export.nav', lang))}</b> {links}</nav>",
         stylesheets=[PAGE_CSS],
         margin=(0, 20, 10, 20),
@@ -216,11 +221,16 @@ def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
     )
     sections = [_section(section_id, wire) for section_id in SECTION_VIEWS]
     return pn.Column(
+        skip_link(lang),
         _bar(LECTURE_FILE, lang),
         math_md(text("lecture.intro", lang), margin=(0, 20)),
         nav,
-        *sections,
-        _exercises(lang),
+        LangColumn(
+            *sections,
+            _exercises(lang),
+            sizing_mode="stretch_width",
+            html_attributes=dict(CONTENT_ATTRIBUTES),
+        ),
         sizing_mode="stretch_width",
         max_width=1400,
     )
@@ -228,9 +238,12 @@ def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
 
 def _section_page(section_id: str) -> Callable[[Wiring], pn.viewable.Viewable]:
     def build(wire: Wiring) -> pn.viewable.Viewable:
+        content = _section(section_id, wire)
+        content.html_attributes = dict(CONTENT_ATTRIBUTES)
         return pn.Column(
+            skip_link(wire.lang),
             _bar(f"{section_id}.html", wire.lang),
-            _section(section_id, wire),
+            content,
             sizing_mode="stretch_width",
             max_width=1400,
         )

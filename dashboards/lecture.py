@@ -19,6 +19,8 @@ import param
 from attnmodel.i18n import DEFAULT_LANG, languages, text
 from dashboards import registry
 from dashboards.common import (
+    CONTENT_ATTRIBUTES,
+    LangColumn,
     LiveHTML,
     configure,
     esc,
@@ -28,6 +30,7 @@ from dashboards.common import (
     requested_lang,
     respond_immediately,
     serve,
+    skip_link,
 )
 from dashboards.memory import freeze_survivors, release_memory_later
 
@@ -63,7 +66,9 @@ class Lecture(pn.viewable.Viewer):
             stylesheets=[":host .bk-btn { text-align: left; white-space: normal; }"],
         )
         respond_immediately(self.nav)
-        self.main = pn.Column(sizing_mode="stretch_width", min_height=600)
+        self.main = LangColumn(
+            sizing_mode="stretch_width", min_height=600, html_attributes=dict(CONTENT_ATTRIBUTES)
+        )
         self._languages = LiveHTML("", margin=(10, 10))
         self.nav.param.watch(self._on_nav, "value")
         if pn.state.loaded:
@@ -109,14 +114,16 @@ class Lecture(pn.viewable.Viewer):
         self.nav.value = section_id
 
     def __panel__(self):
-        sidebar = pn.Column(
+        sidebar = LangColumn(
             LiveHTML(f"<b>{esc(text('lecture.sections', self.lang))}</b>", margin=(10, 10, 0, 10)),
             self.nav,
             self._languages,
             width=250,
             margin=(10, 10),
+            html_attributes={"role": "navigation", "aria-label": text("a11y.nav", self.lang)},
         )
         return pn.Column(
+            skip_link(self.lang),
             math_md(text("lecture.intro", self.lang), margin=(0, 20)),
             pn.Row(sidebar, self.main, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",

@@ -9,7 +9,11 @@
  *   which names nothing);
  * - a formula (MathJax SVG, role="img") gets a spoken form, built from the MathML structure
  *   MathJax leaves in the SVG (data-mml-node, data-c) with the words of the page's language
- *   (the catalogue's [a11y] table, embedded as #c04-text).
+ *   (the catalogue's [a11y] table, embedded as #c04-text);
+ * - a button of a button group says whether it is pressed (the section on screen, the token
+ *   that asks);
+ * - the skip link ("Saltar al contenido") moves the focus to the element marked
+ *   data-c04-content (a #fragment cannot reach into a shadow root).
  *
  * Bokeh draws every widget in its own shadow root, created when the view renders, so this
  * script wraps attachShadow (it runs before Bokeh renders anything) and watches each new root.
@@ -97,7 +101,40 @@
     if (text && el.getAttribute("aria-label") !== text) el.setAttribute("aria-label", text);
   }
 
+  /** Every element matching ``selector`` under ``root``, through every shadow root. */
+  function deepFind(root, selector) {
+    const hit = root.querySelector(selector);
+    if (hit) return hit;
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) {
+        const found = deepFind(el.shadowRoot, selector);
+        if (found) return found;
+      }
+    }
+    return null;
+  }
+
+  function skip(event) {
+    const target = deepFind(document, "[data-c04-content]");
+    if (!target) return;
+    event.preventDefault();
+    target.focus();
+    target.scrollIntoView({ block: "start" });
+  }
+
   function mend(root) {
+    for (const link of root.querySelectorAll("a.c04-skip:not([data-c04-wired])")) {
+      link.setAttribute("data-c04-wired", "");
+      link.addEventListener("click", skip);
+    }
+    // A button group (the lecture's sections, the explorer's tokens, the number of heads) is a
+    // set of toggles: the one on screen says it is pressed.
+    for (const button of root.querySelectorAll(".bk-btn-group > .bk-btn")) {
+      const pressed = button.classList.contains("bk-active") ? "true" : "false";
+      if (button.getAttribute("aria-pressed") !== pressed) {
+        button.setAttribute("aria-pressed", pressed);
+      }
+    }
     for (const handle of root.querySelectorAll(".noUi-handle")) {
       const title = root.querySelector(".bk-slider-title");
       if (!title) continue;
@@ -136,7 +173,7 @@
   });
   const OPTIONS = {
     childList: true, subtree: true, characterData: true,
-    attributes: true, attributeFilter: ["aria-valuetext"],
+    attributes: true, attributeFilter: ["aria-valuetext", "class"],
   };
   function watch(root) {
     observer.observe(root, OPTIONS);
@@ -155,5 +192,5 @@
     watch(document);
   }
 
-  C04.a11y = { spoken, mend };
+  C04.a11y = { spoken, mend, deepFind };
 })();

@@ -190,3 +190,95 @@ def test_the_exported_lecture_does_not_scroll_sideways_on_a_phone(
     viewport = phone.locator('meta[name="viewport"]')
     expect(viewport).to_have_attribute("content", "width=device-width, initial-scale=1")
     assert offline.console_errors == []
+
+
+# The element that has the focus, through every shadow root.
+ACTIVE_JS = """() => {
+  let el = document.activeElement;
+  while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
+  return el;
+}"""
+# What a keyboard user looks for in each section, and the key that changes it.
+KEYBOARD = {
+    "autoatencion": ("el.type === 'checkbox'", "Space"),
+    "cabezas": ("el.tagName === 'BUTTON' && el.getAttribute('aria-pressed') === 'false'", "Enter"),
+    "posicion": ("el.getAttribute('role') === 'slider'", "ArrowRight"),
+    "capital": ("el.getAttribute('role') === 'slider'", "ArrowLeft"),
+    "explorador": ("el.getAttribute('role') === 'slider'", "ArrowRight"),
+    "jugar": ("el.tagName === 'BUTTON'", "Enter"),
+}
+CONTENT_TEXT_JS = """() => {
+  const main = C04.a11y.deepFind(document, '[data-c04-content]');
+  const parts = [];
+  const walk = (node) => {
+    for (const child of node.childNodes) {
+      if (child.nodeType === 3) parts.push(child.textContent);
+      else walk(child);
+    }
+    if (node.shadowRoot) walk(node.shadowRoot);
+  };
+  walk(main);
+  return parts.join(' ').replace(/\\s+/g, ' ');
+}"""
+
+
+@pytest.mark.parametrize("section", [s.id for s in SECTIONS])
+def test_every_section_works_from_the_keyboard(page, watch, open_lecture_section, section):
+    """Tab reaches the skip link first, Enter goes to the content, Tab reaches the section's
+    control, a key changes it, and the numbers on screen change."""
+    open_lecture_section(section)
+    page.wait_for_function(SETTLED_JS, timeout=30_000)
+    page.keyboard.press("Tab")
+    assert page.evaluate(f"({ACTIVE_JS})().className") == "c04-skip"
+    page.keyboard.press("Enter")
+    assert page.evaluate(f"({ACTIVE_JS})().hasAttribute('data-c04-content')")
+    wanted, key = KEYBOARD[section]
+    for _ in range(60):
+        page.keyboard.press("Tab")
+        if page.evaluate(f"(() => {{ const el = ({ACTIVE_JS})(); return {wanted}; }})()"):
+            break
+    else:
+        pytest.fail(f"{section}: Tab never reached {wanted}")
+    before = page.evaluate(CONTENT_TEXT_JS)
+    page.keyboard.press(key)
+    page.wait_for_function(f"(before) => ({CONTENT_TEXT_JS})() !== before", arg=before)
+    assert watch.console_errors == []
+
+
+MOVING_JS = """() => {
+  const moving = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      const style = getComputedStyle(el);
+      const durations = style.transitionDuration.split(',').map((d) => parseFloat(d));
+      if (durations.some((d) => d > 0) || style.animationName !== 'none') {
+        moving.push(el.tagName + '.' + String(el.className));
+      }
+      if (el.shadowRoot) walk(el.shadowRoot);
+    }
+  };
+  walk(document);
+  return moving;
+}"""
+
+
+def test_reduced_motion_stops_every_animation(page, open_lecture_section):
+    """prefers-reduced-motion: no transition or animation anywhere (Panel's scroll button
+    fades in 0.2 s otherwise: the check can fail)."""
+    page.emulate_media(reduced_motion="reduce")
+    try:
+        open_lecture_section("explorador")
+        page.wait_for_function(SETTLED_JS, timeout=30_000)
+        assert page.evaluate(MOVING_JS) == []
+    finally:
+        page.emulate_media(reduced_motion="no-preference")
+
+
+@pytest.mark.parametrize("filename", [LECTURE_FILE, "explorador.html"])
+def test_the_export_skip_link_goes_to_the_content(open_export, filename):
+    page = open_export(filename)
+    page.wait_for_function(SETTLED_JS, timeout=30_000)
+    page.keyboard.press("Tab")
+    assert page.evaluate(f"({ACTIVE_JS})().className") == "c04-skip"
+    page.keyboard.press("Enter")
+    assert page.evaluate(f"({ACTIVE_JS})().hasAttribute('data-c04-content')")
