@@ -3,7 +3,9 @@
     .venv/bin/python scripts/screenshots.py            # starts `panel serve` itself
     .venv/bin/python scripts/screenshots.py --url http://127.0.0.1:5006/lecture
 
-Writes docs/img/<section>.png. Uses Debian's Chromium, as the browser tests do.
+Writes docs/img/<section>.png (a 1400 px window, the whole page) and docs/img/phone-<section>.png
+(a 360×740 phone, the screen where the section's content begins). Uses Debian's Chromium, as the
+browser tests do.
 """
 
 from __future__ import annotations
@@ -52,6 +54,20 @@ def capture(url: str, out_dir: Path) -> list[Path]:
             page.screenshot(path=str(path), full_page=True)
             written.append(path)
             print(f"  {section.label()}: {path.relative_to(ROOT)}")
+        phone = browser.new_page(
+            viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True
+        )
+        for section in SECTIONS:
+            phone.goto(f"{url}?seccion={section.id}")
+            marker = phone.locator(f'[data-testid="section-{section.id}"]').first
+            marker.wait_for(state="attached", timeout=30_000)
+            phone.wait_for_timeout(1500)
+            phone.evaluate("C04.a11y.deepFind(document, '[data-c04-content]').scrollIntoView()")
+            phone.wait_for_timeout(300)
+            path = out_dir / f"phone-{section.id}.png"
+            phone.screenshot(path=str(path))
+            written.append(path)
+            print(f"  {section.label()} (teléfono): {path.relative_to(ROOT)}")
         browser.close()
     return written
 
