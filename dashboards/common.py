@@ -494,7 +494,10 @@ SKIP_CSS = """
 .c04-skip:focus { position: static; display: inline-block; padding: 8px 14px; background: #fff;
   color: #174a87; border: 2px solid #174a87; border-radius: 4px; font-weight: 600; }
 """
-CONTENT_ATTRIBUTES = {"data-c04-content": "", "tabindex": "-1", "role": "main"}
+# No tabindex here: a shadow host with tabindex="-1" takes its whole shadow tree out of the Tab
+# order (the section's controls could not be reached from the navigation); a11y.js sets it
+# only while it moves the focus there.
+CONTENT_ATTRIBUTES = {"data-c04-content": "", "role": "main"}
 
 
 def skip_link(lang: str) -> pn.pane.HTML:

@@ -118,6 +118,17 @@
     const target = deepFind(document, "[data-c04-content]");
     if (!target) return;
     event.preventDefault();
+    // Focusable only while the focus is on it or in it: a host with tabindex="-1" would keep
+    // its controls out of the Tab order for good.
+    target.setAttribute("tabindex", "-1");
+    if (!target.hasAttribute("data-c04-wired")) {
+      target.setAttribute("data-c04-wired", "");
+      target.addEventListener("focusout", (e) => {
+        if (!e.relatedTarget || !target.contains(e.relatedTarget)) {
+          target.removeAttribute("tabindex");
+        }
+      });
+    }
     target.focus();
     target.scrollIntoView({ block: "start" });
   }
