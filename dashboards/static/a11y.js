@@ -6,7 +6,7 @@
  *   value shown on screen as its value text (noUiSlider's own says "6.00" for d_k = 64, the
  *   index of a discrete slider);
  * - a checkbox gets the text of the label drawn beside it (Bokeh draws it as a sibling <div>,
- *   which names nothing);
+ *   which names nothing and which a click or a tap did not toggle: now it does);
  * - a formula (MathJax SVG, role="img") gets a spoken form, built from the MathML structure
  *   MathJax leaves in the SVG (data-mml-node, data-c) with the words of the page's language
  *   (the catalogue's [a11y] table, embedded as #c04-text);
@@ -158,7 +158,13 @@
     }
     for (const box of root.querySelectorAll('input[type="checkbox"]')) {
       const label = box.nextElementSibling;
-      if (label && label.classList.contains("bk-label")) name(box, label.textContent.trim());
+      if (!label || !label.classList.contains("bk-label")) continue;
+      name(box, label.textContent.trim());
+      // Bokeh draws the text as a <div>, not a <label>: a tap on it did nothing.
+      if (!label.hasAttribute("data-c04-wired")) {
+        label.setAttribute("data-c04-wired", "");
+        label.addEventListener("click", () => box.click());
+      }
     }
     for (const svg of root.querySelectorAll('mjx-container > svg[role="img"]')) {
       if (!svg.hasAttribute("aria-label")) name(svg, spoken(svg));

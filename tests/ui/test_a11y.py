@@ -150,6 +150,27 @@ def test_text_on_every_shade_meets_aa_contrast(page):
 
 PHONE = {"width": 360, "height": 740}
 WIDTH_JS = "document.documentElement.scrollWidth"
+# The controls a finger must hit, smaller than 44 × 44 px: a slider by its handle's touch area,
+# a checkbox by its whole line (its text toggles it too); links in running text are exempt.
+SMALL_TARGETS_JS = """() => {
+  const small = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('button, input, select, [role=slider]')) {
+      let target = el;
+      if (el.matches('[role=slider]')) target = el.querySelector('.noUi-touch-area') || el;
+      if (el.type === 'checkbox') target = el.getRootNode().host;
+      const box = target.getBoundingClientRect();
+      if (box.width === 0 && box.height === 0) continue;  // not on screen
+      if (box.width < 44 || box.height < 44) {
+        small.push(`${el.tagName} ${el.getAttribute('aria-label') || el.textContent.trim()}`
+          + ` ${Math.round(box.width)}×${Math.round(box.height)}`);
+      }
+    }
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
+  };
+  walk(document);
+  return small;
+}"""
 
 
 @pytest.fixture
@@ -164,11 +185,12 @@ def phone(page):
 
 
 def test_no_live_section_scrolls_sideways_on_a_phone(phone, watch, lecture_url):
-    """At 360 px the navigation goes above the section and nothing is wider than the screen:
-    tables, plots and long formulas scroll inside their own box."""
+    """At 360 px the navigation goes above the section and nothing is wider than the screen
+    (tables, plots and long formulas scroll inside their own box); every control is a 44 px
+    target, and a checkbox's text toggles it."""
     phone.goto(lecture_url)
     expect(phone.get_by_text(text("lecture.title")).first).to_be_visible(timeout=30_000)
-    widths = {}
+    widths, small = {}, {}
     for section in SECTIONS:
         phone.get_by_role("button", name=section.label()).click()
         phone.locator(f'[data-testid="section-{section.id}"]').first.wait_for(
@@ -176,9 +198,17 @@ def test_no_live_section_scrolls_sideways_on_a_phone(phone, watch, lecture_url):
         )
         phone.wait_for_function(SETTLED_JS, timeout=30_000)
         widths[section.id] = phone.evaluate(WIDTH_JS)
+        small[section.id] = phone.evaluate(SMALL_TARGETS_JS)
     assert widths == {s.id: PHONE["width"] for s in SECTIONS}
+    assert small == {s.id: [] for s in SECTIONS}
     viewport = phone.locator('meta[name="viewport"]')
     expect(viewport).to_have_attribute("content", "width=device-width, initial-scale=1")
+    explorer = next(s for s in SECTIONS if s.id == "explorador")
+    phone.get_by_role("button", name=explorer.label()).click()
+    box = phone.get_by_role("checkbox", name=text("explorer.causal"))
+    assert not box.is_checked()
+    phone.locator(".c04-explorer-causal-box .bk-label").click()
+    expect(box).to_be_checked()
     assert watch.console_errors == []
 
 
@@ -190,6 +220,7 @@ def test_the_exported_lecture_does_not_scroll_sideways_on_a_phone(
     open_export(f"{lang_dir(lang)}{LECTURE_FILE}")
     phone.wait_for_function(SETTLED_JS, timeout=30_000)
     assert phone.evaluate(WIDTH_JS) == PHONE["width"]
+    assert phone.evaluate(SMALL_TARGETS_JS) == []
     viewport = phone.locator('meta[name="viewport"]')
     expect(viewport).to_have_attribute("content", "width=device-width, initial-scale=1")
     assert offline.console_errors == []
