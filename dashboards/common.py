@@ -122,8 +122,9 @@ CSS = """
      area, a checkbox through its whole line: a11y.js makes its text toggle it too). */
   .bk-btn, input.bk-input, select.bk-input { min-height: 44px; }
   .bk-btn-group > .bk-btn { min-width: 44px; }
-  .noUi-touch-area { position: absolute !important; left: -16px !important; right: -16px !important;
-    top: -14px !important; bottom: -14px !important; width: auto !important; height: auto !important; }
+  .noUi-touch-area { position: absolute !important; width: auto !important; height: auto !important;
+    left: -16px !important; right: -16px !important; top: -14px !important;
+    bottom: -14px !important; }
   :host(.bk-Checkbox) { min-height: 44px; display: flex !important; align-items: center; }
   :host(.bk-Checkbox) input, :host(.bk-Checkbox) .bk-label { cursor: pointer; }
   /* A Bokeh plot does not get this sheet: its container's copy styles it. */

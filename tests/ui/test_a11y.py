@@ -216,9 +216,13 @@ def test_no_live_section_scrolls_sideways_on_a_phone(phone, watch, lecture_url):
 def test_the_exported_lecture_does_not_scroll_sideways_on_a_phone(
     phone, offline, open_export, lang
 ):
-    """clase04.html holds every section: at 360 px none is wider than the screen."""
+    """clase04.html holds every section: at 360 px none is wider than the screen; nor at
+    640 px, a 1280 px window zoomed to 200 %."""
     open_export(f"{lang_dir(lang)}{LECTURE_FILE}")
     phone.wait_for_function(SETTLED_JS, timeout=30_000)
+    phone.set_viewport_size({"width": 640, "height": 400})
+    assert phone.evaluate(WIDTH_JS) == 640
+    phone.set_viewport_size(PHONE)
     assert phone.evaluate(WIDTH_JS) == PHONE["width"]
     assert phone.evaluate(SMALL_TARGETS_JS) == []
     viewport = phone.locator('meta[name="viewport"]')
