@@ -43,6 +43,7 @@ from dashboards.common import (
     lean_renderers,
     math_md,
     matrix_spec,
+    plot_alternative,
     readout_spec,
     rich,
     section_header,
@@ -673,6 +674,7 @@ class CapitalView(DemoView):
     def _attention_figure(self):
         fig = figure(
             name="capital-attention-bars",
+            html_attributes=plot_alternative(self, "capital_attention"),
             x_range=FactorRange(factors=self._attention_labels()),
             y_range=Range1d(0, 1),
             width=CARD_WIDTH - 30,
@@ -699,6 +701,7 @@ class CapitalView(DemoView):
     def _probability_figure(self):
         fig = figure(
             name="capital-probability-bars",
+            html_attributes=plot_alternative(self, "capital_probability"),
             x_range=FactorRange(factors=list(self.model.vocabulary)),
             y_range=Range1d(0, 0.6),
             height=300,

@@ -509,6 +509,12 @@ SKIP_CSS = """
 CONTENT_ATTRIBUTES = {"data-c04-content": "", "role": "main"}
 
 
+def plot_alternative(view: DemoView, key: str) -> dict[str, str]:
+    """A plot's ``html_attributes``: an image named by the catalogue's ``a11y.plot.<key>``,
+    which says what it shows and where its numbers are in text (a canvas says nothing)."""
+    return {"role": "img", "aria-label": view.t(f"a11y.plot.{key}")}
+
+
 def skip_link(lang: str) -> pn.pane.HTML:
     """A "Saltar al contenido" link, the first thing a keyboard reaches on a page."""
     label = esc(i18n.text("a11y.skip", lang))

@@ -53,6 +53,7 @@ from dashboards.common import (
     ink,
     lean_renderers,
     math_md,
+    plot_alternative,
     section_header,
     serve_demo,
 )
@@ -778,6 +779,7 @@ class MultiHeadView(DemoView):
             toolbar_location=None,
             outline_line_color=None,
             name=f"{self.arc_name(head)}-figure",
+            html_attributes=plot_alternative(self, "multihead_arcs"),
         )
         arc_fig.axis.visible = False
         arc_fig.grid.visible = False
@@ -815,6 +817,7 @@ class MultiHeadView(DemoView):
             toolbar_location=None,
             outline_line_color=None,
             name=f"{self.heat_name(head)}-figure",
+            html_attributes=plot_alternative(self, "multihead_heat"),
         )
         heat_fig.axis.visible = False
         heat_fig.grid.visible = False

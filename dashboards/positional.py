@@ -34,6 +34,7 @@ from dashboards.common import (
     esc,
     lean_renderers,
     math_md,
+    plot_alternative,
     section_header,
     serve_demo,
 )
@@ -325,6 +326,7 @@ class PositionalView(DemoView):
     def _heatmap_figure(self):
         fig = figure(
             name="pe-heatmap",
+            html_attributes=plot_alternative(self, "pe_heatmap"),
             height=420,
             sizing_mode="stretch_width",
             # Flipped y range: position 0 at the top, as in the notes' matrix.
@@ -380,6 +382,7 @@ class PositionalView(DemoView):
     def _similarity_figure(self):
         fig = figure(
             name="pe-similarity",
+            html_attributes=plot_alternative(self, "pe_similarity"),
             height=300,
             sizing_mode="stretch_width",
             x_range=Range1d(0, 1),

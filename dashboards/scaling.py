@@ -28,6 +28,7 @@ from dashboards.common import (
     apply_render,
     lean_renderers,
     math_md,
+    plot_alternative,
     readout_spec,
     rich,
     section_header,
@@ -421,6 +422,7 @@ class ScalingView(DemoView):
         )
         fig = figure(
             name=f"{name}-figure",
+            html_attributes=plot_alternative(self, name.replace("-", "_")),
             x_range=FactorRange(factors=keys),
             y_range=Range1d(0, 1),
             width=400,

@@ -28,6 +28,7 @@ from dashboards.common import (
     lean_renderers,
     math_md,
     matrix_spec,
+    plot_alternative,
     section_header,
     serve_demo,
 )
@@ -369,6 +370,7 @@ class SelfAttentionView(DemoView):
         )
         fig = figure(
             name="sa-heatmap",
+            html_attributes=plot_alternative(self, "sa_heatmap"),
             title=self.t("self_attention.heatmap_title"),
             x_range=FactorRange(factors=list(TOKENS)),
             # Token 1 on top, as in the table.

@@ -80,3 +80,20 @@ def test_every_demo_speaks_every_language(demo, lang):
     data = {t.lower() for t in STUDENT_DATA.get(demo.id, lambda v: [])(view)}
     assert spanish_words_left(viewable_texts(view), lang) - data == set()
     assert demo.title(lang) != demo.title("es")
+
+
+@pytest.mark.parametrize("lang", languages())
+@pytest.mark.parametrize("demo", registry.DEMOS, ids=lambda d: d.id)
+def test_every_plot_of_every_demo_has_a_text_alternative(demo, lang):
+    """A canvas says nothing to a screen reader: each plot is an image named by a catalogue
+    text (a11y.plot.*) that says what it shows and where its numbers are in text."""
+    from bokeh.document import Document
+    from bokeh.models import Plot
+
+    from attnmodel.i18n import catalogue
+
+    captions = {v for k, v in catalogue(lang).items() if k.startswith("a11y.plot.")}
+    root = pn.panel(demo.view_class()(lang=lang)).get_root(Document())
+    for plot in (m for m in root.references() if isinstance(m, Plot)):
+        assert plot.html_attributes.get("role") == "img", plot.name
+        assert plot.html_attributes.get("aria-label") in captions, plot.name
