@@ -81,24 +81,12 @@ SECTION_VIEWS: dict[str, tuple[registry.Demo, ...]] = {
 }
 
 # Same-page anchors cannot reach the markers: Panel renders them inside shadow roots. This
-# helper finds a section marker through every shadow root and scrolls to it (also on load when
-# the address has #<section>).
+# helper finds a section marker through every shadow root (a11y.js's deepFind, inlined before it
+# with the other static scripts) and scrolls to it (also on load when the address has
+# #<section>).
 NAV_JS = """
 window.c04Goto = function (id) {
-  var sel = '[data-testid="section-' + id + '"]';
-  function find(root) {
-    var hit = root.querySelector(sel);
-    if (hit) return hit;
-    var all = root.querySelectorAll("*");
-    for (var i = 0; i < all.length; i++) {
-      if (all[i].shadowRoot) {
-        hit = find(all[i].shadowRoot);
-        if (hit) return hit;
-      }
-    }
-    return null;
-  }
-  var el = find(document);
+  var el = C04.a11y.deepFind(document, '[data-testid="section-' + id + '"]');
   if (el) {
     el.scrollIntoView({block: "start"});
     try { history.replaceState(null, "", "#" + id); } catch (e) { /* file:// may refuse */ }
