@@ -38,6 +38,8 @@ from dashboards.common import (
     DemoView,
     LiveHTML,
     Markup,
+    announce_spec,
+    announcer,
     apply_render,
     esc,
     lean_renderers,
@@ -252,6 +254,7 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
     probability_vector = model.probability_vector
     labels = attention_labels(tokens)
     row_sum = text("capital.table.row_sum", lang, total=number(attention_row.sum(), 4, lang=lang))
+    readouts = readouts_spec(model, lang)
     return {
         "tokens": tokens_spec(tokens, lang),
         "embeddings": matrix(
@@ -357,7 +360,11 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
             decimals=4,
             testid="capital-probabilities",
         ),
-        "readouts": readouts_spec(model, lang),
+        "readouts": readouts,
+        # The live region: the prediction and its probability, as the readouts write them.
+        "announce": announce_spec(
+            "capital", lang, word=readouts["items"][0]["value"], p=readouts["items"][1]["value"]
+        ),
         "asymmetry": asymmetry_spec(model, lang),
         # The country's bar is renamed with the country: factors first, then the data.
         "attention_factors": labels,
@@ -490,6 +497,7 @@ class CapitalView(DemoView):
         self.asymmetry = Markup(
             kind="note", margin=(0, 4), stylesheets=[PANE_CSS], sizing_mode="stretch_width"
         )
+        self.announce = announcer()
 
         # Bokeh models belong to one document: figures and sources per view (per session).
         self.attention_source = ColumnDataSource(
@@ -560,6 +568,7 @@ class CapitalView(DemoView):
             pn.pane.Bokeh(self.probability_bars, sizing_mode="stretch_width"),
             self.readouts,
             self.asymmetry,
+            self.announce,
             sizing_mode="stretch_width",
         )
 
@@ -637,6 +646,7 @@ class CapitalView(DemoView):
                 "probabilities",
                 "readouts",
                 "asymmetry",
+                "announce",
             )
         }
         return {

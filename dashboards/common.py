@@ -93,6 +93,8 @@ CSS = """
   min-width: 3.5em; }
 .c04-matrix td.c04-masked { color: #555; background: #f3f3f3; }
 .c04-matrix td.c04-sum { border: none; color: #2a7a2a; font-size: 90%; text-align: left; }
+.c04-sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;
+  overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
 .c04-readout { display: inline-block; min-width: 11em; padding: 8px 14px; margin: 4px 8px 4px 0;
   border-left: 4px solid #1f5fa8; background: #f5f8fc; }
 .c04-readout .c04-label { font-size: 85%; color: #444; }
@@ -396,6 +398,7 @@ class Markup(pn.custom.JSComponent):
             "heatmap",
             "focus_row",
             "tokens",
+            "announce",
         ],
         constant=True,
         doc="Which renderer of C04.markup draws the spec.",
@@ -416,7 +419,13 @@ export function render({ model, el }) {
     const spec = model.spec_json ? JSON.parse(model.spec_json) : null
     el.innerHTML = spec && Object.keys(spec).length ? window.C04.markup[model.kind](spec) : ""
   }
-  model.on("spec_json", draw)
+  model.on("spec_json", () => {
+    draw()
+    // A change, not the first drawing: the page's live region says it (a11y.js).
+    if (model.kind === "announce" && model.spec_json && window.C04.a11y) {
+      window.C04.a11y.announce(window.C04.markup.said(JSON.parse(model.spec_json)))
+    }
+  })
   draw()
 }
 """
@@ -507,6 +516,27 @@ SKIP_CSS = """
 # order (the section's controls could not be reached from the navigation); a11y.js sets it
 # only while it moves the focus there.
 CONTENT_ATTRIBUTES = {"data-c04-content": "", "role": "main"}
+
+
+def announcer() -> Markup:
+    """Where a demo's ``announce`` target goes: draws nothing; each new spec ({text: label},
+    ``announce_spec``) is said once by the page's polite live region (a11y.js, announce)."""
+    return Markup(kind="announce", margin=0, height=0, sizing_mode="stretch_width")
+
+
+def announce_spec(key: str, lang: str = DEFAULT_LANG, /, **fields) -> dict:
+    """The spec of an announcer: catalogue text ``a11y.announce.<key>`` with its fields
+    (labels, as ``rich``). ``C04.spec.announce`` builds the same in the export."""
+    return {"text": rich(f"a11y.announce.{key}", lang, **fields)}
+
+
+def first_max(values) -> int:
+    """Index of the largest value, the first of those within 1e-9 of it: the live app and the
+    export (``C04.math.firstMax``) compute the weights to 1e-12 of each other, so a tie broken
+    by the last bit could name different tokens."""
+    values = [float(v) for v in values]
+    top = max(values)
+    return next(i for i, v in enumerate(values) if v >= top - 1e-9)
 
 
 def plot_alternative(view: DemoView, key: str) -> dict[str, str]:

@@ -34,8 +34,11 @@ from dashboards.common import (
     DemoView,
     LiveHTML,
     Markup,
+    announce_spec,
+    announcer,
     apply_render,
     esc,
+    first_max,
     math_md,
     serve_demo,
 )
@@ -136,6 +139,15 @@ def row_spec(tokens, row, focus: int, causal: bool, lang: str = DEFAULT_LANG) ->
     }
 
 
+def announce(tokens, row: dict, focus: int, weights, lang: str = DEFAULT_LANG) -> dict:
+    """What the live region says after a change: where the focus token looks most, with the
+    percentage its row shows."""
+    j = first_max(weights)
+    return announce_spec(
+        "explorer", lang, token=str(tokens[focus]), key=str(tokens[j]), weight=row["cells"][j]
+    )
+
+
 def error_spec(message: str) -> dict:
     """The message beside the sentence box ("" shows nothing)."""
     return {"testid": "explorer-sentence-error", "cls": "c04-error", "text": message}
@@ -164,13 +176,15 @@ def render(model: AttentionExplorer, lang: str = DEFAULT_LANG) -> dict[str, obje
     # browser new button labels or list options make Bokeh lay the page out on the spot; done
     # before the map's new HTML (up to 1600 cells) is in the page, that layout is cheap and the
     # map is laid out once, in the next frame (C04.apply does the same in the export).
+    row = row_spec(tokens, state.weights[focus], focus, causal, lang)
     return {
         "buttons_labels": token_labels(tokens),
         "buttons_active": focus,
         "select_options": select_options(tokens),
         "select_value": str(focus),
         "table": heatmap_spec(tokens, state.weights, focus, causal, lang),
-        "row": row_spec(tokens, state.weights[focus], focus, causal, lang),
+        "row": row,
+        "announce": announce(tokens, row, focus, state.weights[focus], lang),
     }
 
 
@@ -376,6 +390,7 @@ class ExplorerView(DemoView):
 
         self.table = Markup(kind="heatmap", stylesheets=[CSS], sizing_mode="stretch_width")
         self.row = Markup(kind="focus_row", stylesheets=[CSS], sizing_mode="stretch_width")
+        self.announcer = announcer()
 
         cold, hot = self.num(COLD_TEMPERATURE, 1), self.num(HOT_TEMPERATURE, 0)
         self.reset_button = self._button(
@@ -443,6 +458,7 @@ class ExplorerView(DemoView):
             math_md(t("explorer.qkv")),
             math_md(t("explorer.toy")),
             math_md(t("explorer.takeaway")),
+            self.announcer,
             sizing_mode="stretch_width",
         )
 
@@ -529,6 +545,7 @@ class ExplorerView(DemoView):
             "buttons_active": (self.token_buttons, "prop:active"),
             "select_options": (self.token_select, "prop:options"),
             "select_value": (self.token_select, "prop:value"),
+            "announce": (self.announcer, "markup"),
         }
 
     def _live_targets(self) -> dict[str, tuple[object, str]]:

@@ -48,8 +48,12 @@ from dashboards.common import (
     DemoView,
     LangColumn,
     LiveHTML,
+    Markup,
+    announce_spec,
+    announcer,
     apply_render,
     esc,
+    first_max,
     ink,
     lean_renderers,
     math_md,
@@ -240,6 +244,49 @@ def top_html(tokens, weights, testid: str, lang: str = DEFAULT_LANG) -> str:
     return (
         f'<div class="mh-top-label">{esc(text("multihead.top_label", lang))}</div>'
         f'<ul class="mh-top" data-testid="{esc(testid)}">{"".join(items)}</ul>'
+    )
+
+
+def kept_label(word: str, lang: str = DEFAULT_LANG) -> str | dict:
+    """A word of the sentences as a label of markup.js: marked lang="es" on a page in another
+    language (``kept_word`` for a spec)."""
+    return str(word) if lang == SENTENCE_LANG else {"text": str(word), "lang": SENTENCE_LANG}
+
+
+def weights_table(tokens, weights, testid: str, lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.matrix`` for a screen reader only: every weight of a matrix the canvas
+    draws (the drawn cells show only those ≥ the threshold), with the drawn cells' 2 decimals."""
+    words = [kept_label(str(t), lang) for t in tokens]
+    return {
+        "testid": testid,
+        "title": text("multihead.table_title", lang),
+        "cols": words,
+        "rows": [
+            {
+                "label": word,
+                "cells": [number(w, 2, lang=lang) for w in row],
+                "shade": None,
+                "sum": None,
+            }
+            for word, row in zip(words, np.asarray(weights, dtype=float).tolist(), strict=True)
+        ],
+        "note": None,
+        "sr_only": True,
+    }
+
+
+def announce(tokens, combined, n_heads: int, d_k: int, lang: str = DEFAULT_LANG) -> dict:
+    """What the live region says after a change: h, d_k and the largest weight of the sum."""
+    flat = np.asarray(combined, dtype=float).ravel()
+    i, j = divmod(first_max(flat), len(tokens))
+    return announce_spec(
+        "multihead",
+        lang,
+        heads=str(n_heads),
+        d_k=str(d_k),
+        query=kept_label(tokens[i], lang),
+        key=kept_label(tokens[j], lang),
+        weight=percent(flat[i * len(tokens) + j], 1, lang),
     )
 
 
@@ -443,15 +490,19 @@ def _render(sentence: str, n_heads: int, threshold: float, lang: str) -> dict[st
             out[f"top_{k + 1}"] = top_html(tokens, weights[k], f"head-{k + 1}-top", lang)
             out[f"arcs_{k + 1}"] = plain_columns(arc_data(tokens, m.arcs(k), lang))
             out[f"heat_{k + 1}"] = plain_columns(heat_data(labels, weights[k], threshold, lang))
+            out[f"table_{k + 1}"] = weights_table(tokens, weights[k], f"head-{k + 1}-table", lang)
         else:
             out[f"title_{k + 1}"] = ""
             out[f"top_{k + 1}"] = ""
             out[f"arcs_{k + 1}"] = EMPTY_ARCS
             out[f"heat_{k + 1}"] = EMPTY_HEAT
+            out[f"table_{k + 1}"] = {}
     out["arcs_suma"] = plain_columns(arc_data(tokens, arcs_from(combined, threshold), lang))
     out["heat_suma"] = plain_columns(heat_data(labels, combined, threshold, lang))
     out["combined_top"] = top_html(tokens, combined, "combined-top", lang)
+    out["table_suma"] = weights_table(tokens, combined, "combined-table", lang)
     out["dims"] = dims_html(m.d_model, h, m.d_k, lang)
+    out["announce"] = announce(tokens, combined, h, m.d_k, lang)
     return out
 
 
@@ -678,6 +729,8 @@ class MultiHeadView(DemoView):
         self.head_titles: list[pn.pane.HTML] = []
         self.head_tops: list[pn.pane.HTML] = []
         self.head_panels: list[pn.Column] = []
+        # Each matrix's numbers, for a screen reader (the canvas draws only those ≥ threshold).
+        self.head_tables = [Markup(kind="matrix", margin=0) for _ in range(MAX_HEADS)]
         for k in range(MAX_HEADS):
             arc_fig, heat_fig = self._figures(k)
             title = LiveHTML("", sizing_mode="stretch_width", stylesheets=[CSS], margin=(4, 10))
@@ -689,6 +742,7 @@ class MultiHeadView(DemoView):
                     self._plot_pane(heat_fig, f"mh-heat-{k + 1}"),
                 ),
                 top,
+                self.head_tables[k],
                 sizing_mode="stretch_width",
                 styles=PANEL_STYLES,
                 margin=(6, 0),
@@ -707,6 +761,8 @@ class MultiHeadView(DemoView):
             "", sizing_mode="stretch_width", stylesheets=[CSS], margin=(0, 10)
         )
         self.dims = LiveHTML("", stylesheets=[CSS], margin=(0, 0, 8, 0))
+        self.combined_table = Markup(kind="matrix", margin=0)
+        self.announcer = announcer()
 
         self._targets = self.client_targets()
         self._shown: dict[str, object] = {}
@@ -735,6 +791,7 @@ class MultiHeadView(DemoView):
                     self._plot_pane(self.combined_heat_figure, "mh-heat-suma"),
                 ),
                 self.combined_top,
+                self.combined_table,
                 sizing_mode="stretch_width",
                 styles=PANEL_STYLES,
                 margin=(6, 0),
@@ -745,6 +802,7 @@ class MultiHeadView(DemoView):
                 styles=BOX_STYLES,
                 sizing_mode="stretch_width",
             ),
+            self.announcer,
             sizing_mode="stretch_width",
         )
 
@@ -906,10 +964,13 @@ class MultiHeadView(DemoView):
             targets[f"top_{k + 1}"] = (self.head_tops[k], "html")
             targets[f"arcs_{k + 1}"] = (self.arc_sources[k], "data")
             targets[f"heat_{k + 1}"] = (self.heat_sources[k], "data")
+            targets[f"table_{k + 1}"] = (self.head_tables[k], "markup")
         targets["arcs_suma"] = (self.combined_arc_source, "data")
         targets["heat_suma"] = (self.combined_heat_source, "data")
         targets["combined_top"] = (self.combined_top, "html")
+        targets["table_suma"] = (self.combined_table, "markup")
         targets["dims"] = (self.dims, "html")
+        targets["announce"] = (self.announcer, "markup")
         return targets
 
     def _on_change(self, *events) -> None:

@@ -30,6 +30,8 @@ from dashboards.common import (
     DemoView,
     LiveHTML,
     Markup,
+    announce_spec,
+    announcer,
     apply_render,
     esc,
     lean_renderers,
@@ -152,6 +154,36 @@ def shape_spec(n: int, d: int, lang: str = DEFAULT_LANG) -> dict:
     }
 
 
+# The gaps of the similarity table (the curves' numbers, for a screen reader).
+TABLE_DELTAS = (1, 2, 5, 10, 20)
+
+
+def similarity_table(curves: dict[int, dict], lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.matrix`` for a screen reader only: the curves at a few gaps Δ, a row per
+    start position drawn ("—" past the last position), from the curves' own hover texts."""
+    rows = []
+    for start in CURVE_STARTS:
+        labels = curves[start]["label"]
+        if not labels:
+            continue
+        rows.append(
+            {
+                "label": text("positional.sim_row", lang, start=start),
+                "cells": [labels[dt] if dt < len(labels) else "—" for dt in TABLE_DELTAS],
+                "shade": None,
+                "sum": None,
+            }
+        )
+    return {
+        "testid": "pe-similarity-table",
+        "title": text("positional.sim_table", lang),
+        "cols": [f"Δ = {dt}" for dt in TABLE_DELTAS],
+        "rows": rows,
+        "note": None,
+        "sr_only": True,
+    }
+
+
 def render(model: PositionalEncodingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """Everything on screen that follows ``n_positions`` and ``d_model``, by target name.
 
@@ -177,6 +209,14 @@ def render(model: PositionalEncodingDemo, lang: str = DEFAULT_LANG) -> dict[str,
         # PE_start · PE_(start+Δ), as model.similarity_from(start), from the same matrix.
         sim = pe[start:] @ pe[start] / half if start < n else np.array([])
         values[f"similarity_{start}"] = curve_data(sim, lang)
+    curves = {start: values[f"similarity_{start}"] for start in CURVE_STARTS}
+    values["similarity_table"] = similarity_table(curves, lang)
+    values["announce"] = announce_spec(
+        "positional",
+        lang,
+        shape=text("positional.shape", lang, n=n, d=d),
+        near=curves[0]["label"][1],
+    )
     # Position 0 at the top of the heatmap: its y range is flipped.
     bounds = {
         "heatmap_x": (-0.5, d - 0.5),
@@ -268,6 +308,8 @@ class PositionalView(DemoView):
             for start in CURVE_STARTS
         }
         self.similarity_plot = self._similarity_figure()
+        self.similarity_table = Markup(kind="matrix", margin=0)
+        self.announcer = announcer()
         self._update_plots()
         self.worked_table = LiveHTML(
             worked_table_html(model.worked_rows(self.lang), lang=self.lang),
@@ -283,6 +325,7 @@ class PositionalView(DemoView):
             math_md(self.t("positional.heatmap_caption"), css_classes=["c04-note"]),
             math_md(f"### {self.t('positional.waves_heading')}"),
             pn.pane.Bokeh(self.similarity_plot, sizing_mode="stretch_width"),
+            self.similarity_table,
             math_md(
                 f"{self.t('positional.similarity_caption')}\n\n{self.t('positional.curves_note')}",
                 css_classes=["c04-note"],
@@ -290,6 +333,7 @@ class PositionalView(DemoView):
             math_md(f"### {self.t('positional.table_title')}"),
             self.worked_table,
             math_md(self.t("positional.sum_paragraph")),
+            self.announcer,
             sizing_mode="stretch_width",
         )
 
@@ -435,6 +479,8 @@ class PositionalView(DemoView):
         targets: dict[str, tuple[object, str]] = {
             "shape": (self.shape, "markup"),
             "heatmap_source": (self.heatmap_source, "data"),
+            "similarity_table": (self.similarity_table, "markup"),
+            "announce": (self.announcer, "markup"),
         }
         for start, source in self.similarity_sources.items():
             targets[f"similarity_{start}"] = (source, "data")

@@ -25,6 +25,8 @@ from dashboards.common import (
     DemoView,
     LiveHTML,
     Markup,
+    announce_spec,
+    announcer,
     apply_render,
     lean_renderers,
     math_md,
@@ -61,6 +63,28 @@ def bars_data(weights, lang: str = DEFAULT_LANG) -> dict[str, list]:
         # Inside the fixed 0..1 range even for a bar of height 1.
         "label_y": (np.minimum(w, 0.86) + 0.07).tolist(),
         "label": [percent(x, 1, lang) for x in w],
+    }
+
+
+def weights_table(unscaled, scaled, lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.matrix``: the bars' percentages, a row per chart, shaded by weight (the
+    numbers a screen reader cannot read from the canvas)."""
+
+    def row(key: str, weights) -> dict:
+        w = [float(x) for x in weights]
+        return {
+            "label": text(f"scaling.{key}", lang),
+            "cells": [percent(x, 1, lang) for x in w],
+            "shade": w,
+            "sum": None,
+        }
+
+    return {
+        "testid": "scaling-weights",
+        "title": text("scaling.weights_table", lang),
+        "cols": [text("scaling.key_column", lang, j=j + 1) for j in range(len(unscaled))],
+        "rows": [row("row_unscaled", unscaled), row("row_scaled", scaled)],
+        "note": None,
     }
 
 
@@ -129,6 +153,10 @@ def render_state(state: dict, d_k: int, seed: int, lang: str = DEFAULT_LANG) -> 
         "status": {"testid": None, "cls": "c04-note", "text": status},
         "unscaled_source": bars_data(state["wu"], lang),
         "scaled_source": bars_data(state["ws"], lang),
+        "weights_table": weights_table(state["wu"], state["ws"], lang),
+        "announce": announce_spec(
+            "scaling", lang, d_k=str(d_k), n=str(n), unscaled=entropy_u, scaled=entropy_s
+        ),
         "unscaled_title": t("unscaled_title", d_k=d_k),
         "scaled_title": t("scaled_title", d_k=d_k),
         "unscaled_entropy": readout_spec(
@@ -301,6 +329,8 @@ class ScalingView(DemoView):
         # The drawn query's own entropy, under its bars.
         self.unscaled_entropy = Markup(kind="readout", margin=(0, 10, 10, 0))
         self.scaled_entropy = Markup(kind="readout", margin=(0, 10, 10, 0))
+        self.weights_table = Markup(kind="matrix", margin=(0, 10, 10, 0))
+        self.announcer = announcer()
 
         # Bokeh models belong to one document: figures and sources per view (per session).
         keys = [str(j + 1) for j in range(m.n_keys)]
@@ -328,11 +358,13 @@ class ScalingView(DemoView):
                     pn.pane.Bokeh(self.bars_scaled, margin=(0, 10, 0, 0)), self.scaled_entropy
                 ),
             ),
+            self.weights_table,
             self.gradient_readouts,
             LiveHTML(
                 f'<div class="c04-note">{self.t("scaling.gradient_note", n=m.n_trials)}</div>',
                 sizing_mode="stretch_width",
             ),
+            self.announcer,
             sizing_mode="stretch_width",
         )
 
@@ -371,6 +403,8 @@ class ScalingView(DemoView):
             "scaled_title": (self.bars_scaled.title, "prop:text"),
             "unscaled_entropy": (self.unscaled_entropy, "markup"),
             "scaled_entropy": (self.scaled_entropy, "markup"),
+            "weights_table": (self.weights_table, "markup"),
+            "announce": (self.announcer, "markup"),
         }
 
     def enable_client_side(self, states: dict | None = None) -> int:

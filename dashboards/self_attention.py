@@ -16,7 +16,7 @@ from bokeh.models import ColumnDataSource, FactorRange, HoverTool, LinearColorMa
 from bokeh.palettes import Blues256
 from bokeh.plotting import figure
 
-from attnmodel.formatting import number
+from attnmodel.formatting import number, percent
 from attnmodel.i18n import DEFAULT_LANG, catalogue, text
 from attnmodel.self_attention import CUSTOM, MATRICES, PRESETS, SelfAttention
 from dashboards.common import (
@@ -24,11 +24,15 @@ from dashboards.common import (
     LiveHTML,
     Markup,
     MatrixEditor,
+    announce_spec,
+    announcer,
     apply_render,
+    first_max,
     lean_renderers,
     math_md,
     matrix_spec,
     plot_alternative,
+    rich,
     section_header,
     serve_demo,
 )
@@ -133,6 +137,26 @@ def heatmap_data(weights: np.ndarray, lang: str = DEFAULT_LANG) -> dict[str, lis
     }
 
 
+def announce(weights: np.ndarray, lang: str = DEFAULT_LANG) -> dict:
+    """What the live region says after a change: each row's largest weight ("token 1 mira a
+    token 3, 57,6 %"), the first of a tie."""
+    rows: list = []
+    for i, row in enumerate(weights):
+        j = first_max(row)
+        if rows:
+            rows.append(text("a11y.announce.join", lang))
+        rows.append(
+            rich(
+                "a11y.announce.row",
+                lang,
+                query=TOKENS[i],
+                key=TOKENS[j],
+                weight=percent(row[j], 1, lang),
+            )
+        )
+    return announce_spec("self_attention", lang, rows=rows)
+
+
 def render(model: SelfAttention, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """Everything on screen that follows the model, by target name (see ``client_targets``).
 
@@ -158,6 +182,7 @@ def render(model: SelfAttention, lang: str = DEFAULT_LANG) -> dict[str, object]:
         "z": matrix_spec(z, TOKENS, DIMS, 4, testid="sa-Z", **lg),
         "gradient": gradient_spec(gradient, lang),
         "weights_source": heatmap_data(weights, lang),
+        "announce": announce(weights, lang),
     }
 
 
@@ -246,6 +271,7 @@ class SelfAttentionView(DemoView):
         self.gradient_pane = Markup(kind="bars", **html)
 
         self.weights_source, self.heatmap = self._heatmap_figure()
+        self.announcer = announcer()
 
         self._refresh()
         m.param.watch(self._on_change, MODEL_PARAMS)
@@ -294,6 +320,7 @@ class SelfAttentionView(DemoView):
                     margin=(4, 16, 4, 0),
                 ),
             ),
+            self.announcer,
             sizing_mode="stretch_width",
         )
 
@@ -324,6 +351,7 @@ class SelfAttentionView(DemoView):
             "z": (self.z_pane, "markup"),
             "gradient": (self.gradient_pane, "markup"),
             "weights_source": (self.weights_source, "data"),
+            "announce": (self.announcer, "markup"),
         }
 
     def enable_client_side(self, states: dict | None = None) -> int:

@@ -13,7 +13,11 @@
  * - a button of a button group says whether it is pressed (the section on screen, the token
  *   that asks);
  * - the skip link ("Saltar al contenido") moves the focus to the element marked
- *   data-c04-content (a #fragment cannot reach into a shadow root).
+ *   data-c04-content (a #fragment cannot reach into a shadow root);
+ * - announce(text): the page's one polite live region says the key figure of a change, once
+ *   the controls have been still for a moment (a slider dragged through ten values is one
+ *   announcement). A demo's "announce" Markup (dashboards.common.announcer) calls it whenever
+ *   its spec changes, never when the page first draws it.
  *
  * Bokeh draws every widget in its own shadow root, created when the view renders, so this
  * script wraps attachShadow (it runs before Bokeh renders anything) and watches each new root.
@@ -209,5 +213,31 @@
     watch(document);
   }
 
-  C04.a11y = { spoken, mend, deepFind };
+  // One region for the page, in the document (not in a shadow root, where screen readers are
+  // least reliable about live regions), created before its first text so that text is news.
+  const QUIET_MS = 500;
+  let region = null;
+  let said = "";
+  let timer = 0;
+  function announce(text) {
+    said = String(text == null ? "" : text).trim();
+    if (!said) return;
+    if (region === null) {
+      region = document.createElement("div");
+      region.id = "c04-live";
+      region.setAttribute("role", "status");
+      region.setAttribute("aria-live", "polite");
+      region.setAttribute("aria-atomic", "true");
+      region.style.cssText =
+        "position:absolute;width:1px;height:1px;margin:-1px;padding:0;border:0;" +
+        "overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap";
+      document.body.appendChild(region);
+    }
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      region.textContent = said;
+    }, QUIET_MS);
+  }
+
+  C04.a11y = { spoken, mend, deepFind, announce };
 })();

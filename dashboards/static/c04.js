@@ -225,6 +225,20 @@
     return { testid, label, value, unit };
   }
 
+  /** dashboards.common.announce_spec: a change's key figure, a11y.announce.<key>. */
+  function announceSpec(key, fields = {}) {
+    return { text: rich(`a11y.announce.${key}`, fields) };
+  }
+
+  /** dashboards.common.first_max: the first index within 1e-9 of the largest value (the two
+   * sides' weights agree to 1e-12, so a tie must not be broken by the last bit). */
+  function firstMax(values) {
+    let top = -Infinity;
+    for (const v of values) if (Number(v) > top) top = Number(v);
+    for (let i = 0; i < values.length; i++) if (Number(values[i]) >= top - 1e-9) return i;
+    return -1;
+  }
+
   /** attnmodel.formatting.number: 3.14159 -> "3,14" (es) / "3.14" (en); never "−0,00". */
   function number(x, decimals = 2, signed = false) {
     x = Number(x);
@@ -843,7 +857,7 @@
     fmt: { number, fixed, percent, parseNumber },
     t,
     html: { esc },
-    spec: { matrix: matrixSpec, readout: readoutSpec },
+    spec: { matrix: matrixSpec, readout: readoutSpec, announce: announceSpec },
     rich,
     math: {
       softmax,
@@ -858,6 +872,7 @@
       trigramVectors,
       sum: npSum,
       hashWords,
+      firstMax,
     },
     util: { pyRepr, pyStr, pyFloatRepr },
     views: (previous && previous.views) || {},

@@ -229,6 +229,7 @@
     const labels = attentionLabels(tokens);
     const column = (values) => values.map((v) => [v]);
     const rowSum = t("capital.table.row_sum", { total: fmt(C04.math.sum(w.attentionRow), 4) });
+    const readouts = readoutsSpec(w);
     return {
       tokens: tokensSpec(K, tokens),
       embeddings: matrix(w.embeddings, tokens, {
@@ -301,7 +302,11 @@
         decimals: 4,
         testid: "capital-probabilities",
       }),
-      readouts: readoutsSpec(w),
+      readouts,
+      announce: C04.spec.announce("capital", {
+        word: readouts.items[0].value,
+        p: readouts.items[1].value,
+      }),
       asymmetry: asymmetrySpec(K, w, state.identity),
       // The country's bar is renamed with the country: factors first, then the data.
       attention_factors: labels,

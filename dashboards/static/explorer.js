@@ -176,9 +176,17 @@
     if (key !== lastKey) {
       const positional = Boolean(state.positional);
       const weights = attentionWeights(tokens, positional, causal, state.temperature);
+      const row = rowSpec(tokens, weights[focus], focus, causal);
+      // dashboards.explorer.announce
+      const top = C04.math.firstMax(weights[focus]);
       lastValues = {
         table: heatmapSpec(tokens, weights, focus, causal),
-        row: rowSpec(tokens, weights[focus], focus, causal),
+        row,
+        announce: C04.spec.announce("explorer", {
+          token: String(tokens[focus]),
+          key: String(tokens[top]),
+          weight: row.cells[top],
+        }),
         buttons_labels: tokenLabels(tokens),
         buttons_active: focus,
         select_options: selectOptions(tokens),

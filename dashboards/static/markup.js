@@ -74,7 +74,8 @@
    * A matrix as a table. spec: {testid, title, cols: [label], rows: [{label, cells: [text |
    * null], shade: [weight in [0, 1]] | null, sum: text | null}], note: text | null}. A null
    * cell is masked (−∞ on grey); a shaded cell is blue in proportion to its weight, its text
-   * white or black (ink()); the note goes under the table.
+   * white or black (ink()); the note goes under the table. With sr_only the table is there
+   * for a screen reader only (the numbers of a plot a canvas draws, beside the plot).
    */
   function matrix(spec) {
     const rows = spec.rows || [];
@@ -100,6 +101,7 @@
     }
     parts.push("</table>");
     if (spec.note) parts.push(`<div class="c04-note">${esc(spec.note)}</div>`);
+    if (spec.sr_only) return `<div class="c04-sr-only">${parts.join("")}</div>`;
     return parts.join("");
   }
 
@@ -219,5 +221,23 @@
     );
   }
 
-  C04.markup = { esc, ink, matrix, bars, readout, readouts, note, heatmap, focus_row, tokens };
+  /**
+   * A change's key figure, for the page's live region (C04.a11y.announce). spec: {text (a
+   * label)}. Nothing is drawn where the component sits: said(spec) is what is announced.
+   */
+  function announce() {
+    return "";
+  }
+
+  /** The plain text of an announce spec (its label's HTML without the tags). */
+  function said(spec) {
+    const box = document.createElement("template");
+    box.innerHTML = label(spec && spec.text);
+    return box.content.textContent.replace(/\s+/g, " ").trim();
+  }
+
+  C04.markup = {
+    esc, ink, label, matrix, bars, readout, readouts, note, heatmap, focus_row, tokens,
+    announce, said,
+  };
 })();

@@ -76,6 +76,30 @@
     return { testid: "pe-shape", cls: "c04-note", text: C04.t("positional.shape", { n, d }) };
   }
 
+  // dashboards.positional.TABLE_DELTAS, similarity_table
+  const TABLE_DELTAS = [1, 2, 5, 10, 20];
+  function similarityTable(values) {
+    const rows = [];
+    for (const start of CURVE_STARTS) {
+      const labels = values[`similarity_${start}`].label;
+      if (!labels.length) continue;
+      rows.push({
+        label: C04.t("positional.sim_row", { start }),
+        cells: TABLE_DELTAS.map((dt) => (dt < labels.length ? labels[dt] : "—")),
+        shade: null,
+        sum: null,
+      });
+    }
+    return {
+      testid: "pe-similarity-table",
+      title: C04.t("positional.sim_table"),
+      cols: TABLE_DELTAS.map((dt) => `Δ = ${dt}`),
+      rows,
+      note: null,
+      sr_only: true,
+    };
+  }
+
   function curveData(sim) {
     return {
       delta: sim.map((_, i) => i),
@@ -108,6 +132,11 @@
       }
       values[`similarity_${start}`] = curveData(sim);
     }
+    values.similarity_table = similarityTable(values);
+    values.announce = C04.spec.announce("positional", {
+      shape: C04.t("positional.shape", { n, d }),
+      near: values.similarity_0.label[1],
+    });
     // Position 0 at the top of the heatmap: its y range is flipped.
     const bounds = {
       heatmap_x: [-0.5, d - 0.5],

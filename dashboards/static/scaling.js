@@ -73,6 +73,23 @@
     };
   }
 
+  // dashboards.scaling.weights_table
+  function weightsTable(unscaled, scaled) {
+    const row = (k, w) => ({
+      label: t(k),
+      cells: w.map((x) => C04.fmt.percent(x, 1)),
+      shade: w.slice(),
+      sum: null,
+    });
+    return {
+      testid: "scaling-weights",
+      title: t("weights_table"),
+      cols: unscaled.map((_, j) => t("key_column", { j: j + 1 })),
+      rows: [row("row_unscaled", unscaled), row("row_scaled", scaled)],
+      note: null,
+    };
+  }
+
   // The catalogue's table [scaling] (dashboards.scaling.render_state's t).
   const t = (key, values) => C04.t(`scaling.${key}`, values);
 
@@ -126,6 +143,13 @@
       status: { testid: null, cls: "c04-note", text: status },
       unscaled_source: barsData(found.wu),
       scaled_source: barsData(found.ws),
+      weights_table: weightsTable(found.wu, found.ws),
+      announce: C04.spec.announce("scaling", {
+        d_k: String(dk),
+        n: String(n),
+        unscaled: entropyU,
+        scaled: entropyS,
+      }),
       unscaled_title: t("unscaled_title", { d_k: dk }),
       scaled_title: t("scaled_title", { d_k: dk }),
       unscaled_entropy: readout(

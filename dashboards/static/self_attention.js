@@ -206,6 +206,23 @@
     return out;
   }
 
+  // dashboards.self_attention.announce
+  function announce(weights) {
+    const rows = [];
+    weights.forEach((row, i) => {
+      const j = C04.math.firstMax(row);
+      if (rows.length) rows.push(C04.t("a11y.announce.join"));
+      rows.push(
+        C04.rich("a11y.announce.row", {
+          query: TOKENS[i],
+          key: TOKENS[j],
+          weight: C04.fmt.percent(row[j], 1),
+        })
+      );
+    });
+    return C04.spec.announce("self_attention", { rows });
+  }
+
   function table(m, cols, decimalsValue, testid, extra = {}) {
     return C04.spec.matrix(m, {
       rowLabels: TOKENS,
@@ -235,6 +252,7 @@
       z: table(output, DIMS, 4, "sa-Z"),
       gradient: gradientSpec(gradient),
       weights_source: heatmapData(weights),
+      announce: announce(weights),
     };
   }
 

@@ -15,6 +15,7 @@ SAME_IN_BOTH = {
     "cli.export_index",  # "[{n}/{total}] {path} … {mb} MB": nothing but fields
     "cli.export_total",  # "total" is the word in both
     "a11y.math.sub",  # how a screen reader says "d_k": "d sub k" in both
+    "a11y.announce.join",  # "; " between the rows of an announcement: punctuation only
 }
 
 

@@ -361,6 +361,8 @@ def test_render_names_every_target_and_the_view_shows_it(view):
             obj, kind = targets[name]
             if kind == "html":
                 assert obj.object == value, name
+            elif kind == "markup":
+                assert obj.spec == value, name
             elif kind == "data":
                 assert set(obj.data) == set(value), name
                 for column, expected in value.items():

@@ -8,11 +8,13 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
+from attnmodel import ScalingDemo, SelfAttention
 from attnmodel.i18n import languages, text
+from dashboards import scaling, self_attention
 from dashboards.export import INDEX_FILE, LECTURE_FILE, lang_dir
 from dashboards.registry import APPS, SECTIONS
 
-from c04_testing import twin_html
+from c04_testing import spec_text, twin_html
 
 # axe's WCAG 2.1 A and AA rules, nothing else (best practices are not the target).
 AXE_OPTIONS = {
@@ -327,3 +329,65 @@ def test_the_export_skip_link_goes_to_the_content(open_export, filename):
     assert page.evaluate(f"({ACTIVE_JS})().className") == "c04-skip"
     page.keyboard.press("Enter")
     assert page.evaluate(f"({ACTIVE_JS})().hasAttribute('data-c04-content')")
+
+
+# The page's polite live region (a11y.js, announce) and every text it has said.
+LIVE_REGION_JS = """() => {
+  const region = document.getElementById('c04-live');
+  return region && {text: region.textContent, role: region.getAttribute('role'),
+    live: region.getAttribute('aria-live'), said: window.__c04Said || []};
+}"""
+RECORD_SAID_JS = """() => {
+  window.__c04Said = [];
+  new MutationObserver(() => {
+    const region = document.getElementById('c04-live');
+    if (region && region.textContent) window.__c04Said.push(region.textContent);
+  }).observe(document.body, {childList: true, subtree: true, characterData: true});
+}"""
+
+
+def announced(spec: dict) -> str:
+    """What the region says for an announce spec: its label's text (markup.js's said)."""
+    return " ".join(spec_text(spec).split())
+
+
+def test_a_change_is_announced_once_live(page, open_lecture_section):
+    """Nothing is said when the section first draws; ticking "Máscara causal" says each row's
+    largest weight, computed by the model in that state, once."""
+    open_lecture_section("autoatencion")
+    page.wait_for_function(SETTLED_JS, timeout=30_000)
+    page.wait_for_timeout(700)  # longer than a11y.js's quiet time: a load would have spoken
+    assert page.evaluate(LIVE_REGION_JS) is None
+    page.evaluate(RECORD_SAID_JS)
+    page.get_by_role("checkbox", name=text("self_attention.causal")).click()
+    expected = announced(self_attention.render(SelfAttention(causal=True))["announce"])
+    page.wait_for_function(
+        "(expected) => (document.getElementById('c04-live') || {}).textContent === expected",
+        arg=expected,
+        timeout=10_000,
+    )
+    region = page.evaluate(LIVE_REGION_JS)
+    assert (region["role"], region["live"]) == ("status", "polite")
+    assert region["said"] == [expected]
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_a_slider_moved_three_stops_is_announced_once_in_the_export(open_export, lang):
+    """In the offline lecture, three presses of → on the d_k slider (64 → 512) say the mean
+    entropies of d_k = 512 once, in the page's language, as the model computes them."""
+    page = open_export(f"{lang_dir(lang)}{LECTURE_FILE}", "autoatencion")
+    page.wait_for_function(SETTLED_JS, timeout=30_000)
+    page.evaluate(RECORD_SAID_JS)
+    handle = page.get_by_role("slider", name="d_k").first
+    expect(handle).to_have_attribute("aria-valuetext", "64", timeout=10_000)
+    handle.focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowRight")
+    expected = announced(scaling.render(ScalingDemo(d_k=512), lang)["announce"])
+    page.wait_for_function(
+        "(expected) => (document.getElementById('c04-live') || {}).textContent === expected",
+        arg=expected,
+        timeout=10_000,
+    )
+    page.wait_for_timeout(700)
+    assert page.evaluate(LIVE_REGION_JS)["said"] == [expected]

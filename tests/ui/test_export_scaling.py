@@ -106,6 +106,8 @@ SPECS = {
     "status": "note",
     "unscaled_entropy": "readout",
     "scaled_entropy": "readout",
+    "weights_table": "matrix",
+    "announce": "announce",
 }
 
 

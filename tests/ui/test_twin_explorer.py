@@ -205,13 +205,15 @@ JS_SCENARIO = """([steps, start]) => {
   const w_select = {options: start.options, value: start.value};
   const args = {
     table: {spec: start.table}, row: {spec: start.row}, error: {spec: start.error},
+    announce: {spec: start.announce},
     buttons_labels: w_buttons, buttons_active: w_buttons,
     select_options: w_select, select_value: w_select,
     w_sentence: {value: start.sentence}, w_buttons, w_select,
     w_temperature: {value: start.temperature}, w_positional: {active: start.positional},
     w_causal: {active: start.causal},
   };
-  const kinds = {table: "markup", row: "markup", error: "markup", buttons_labels: "prop:labels",
+  const kinds = {table: "markup", row: "markup", error: "markup", announce: "markup",
+    buttons_labels: "prop:labels",
     buttons_active: "prop:active", select_options: "prop:options", select_value: "prop:value"};
   const screens = [];
   const controls = {sentence: [args.w_sentence, "value"], buttons: [w_buttons, "active"],
@@ -236,7 +238,7 @@ JS_SCENARIO = """([steps, start]) => {
     }
     screens.push({
       table: args.table.spec, row: args.row.spec, error: args.error.spec,
-      labels: w_buttons.labels, active: w_buttons.active,
+      announce: args.announce.spec, labels: w_buttons.labels, active: w_buttons.active,
       options: w_select.options, value: w_select.value,
       sentence: args.w_sentence.value, temperature: args.w_temperature.value,
       positional: args.w_positional.active, causal: args.w_causal.active,
@@ -258,6 +260,7 @@ def screen(view: ExplorerView) -> dict:
         "table": view.table.spec,
         "row": view.row.spec,
         "error": view.sentence_error.spec,
+        "announce": view.announcer.spec,
         "labels": list(view.token_buttons.options),
         "active": view.token_buttons.value,
         "options": [[str(i), label] for label, i in view.token_select.options.items()],
