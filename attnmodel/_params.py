@@ -89,20 +89,31 @@ class Matrix(param.Array):
 
 
 class Sentence(param.String):
-    """A non-empty sentence of at most ``max_tokens`` whitespace-separated tokens."""
+    """A non-empty sentence of at most ``max_tokens`` whitespace-separated tokens, ``max_chars``
+    characters in all and ``max_word_chars`` per token: the work per sentence is bounded by the
+    model, whatever the widget lets through (a forged message can carry megabytes)."""
 
-    __slots__ = ["max_tokens"]
+    __slots__ = ["max_chars", "max_tokens", "max_word_chars"]
 
-    def __init__(self, default="", *, max_tokens=40, **params):
+    def __init__(self, default="", *, max_tokens=40, max_chars=2000, max_word_chars=48, **params):
         self.max_tokens = max_tokens
+        self.max_chars = max_chars
+        self.max_word_chars = max_word_chars
         super().__init__(default=default, **params)
 
     def _validate_value(self, val, allow_None):
         super()._validate_value(val, allow_None)
         if val is None:
             return
-        n = len(val.split())
+        # The length first: it costs nothing, the split of a huge text does.
+        if len(val) > self.max_chars:
+            raise Refusal("core.sentence_too_many_chars", n=len(val), max_chars=self.max_chars)
+        words = val.split()
+        n = len(words)
         if n == 0:
             raise Refusal("core.sentence_empty")
         if n > self.max_tokens:
             raise Refusal("core.sentence_too_long", n=n, max_tokens=self.max_tokens)
+        longest = max(len(w) for w in words)
+        if longest > self.max_word_chars:
+            raise Refusal("core.word_too_long", n=longest, max_chars=self.max_word_chars)

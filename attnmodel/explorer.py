@@ -23,7 +23,9 @@ from .i18n import Refusal
 __all__ = [
     "DEFAULT_FOCUS",
     "DEFAULT_SENTENCE",
+    "MAX_SENTENCE_CHARS",
     "MAX_TOKENS",
+    "MAX_WORD_CHARS",
     "POSITION_WEIGHT",
     "SCORE_SCALE",
     "TOKEN_DIM",
@@ -38,6 +40,10 @@ __all__ = [
 DEFAULT_SENTENCE = "El gato duerme porque el gato está cansado"
 DEFAULT_FOCUS = 5  # the second "gato"
 MAX_TOKENS = 40
+# Caps on the text too (the box in the page has MAX_SENTENCE_CHARS as its length): 40 words
+# of MAX_WORD_CHARS and their spaces fit.
+MAX_SENTENCE_CHARS = 2000
+MAX_WORD_CHARS = 48
 
 # The four constants below were chosen (by a search over 10⁶ salts, then weight and scale) so
 # that the defaults reproduce the seed's worked row: El 0, gato 39, duerme 3, porque 0, el 0,
@@ -138,8 +144,11 @@ class AttentionExplorer(param.Parameterized):
     sentence = Sentence(
         default=DEFAULT_SENTENCE,
         max_tokens=MAX_TOKENS,
+        max_chars=MAX_SENTENCE_CHARS,
+        max_word_chars=MAX_WORD_CHARS,
         doc="Frase a analizar; los tokens son las palabras separadas por espacios "
-        f"(entre 1 y {MAX_TOKENS}).",
+        f"(entre 1 y {MAX_TOKENS}, de hasta {MAX_WORD_CHARS} caracteres cada una y "
+        f"{MAX_SENTENCE_CHARS} en total).",
     )
     focus = _TokenIndex(
         default=DEFAULT_FOCUS,

@@ -13,6 +13,9 @@ from . import i18n
 from .i18n import DEFAULT_LANG
 
 MINUS = "−"  # U+2212, the typographic minus
+# The longest text read as a number (a cell's box has it as its length): "−1,2345678901234567e-300"
+# is 24; a forged megabyte is refused before it is cleaned, parsed or said back.
+MAX_NUMBER_CHARS = 64
 
 
 def number(x: float, decimals: int = 2, signed: bool = False, lang: str = DEFAULT_LANG) -> str:
@@ -66,6 +69,8 @@ def parse_es_number(text) -> float:
     if isinstance(text, (int, float)) and not isinstance(text, bool):
         value = float(text)
     else:
+        if len(str(text)) > MAX_NUMBER_CHARS:
+            raise i18n.Refusal("input.number_too_long", max_chars=MAX_NUMBER_CHARS)
         cleaned = str(text).strip().replace(MINUS, "-").replace("\u00a0", "").replace(" ", "")
         if cleaned.count(",") == 1 and "." not in cleaned:
             cleaned = cleaned.replace(",", ".")

@@ -39,6 +39,7 @@ PARTS: dict[str, tuple[str, list[str], list[str]]] = {
     "coldstart": ("bench_coldstart.py", [], ["--runs", "1"]),
     "load": ("bench_load.py", [], ["--quick", "--out", str(BENCH / "load_results.json")]),
     "export": ("bench_export.py", [], ["--repeat", "1"]),
+    "flood": ("bench_flood.py", [], ["--sessions", "5", "--seconds", "5"]),
     "soak": ("bench_soak.py", [], ["--sequential", "20", "--concurrent", "10", "--seconds", "20"]),
 }
 # What `make bench` runs when no part is named: everything but the soak (`make soak`).
@@ -136,6 +137,17 @@ def target_rows(parts: dict[str, dict | None]) -> list[dict]:
                     r["meets_target"] if n >= lo["target"]["sessions"] else None,
                 )
             )
+    if fl := parts.get("flood"):
+        rows.append(
+            row(
+                "clientes",
+                f"{fl['sessions']} sesiones junto a una que inunda "
+                f"({fl['flood']['flood_per_s']:g} mensajes/s): p95 / p95 tranquilo",
+                f"≤ {fl['target_ratio']:g}×",
+                f"{fl['ratio_p95']}× ({ms(fl['flood']['p95_ms'])} / {ms(fl['quiet']['p95_ms'])})",
+                fl["meets_target"],
+            )
+        )
     if cs := parts.get("coldstart"):
         rows.append(
             row(

@@ -24,8 +24,16 @@ from tornado.iostream import StreamClosedError
 from tornado.websocket import WebSocketClosedError
 
 from attnmodel import i18n
-from attnmodel.formatting import es_number, es_percent, number, parse_es_number, percent
+from attnmodel.formatting import (
+    MAX_NUMBER_CHARS,
+    es_number,
+    es_percent,
+    number,
+    parse_es_number,
+    percent,
+)
 from attnmodel.i18n import DEFAULT_LANG
+from dashboards import clients
 
 # Under the "dashboards" logger, which configure() sends to stderr beside the server's lines.
 log = logging.getLogger("dashboards.common")
@@ -153,6 +161,7 @@ def configure() -> None:
     _local_stylesheets()
     _markup_script()
     quiet_closed_websockets()
+    clients.install_log_filters()
 
 
 def quiet_closed_websockets() -> None:
@@ -305,6 +314,7 @@ def serve_demo(demo_id: str) -> None:
     lang = requested_lang()
     view = demo.view_class()(lang=lang)
     respond_immediately(view)
+    clients.guard(view)
     serve(view, demo.title(lang), lang)
 
 
@@ -612,6 +622,7 @@ class MatrixEditor(DemoView):
             [
                 CellInput(
                     label=self.t("a11y.cell", name=self.name_param, row=i + 1, col=j + 1),
+                    max_length=MAX_NUMBER_CHARS,
                     value=self._text(matrix[i, j]),
                     width=self.cell_width,
                     margin=(2, 3),

@@ -20,7 +20,9 @@ from bokeh.models import CustomJSTickFormatter
 from attnmodel.explorer import (
     DEFAULT_FOCUS,
     DEFAULT_SENTENCE,
+    MAX_SENTENCE_CHARS,
     MAX_TOKENS,
+    MAX_WORD_CHARS,
     POSITION_WEIGHT,
     SCORE_SCALE,
     TOKEN_DIM,
@@ -205,10 +207,17 @@ def sentence_message(sentence: str, lang: str = DEFAULT_LANG) -> str | None:
 def client_constants(lang: str = DEFAULT_LANG) -> dict[str, object]:
     """What the browser twin needs from Python (embedded in the page, never typed into JS); the
     messages in ``lang``, the page's language."""
+
+    def template(sentence: str, n: int) -> str:
+        """The message for ``sentence``, with its count ``n`` as "{n}" (the twin fills it in)."""
+        message = sentence_message(sentence, lang) or ""
+        if message.count(str(n)) != 1:
+            raise RuntimeError(f"Mensaje inesperado para {n}: {message!r}")
+        return message.replace(str(n), "{n}")
+
     too_many = MAX_TOKENS + 1
-    template = sentence_message(" ".join(["x"] * too_many), lang) or ""
-    if template.count(str(too_many)) != 1:  # the twin fills in the count
-        raise RuntimeError(f"Mensaje inesperado para {too_many} palabras: {template!r}")
+    too_long = MAX_SENTENCE_CHARS + 1
+    word = MAX_WORD_CHARS + 1
     defaults = AttentionExplorer.param
     return {
         "token_dim": TOKEN_DIM,
@@ -216,6 +225,8 @@ def client_constants(lang: str = DEFAULT_LANG) -> dict[str, object]:
         "position_weight": POSITION_WEIGHT,
         "score_scale": SCORE_SCALE,
         "max_tokens": MAX_TOKENS,
+        "max_chars": MAX_SENTENCE_CHARS,
+        "max_word_chars": MAX_WORD_CHARS,
         "reset": {
             "sentence": DEFAULT_SENTENCE,
             "focus": DEFAULT_FOCUS,
@@ -226,7 +237,9 @@ def client_constants(lang: str = DEFAULT_LANG) -> dict[str, object]:
         "cold_temperature": COLD_TEMPERATURE,
         "hot_temperature": HOT_TEMPERATURE,
         "empty_message": sentence_message("", lang),
-        "too_many_message": template.replace(str(too_many), "{n}"),
+        "too_many_message": template(" ".join(["x"] * too_many), too_many),
+        "too_long_message": template("x " * (too_long // 2) + "x" * (too_long % 2), too_long),
+        "word_too_long_message": template("x" * word, word),
     }
 
 
@@ -334,6 +347,7 @@ class ExplorerView(DemoView):
             label=self.t("explorer.sentence"),
             value=m.sentence,
             placeholder=self.t("explorer.placeholder"),
+            max_length=MAX_SENTENCE_CHARS,  # the model's cap: the box stops where it would refuse
             width=480,
             margin=(5, 10),
         )

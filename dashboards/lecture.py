@@ -17,7 +17,7 @@ import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG, languages, text
-from dashboards import registry
+from dashboards import clients, registry
 from dashboards.common import (
     CONTENT_ATTRIBUTES,
     LangColumn,
@@ -66,6 +66,7 @@ class Lecture(pn.viewable.Viewer):
             stylesheets=[":host .bk-btn { text-align: left; white-space: normal; }"],
         )
         respond_immediately(self.nav)
+        clients.guard(self.nav)
         self.main = LangColumn(
             sizing_mode="stretch_width", min_height=600, html_attributes=dict(CONTENT_ATTRIBUTES)
         )
@@ -96,6 +97,7 @@ class Lecture(pn.viewable.Viewer):
         if section_id not in self._built:
             self._built[section_id] = build_section(self, self.sections[section_id])
             respond_immediately(self._built[section_id])
+            clients.guard(self._built[section_id])
         self.section = section_id
         self._languages.object = self.language_links()  # to this section in the other language
         self.main.objects = [self._built[section_id]]

@@ -37,6 +37,10 @@ INDEX = "lecture"
 # A worker serving a class (deploy/serve-prod.sh, bench/bench_load.py): a page and its websocket
 # share one session, a spinner while a section builds, /liveness for the supervisor.
 PROD_FLAGS = ("--reuse-sessions", "--global-loading-spinner", "--liveness")
+# The largest websocket message a client may send. A page's largest is a 2,000-character
+# sentence (the explorer's cap), under 13 kB even written as JSON escapes; Bokeh's default is
+# 20 MB. A bigger message closes that client's websocket before anything parses it.
+WEBSOCKET_MAX_MESSAGE_BYTES = 2**20
 
 
 def panel_command() -> list[str]:
@@ -76,6 +80,8 @@ def command(
         # The markup renderer the pages load by URL (dashboards.common.MARKUP_URL).
         "--static-dirs",
         "c04=dashboards/static",
+        "--websocket-max-message-size",
+        str(WEBSOCKET_MAX_MESSAGE_BYTES),
         *extra,
     ]
 

@@ -324,6 +324,10 @@
     if (typeof text === "number") {
       value = text;
     } else {
+      // attnmodel.formatting.MAX_NUMBER_CHARS (the cell boxes' length), in code points.
+      if (Array.from(pyStr(text)).length > 64) {
+        throw new Error(t("input.number_too_long", { max_chars: 64 }));
+      }
       let cleaned = pyStrip(pyStr(text)).split(MINUS).join("-").split("\u00a0").join("");
       cleaned = cleaned.split(" ").join("");
       if (cleaned.split(",").length - 1 === 1 && !cleaned.includes(".")) {

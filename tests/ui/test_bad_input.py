@@ -230,7 +230,8 @@ def test_self_attention_cells_export(page, offline, open_export):
 # ---------------------------------------------------------------------------------------------
 # The explorer's sentence box
 
-LONG = " ".join(f"palabra{n}" for n in range(200))
+# 200 words in under 2 000 characters (the box's length, MAX_SENTENCE_CHARS).
+LONG = " ".join(f"p{n}" for n in range(200))
 SENTENCES = [
     "",
     "gato",

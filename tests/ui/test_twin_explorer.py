@@ -14,7 +14,13 @@ import json
 import numpy as np
 import pytest
 
-from attnmodel.explorer import DEFAULT_SENTENCE, MAX_TOKENS, AttentionExplorer
+from attnmodel.explorer import (
+    DEFAULT_SENTENCE,
+    MAX_SENTENCE_CHARS,
+    MAX_TOKENS,
+    MAX_WORD_CHARS,
+    AttentionExplorer,
+)
 from dashboards.explorer import ExplorerView, error_spec, render, sentence_message
 
 from c04_testing import assert_twin_equal, spanish_words_left, twin_html
@@ -330,6 +336,9 @@ def test_controls_leave_the_same_page_as_the_live_view(twin, panel_cleanup):
             ("sentence", "la reina habla con el rey"),
             ("sentence", " ".join(["a"] * (MAX_TOKENS + 1))),
             ("sentence", " ".join(["palabra"] * 100)),
+            ("sentence", "x" * (MAX_WORD_CHARS + 1)),  # a word over the cap
+            ("sentence", "😀" * MAX_WORD_CHARS),  # at the cap in code points (96 UTF-16 units)
+            ("sentence", "a " * (MAX_SENTENCE_CHARS // 2 + 1)),  # the text over its cap
             ("sentence", "hola mundo"),  # shorter: the focus moves to the last token
             ("sentence", f"{XSS} <img src=x onerror=alert(1)> hola"),
             ("buttons", 0),

@@ -1,0 +1,107 @@
+"""dashboards/clients.py in process: what a forged change does to a guarded widget (the served
+protocol-level test is tests/ui/test_hostile.py)."""
+
+from __future__ import annotations
+
+import logging
+import math
+
+import panel as pn
+import pytest
+
+from dashboards import clients
+from dashboards.explorer import ExplorerView
+from dashboards.multihead import MultiHeadView
+from dashboards.scaling import ScalingView
+
+
+@pytest.fixture
+def explorer():
+    view = ExplorerView()
+    clients.guard(view)
+    return view
+
+
+def errors(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+@pytest.mark.parametrize("value", [-5, math.nan, math.inf, 1e308, 10**30])
+def test_a_refused_slider_value_leaves_widget_and_model_and_says_one_info_line(
+    explorer, caplog, value
+):
+    clients.install_log_filters()
+    slider = explorer.temperature_slider
+    before = explorer.model.temperature
+    with caplog.at_level(logging.INFO):
+        slider._process_events({"value": value})
+    assert explorer.model.temperature == before
+    assert slider.value == before
+    assert errors(caplog) == []
+    lines = [r.getMessage() for r in caplog.records if r.name == "dashboards.clients"]
+    assert len(lines) == 1
+    assert slider.name in lines[0]
+
+
+@pytest.mark.parametrize("index", [999, -1, 2.5, True, "1"])
+def test_a_button_group_takes_only_an_index_of_its_buttons(explorer, caplog, index):
+    clients.install_log_filters()
+    before = explorer.model.focus
+    with caplog.at_level(logging.INFO):
+        explorer.token_buttons._process_events({"active": index})
+    assert explorer.model.focus == before
+    assert explorer.token_buttons.value == before
+    assert errors(caplog) == []
+
+
+def test_a_valid_change_goes_through(explorer):
+    explorer.temperature_slider._process_events({"value": 2.0})
+    assert explorer.model.temperature == 2.0
+    explorer.token_buttons._process_events({"active": 1})
+    assert explorer.model.focus == 1
+
+
+def test_properties_a_browser_never_writes_are_dropped(explorer, caplog):
+    box = explorer.sentence_input
+    max_length = box.max_length
+    with caplog.at_level(logging.INFO):
+        box._process_events({"max_length": 10**9, "disabled": True})
+    assert (box.max_length, box.disabled) == (max_length, False)
+    assert any("max_length" in r.getMessage() for r in caplog.records)
+
+
+def test_an_oversized_sentence_is_refused_by_the_model_at_once(explorer):
+    before = explorer.model.sentence
+    explorer.sentence_input._process_events({"value": "a" * 2_000_000})
+    assert explorer.model.sentence == before
+    assert explorer.sentence_error.spec  # the message in the page's language
+
+
+def test_an_index_past_a_discrete_slider_is_refused():
+    view = ScalingView()
+    clients.guard(view)
+    (inner,) = list(view.__panel__().select(pn.widgets.IntSlider))
+    before = (view.model.d_k, inner.value)
+    inner._process_events({"value": 999})
+    assert (view.model.d_k, inner.value) == before
+
+
+def test_an_option_that_does_not_exist_is_refused(caplog):
+    view = MultiHeadView()
+    clients.guard(view)
+    before = view.model.sentence
+    with caplog.at_level(logging.INFO):
+        view.sentence_select._process_events({"value": "no-existe"})
+    assert view.model.sentence == before
+    assert errors(caplog) == []
+
+
+def test_every_widget_of_every_demo_is_guarded():
+    from dashboards.registry import DEMOS
+
+    for demo in DEMOS:
+        view = demo.view_class()()
+        count = clients.guard(view)
+        widgets = view.__panel__().select(pn.widgets.Widget)
+        assert count == len(widgets) > 0
+        assert all(getattr(w, "_c04_guarded", False) for w in widgets), demo.id

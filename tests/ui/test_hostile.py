@@ -1,0 +1,301 @@
+"""Hostile clients (issue 14): forged websocket messages against the served apps, no browser.
+
+For every widget of every demo (and the lecture's navigation) a client that speaks Bokeh's
+protocol by hand (tests/c04_client.py) sends values no page can send: wrong types, NaN, ±inf,
+huge numbers, indices and options that do not exist, texts over the models' caps, properties a
+browser never writes, and a flood. After that the model's key figure (the demo's "announce"
+spec, computed by the server) is what it was; the session still answers a valid change with
+the numbers the model computes; a second session answers its own; and the server's log has no
+ERROR, no traceback and no "Exception in callback", but an INFO line naming a refused control.
+Latency under a flood is measured in `make bench` (bench/bench_flood.py), not asserted here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import math
+
+import pytest
+
+from attnmodel import (
+    AttentionExplorer,
+    CapitalWalkthrough,
+    MultiHeadDemo,
+    PositionalEncodingDemo,
+    ScalingDemo,
+    SelfAttention,
+)
+from attnmodel.explorer import MAX_SENTENCE_CHARS
+from dashboards import capital, explorer, multihead, positional, scaling, self_attention
+from dashboards.common import spec_json
+from dashboards.serving import WEBSOCKET_MAX_MESSAGE_BYTES
+
+from c04_client import ForgingSession
+
+# Bokeh's name of each widget model on the wire → the properties a page writes.
+WIDGETS = {
+    "Slider": ("value", "value_throttled"),
+    "Checkbox": ("active",),
+    "panel.models.widgets.CustomSelect": ("value",),
+    "panel.models.widgets.TextInput": ("value", "value_input"),
+    "panel.models.widgets.RadioButtonGroup": ("active",),
+    "panel.models.widgets.Button": (),
+}
+NOT_A_VALUE = ["abc", None, True, [1, 2], {"x": 1}, math.nan, math.inf, -math.inf]
+HUGE = [1e308, -1e308, 2**63, 10**30]
+# What each kind of widget gets, besides properties a browser never writes.
+FORGED = {
+    "value": [*NOT_A_VALUE, *HUGE, "no-existe"],
+    "value_throttled": [*NOT_A_VALUE, *HUGE],
+    "active": [*NOT_A_VALUE, *HUGE, 999, -1, 2.5],
+}
+# A text box gets texts: a model's refusal leaves its text in the box (as for a typed one), so
+# only the model's state is checked. Over the model's caps, under the websocket's limit.
+TEXTS = ["", " " * 50, "x" * (MAX_SENTENCE_CHARS + 1), "palabra" * 20, "é" * 300_000]
+NEVER_WRITTEN = {"max_length": 10**9, "options": ["x"], "start": -1e9, "end": 1e9, "labels": []}
+
+# Per app: a valid change (widget, property, value) and the model it leads to (the announce
+# spec of that model's render is what the server must send).
+VALID = {
+    "self_attention": (
+        ("Checkbox", "sa-causal"),
+        "active",
+        True,
+        lambda: self_attention.render(SelfAttention(causal=True)),
+    ),
+    "scaling": (("Slider", None), "value", 7, lambda: scaling.render(ScalingDemo(d_k=128))),
+    "multihead": (
+        ("panel.models.widgets.RadioButtonGroup", None),
+        "active",
+        1,
+        lambda: multihead.render(MultiHeadDemo(n_heads=2)),
+    ),
+    "positional": (
+        ("Slider", "title:Número de posiciones"),
+        "value",
+        20,
+        lambda: positional.render(PositionalEncodingDemo(n_positions=20)),
+    ),
+    "capital": (
+        ("panel.models.widgets.CustomSelect", None),
+        "value",
+        "Italia",
+        lambda: capital.render(CapitalWalkthrough(country="Italia")),
+    ),
+    "explorer": (
+        ("Slider", None),
+        "value",
+        2.0,
+        lambda: explorer.render(AttentionExplorer(temperature=2.0)),
+    ),
+}
+
+
+def announce_id(session: ForgingSession) -> str:
+    """The demo's announce component (its data model's ``kind``)."""
+    found = [i for i, m in session.models.items() if m["attributes"].get("kind") == "announce"]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def announced(session: ForgingSession) -> dict:
+    return json.loads(session.attr(announce_id(session), "spec_json") or "{}")
+
+
+def widgets(session: ForgingSession) -> list[tuple[str, str]]:
+    """(model id, Bokeh name) of every widget in the session's document."""
+    return [(i, m["name"]) for i, m in session.models.items() if m["name"] in WIDGETS]
+
+
+def valid_widget(session: ForgingSession, app: str) -> str:
+    (name, which), _, _, _ = VALID[app]
+    ids = [i for i, n in widgets(session) if n == name]
+    if which and which.startswith("title:"):
+        ids = [i for i in ids if str(session.attr(i, "title")).startswith(which[6:])]
+    elif which:
+        ids = [i for i in ids if which in (session.attr(i, "css_classes") or [])]
+    assert ids, (app, name, which)
+    return ids[0]
+
+
+async def expect_valid_change(session: ForgingSession, app: str) -> None:
+    """The app's valid change gets the announce spec of the model in that state."""
+    _, prop, value, rendered = VALID[app]
+    expected = json.loads(spec_json(rendered()["announce"]))
+    await session.change(valid_widget(session, app), prop, value)
+    assert await session.until(lambda: announced(session) == expected, 30), app
+
+
+async def pulled_until(session: ForgingSession, check, timeout: float = 10.0) -> dict:
+    """The server's document once ``check(document)`` holds (a paced change is handled up to
+    0.2 s after its message's OK), or the last one pulled after ``timeout`` seconds."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        document = await session.pull()
+        if check(document) or asyncio.get_running_loop().time() > deadline:
+            return document
+        await asyncio.sleep(0.1)
+
+
+def run(coroutine) -> None:
+    """Run ``coroutine`` in a thread of its own: Playwright's sync API keeps an event loop
+    running in the test's thread when a browser test ran before in the same process."""
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, coroutine).result()
+
+
+def log_since(server: dict, offset: int) -> str:
+    return server["log_path"].read_text(encoding="utf-8", errors="replace")[offset:]
+
+
+def assert_clean(log: str) -> None:
+    for bad in ("ERROR", "Traceback", "Exception in callback"):
+        assert bad not in log, log[max(log.find(bad) - 2000, 0) : log.find(bad) + 2000]
+
+
+async def forge_everything(base: str, app: str) -> None:
+    forger = await ForgingSession(base, app).open()
+    try:
+        await forger.until(lambda: any(True for _ in widgets(forger)), 30)
+        before = announced(forger)
+        values_before = await forger.pull()
+        boxes = [i for i, n in widgets(forger) if n.endswith("TextInput")]
+        first_box = boxes[0] if boxes else None
+        last = None
+        for model_id, name in widgets(forger):
+            for prop in WIDGETS[name]:
+                values = FORGED.get(prop, [])
+                if name == "Checkbox":  # True and False are a checkbox's own values
+                    values = [v for v in values if not isinstance(v, bool)]
+                if name.endswith("TextInput"):  # the 600 kB text once per app is enough
+                    values = TEXTS if model_id == first_box else TEXTS[:-1]
+                for value in values:
+                    last = await forger.change(model_id, prop, value)
+            for prop, value in NEVER_WRITTEN.items():
+                last = await forger.change(model_id, prop, value)
+        assert await forger.reply(last) in ("OK", "ERROR")
+        assert not forger.closed
+        # The model's key figure is the one before, and so is every widget's value on the
+        # server (a text box keeps a refused text beside its message, as for a typed one).
+        assert await forger.until(lambda: announced(forger) == before, 10)
+        kept = [
+            (model_id, prop)
+            for model_id, name in widgets(forger)
+            if not name.endswith("TextInput")
+            for prop in WIDGETS[name]
+        ]
+
+        def unchanged(document: dict) -> bool:
+            return all(document[i].get(p) == values_before[i].get(p) for i, p in kept)
+
+        now = await pulled_until(forger, unchanged)
+        for model_id, prop in kept:
+            assert now[model_id].get(prop) == values_before[model_id].get(prop), prop
+        await expect_valid_change(forger, app)
+    finally:
+        await forger.close()
+    # A second session answers its own change.
+    other = await ForgingSession(base, app).open()
+    try:
+        await other.until(lambda: any(True for _ in widgets(other)), 30)
+        await expect_valid_change(other, app)
+    finally:
+        await other.close()
+
+
+@pytest.mark.parametrize("app", list(VALID))
+def test_forged_values_for_every_widget_are_refused_cleanly(server, app):
+    offset = len(server["log_path"].read_text(encoding="utf-8", errors="replace"))
+    run(forge_everything(server["base"], app))
+    log = log_since(server, offset)
+    assert_clean(log)
+    assert "valor de un cliente rechazado" in log or "Mensaje de un cliente rechazado" in log
+
+
+async def forge_navigation(base: str) -> None:
+    """The lecture's navigation (a button group): forged indices, then a real section."""
+    from dashboards.registry import SECTIONS
+
+    forger = await ForgingSession(base, "lecture").open()
+    try:
+        nav = "panel.models.widgets.RadioButtonGroup"
+        await forger.until(lambda: any(n == nav for _, n in widgets(forger)), 30)
+        (model_id,) = [i for i, n in widgets(forger) if n == nav]
+        before = (await forger.pull())[model_id]["active"]
+        for value in FORGED["active"]:
+            last = await forger.change(model_id, "active", value)
+        assert await forger.reply(last) in ("OK", "ERROR")
+        now = await pulled_until(forger, lambda d: d[model_id]["active"] == before)
+        assert now[model_id]["active"] == before
+        marker = f"section-{SECTIONS[1].id}"
+        await forger.change(model_id, "active", 1)
+        assert await forger.until(lambda: marker in json.dumps(forger.models), 30)
+    finally:
+        await forger.close()
+
+
+def test_forged_values_for_the_navigation_are_refused_cleanly(server):
+    offset = len(server["log_path"].read_text(encoding="utf-8", errors="replace"))
+    run(forge_navigation(server["base"]))
+    log = log_since(server, offset)
+    assert_clean(log)
+    assert "valor de un cliente rechazado" in log
+
+
+async def flood(base: str) -> None:
+    """1,000 temperatures as fast as the socket takes them, while a second session changes its
+    own; the flooding session ends at the last value it sent (merged, never replayed)."""
+    flooder = await ForgingSession(base, "explorer").open()
+    other = await ForgingSession(base, "explorer").open()
+    try:
+        for s in (flooder, other):
+            await s.until(lambda s=s: any(True for _ in widgets(s)), 30)
+        slider = valid_widget(flooder, "explorer")
+        values = [round(0.1 + 0.01 * (k % 250), 2) for k in range(1000)]
+
+        async def send_all() -> None:  # one writer: a message's three frames stay together
+            for v in values:
+                await flooder.change(slider, "value", v)
+
+        sending = asyncio.ensure_future(send_all())
+        await expect_valid_change(other, "explorer")
+        await sending
+        last = values[-1]
+        expected = json.loads(
+            spec_json(explorer.render(AttentionExplorer(temperature=last))["announce"])
+        )
+        assert await flooder.until(lambda: announced(flooder) == expected, 60)
+    finally:
+        await flooder.close()
+        await other.close()
+
+
+def test_a_flood_from_one_session_ends_at_its_last_value(server):
+    offset = len(server["log_path"].read_text(encoding="utf-8", errors="replace"))
+    run(flood(server["base"]))
+    assert_clean(log_since(server, offset))
+
+
+async def oversized(base: str) -> None:
+    forger = await ForgingSession(base, "explorer").open()
+    try:
+        await forger.until(lambda: any(True for _ in widgets(forger)), 30)
+        box = next(i for i, n in widgets(forger) if n.endswith("TextInput"))
+        await forger.change(box, "value", "a" * (WEBSOCKET_MAX_MESSAGE_BYTES + 1))
+        assert not await forger.until(lambda: False, 30)  # the server closes the websocket
+    finally:
+        await forger.close()
+    other = await ForgingSession(base, "explorer").open()
+    try:
+        await other.until(lambda: any(True for _ in widgets(other)), 30)
+        await expect_valid_change(other, "explorer")
+    finally:
+        await other.close()
+
+
+def test_a_message_over_the_limit_closes_only_that_websocket(server):
+    offset = len(server["log_path"].read_text(encoding="utf-8", errors="replace"))
+    run(oversized(server["base"]))
+    assert_clean(log_since(server, offset))
