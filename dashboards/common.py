@@ -101,8 +101,7 @@ CSS = """
   min-width: 3.5em; }
 .c04-matrix td.c04-masked { color: #555; background: #f3f3f3; }
 .c04-matrix td.c04-sum { border: none; color: #2a7a2a; font-size: 90%; text-align: left; }
-.c04-sr-only { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;
-  overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+.c04-numbers > summary { cursor: pointer; color: #174a87; font-size: 90%; padding: 12px 0; }
 .c04-readout { display: inline-block; min-width: 11em; padding: 8px 14px; margin: 4px 8px 4px 0;
   border-left: 4px solid #1f5fa8; background: #f5f8fc; }
 .c04-readout .c04-label { font-size: 85%; color: #444; }
@@ -427,7 +426,12 @@ class Markup(pn.custom.JSComponent):
 export function render({ model, el }) {
   const draw = () => {
     const spec = model.spec_json ? JSON.parse(model.spec_json) : null
+    // A folded table the student opened stays open when its numbers change.
+    const open = new Set(Array.from(el.querySelectorAll("details[open]"), (d) => d.dataset.key))
     el.innerHTML = spec && Object.keys(spec).length ? window.C04.markup[model.kind](spec) : ""
+    for (const d of el.querySelectorAll("details[data-key]")) {
+      if (open.has(d.dataset.key)) d.open = true
+    }
   }
   model.on("spec_json", () => {
     draw()

@@ -254,8 +254,9 @@ def kept_label(word: str, lang: str = DEFAULT_LANG) -> str | dict:
 
 
 def weights_table(tokens, weights, testid: str, lang: str = DEFAULT_LANG) -> dict:
-    """``C04.markup.matrix`` for a screen reader only: every weight of a matrix the canvas
-    draws (the drawn cells show only those ≥ the threshold), with the drawn cells' 2 decimals."""
+    """``C04.markup.matrix``, folded under "Los números de esta matriz": every weight of a
+    matrix the canvas draws (the drawn cells show only those ≥ the threshold), with the drawn
+    cells' 2 decimals."""
     words = [kept_label(str(t), lang) for t in tokens]
     return {
         "testid": testid,
@@ -271,7 +272,7 @@ def weights_table(tokens, weights, testid: str, lang: str = DEFAULT_LANG) -> dic
             for word, row in zip(words, np.asarray(weights, dtype=float).tolist(), strict=True)
         ],
         "note": None,
-        "sr_only": True,
+        "details": text("multihead.table_summary", lang),
     }
 
 

@@ -159,8 +159,9 @@ TABLE_DELTAS = (1, 2, 5, 10, 20)
 
 
 def similarity_table(curves: dict[int, dict], lang: str = DEFAULT_LANG) -> dict:
-    """``C04.markup.matrix`` for a screen reader only: the curves at a few gaps Δ, a row per
-    start position drawn ("—" past the last position), from the curves' own hover texts."""
+    """``C04.markup.matrix``, folded under "Los números de las curvas": the curves at a few
+    gaps Δ, a row per start position drawn ("—" past the last position), from the curves' own
+    hover texts."""
     rows = []
     for start in CURVE_STARTS:
         labels = curves[start]["label"]
@@ -180,7 +181,7 @@ def similarity_table(curves: dict[int, dict], lang: str = DEFAULT_LANG) -> dict:
         "cols": [f"Δ = {dt}" for dt in TABLE_DELTAS],
         "rows": rows,
         "note": None,
-        "sr_only": True,
+        "details": text("positional.sim_summary", lang),
     }
 
 

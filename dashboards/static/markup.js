@@ -74,8 +74,10 @@
    * A matrix as a table. spec: {testid, title, cols: [label], rows: [{label, cells: [text |
    * null], shade: [weight in [0, 1]] | null, sum: text | null}], note: text | null}. A null
    * cell is masked (−∞ on grey); a shaded cell is blue in proportion to its weight, its text
-   * white or black (ink()); the note goes under the table. With sr_only the table is there
-   * for a screen reader only (the numbers of a plot a canvas draws, beside the plot).
+   * white or black (ink()); the note goes under the table. With details (a label) the table is
+   * folded under that summary, closed until opened (the numbers of a plot a canvas draws,
+   * beside the plot: a closed one costs no layout on each change); data-key keeps it open
+   * across redraws (dashboards.common.Markup).
    */
   function matrix(spec) {
     const rows = spec.rows || [];
@@ -101,7 +103,12 @@
     }
     parts.push("</table>");
     if (spec.note) parts.push(`<div class="c04-note">${esc(spec.note)}</div>`);
-    if (spec.sr_only) return `<div class="c04-sr-only">${parts.join("")}</div>`;
+    if (spec.details) {
+      return (
+        `<details class="c04-numbers" data-key="${esc(spec.testid || "")}">` +
+        `<summary>${label(spec.details)}</summary>${parts.join("")}</details>`
+      );
+    }
     return parts.join("");
   }
 

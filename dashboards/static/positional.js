@@ -96,7 +96,7 @@
       cols: TABLE_DELTAS.map((dt) => `Δ = ${dt}`),
       rows,
       note: null,
-      sr_only: true,
+      details: C04.t("positional.sim_summary"),
     };
   }
 
