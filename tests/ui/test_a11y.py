@@ -268,6 +268,7 @@ def test_every_section_works_from_the_keyboard(page, watch, open_lecture_section
     it, and the numbers on screen change."""
     open_lecture_section(SECTIONS[0].id)
     page.wait_for_function(SETTLED_JS, timeout=30_000)
+    page.wait_for_function("() => !!C04.a11y.deepFind(document, '.c04-skip')", timeout=30_000)
     page.keyboard.press("Tab")
     assert page.evaluate(f"({ACTIVE_JS})().className") == "c04-skip"
     page.keyboard.press("Enter")
@@ -325,6 +326,8 @@ def test_reduced_motion_stops_every_animation(page, open_lecture_section):
 def test_the_export_skip_link_goes_to_the_content(open_export, filename):
     page = open_export(filename)
     page.wait_for_function(SETTLED_JS, timeout=30_000)
+    # Bokeh draws the link with the page's views: under a loaded machine, after MathJax.
+    page.wait_for_function("() => !!C04.a11y.deepFind(document, '.c04-skip')", timeout=30_000)
     page.keyboard.press("Tab")
     assert page.evaluate(f"({ACTIVE_JS})().className") == "c04-skip"
     page.keyboard.press("Enter")
