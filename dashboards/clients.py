@@ -181,16 +181,22 @@ def guard_widget(widget) -> None:
     widget._c04_guarded = True
 
 
+def _served(doc) -> bool:
+    """A served session's document: only there do timeout callbacks run (a notebook's or a
+    test's document has no server loop, so a paced change would never be handled)."""
+    return doc is not None and doc.session_context is not None
+
+
 def _wait(doc) -> float:
     """Seconds until session ``doc`` may compute its next update (0: now)."""
-    if doc is None:
+    if not _served(doc):
         return 0.0
     due = _next_update.get(doc)
     return 0.0 if due is None else max(due - time.monotonic(), 0.0)
 
 
 def _spent(doc, seconds: float) -> None:
-    if doc is not None:
+    if _served(doc):
         _next_update[doc] = time.monotonic() + min(seconds * (1 - SHARE) / SHARE, MAX_WAIT_S)
 
 

@@ -105,3 +105,19 @@ def test_every_widget_of_every_demo_is_guarded():
         widgets = view.__panel__().select(pn.widgets.Widget)
         assert count == len(widgets) > 0
         assert all(getattr(w, "_c04_guarded", False) for w in widgets), demo.id
+
+
+def test_a_document_without_a_server_is_never_paced():
+    """In a notebook (a document with no server loop) every change is handled at once: a
+    paced one would wait for a timeout callback that never runs."""
+    from bokeh.document import Document
+    from panel.io.state import set_curdoc
+
+    view = ExplorerView()
+    clients.guard(view)
+    doc = Document()
+    pn.panel(view).get_root(doc)
+    with set_curdoc(doc):
+        for temperature in (2.0, 1.5, 0.5):
+            view.temperature_slider._process_events({"value": temperature})
+            assert view.model.temperature == temperature
