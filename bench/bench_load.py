@@ -49,7 +49,6 @@ import ipaddress
 import json
 import os
 import platform
-import re
 import resource
 import signal
 import socket
@@ -63,11 +62,17 @@ from urllib.parse import urlsplit
 
 import numpy as np
 from _server import PROD_FLAGS, ROOT, SERVE_ENV, serve_command
+
+sys.path.insert(0, str(ROOT / "tests"))  # c04_client, below
 from bokeh.protocol import Protocol
 from bokeh.protocol.receiver import Receiver
 from bokeh.util.serialization import make_id
 from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 from tornado.websocket import websocket_connect
+
+# The page's session token, document_ready (Panel builds the lecture's first section on it) and
+# the serialized objects of a message: tests/c04_client.py's, the other protocol client.
+from c04_client import DOCUMENT_READY, TOKEN_RE, find_objects
 
 TARGET_P95_MS = 250.0
 TARGET_SESSIONS = 100
@@ -84,15 +89,6 @@ CONFIGS = {
     "numprocs2-noreuse": "--num-procs 2 s/reuse",
 }
 DEFAULT_CONFIGS = ("1proc", "numprocs2", "nginx2")
-
-TOKEN_RE = re.compile(r'"token"\s*:\s*"([^"]+)"')
-# What BokehJS sends once the page has rendered; Panel runs pn.state.onload callbacks on it (the
-# lecture may build its first section only then).
-DOCUMENT_READY = {
-    "kind": "MessageSent",
-    "msg_type": "bokeh_event",
-    "msg_data": {"type": "event", "name": "document_ready", "values": {"type": "map"}},
-}
 
 
 # --------------------------------------------------------------------------- servers
@@ -284,19 +280,6 @@ def bokeh_client_check(app_url: str) -> dict:
 
 
 # --------------------------------------------------------------------------- load clients
-
-
-def find_objects(node, found: list) -> list:
-    """Every serialized Bokeh object ({"type": "object", "id", "name", "attributes"})."""
-    if isinstance(node, dict):
-        if node.get("type") == "object" and "id" in node:
-            found.append(node)
-        for value in node.values():
-            find_objects(value, found)
-    elif isinstance(node, list):
-        for value in node:
-            find_objects(value, found)
-    return found
 
 
 def lecture_targets(objects: list) -> tuple[dict | None, dict | None]:

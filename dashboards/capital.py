@@ -42,6 +42,7 @@ from dashboards.common import (
     announcer,
     apply_render,
     esc,
+    kept_labels,
     lean_renderers,
     math_md,
     matrix_spec,
@@ -51,6 +52,7 @@ from dashboards.common import (
     section_header,
     serve_demo,
 )
+from dashboards.common import kept_label as common_kept_label
 
 CARD_CSS = ":host { border: 1px solid #d6dbe3; border-radius: 6px; background: #fff; }"
 
@@ -94,26 +96,12 @@ PROBABILITIES_SOURCE = "capital-probabilities-source"
 def kept_label(word: str, lang: str = DEFAULT_LANG) -> str | dict:
     """One of the model's Spanish words as a label of ``C04.markup``: as is on the Spanish
     page, marked as Spanish ({"text", "lang": "es"}) on a page in another language."""
-    return word if lang == EXAMPLE_LANG else {"text": word, "lang": EXAMPLE_LANG}
-
-
-def kept_labels(spec: dict, words, lang: str = DEFAULT_LANG) -> dict:
-    """A matrix spec whose labels that are one of ``words`` (the model's Spanish words) are
-    written as :func:`kept_label` writes them."""
-    words = set(words)
-
-    def mark(label):
-        return kept_label(label, lang) if label in words else label
-
-    spec["cols"] = [mark(c) for c in spec["cols"]]
-    for row in spec["rows"]:
-        row["label"] = mark(row["label"])
-    return spec
+    return common_kept_label(word, lang, EXAMPLE_LANG)
 
 
 def matrix(values, lang: str, spanish=(), **kw) -> dict:
     """``matrix_spec`` in ``lang``, its labels that are model words (``spanish``) kept."""
-    return kept_labels(matrix_spec(values, lang=lang, **kw), spanish, lang)
+    return kept_labels(matrix_spec(values, lang=lang, **kw), spanish, lang, EXAMPLE_LANG)
 
 
 def dimension_labels(lang: str = DEFAULT_LANG) -> list[str]:

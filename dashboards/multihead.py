@@ -55,8 +55,11 @@ from dashboards.common import (
     esc,
     first_max,
     ink,
+    kept_label,
+    kept_labels,
     lean_renderers,
     math_md,
+    matrix_spec,
     plot_alternative,
     section_header,
     serve_demo,
@@ -247,33 +250,21 @@ def top_html(tokens, weights, testid: str, lang: str = DEFAULT_LANG) -> str:
     )
 
 
-def kept_label(word: str, lang: str = DEFAULT_LANG) -> str | dict:
-    """A word of the sentences as a label of markup.js: marked lang="es" on a page in another
-    language (``kept_word`` for a spec)."""
-    return str(word) if lang == SENTENCE_LANG else {"text": str(word), "lang": SENTENCE_LANG}
-
-
 def weights_table(tokens, weights, testid: str, lang: str = DEFAULT_LANG) -> dict:
     """``C04.markup.matrix``, folded under "Los números de esta matriz": every weight of a
     matrix the canvas draws (the drawn cells show only those ≥ the threshold), with the drawn
-    cells' 2 decimals."""
-    words = [kept_label(str(t), lang) for t in tokens]
-    return {
-        "testid": testid,
-        "title": text("multihead.table_title", lang),
-        "cols": words,
-        "rows": [
-            {
-                "label": word,
-                "cells": [number(w, 2, lang=lang) for w in row],
-                "shade": None,
-                "sum": None,
-            }
-            for word, row in zip(words, np.asarray(weights, dtype=float).tolist(), strict=True)
-        ],
-        "note": None,
-        "details": text("multihead.table_summary", lang),
-    }
+    cells' 2 decimals; the sentence's words marked Spanish on a page in another language."""
+    spec = matrix_spec(
+        weights,
+        tokens,
+        tokens,
+        2,
+        testid=testid,
+        title=text("multihead.table_title", lang),
+        lang=lang,
+    )
+    spec["details"] = text("multihead.table_summary", lang)
+    return kept_labels(spec, tokens, lang, SENTENCE_LANG)
 
 
 def announce(tokens, combined, n_heads: int, d_k: int, lang: str = DEFAULT_LANG) -> dict:
@@ -285,8 +276,8 @@ def announce(tokens, combined, n_heads: int, d_k: int, lang: str = DEFAULT_LANG)
         lang,
         heads=str(n_heads),
         d_k=str(d_k),
-        query=kept_label(tokens[i], lang),
-        key=kept_label(tokens[j], lang),
+        query=kept_label(tokens[i], lang, SENTENCE_LANG),
+        key=kept_label(tokens[j], lang, SENTENCE_LANG),
         weight=percent(flat[i * len(tokens) + j], 1, lang),
     )
 
