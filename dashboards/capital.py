@@ -599,6 +599,10 @@ class CapitalView(DemoView):
 
     # -- updates -------------------------------------------------------------------------------
 
+    def link_widgets(self) -> dict[str, object]:
+        """The control of each parameter in the link (dashboards/sharing.py)."""
+        return {"country": self.country_select, "identity": self.identity_slider}
+
     def _on_change(self, *events) -> None:
         self._refresh()
 

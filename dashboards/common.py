@@ -213,6 +213,7 @@ def _local_stylesheets() -> None:
 # that folder at /c04/); the export inlines every file of it with the twins instead.
 MARKUP_URL = "c04/markup.js"
 A11Y_URL = "c04/a11y.js"
+LINKS_URL = "c04/links.js"
 
 
 def _markup_script() -> None:
@@ -224,7 +225,12 @@ def _markup_script() -> None:
     doc = pn.state.curdoc
     if doc is None or doc.session_context is None:
         return
-    pn.config.js_files = {**pn.config.js_files, "c04_markup": MARKUP_URL, "c04_a11y": A11Y_URL}
+    pn.config.js_files = {
+        **pn.config.js_files,
+        "c04_markup": MARKUP_URL,
+        "c04_a11y": A11Y_URL,
+        "c04_links": LINKS_URL,
+    }
 
 
 def requested(name: str) -> str | None:
@@ -306,15 +312,22 @@ def serve_demo(demo_id: str) -> None:
     """The end of each demo's module, served on its own (``panel serve dashboards/<module>.py``):
     the registry's view for ``demo_id`` with a model of its own, in the page's ``?lang=``,
     titled from the catalogue."""
-    from dashboards import registry  # the registry imports the view modules that import this
+    # Both import the view modules (or this one) that import this module: imported here.
+    from dashboards import registry, sharing
 
     configure()
     demo = registry.demo(demo_id)
     lang = requested_lang()
-    view = demo.view_class()(lang=lang)
+    model = demo.model_class()()
+    link = sharing.LinkState({demo.id: model}, lang)
+    link.apply(sharing.opened_with())
+    view = demo.view_class()(model=model, lang=lang)
     respond_immediately(view)
     clients.guard(view)
-    serve(view, demo.title(lang), lang)
+    page = pn.Column(
+        link.notice, sharing.copy_link("", lang), view, link.address, sizing_mode="stretch_width"
+    )
+    serve(page, demo.title(lang), lang)
 
 
 def esc(text) -> str:

@@ -642,6 +642,24 @@ class ExplorerView(DemoView):
             button.js_on_click(args=args, code=code(trigger))
         return 0
 
+    def link_widgets(self) -> dict[str, object]:
+        """The control of each parameter in the link (dashboards/sharing.py)."""
+        return {
+            "sentence": self.sentence_input,
+            "focus": self.token_buttons,
+            "temperature": self.temperature_slider,
+            "positional": self.positional_box,
+            "causal": self.causal_box,
+        }
+
+    @staticmethod
+    def link_export(name: str) -> dict | None:
+        """The sentence's caps, as the model's (links.js checks a link's sentence with them)."""
+        if name == "sentence":
+            p = AttentionExplorer.param.sentence
+            return {"max_tokens": p.max_tokens, "max_word_chars": p.max_word_chars}
+        return None
+
     def __panel__(self):
         return self._layout
 

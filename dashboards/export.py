@@ -44,7 +44,7 @@ from bokeh.resources import INLINE, Resources
 
 from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG, catalogue_json, languages, text, user_lang
-from dashboards import registry
+from dashboards import registry, sharing
 from dashboards.common import (
     CONTENT_ATTRIBUTES,
     VIEWPORT_META,
@@ -69,7 +69,7 @@ TEXT_ID = "c04-text"  # the catalogue, read by C04.t in c04.js
 # The catalogue's tables the browser code reads (C04.t): number format, input and model messages,
 # each demo's own table (named as its module). The rest (lecture, exercises, export, worked
 # examples) is written into the page by Python: not embedded again (~8 KB a page).
-BROWSER_TABLES = ("format", "input", "core", "a11y", *(d.module for d in registry.DEMOS))
+BROWSER_TABLES = ("format", "input", "core", "a11y", "links", *(d.module for d in registry.DEMOS))
 LECTURE_FILE = "clase04.html"
 INDEX_FILE = "index.html"
 MAX_BYTES = 6_000_000
@@ -89,12 +89,19 @@ window.c04Goto = function (id) {
   var el = C04.a11y.deepFind(document, '[data-testid="section-' + id + '"]');
   if (el) {
     el.scrollIntoView({block: "start"});
-    try { history.replaceState(null, "", "#" + id); } catch (e) { /* file:// may refuse */ }
+    // The fragment is the page's link (links.js): the section goes in it, the state stays.
+    var params = new URLSearchParams(location.hash.indexOf("=") > 0 ? location.hash.slice(1) : "");
+    params.set("seccion", id);
+    var hash = params.toString().replace(/%2C/g, ",").replace(/%3B/g, ";");
+    try { history.replaceState(null, "", "#" + hash); } catch (e) { /* file:// may refuse */ }
   }
   return !el;
 };
 window.addEventListener("load", function () {
-  var id = decodeURIComponent(location.hash.slice(1));
+  // #capital (an old anchor) or #seccion=capital&… (a link).
+  var hash = location.hash.slice(1);
+  var id = hash.indexOf("=") >= 0 ? new URLSearchParams(hash).get("seccion") || "" : hash;
+  try { id = decodeURIComponent(id); } catch (e) { return; }
   if (!/^[a-z]+$/.test(id)) return;
   // Sections above may still grow while they render: scroll again for two seconds.
   var tries = 0, found = 0;
@@ -138,10 +145,13 @@ class Wiring:
     lang: str = DEFAULT_LANG
     states: dict = field(default_factory=dict)
     count: int = 0
+    sections: bool = False  # the page holds every section (its links name one)
 
-    def __call__(self, view):
+    def __call__(self, view, demo_id: str | None = None):
         if hasattr(view, "enable_client_side"):
             self.count += int(view.enable_client_side(self.states) or 0)
+        if demo_id is not None:
+            sharing.export_spec(self.states, demo_id, view, self.lang, self.sections)
         return view
 
 
@@ -162,7 +172,11 @@ def _goto(section_id: str, label: str) -> str:
 def _section(section_id: str, wire: Wiring) -> LangColumn:
     parts = []
     for demo in SECTION_VIEWS[section_id]:
-        parts += [section_marker(demo.id), wire(demo.view_class()(lang=wire.lang))]
+        parts += [
+            section_marker(demo.id),
+            sharing.copy_link(section_id, wire.lang),
+            wire(demo.view_class()(lang=wire.lang), demo.id),
+        ]
     return LangColumn(*parts, sizing_mode="stretch_width")
 
 
@@ -198,6 +212,7 @@ def _bar(filename: str, lang: str) -> pn.pane.HTML:
 def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
     """Header, anchor-link navigation, every section stacked, "Para seguir jugando" as text."""
     lang = wire.lang
+    wire.sections = True
     links = "".join(_goto(s.id, esc(s.label(lang))) for s in SECTIONS)
     nav = LiveHTML(
         f'<nav class="c04-export-nav" data-testid="export-nav" '
@@ -213,6 +228,7 @@ def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
         _bar(LECTURE_FILE, lang),
         math_md(text("lecture.intro", lang), margin=(0, 20)),
         nav,
+        sharing.notice_pane(),
         LangColumn(
             *sections,
             _exercises(lang),
@@ -231,6 +247,7 @@ def _section_page(section_id: str) -> Callable[[Wiring], pn.viewable.Viewable]:
         return pn.Column(
             skip_link(wire.lang),
             _bar(f"{section_id}.html", wire.lang),
+            sharing.notice_pane(),
             content,
             sizing_mode="stretch_width",
             max_width=1400,

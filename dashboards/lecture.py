@@ -17,7 +17,7 @@ import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG, languages, text
-from dashboards import clients, registry
+from dashboards import clients, registry, sharing
 from dashboards.common import (
     CONTENT_ATTRIBUTES,
     LangColumn,
@@ -72,6 +72,13 @@ class Lecture(pn.viewable.Viewer):
         )
         self._languages = LiveHTML("", margin=(10, 10))
         self.nav.param.watch(self._on_nav, "value")
+        # The address: the section and every demo's state (dashboards/links.py), both ways.
+        self.link = sharing.LinkState(
+            {d.id: getattr(self, d.module) for d in registry.DEMOS},
+            self.lang,
+            section=(lambda: self.nav.value, self._go_linked),
+        )
+        self.link.apply(sharing.opened_with(), navigate=False)
         if pn.state.loaded:
             # Not a page being served (tests, a notebook) or already loaded: build it now.
             self._show(self.nav.value)
@@ -90,8 +97,13 @@ class Lecture(pn.viewable.Viewer):
 
     def _on_nav(self, event) -> None:
         self._show(event.new)
-        if pn.state.location is not None:
-            pn.state.location.update_query(seccion=event.new)
+        self.link.refresh()
+
+    def _go_linked(self, section_id: str) -> None:
+        """A link's section (an alias is its demo's section; an unknown one is ignored)."""
+        section_id = ALIASES.get(section_id, section_id)
+        if section_id in self.sections:
+            self.nav.value = section_id
 
     def _show(self, section_id: str) -> None:
         if section_id not in self._built:
@@ -127,6 +139,8 @@ class Lecture(pn.viewable.Viewer):
         return pn.Column(
             skip_link(self.lang),
             math_md(text("lecture.intro", self.lang), margin=(0, 20)),
+            self.link.notice,
+            self.link.address,
             pn.Row(sidebar, self.main, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",
             max_width=1400,
@@ -147,6 +161,7 @@ def build_section(lecture: Lecture, section: registry.Section) -> pn.viewable.Vi
     for demo in registry.section_demos(section):
         parts += [
             section_marker(demo.id),
+            sharing.copy_link(section.id, lecture.lang),
             demo.view_class()(model=getattr(lecture, demo.module), lang=lecture.lang),
         ]
     return pn.Column(*parts, sizing_mode="stretch_width")

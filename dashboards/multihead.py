@@ -965,6 +965,10 @@ class MultiHeadView(DemoView):
         targets["announce"] = (self.announcer, "markup")
         return targets
 
+    def link_widgets(self) -> dict[str, object]:
+        """The control of each parameter in the link (dashboards/sharing.py)."""
+        return {"sentence": self.sentence_select, "n_heads": self.heads_buttons}
+
     def _on_change(self, *events) -> None:
         self._refresh()
 

@@ -510,6 +510,10 @@ class PositionalView(DemoView):
             slider.jscallback(value=code, args=args)
         return 0
 
+    def link_widgets(self) -> dict[str, object]:
+        """The control of each parameter in the link (dashboards/sharing.py)."""
+        return dict(self._sliders)
+
     def __panel__(self):
         return self._layout
 

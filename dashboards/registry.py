@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import attnmodel
 from attnmodel.i18n import DEFAULT_LANG, text
+from attnmodel.self_attention import CUSTOM
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,11 @@ class Demo:
     module: str  # dashboards/<module>.py; the Lecture keeps the model as .<module>
     view: str  # the pn.viewable.Viewer class in that module, built with model=…
     model: str  # the attnmodel class
+    # The model's parameters in the link (dashboards/links.py), in the order they are applied:
+    # every one a control can change.
+    link: tuple[str, ...] = ()
+    # (parameter, other, value): the parameter is in the link only while other == value.
+    link_if: tuple[tuple[str, str, object], ...] = ()
 
     @property
     def app(self) -> str:
@@ -50,13 +56,38 @@ class Section:
         return text(f"section.{self.id}", lang)
 
 
+_MATRICES = ("X", "W_Q", "W_K", "W_V")
+
 DEMOS = (
-    Demo("autoatencion", "self_attention", "SelfAttentionView", "SelfAttention"),
-    Demo("escalado", "scaling", "ScalingView", "ScalingDemo"),
-    Demo("cabezas", "multihead", "MultiHeadView", "MultiHeadDemo"),
-    Demo("posicion", "positional", "PositionalView", "PositionalEncodingDemo"),
-    Demo("capital", "capital", "CapitalView", "CapitalWalkthrough"),
-    Demo("explorador", "explorer", "ExplorerView", "AttentionExplorer"),
+    Demo(
+        "autoatencion",
+        "self_attention",
+        "SelfAttentionView",
+        "SelfAttention",
+        # A preset sets the matrices: they are in the link only when they are the student's own.
+        link=("preset", *_MATRICES, "causal", "scaled"),
+        link_if=tuple((m, "preset", CUSTOM) for m in _MATRICES),
+    ),
+    Demo("escalado", "scaling", "ScalingView", "ScalingDemo", link=("d_k", "seed")),
+    # arc_threshold has no control (the view's fixed 10 %): not in the link.
+    Demo("cabezas", "multihead", "MultiHeadView", "MultiHeadDemo", link=("sentence", "n_heads")),
+    Demo(
+        "posicion",
+        "positional",
+        "PositionalView",
+        "PositionalEncodingDemo",
+        link=("n_positions", "d_model"),
+    ),
+    # The country sets the identity: the identity after it.
+    Demo("capital", "capital", "CapitalView", "CapitalWalkthrough", link=("country", "identity")),
+    Demo(
+        "explorador",
+        "explorer",
+        "ExplorerView",
+        "AttentionExplorer",
+        # The sentence clamps the focus: the focus after it.
+        link=("sentence", "focus", "temperature", "positional", "causal"),
+    ),
 )
 
 # The lecture numbers the demos as the seed does: 1 autoatención (with √d_k), 2 cabezas,

@@ -373,6 +373,19 @@ class ScalingView(DemoView):
         # A d_k set on the model that is not a power of two still gets a stop on the slider.
         return sorted({*D_K_OPTIONS, int(d_k)})
 
+    def link_widgets(self) -> dict[str, object]:
+        """The control of each parameter in the link (dashboards/sharing.py); the seed has
+        none: "Nueva muestra" steps it."""
+        return {"d_k": self.d_k_slider, "seed": None}
+
+    @staticmethod
+    def link_export(name: str) -> dict | None:
+        """In the export "Nueva muestra" cycles the embedded samples 0 … EXPORT_SEEDS − 1 and
+        scaling.js keeps the seed (``setSeed``, ``seed``)."""
+        if name == "seed":
+            return {"hook": "scaling", "range": [0, EXPORT_SEEDS - 1, 1]}
+        return None
+
     def _on_slider(self, event) -> None:
         self.model.d_k = int(event.new)
 

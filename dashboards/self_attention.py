@@ -324,6 +324,15 @@ class SelfAttentionView(DemoView):
             sizing_mode="stretch_width",
         )
 
+    def link_widgets(self) -> dict[str, object]:
+        """The control of each parameter in the link (dashboards/sharing.py)."""
+        return {
+            "preset": self.preset_select,
+            **self.editors,
+            "causal": self.causal_toggle,
+            "scaled": self.scaled_toggle,
+        }
+
     def _gradient_note(self) -> str:
         return self.t("self_attention.gradient_note", uniform=self.num(UNIFORM_GRADIENT, 4))
 

@@ -213,6 +213,25 @@
     return sentence === undefined ? tokens.join(" ") : sentence;
   }
 
+  /** attnmodel._params.Sentence's refusal of ``typed`` ("" when the model takes it), in its
+   * order: at most max_chars characters, 1 to max_tokens words of at most max_word_chars each.
+   * Lengths in code points, as Python's len (an emoji is one, not two UTF-16 units). */
+  function sentenceError(typed) {
+    const k = consts();
+    const length = Array.from(typed).length;
+    const words = length > k.max_chars ? [] : splitWords(typed);
+    const longest = Math.max(0, ...words.map((w) => Array.from(w).length));
+    if (length > k.max_chars) return k.too_long_message.replace("{n}", String(length));
+    if (words.length === 0) return k.empty_message;
+    if (words.length > k.max_tokens) {
+      return k.too_many_message.replace("{n}", String(words.length));
+    }
+    if (longest > k.max_word_chars) {
+      return k.word_too_long_message.replace("{n}", String(longest));
+    }
+    return "";
+  }
+
   // args: the targets and the controls (w_sentence, w_buttons, w_select, w_temperature,
   // w_positional, w_causal) as Bokeh models, and trigger: which control changed.
   function readState(args) {
@@ -229,20 +248,9 @@
         // max_tokens words of at most max_word_chars each, or the model keeps its sentence.
         // Lengths in code points, as Python's len (an emoji is one, not two UTF-16 units).
         const typed = args.w_sentence.value == null ? "" : String(args.w_sentence.value);
-        const length = Array.from(typed).length;
-        const words = length > k.max_chars ? [] : splitWords(typed);
-        const longest = Math.max(0, ...words.map((w) => Array.from(w).length));
-        if (length > k.max_chars) {
-          error = k.too_long_message.replace("{n}", String(length));
-        } else if (words.length === 0) {
-          error = k.empty_message;
-        } else if (words.length > k.max_tokens) {
-          error = k.too_many_message.replace("{n}", String(words.length));
-        } else if (longest > k.max_word_chars) {
-          error = k.word_too_long_message.replace("{n}", String(longest));
-        } else {
-          tokens = words;
-          error = "";
+        error = sentenceError(typed);
+        if (!error) {
+          tokens = splitWords(typed);
           lastSentence.set(args.w_sentence, args.w_sentence.value);
         }
         break;
@@ -296,6 +304,7 @@
 
   root.C04.views.explorer = {
     readState,
+    sentenceError,
     render,
     // for tests/ui/test_twin_explorer.py
     splitWords,

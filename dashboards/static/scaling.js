@@ -44,11 +44,25 @@
     return t === args.w_sample || t.origin === args.w_sample || t.event_name === "button_click";
   }
 
+  // A link's seed (dashboards/static/links.js): for the views already drawn and those to come.
+  let linkedSeed = null;
+
+  function setSeed(seed) {
+    linkedSeed = seed;
+    for (const st of VIEWS.values()) st.seed = seed;
+  }
+
+  /** The seed on screen (the page has one scaling view), or null before its first change. */
+  function seed() {
+    for (const st of VIEWS.values()) return st.seed;
+    return linkedSeed;
+  }
+
   function readState(args) {
     const id = args.status.id;
     let st = VIEWS.get(id);
     if (!st) {
-      st = { seed: JSON.parse(args.init).seed };
+      st = { seed: linkedSeed === null ? JSON.parse(args.init).seed : linkedSeed };
       VIEWS.set(id, st);
     }
     if (isSampleClick(args)) st.seed = (st.seed + 1) % args.n_seeds;
@@ -167,5 +181,5 @@
     };
   }
 
-  C04.views.scaling = { readState, render, key, sqrtText };
+  C04.views.scaling = { readState, render, key, sqrtText, setSeed, seed };
 })();

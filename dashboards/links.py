@@ -1,0 +1,273 @@
+"""Every state in the link: the demos' parameters as the address's query (live) or fragment
+(export), ``?seccion=cabezas&cabezas.n_heads=2``.
+
+One key per parameter, ``<demo id>.<parameter>`` (the registry's ids, the models' names), the
+same live and in the export. A demo is in the link when any of its parameters differs from its
+default, and then with every parameter of its ``Demo.link`` (a link says the whole state of a
+demo, so applying it in order gives the same numbers whatever was on screen before), except a
+parameter of ``Demo.link_if`` whose condition does not hold (self-attention's matrices follow
+from a preset: only a custom one writes them).
+
+Values as text: booleans ``1``/``0``, numbers to 15 significant digits (``0.9``), a
+matrix as rows separated by ``;`` and cells by ``,`` (``1,0;0,1;1,1``), a choice or a sentence as
+itself. :func:`decode` applies a link to models and returns what it ignored, each with its
+reason in the page's language: an unknown key, a value that does not parse, or one the model
+refuses (the model keeps its last valid value). Nothing here raises for a link.
+
+dashboards/static/links.js does the same in the offline export, where there is no server to run
+this: the two are kept equal by tests/ui/test_links.py (same links, same states, same notices).
+No Panel import here.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from urllib.parse import parse_qsl, quote, urlencode
+
+import param
+
+from attnmodel._params import Matrix
+from attnmodel.formatting import number
+from attnmodel.i18n import DEFAULT_LANG, Refusal, say, text
+from dashboards import registry
+
+# Keys of the address that are not a demo's parameter.
+SECTION_KEY = "seccion"
+LANG_KEY = "lang"
+PAGE_KEYS = (LANG_KEY, SECTION_KEY)
+# A longer link is not read at all (a 10 000-character sentence is 10 000 here, well under).
+MAX_LINK_CHARS = 65_536
+# The notice names at most this many ignored keys, each cut to KEY_CHARS characters.
+NOTICE_ITEMS = 5
+KEY_CHARS = 40
+_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
+_INTEGER = re.compile(r"^[+-]?\d{1,19}$")
+
+
+@dataclass(frozen=True)
+class Field:
+    demo: str  # the registry's demo id
+    param: str  # the model's parameter
+    kind: str  # bool, int, real, choice, matrix or text
+    when: tuple[str, object] | None = None  # (parameter, value): in the link only then
+
+    @property
+    def key(self) -> str:
+        return f"{self.demo}.{self.param}"
+
+
+def kind_of(p: param.Parameter) -> str:
+    """The text form of a model parameter."""
+    if isinstance(p, param.Boolean):
+        return "bool"
+    if isinstance(p, Matrix):
+        return "matrix"
+    if isinstance(p, param.Selector):
+        return "choice"
+    if isinstance(p, param.Integer):
+        return "int"
+    if isinstance(p, param.Number):
+        return "real"
+    if isinstance(p, param.String):
+        return "text"
+    raise TypeError(f"{p.name}: un parámetro {type(p).__name__} no tiene forma de enlace")
+
+
+@functools.cache
+def fields(demo_id: str) -> tuple[Field, ...]:
+    """The fields of a demo, in the order they are applied."""
+    demo = registry.demo(demo_id)
+    params = demo.model_class().param
+    conditions = {name: (other, value) for name, other, value in demo.link_if}
+    return tuple(
+        Field(demo_id, name, kind_of(params[name]), conditions.get(name)) for name in demo.link
+    )
+
+
+def all_fields() -> tuple[Field, ...]:
+    return tuple(f for d in registry.DEMOS for f in fields(d.id))
+
+
+def _real_text(x: float) -> str:
+    """15 significant digits, shortest form: a slider's 0.010000000000000009 is "0.01" (what
+    its label shows; a float's 17th digit is the slider's arithmetic, not the student's)."""
+    r = repr(float(f"{float(x):.15g}"))
+    return r[:-2] if r.endswith(".0") else r
+
+
+def to_text(kind: str, value) -> str:
+    """A parameter's value as it goes in the link."""
+    if kind == "bool":
+        return "1" if value else "0"
+    if kind == "int":
+        return str(int(value))
+    if kind == "real":
+        return _real_text(value)
+    if kind == "matrix":
+        return ";".join(",".join(_real_text(x) for x in row) for row in value)
+    return str(value)
+
+
+class Unreadable(ValueError):
+    """A link's value that is not of its parameter's kind: the catalogue key of the reason."""
+
+    def __init__(self, key: str, /, **values):
+        self.key, self.values = key, values
+        super().__init__(key)
+
+
+def _real(s: str) -> float:
+    if not _NUMBER.match(s.strip()):
+        raise Unreadable("links.not_a_number")
+    x = float(s)
+    if not math.isfinite(x):
+        raise Unreadable("links.not_a_number")
+    return x
+
+
+def from_text(f: Field, s: str, p: param.Parameter):
+    """The value a link's text stands for, for ``p`` (the model's parameter), or Unreadable.
+    Bounds and the model's own rules are the model's to check."""
+    if f.kind == "bool":
+        if s not in ("0", "1"):
+            raise Unreadable("links.not_a_bool")
+        return s == "1"
+    if f.kind == "int":
+        if not _INTEGER.match(s.strip()):
+            raise Unreadable("links.not_an_integer")
+        return int(s)
+    if f.kind == "real":
+        return _real(s)
+    if f.kind == "choice":
+        for option in p.objects:
+            if to_text("text", option) == s:
+                return option
+        raise Unreadable("links.not_an_option")
+    if f.kind == "matrix":
+        rows, cols = p.shape
+        cells = [row.split(",") for row in s.split(";")]
+        if len(cells) != rows or any(len(row) != cols for row in cells):
+            raise Unreadable("links.not_a_matrix", rows=rows, cols=cols)
+        try:
+            return [[_real(c) for c in row] for row in cells]
+        except Unreadable:
+            raise Unreadable("links.not_a_matrix", rows=rows, cols=cols) from None
+    return s
+
+
+@functools.cache
+def _defaults(demo_id: str) -> dict[str, str]:
+    model = registry.demo(demo_id).model_class()()
+    return {f.param: to_text(f.kind, getattr(model, f.param)) for f in fields(demo_id)}
+
+
+def _active(f: Field, model) -> bool:
+    return f.when is None or getattr(model, f.when[0]) == f.when[1]
+
+
+def demo_pairs(demo_id: str, model) -> list[tuple[str, str]]:
+    """(key, text) of a demo's state: none at its defaults, else every active field."""
+    texts = [(f, to_text(f.kind, getattr(model, f.param))) for f in fields(demo_id)]
+    defaults = _defaults(demo_id)
+    if all(t == defaults[f.param] for f, t in texts):
+        return []
+    return [(f.key, t) for f, t in texts if _active(f, model)]
+
+
+def query(pairs: Iterable[tuple[str, str]]) -> str:
+    """The address's query (or fragment) for ``pairs``, without its ``?``/``#``."""
+    return urlencode(list(pairs), quote_via=quote, safe=",;")
+
+
+def encode(models: Mapping[str, object], section: str | None = None, lang: str | None = None):
+    """The link of ``models`` (demo id → model): ``lang`` and ``seccion`` first when given."""
+    pairs = []
+    if lang is not None and lang != DEFAULT_LANG:
+        pairs.append((LANG_KEY, lang))
+    if section is not None:
+        pairs.append((SECTION_KEY, section))
+    for demo_id, model in models.items():
+        pairs += demo_pairs(demo_id, model)
+    return query(pairs)
+
+
+@dataclass
+class Ignored:
+    key: str
+    reason: str  # in the page's language
+
+    def said(self) -> str:
+        key = self.key if len(self.key) <= KEY_CHARS else self.key[: KEY_CHARS - 1] + "…"
+        return f"«{key}» ({self.reason})" if self.reason else f"«{key}»"
+
+
+def _reason(exc: Exception, f: Field, p: param.Parameter, lang: str) -> str:
+    if isinstance(exc, Unreadable):
+        return text(exc.key, lang, **exc.values)
+    if isinstance(exc, Refusal):
+        return say(exc, lang)
+    bounds = getattr(p, "bounds", None)
+    if bounds is not None and bounds[0] is not None and bounds[1] is not None:
+        decimals = 0 if f.kind == "int" else 2
+        return text(
+            "links.out_of_range",
+            lang,
+            low=number(bounds[0], decimals, lang=lang),
+            high=number(bounds[1], decimals, lang=lang),
+        )
+    return text("links.refused", lang)
+
+
+def parse(link: str) -> list[tuple[str, str]]:
+    """The (key, value) pairs of a query or fragment (with or without its ``?``/``#``)."""
+    link = link[1:] if link[:1] in ("?", "#") else link
+    return parse_qsl(link, keep_blank_values=True, max_num_fields=1000)
+
+
+def decode(
+    pairs: Iterable[tuple[str, str]],
+    models: Mapping[str, object],
+    lang: str = DEFAULT_LANG,
+    page_keys: Iterable[str] = PAGE_KEYS,
+) -> list[Ignored]:
+    """Apply a link's pairs to ``models`` (demo id → model), each demo's fields in their order;
+    returns what was ignored: unknown keys (a demo not on this page included), unreadable or
+    refused values. A key given twice counts once (its first value)."""
+    given: dict[str, str] = {}
+    ignored: list[Ignored] = []
+    total = 0
+    for key, value in pairs:
+        total += len(key) + len(value)
+        if total > MAX_LINK_CHARS:
+            return [Ignored("…", text("links.too_long", lang, max=MAX_LINK_CHARS))]
+        given.setdefault(key, value)
+    page_keys = set(page_keys)
+    known = {f.key: f for demo_id in models for f in fields(demo_id)}
+    for key in given:
+        if key not in known and key not in page_keys:
+            ignored.append(Ignored(key, text("links.unknown", lang)))
+    for demo_id, model in models.items():
+        for f in fields(demo_id):
+            if f.key not in given:
+                continue
+            p = model.param[f.param]
+            try:
+                model.param.update({f.param: from_text(f, given[f.key], p)})
+            except Exception as exc:  # any refusal of a link's value: said, never raised
+                ignored.append(Ignored(f.key, _reason(exc, f, p, lang)))
+    return ignored
+
+
+def notice(ignored: list[Ignored], lang: str = DEFAULT_LANG) -> str:
+    """One line saying what a link had that was ignored ("" for nothing)."""
+    if not ignored:
+        return ""
+    items = "; ".join(i.said() for i in ignored[:NOTICE_ITEMS])
+    more = len(ignored) - NOTICE_ITEMS
+    if more > 0:
+        items += text("links.more", lang, n=more)
+    return text("links.notice", lang, items=items)

@@ -1,0 +1,262 @@
+"""The link in the page: the address follows the state, a link opens its state, "Copiar enlace".
+
+- :class:`Address` (live): the browser's address follows the models (``links.encode``): a change
+  writes the query, a burst of changes (a slider dragged) one history entry
+  (``C04.links.write`` in dashboards/static/links.js); back/forward send the address back and
+  :class:`LinkState` applies it.
+
+  Not Panel's ``pn.state.location.sync``: its Location pushes a history entry for every change of
+  ``search`` (a dragged slider is dozens) and does not listen to ``popstate`` (only
+  ``hashchange``), so back/forward would change the address and nothing else (panel 1.9.4,
+  models/location.ts). ``pn.state.location`` still gives the address the page was opened with.
+- :class:`CopyLink`: one button per demo, the page's address with that demo's section.
+- The export: :func:`export_fields` describes each field's widget for dashboards/static/links.js,
+  which reads the fragment (``#…``) and applies it to the widgets, their own callbacks computing
+  the numbers as for a student's click.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import ClassVar
+
+import panel as pn
+import param
+
+from attnmodel.i18n import DEFAULT_LANG, text
+from dashboards import links
+from dashboards.common import Markup, MatrixEditor
+
+# The longest address the browser may send back (a link is refused beyond links.MAX_LINK_CHARS
+# anyway; this only bounds what a message can make the server parse).
+MAX_MESSAGE_CHARS = 4 * links.MAX_LINK_CHARS
+
+
+class Address(pn.custom.JSComponent):
+    """Draws nothing; keeps the browser's address equal to ``query`` and reports back/forward.
+
+    The first ``query`` replaces the address the page was opened with (a hostile link's valid
+    part, or the same link); each later one is written by ``C04.links.write`` (one history
+    entry per burst of changes). On ``popstate`` the ESM sends ``{"popstate": "?…"}``.
+    """
+
+    query = param.String(default="", doc="The link of the state on screen, without its '?'.")
+
+    _esm = """
+export function render({ model }) {
+  let popped = false
+  const write = (first) => {
+    const search = model.query ? "?" + model.query : ""
+    if (search === window.location.search) { popped = false; return }
+    const url = (search || window.location.pathname) + window.location.hash
+    window.C04.links.write(url, first || popped)
+    popped = false
+  }
+  const onPop = () => {
+    popped = true
+    model.send_msg({ popstate: window.location.search })
+  }
+  window.addEventListener("popstate", onPop)
+  model.on("remove", () => window.removeEventListener("popstate", onPop))
+  model.on("query", () => write(false))
+  write(true)
+}
+"""
+
+    def __init__(self, on_popstate: Callable[[str], None] | None = None, **params):
+        params.setdefault("margin", 0)
+        params.setdefault("height", 0)
+        super().__init__(**params)
+        self._on_popstate = on_popstate
+
+    def _handle_msg(self, msg) -> None:
+        # A message is whatever a client sends: only a short string under "popstate" is read.
+        search = msg.get("popstate") if isinstance(msg, dict) else None
+        if isinstance(search, str) and len(search) <= MAX_MESSAGE_CHARS and self._on_popstate:
+            self._on_popstate(search)
+
+
+class CopyLink(pn.custom.JSComponent):
+    """A "Copiar enlace" button: copies the page's address, set to ``section`` when the page
+    has sections (live ``?seccion=``, export ``#seccion=``), and says so; where the clipboard
+    is refused (an old browser, some file:// pages) it shows the link selected to copy."""
+
+    section = param.String(default="", doc="The section the link opens ('' for none).")
+    labels = param.Dict(default={}, doc="copy, copied, copy_manual, copy_label in the language.")
+
+    _esm = """
+export function render({ model, el }) {
+  el.innerHTML = window.C04.links.copyButton(model.labels)
+  el.querySelector("button").addEventListener("click", () =>
+    window.C04.links.copy(el, model.section, model.labels))
+}
+"""
+
+    _stylesheets: ClassVar[list[str]] = [
+        """
+:host button { font: inherit; font-size: 90%; padding: 4px 10px; cursor: pointer;
+  color: #174a87; background: #fff; border: 1px solid #174a87; border-radius: 4px; }
+:host button:focus-visible { outline: 3px solid #174a87; outline-offset: 2px; }
+:host .c04-link-status { font-size: 90%; color: #2a5a2a; margin-left: 8px; }
+:host input { width: min(36em, 90%); font-size: 85%; margin-top: 4px; }
+"""
+    ]
+
+
+def copy_link(section: str, lang: str = DEFAULT_LANG) -> CopyLink:
+    labels = {k: text(f"links.{k}", lang) for k in ("copy", "copied", "copy_manual", "copy_label")}
+    return CopyLink(section=section, labels=labels, margin=(4, 10, 0, 10))
+
+
+def notice_pane() -> Markup:
+    """Where a link's ignored part is said (``links.notice``), a polite status."""
+    return Markup(
+        kind="note",
+        margin=(4, 10),
+        sizing_mode="stretch_width",
+        css_classes=["c04-link-notice"],
+    )
+
+
+def notice_spec(ignored: list[links.Ignored], lang: str) -> dict:
+    said = links.notice(ignored, lang)
+    if not said:
+        return {}
+    return {"testid": "link-notice", "cls": "c04-note c04-link-notice", "text": said}
+
+
+class LinkState:
+    """The link of one page (the lecture, or one demo on its own): applies the address it was
+    opened with and each back/forward to the models, says what it ignored, and keeps
+    :class:`Address` equal to the state. ``section``: a getter and a setter of the page's
+    section, for the lecture."""
+
+    def __init__(
+        self,
+        models: Mapping[str, object],
+        lang: str = DEFAULT_LANG,
+        section: tuple[Callable[[], str], Callable[[str], None]] | None = None,
+    ):
+        self.models = dict(models)
+        self.lang = lang
+        self.section = section
+        self.notice = notice_pane()
+        self.address = Address(on_popstate=self.apply)
+        for demo_id, model in self.models.items():
+            model.param.watch(self.refresh, [f.param for f in links.fields(demo_id)])
+
+    def apply(self, link: str, navigate: bool = True) -> None:
+        """Apply a link (``?…``): its demos' values and (``navigate``) its section; say what it
+        ignored. The lecture opens the first section itself (lazily), so not ``navigate``."""
+        pairs = links.parse(link)
+        with pn.io.hold():
+            ignored = links.decode(pairs, self.models, self.lang)
+            if self.section is not None and navigate:
+                wanted = dict(pairs).get(links.SECTION_KEY)
+                if wanted is not None:
+                    self.section[1](wanted)
+            self.notice.spec = notice_spec(ignored, self.lang)
+            self.refresh()
+
+    def refresh(self, *_events) -> None:
+        section = self.section[0]() if self.section is not None else None
+        self.address.query = links.encode(self.models, section, self.lang)
+
+
+def opened_with() -> str:
+    """The query the served page was opened with (``pn.state.location``), "" elsewhere."""
+    location = pn.state.location
+    return location.search if location is not None and location.search else ""
+
+
+# ---------------------------------------------------------------------------------------------
+# The export
+
+
+def _css(field: links.Field, *where: int) -> str:
+    return "-".join(["c04-link", field.demo, field.param, *map(str, where)])
+
+
+def _tag(widget, css: str) -> None:
+    widget.css_classes = [*widget.css_classes, css]
+
+
+def _widget_field(field: links.Field, widget, lang: str) -> dict:
+    """How links.js reads and sets one field's widget in the export (the Bokeh property, the
+    map from the link's text to the property's value, the values the widget offers)."""
+    out: dict = {"css": _css(field)}
+    if isinstance(widget, MatrixEditor):
+        _tag_cells(field, widget)
+        p = widget.model.param[field.param]
+        out.update(
+            prop="value",
+            rows=len(widget.cells),
+            cols=len(widget.cells[0]),
+            max_abs=p.max_abs,
+            label=p.label_es or p.name,  # as Matrix's refusal names it
+            bound=p.bound_text,
+        )
+        return out
+    if widget is None:  # kept by the view's twin itself (scaling's seed)
+        return out
+    if hasattr(widget, "slider") and hasattr(widget, "options"):  # scaling's StopSlider
+        _tag(widget.slider, out["css"])
+        out.update(prop="value", map={str(v): i for i, v in enumerate(widget.options)})
+        return out
+    _tag(widget, out["css"])
+    if isinstance(widget, pn.widgets.Checkbox):
+        out["prop"] = "active"
+    elif isinstance(widget, pn.widgets.RadioButtonGroup):
+        values = list(widget.values)
+        out.update(prop="active")
+        if field.param != "focus":  # the explorer's focus: the index is the value
+            out["map"] = {links.to_text("text", v): i for i, v in enumerate(values)}
+    elif isinstance(widget, pn.widgets.Select):  # Panel gives Bokeh str(value), the label beside
+        out.update(prop="value", map={links.to_text("text", v): str(v) for v in widget.values})
+    elif isinstance(widget, pn.widgets.TextInput):
+        out.update(prop="value", max_chars=widget.max_length)
+    else:  # a slider: the link's number is its value, within its range and on its steps
+        out.update(prop="value", range=[widget.start, widget.end, widget.step])
+    return out
+
+
+def _tag_cells(field: links.Field, editor: MatrixEditor) -> None:
+    for i, row in enumerate(editor.cells):
+        for j, cell in enumerate(row):
+            _tag(cell, _css(field, i, j))
+
+
+def export_fields(demo_id: str, view, lang: str = DEFAULT_LANG) -> list[dict]:
+    """The fields of a demo on an exported page, for dashboards/static/links.js: each with its
+    key, kind, condition, default text and widget (``view.link_widgets()``)."""
+    widgets = view.link_widgets()
+    defaults = links._defaults(demo_id)
+    out = []
+    for field in links.fields(demo_id):
+        spec = _widget_field(field, widgets[field.param], lang)
+        extra = view.link_export(field.param) if hasattr(view, "link_export") else None
+        out.append(
+            {
+                "key": field.key,
+                "demo": field.demo,
+                "kind": field.kind,
+                "when": [f"{field.demo}.{field.when[0]}", links.to_text("text", field.when[1])]
+                if field.when
+                else None,
+                "default": defaults[field.param],
+                **spec,
+                **(extra or {}),
+            }
+        )
+    return out
+
+
+def export_spec(states: dict, demo_id: str, view, lang: str, sections: bool) -> None:
+    """Add a demo's fields to a page's embedded states (``states["links"]``)."""
+    spec = states.setdefault("links", {"sections": sections, "fields": []})
+    spec["fields"] += export_fields(demo_id, view, lang)
+
+
+def spec_json(spec: dict) -> str:
+    return json.dumps(spec, ensure_ascii=False)

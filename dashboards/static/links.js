@@ -1,0 +1,441 @@
+/* Every state in the link, in the browser (dashboards/links.py has the format).
+ *
+ * Served and exported:
+ * - C04.links.write(url, replace): the address follows the state with one history entry per
+ *   burst of changes (a slider dragged through twenty values is one step of "back").
+ * - C04.links.copyButton / copy: "Copiar enlace" (dashboards.sharing.CopyLink).
+ *
+ * Exported only (the page's #c04-states has "links", dashboards.sharing.export_spec): the
+ * fragment is the link (#seccion=capital&capital.identity=0). On load and on back/forward it is
+ * read and applied to the widgets, whose own callbacks compute the numbers as for a click; a
+ * change of a widget writes the fragment. What a link had that cannot be shown is said in the
+ * notice (.c04-link-notice). The same keys, texts and checks as dashboards/links.py, which
+ * does this on the server: the export has none (tests/ui/test_links.py holds them equal).
+ */
+(function (root) {
+  "use strict";
+
+  const C04 = (root.C04 = root.C04 || {});
+  const t = (key, fields) => C04.t(key, fields);
+
+  // A burst: changes less than this apart (ms) share one history entry.
+  const BURST_MS = 1000;
+  let lastWrite = 0;
+
+  function write(url, replace) {
+    const now = Date.now();
+    const push = !replace && now - lastWrite > BURST_MS;
+    lastWrite = now;
+    try {
+      if (push) root.history.pushState(null, "", url);
+      else root.history.replaceState(null, "", url);
+    } catch (e) {
+      /* a file:// page may refuse: the address stays, the page works */
+    }
+  }
+
+  const esc = (s) =>
+    String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[c]);
+
+  // ---------------------------------------------------------------------------------------------
+  // "Copiar enlace"
+
+  function copyButton(labels) {
+    return (
+      `<button type="button" data-testid="copy-link">${esc(labels.copy)}</button>` +
+      '<span class="c04-link-status" role="status" aria-live="polite"></span>'
+    );
+  }
+
+  /** The page's address opening ``section`` (when the page has sections). */
+  function linkFor(section) {
+    const url = new URL(root.location.href);
+    const spec = exportSpec();
+    if (spec) {
+      if (section && spec.sections) {
+        const params = new URLSearchParams(url.hash.slice(1));
+        params.set("seccion", section);
+        url.hash = params.toString();
+      }
+    } else if (section) {
+      url.searchParams.set("seccion", section);
+    }
+    return url.href;
+  }
+
+  async function copy(el, section, labels) {
+    const link = linkFor(section);
+    C04.links.lastCopied = link;
+    const status = el.querySelector(".c04-link-status");
+    const old = el.querySelector("input");
+    if (old) old.remove();
+    try {
+      await root.navigator.clipboard.writeText(link);
+      status.textContent = labels.copied;
+    } catch (e) {
+      // No clipboard here: the link, selected, for the student to copy.
+      status.textContent = labels.copy_manual;
+      const input = document.createElement("input");
+      input.readOnly = true;
+      input.value = link;
+      input.setAttribute("aria-label", labels.copy_label);
+      input.setAttribute("data-testid", "copy-link-text");
+      el.appendChild(input);
+      input.focus();
+      input.select();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The export: the fragment is the link
+
+  let SPEC;
+  function exportSpec() {
+    if (SPEC === undefined) {
+      const el = document.getElementById("c04-states");
+      SPEC = (el && JSON.parse(el.textContent).links) || null;
+    }
+    return SPEC;
+  }
+
+  const PAGE_KEYS = ["lang", "seccion"];
+  const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+  const INTEGER = /^[+-]?\d{1,19}$/;
+  // dashboards/links.py: MAX_LINK_CHARS, NOTICE_ITEMS, KEY_CHARS
+  const MAX_LINK_CHARS = 65536;
+  const NOTICE_ITEMS = 5;
+  const KEY_CHARS = 40;
+
+  class Ignored extends Error {
+    constructor(key, fields) {
+      super(key);
+      this.reasonKey = key;
+      this.fields = fields || {};
+    }
+  }
+
+  function pyStrip(s) {
+    return s.replace(/^[\s\x1c-\x1f\x85]+|[\s\x1c-\x1f\x85]+$/g, "");
+  }
+
+  function real(s) {
+    if (!NUMBER.test(pyStrip(s))) throw new Ignored("links.not_a_number");
+    const x = Number(pyStrip(s));
+    if (!Number.isFinite(x)) throw new Ignored("links.not_a_number");
+    return x;
+  }
+
+  // links.py's _real_text: 15 significant digits, shortest ("0.9", "2"; "1e-07" there and
+  // "1e-7" here: both read the same).
+  function realText(x) {
+    return String(Number(Number(x).toPrecision(15)));
+  }
+
+  /** The value a link's text stands for (links.from_text), then the widget's checks. */
+  function fromText(field, s, model) {
+    let v;
+    switch (field.kind) {
+      case "bool":
+        if (s !== "0" && s !== "1") throw new Ignored("links.not_a_bool");
+        return s === "1";
+      case "int":
+        if (!INTEGER.test(pyStrip(s))) throw new Ignored("links.not_an_integer");
+        v = Number(pyStrip(s));
+        break;
+      case "real":
+        v = real(s);
+        break;
+      case "choice":
+        if (!Object.prototype.hasOwnProperty.call(field.map, s)) {
+          throw new Ignored("links.not_an_option");
+        }
+        return field.map[s];
+      case "matrix": {
+        const rows = s.split(";").map((row) => row.split(","));
+        const shape = { rows: field.rows, cols: field.cols };
+        if (rows.length !== field.rows || rows.some((row) => row.length !== field.cols)) {
+          throw new Ignored("links.not_a_matrix", shape);
+        }
+        let cells;
+        try {
+          cells = rows.map((row) => row.map(real));
+        } catch (e) {
+          throw new Ignored("links.not_a_matrix", shape);
+        }
+        if (cells.some((row) => row.some((x) => Math.abs(x) > field.max_abs))) {
+          throw new Ignored("core.matrix_cell_bounds", { name: field.label, bound: field.bound });
+        }
+        return cells;
+      }
+      default: {
+        const error = field.max_tokens && C04.views.explorer ? C04.views.explorer.sentenceError(s) : "";
+        if (error) throw new Ignored("", { said: error });
+        return s;
+      }
+    }
+    if (field.map) {
+      if (!Object.prototype.hasOwnProperty.call(field.map, String(v))) {
+        throw new Ignored("links.not_offered");
+      }
+      return field.map[String(v)];
+    }
+    let range = field.range;
+    if (field.key.endsWith(".focus") && model) range = [0, model.labels.length - 1, 1];
+    if (range) {
+      const [lo, hi, step] = range;
+      const decimals = field.kind === "int" ? 0 : 2;
+      if (v < lo || v > hi) {
+        throw new Ignored("links.out_of_range", {
+          low: C04.fmt.number(lo, decimals),
+          high: C04.fmt.number(hi, decimals),
+        });
+      }
+      const k = (v - lo) / step;
+      if (field.kind === "int" && Math.abs(k - Math.round(k)) > 1e-9) {
+        throw new Ignored("links.not_offered");
+      }
+    }
+    return v;
+  }
+
+  function reason(e) {
+    if (!(e instanceof Ignored)) return t("links.refused");
+    if (e.fields.said !== undefined) return e.fields.said;
+    return t(e.reasonKey, e.fields);
+  }
+
+  function said(key, why) {
+    const k = Array.from(key);
+    const shown = k.length <= KEY_CHARS ? key : k.slice(0, KEY_CHARS - 1).join("") + "…";
+    return why ? `«${shown}» (${why})` : `«${shown}»`;
+  }
+
+  function notice(items) {
+    if (!items.length) return "";
+    let text = items.slice(0, NOTICE_ITEMS).join("; ");
+    if (items.length > NOTICE_ITEMS) text += t("links.more", { n: items.length - NOTICE_ITEMS });
+    return t("links.notice", { items: text });
+  }
+
+  let MODELS = null;
+  function models() {
+    if (MODELS) return MODELS;
+    const doc = root.Bokeh && root.Bokeh.documents && root.Bokeh.documents[0];
+    if (!doc) return null;
+    const found = {};
+    for (const m of doc.all_models) {
+      for (const c of m.css_classes || []) {
+        if (c.startsWith("c04-link")) found[c] = m;
+      }
+    }
+    const spec = exportSpec();
+    for (const f of spec.fields) {
+      if (f.hook) continue;
+      const css = f.kind === "matrix" ? `${f.css}-0-0` : f.css;
+      if (!found[css]) return null; // not all drawn yet
+    }
+    MODELS = found;
+    return found;
+  }
+
+  const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+  function cellText(x) {
+    const s = realText(x);
+    return s.includes("e") ? s : s.replace(".", t("format.decimal"));
+  }
+
+  async function setField(field, v, found) {
+    if (field.hook) {
+      C04.views[field.hook].setSeed(v);
+      // The view draws the seed on its next update: run the d_k slider's own callback.
+      const slider = found[exportSpec().fields.find((f) => f.demo === field.demo && f.css && !f.hook).css];
+      for (const cb of (slider.js_property_callbacks || {})["change:value"] || []) {
+        await cb.execute(slider);
+      }
+      return;
+    }
+    if (field.kind === "matrix") {
+      for (let i = 0; i < field.rows; i++) {
+        for (let j = 0; j < field.cols; j++) {
+          const cell = found[`${field.css}-${i}-${j}`];
+          const text = cellText(v[i][j]);
+          if (cell.value !== text) {
+            cell.value = text;
+            await tick();
+          }
+        }
+      }
+      return;
+    }
+    const model = found[field.css];
+    if (model[field.prop] !== v) {
+      model[field.prop] = v;
+      await tick();
+    }
+  }
+
+  /** The link's text of a field as its widget shows it (links.to_text); throws when the widget
+   * holds a value the model would refuse (a cell's text, a sentence being typed). */
+  function current(field, found) {
+    if (field.hook) {
+      const seed = C04.views[field.hook].seed();
+      return seed === null ? field.default : String(seed);
+    }
+    if (field.kind === "matrix") {
+      const rows = [];
+      for (let i = 0; i < field.rows; i++) {
+        const row = [];
+        for (let j = 0; j < field.cols; j++) {
+          row.push(realText(C04.fmt.parseNumber(found[`${field.css}-${i}-${j}`].value)));
+        }
+        rows.push(row.join(","));
+      }
+      return rows.join(";");
+    }
+    const value = found[field.css][field.prop];
+    if (field.map) {
+      for (const [text, shown] of Object.entries(field.map)) if (shown === value) return text;
+      throw new Error("no option");
+    }
+    if (field.kind === "bool") return value ? "1" : "0";
+    if (field.kind === "int") return String(Math.round(Number(value)));
+    if (field.kind === "real") return realText(Number(value));
+    if (field.max_tokens && C04.views.explorer && C04.views.explorer.sentenceError(String(value))) {
+      throw new Error("sentence refused");
+    }
+    return String(value);
+  }
+
+  /** The fragment of the state on screen (links.encode): every field of a demo off its
+   * defaults, the section the fragment had. */
+  function encode(found, section) {
+    const params = new URLSearchParams();
+    if (section) params.set("seccion", section);
+    const spec = exportSpec();
+    const demos = [...new Set(spec.fields.map((f) => f.demo))];
+    for (const demo of demos) {
+      const fields = spec.fields.filter((f) => f.demo === demo);
+      const texts = new Map(fields.map((f) => [f.key, current(f, found)]));
+      if (fields.every((f) => texts.get(f.key) === f.default)) continue;
+      for (const f of fields) {
+        if (f.when && texts.get(f.when[0]) !== f.when[1]) continue;
+        params.append(f.key, texts.get(f.key));
+      }
+    }
+    return params.toString().replace(/%2C/g, ",").replace(/%3B/g, ";");
+  }
+
+  let applying = false;
+  let lastHash = null;
+
+  function writeHash(replace) {
+    const found = models();
+    if (!found || applying) return;
+    let hash;
+    try {
+      const section = new URLSearchParams(root.location.hash.slice(1)).get("seccion");
+      hash = encode(found, exportSpec().sections ? section : null);
+    } catch (e) {
+      return; // a widget holds a value being typed or refused: the last link stays
+    }
+    lastHash = hash;
+    const url = root.location.pathname + root.location.search + (hash ? "#" + hash : "");
+    if (url !== root.location.pathname + root.location.search + root.location.hash) {
+      write(url, replace);
+    }
+  }
+
+  function setNotice(found, text) {
+    const spec = text ? { testid: "link-notice", cls: "c04-note c04-link-notice", text } : {};
+    const json = text ? JSON.stringify(spec) : "";
+    const pane = found["c04-link-notice"];
+    if (pane && pane.data.spec_json !== json) pane.data.spec_json = json;
+  }
+
+  /** Apply a fragment to the page's widgets, field by field in the link's order; say what was
+   * ignored. An old section anchor (#capital) is only a section. */
+  async function apply(hash) {
+    const found = models();
+    const raw = hash.startsWith("#") ? hash.slice(1) : hash;
+    if (!raw.includes("=")) return;
+    const spec = exportSpec();
+    const items = [];
+    if (raw.length > MAX_LINK_CHARS) {
+      items.push(said("…", t("links.too_long", { max: MAX_LINK_CHARS })));
+    } else {
+      const given = new Map();
+      for (const [key, value] of new URLSearchParams(raw)) if (!given.has(key)) given.set(key, value);
+      const known = new Set(spec.fields.map((f) => f.key));
+      for (const key of given.keys()) {
+        if (!known.has(key) && !PAGE_KEYS.includes(key)) items.push(said(key, t("links.unknown")));
+      }
+      applying = true;
+      try {
+        for (const field of spec.fields) {
+          if (!given.has(field.key)) continue;
+          try {
+            const v = fromText(field, given.get(field.key), field.css && found[field.css]);
+            await setField(field, v, found);
+          } catch (e) {
+            items.push(said(field.key, reason(e)));
+          }
+        }
+      } finally {
+        applying = false;
+      }
+    }
+    setNotice(found, notice(items));
+    writeHash(true);
+  }
+
+  async function start() {
+    let found = models();
+    for (let tries = 0; !found && tries < 300; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      found = models();
+    }
+    if (!found) return;
+    const spec = exportSpec();
+    for (const field of spec.fields) {
+      if (field.hook) continue;
+      const targets =
+        field.kind === "matrix"
+          ? Array.from({ length: field.rows * field.cols }, (_, n) =>
+              found[`${field.css}-${Math.floor(n / field.cols)}-${n % field.cols}`])
+          : [found[field.css]];
+      for (const m of targets) {
+        // After the widget's own callback (a tick later), so the twin has drawn it.
+        m.property(field.prop).change.connect(() => setTimeout(() => writeHash(false), 0));
+      }
+    }
+    // "Nueva muestra" changes the seed and no widget's value: a click anywhere may change the
+    // state, and writeHash writes only a change.
+    document.addEventListener("click", () => setTimeout(() => writeHash(false), 50), true);
+    root.addEventListener("popstate", () => {
+      if (root.location.hash.slice(1) !== lastHash) apply(root.location.hash);
+    });
+    await apply(root.location.hash);
+    C04.links.ready = true;
+  }
+
+  C04.links = {
+    write,
+    copyButton,
+    copy,
+    linkFor,
+    start,
+    apply,
+    encode: () => encode(models(), null),
+    ready: false,
+    lastCopied: null,
+  };
+
+  if (typeof document !== "undefined" && exportSpec()) {
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", start);
+    } else {
+      start();
+    }
+  }
+})(typeof window !== "undefined" ? window : globalThis);

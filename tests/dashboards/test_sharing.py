@@ -1,0 +1,88 @@
+"""The link in the page (dashboards/sharing.py): a session's state ↔ its address, back/forward,
+"Copiar enlace", and what the export tells links.js about each field's widget."""
+
+from __future__ import annotations
+
+import pytest
+
+from attnmodel.i18n import text
+from dashboards import export, links, registry, sharing
+from dashboards.lecture import Lecture
+
+
+def test_the_lecture_opens_its_link_and_its_address_follows_the_models():
+    lecture = Lecture(section="capital")
+    lecture.link.apply("?seccion=capital&capital.identity=0&nada=1", navigate=False)
+    assert lecture.capital.identity == 0.0
+    assert "capital.identity=0" in lecture.link.address.query
+    assert "nada" in lecture.link.notice.spec["text"]
+    lecture.scaling.d_k = 16
+    assert "escalado.d_k=16" in lecture.link.address.query
+    lecture.go("cabezas")
+    assert lecture.link.address.query.startswith("seccion=cabezas&")
+
+
+def test_back_and_forward_apply_the_address_and_its_section():
+    lecture = Lecture(section="autoatencion")
+    lecture.link.address._handle_msg({"popstate": "?seccion=posicion&posicion.d_model=32"})
+    assert lecture.section == "posicion"
+    assert lecture.positional.d_model == 32
+    assert lecture.link.notice.spec == {}
+    # Back to the first address: the defaults again.
+    lecture.link.address._handle_msg({"popstate": "?seccion=autoatencion"})
+    assert lecture.section == "autoatencion"
+    assert lecture.positional.d_model == 32  # a link without the demo leaves it as it is
+
+
+@pytest.mark.parametrize(
+    "message",
+    [None, [], "x", {"popstate": 5}, {"popstate": "?" + "a" * (sharing.MAX_MESSAGE_CHARS + 1)}],
+)
+def test_a_forged_message_changes_nothing(message):
+    lecture = Lecture(section="autoatencion")
+    before = lecture.link.address.query
+    lecture.link.address._handle_msg(message)
+    assert lecture.link.address.query == before
+    assert lecture.section == "autoatencion"
+
+
+def test_an_unknown_section_in_a_link_is_ignored_and_an_alias_opens_its_section():
+    lecture = Lecture(section="autoatencion")
+    lecture.link.apply("?seccion=<script>")
+    assert lecture.section == "autoatencion"
+    lecture.link.apply("?seccion=escalado")
+    assert lecture.section == "autoatencion"  # the √d_k demo is in the first section
+    lecture.link.apply("?seccion=capital")
+    assert lecture.section == "capital"
+
+
+def test_copy_link_labels_are_the_catalogue_s():
+    button = sharing.copy_link("capital", "en")
+    assert button.section == "capital"
+    assert button.labels["copy"] == text("links.copy", "en")
+
+
+@pytest.mark.parametrize("demo", registry.DEMOS, ids=lambda d: d.id)
+def test_the_export_describes_every_field_of_each_demo(demo):
+    view = demo.view_class()(lang="en")
+    described = sharing.export_fields(demo.id, view, "en")
+    assert [f["key"] for f in described] == [f.key for f in links.fields(demo.id)]
+    defaults = links._defaults(demo.id)
+    for f in described:
+        assert f["default"] == defaults[f["key"].split(".", 1)[1]]
+        assert f["css"].startswith("c04-link-")
+        if f["kind"] == "choice":
+            assert f["default"] in f["map"]  # every option the live model has, by its text
+        if "hook" not in f:
+            assert "prop" in f
+
+
+def test_the_exported_lecture_embeds_every_field_once():
+    wire = export.Wiring("es")
+    export.build_lecture(wire)
+    keys = [f["key"] for f in wire.states["links"]["fields"]]
+    assert keys == [f.key for f in links.all_fields()]
+    assert wire.states["links"]["sections"] is True
+    wire = export.Wiring("es")
+    export.pages()[1].build(wire)  # a section's page: no section in its links
+    assert wire.states["links"]["sections"] is False
