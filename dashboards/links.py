@@ -234,7 +234,8 @@ def decode(
     lang: str = DEFAULT_LANG,
     page_keys: Iterable[str] = PAGE_KEYS,
 ) -> list[Ignored]:
-    """Apply a link's pairs to ``models`` (demo id → model), each demo's fields in their order;
+    """Apply a link's pairs to ``models`` (demo id → model), each demo's fields in their order,
+    a demo the link does not name at its defaults (a link is the whole state of its page);
     returns what was ignored: unknown keys (a demo not on this page included), unreadable or
     refused values. A key given twice counts once (its first value)."""
     given: dict[str, str] = {}
@@ -251,6 +252,9 @@ def decode(
         if key not in known and key not in page_keys:
             ignored.append(Ignored(key, text("links.unknown", lang)))
     for demo_id, model in models.items():
+        if not any(f.key in given for f in fields(demo_id)):
+            # Not in the link: at its defaults (back to a page's first address resets it).
+            given.update({f.key: _defaults(demo_id)[f.param] for f in fields(demo_id)})
         for f in fields(demo_id):
             if f.key not in given:
                 continue

@@ -247,6 +247,8 @@
 
   async function setField(field, v, found) {
     if (field.hook) {
+      const now = C04.views[field.hook].seed();
+      if ((now === null ? Number(field.default) : now) === v) return;
       C04.views[field.hook].setSeed(v);
       // The view draws the seed on its next update: run the d_k slider's own callback.
       const slider = found[exportSpec().fields.find((f) => f.demo === field.demo && f.css && !f.hook).css];
@@ -357,8 +359,8 @@
    * ignored. An old section anchor (#capital) is only a section. */
   async function apply(hash) {
     const found = models();
-    const raw = hash.startsWith("#") ? hash.slice(1) : hash;
-    if (!raw.includes("=")) return;
+    let raw = hash.startsWith("#") ? hash.slice(1) : hash;
+    if (!raw.includes("=")) raw = ""; // no link (an old section anchor): the defaults
     const spec = exportSpec();
     const items = [];
     if (raw.length > MAX_LINK_CHARS) {
@@ -369,6 +371,11 @@
       const known = new Set(spec.fields.map((f) => f.key));
       for (const key of given.keys()) {
         if (!known.has(key) && !PAGE_KEYS.includes(key)) items.push(said(key, t("links.unknown")));
+      }
+      // A demo the link does not name goes to its defaults (links.decode).
+      for (const demo of new Set(spec.fields.map((f) => f.demo))) {
+        const own = spec.fields.filter((f) => f.demo === demo);
+        if (!own.some((f) => given.has(f.key))) for (const f of own) given.set(f.key, f.default);
       }
       applying = true;
       try {
@@ -389,13 +396,22 @@
     writeHash(true);
   }
 
+  let started = false;
+
   async function start() {
+    // Once: Panel's es-module-shims dispatches DOMContentLoaded a second time.
+    if (started) return;
+    started = true;
     let found = models();
     for (let tries = 0; !found && tries < 300; tries++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       found = models();
     }
     if (!found) return;
+    // Once every view is drawn: a component drawn later would start from its first state and
+    // lose what the link set (seen with the notice on a page that drew slowly).
+    const doc = root.Bokeh.documents[0];
+    if (!doc.is_idle) await new Promise((resolve) => doc.idle.connect(() => resolve()));
     const spec = exportSpec();
     for (const field of spec.fields) {
       if (field.hook) continue;

@@ -31,7 +31,7 @@ def test_back_and_forward_apply_the_address_and_its_section():
     # Back to the first address: the defaults again.
     lecture.link.address._handle_msg({"popstate": "?seccion=autoatencion"})
     assert lecture.section == "autoatencion"
-    assert lecture.positional.d_model == 32  # a link without the demo leaves it as it is
+    assert lecture.positional.d_model == 64  # not in that address: at its default again
 
 
 @pytest.mark.parametrize(
