@@ -214,6 +214,7 @@ def _local_stylesheets() -> None:
 MARKUP_URL = "c04/markup.js"
 A11Y_URL = "c04/a11y.js"
 LINKS_URL = "c04/links.js"
+EXERCISES_URL = "c04/exercises.js"
 
 
 def _markup_script() -> None:
@@ -230,6 +231,7 @@ def _markup_script() -> None:
         "c04_markup": MARKUP_URL,
         "c04_a11y": A11Y_URL,
         "c04_links": LINKS_URL,
+        "c04_exercises": EXERCISES_URL,
     }
 
 
@@ -312,8 +314,8 @@ def serve_demo(demo_id: str) -> None:
     """The end of each demo's module, served on its own (``panel serve dashboards/<module>.py``):
     the registry's view for ``demo_id`` with a model of its own, in the page's ``?lang=``,
     titled from the catalogue."""
-    # Both import the view modules (or this one) that import this module: imported here.
-    from dashboards import registry, sharing
+    # They import the view modules (or this one) that import this module: imported here.
+    from dashboards import practice, registry, sharing
 
     configure()
     demo = registry.demo(demo_id)
@@ -325,7 +327,13 @@ def serve_demo(demo_id: str) -> None:
     respond_immediately(view)
     clients.guard(view)
     page = pn.Column(
-        link.notice, sharing.copy_link("", lang), view, link.address, sizing_mode="stretch_width"
+        link.notice,
+        sharing.copy_link("", lang),
+        view,
+        practice.block(demo.id, lang, model),
+        practice.progress([e.id for e in practice.exercises.of_demo(demo.id)], lang),
+        link.address,
+        sizing_mode="stretch_width",
     )
     serve(page, demo.title(lang), lang)
 

@@ -44,7 +44,7 @@ from bokeh.resources import INLINE, Resources
 
 from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG, catalogue_json, languages, text, user_lang
-from dashboards import registry, sharing
+from dashboards import exercises, practice, registry, sharing
 from dashboards.common import (
     CONTENT_ATTRIBUTES,
     VIEWPORT_META,
@@ -146,6 +146,7 @@ class Wiring:
     states: dict = field(default_factory=dict)
     count: int = 0
     sections: bool = False  # the page holds every section (its links name one)
+    exercises: list = field(default_factory=list)  # the ids of the page's exercise cards
 
     def __call__(self, view, demo_id: str | None = None):
         if hasattr(view, "enable_client_side"):
@@ -176,14 +177,18 @@ def _section(section_id: str, wire: Wiring) -> LangColumn:
             section_marker(demo.id),
             sharing.copy_link(section_id, wire.lang),
             wire(demo.view_class()(lang=wire.lang), demo.id),
+            practice.block(demo.id, wire.lang),
         ]
-    return LangColumn(*parts, sizing_mode="stretch_width")
+        wire.exercises += [e.id for e in exercises.of_demo(demo.id)]
+    return LangColumn(*[p for p in parts if p is not None], sizing_mode="stretch_width")
 
 
 def _exercises(lang: str) -> pn.Column:
     rows = [
         section_marker("jugar"),
         math_md(text("export.exercises", lang), margin=(0, 10)),
+        math_md(text("exercises.in_sections", lang), margin=(0, 10)),
+        practice.progress([e.id for e in exercises.exercises()], lang),
     ]
     labels = {s.id: s.label(lang) for s in SECTIONS}
     for exercise in EXERCISES:
@@ -249,6 +254,7 @@ def _section_page(section_id: str) -> Callable[[Wiring], pn.viewable.Viewable]:
             _bar(f"{section_id}.html", wire.lang),
             sharing.notice_pane(),
             content,
+            practice.progress(list(wire.exercises), wire.lang),
             sizing_mode="stretch_width",
             max_width=1400,
         )
@@ -693,6 +699,11 @@ def main(
         "--lang", action="append", choices=languages(), help=text("cli.export_lang", say)
     )
     args = parser.parse_args(argv)
+    try:
+        exercises.load()
+    except exercises.ExerciseError as exc:
+        print(text("cli.exercises_failed", say, message=exc), file=sys.stderr)
+        return 1
     start = time.perf_counter()
     print(text("cli.export_start", say, out=args.out), flush=True)
     try:

@@ -17,7 +17,7 @@ import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG, languages, text
-from dashboards import clients, registry, sharing
+from dashboards import clients, exercises, practice, registry, sharing
 from dashboards.common import (
     CONTENT_ATTRIBUTES,
     LangColumn,
@@ -159,12 +159,14 @@ def build_section(lecture: Lecture, section: registry.Section) -> pn.viewable.Vi
         return _build_exercises(lecture)
     parts = []
     for demo in registry.section_demos(section):
+        model = getattr(lecture, demo.module)
         parts += [
             section_marker(demo.id),
             sharing.copy_link(section.id, lecture.lang),
-            demo.view_class()(model=getattr(lecture, demo.module), lang=lecture.lang),
+            demo.view_class()(model=model, lang=lecture.lang),
+            practice.block(demo.id, lecture.lang, model),
         ]
-    return pn.Column(*parts, sizing_mode="stretch_width")
+    return pn.Column(*[p for p in parts if p is not None], sizing_mode="stretch_width")
 
 
 @dataclass(frozen=True)
@@ -210,7 +212,12 @@ EXERCISES = (
 
 def _build_exercises(lecture: Lecture):
     lang = lecture.lang
-    rows = [section_marker("jugar"), math_md(text("exercise.heading", lang))]
+    rows = [
+        section_marker("jugar"),
+        math_md(text("exercise.heading", lang)),
+        math_md(text("exercises.in_sections", lang)),
+        practice.progress([e.id for e in exercises.exercises()], lang),
+    ]
     for n, exercise in enumerate(EXERCISES, start=1):
         button = pn.widgets.Button(
             label=text("lecture.try_it", lang),

@@ -185,6 +185,18 @@ def argv(
     return command(known.port, *extra, address=known.address, origins=known.origins)
 
 
+def check_exercises(lang: str | None = None) -> None:
+    """Stop before serving when the exercises' file has a mistake, with the message naming the
+    entry (every session would otherwise meet it)."""
+    from dashboards import exercises
+
+    try:
+        exercises.load()
+    except exercises.ExerciseError as exc:
+        print(text("cli.exercises_failed", lang or user_lang(), message=exc), file=sys.stderr)
+        sys.exit(2)
+
+
 def main(
     args: list[str] | None = None,
     prog: str = "python -m dashboards.serving",
@@ -193,6 +205,7 @@ def main(
     """Replace this process with `panel serve` (same pid, so a supervisor's pid stays valid),
     in SERVE_ENV: PYTHONMALLOC must be set before the interpreter starts."""
     full = argv(args, prog, lang)
+    check_exercises(lang)
     os.chdir(ROOT)
     sys.stdout.flush()
     os.execve(full[0], full, environment())

@@ -100,6 +100,7 @@ export function render({ model, el }) {
 :host button:focus-visible { outline: 3px solid #174a87; outline-offset: 2px; }
 :host .c04-link-status { font-size: 90%; color: #2a5a2a; margin-left: 8px; }
 :host input { width: min(36em, 90%); font-size: 85%; margin-top: 4px; }
+@media (max-width: 700px) { :host button, :host input { min-height: 44px; min-width: 44px; } }
 """
     ]
 

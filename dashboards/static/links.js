@@ -240,9 +240,22 @@
 
   const tick = () => new Promise((resolve) => setTimeout(resolve, 0));
 
+  // A cell's text as the live MatrixEditor writes it (4 decimals at most, no trailing zeros,
+  // "−1"), or every digit when 4 decimals would change the number the twin reads back.
   function cellText(x) {
-    const s = realText(x);
-    return s.includes("e") ? s : s.replace(".", t("format.decimal"));
+    const decimal = t("format.decimal");
+    let s = C04.fmt.number(x, 4);
+    if (s.includes(decimal)) {
+      s = s.replace(/0+$/, "");
+      if (s.endsWith(decimal)) s = s.slice(0, -decimal.length);
+    }
+    try {
+      if (C04.fmt.parseNumber(s) === x) return s;
+    } catch (e) {
+      /* fall through */
+    }
+    const full = realText(x);
+    return full.includes("e") ? full : full.replace(".", decimal);
   }
 
   async function setField(field, v, found) {
@@ -356,12 +369,14 @@
   }
 
   /** Apply a fragment to the page's widgets, field by field in the link's order; say what was
-   * ignored. An old section anchor (#capital) is only a section. */
-  async function apply(hash) {
+   * ignored. An old section anchor (#capital) is only a section. With ``only`` (a demo id),
+   * only that demo's fields (an exercise moving its demo): the rest of the page stays. */
+  async function apply(hash, only) {
     const found = models();
     let raw = hash.startsWith("#") ? hash.slice(1) : hash;
     if (!raw.includes("=")) raw = ""; // no link (an old section anchor): the defaults
     const spec = exportSpec();
+    const fields = only ? spec.fields.filter((f) => f.demo === only) : spec.fields;
     const items = [];
     if (raw.length > MAX_LINK_CHARS) {
       items.push(said("…", t("links.too_long", { max: MAX_LINK_CHARS })));
@@ -370,16 +385,18 @@
       for (const [key, value] of new URLSearchParams(raw)) if (!given.has(key)) given.set(key, value);
       const known = new Set(spec.fields.map((f) => f.key));
       for (const key of given.keys()) {
-        if (!known.has(key) && !PAGE_KEYS.includes(key)) items.push(said(key, t("links.unknown")));
+        if (!only && !known.has(key) && !PAGE_KEYS.includes(key)) {
+          items.push(said(key, t("links.unknown")));
+        }
       }
       // A demo the link does not name goes to its defaults (links.decode).
-      for (const demo of new Set(spec.fields.map((f) => f.demo))) {
-        const own = spec.fields.filter((f) => f.demo === demo);
+      for (const demo of new Set(fields.map((f) => f.demo))) {
+        const own = fields.filter((f) => f.demo === demo);
         if (!own.some((f) => given.has(f.key))) for (const f of own) given.set(f.key, f.default);
       }
       applying = true;
       try {
-        for (const field of spec.fields) {
+        for (const field of fields) {
           if (!given.has(field.key)) continue;
           try {
             const v = fromText(field, given.get(field.key), field.css && found[field.css]);
@@ -392,8 +409,8 @@
         applying = false;
       }
     }
-    setNotice(found, notice(items));
-    writeHash(true);
+    if (!only) setNotice(found, notice(items));
+    writeHash(!only);
   }
 
   let started = false;
@@ -431,7 +448,8 @@
     root.addEventListener("popstate", () => {
       if (root.location.hash.slice(1) !== lastHash) apply(root.location.hash);
     });
-    await apply(root.location.hash);
+    // A page opened without a link is at its defaults already: nothing to apply.
+    if (root.location.hash.includes("=")) await apply(root.location.hash);
     C04.links.ready = true;
   }
 

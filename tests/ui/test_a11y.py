@@ -153,7 +153,8 @@ def test_text_on_every_shade_meets_aa_contrast(page):
 PHONE = {"width": 360, "height": 740}
 WIDTH_JS = "document.documentElement.scrollWidth"
 # The controls a finger must hit, smaller than 44 × 44 px: a slider by its handle's touch area,
-# a checkbox by its whole line (its text toggles it too); links in running text are exempt.
+# a checkbox by its whole line (its text toggles it too), an exercise's option by its label;
+# links in running text are exempt.
 SMALL_TARGETS_JS = """() => {
   const small = [];
   const walk = (root) => {
@@ -161,6 +162,7 @@ SMALL_TARGETS_JS = """() => {
       let target = el;
       if (el.matches('[role=slider]')) target = el.querySelector('.noUi-touch-area') || el;
       if (el.type === 'checkbox') target = el.getRootNode().host;
+      if (el.type === 'radio' && el.closest('label')) target = el.closest('label');
       const box = target.getBoundingClientRect();
       if (box.width === 0 && box.height === 0) continue;  // not on screen
       if (box.width < 44 || box.height < 44) {

@@ -1,0 +1,170 @@
+"""Predict, then check, in the page: a card per exercise at the end of its demo, and the progress.
+
+The cards are drawn by ``C04.exercises`` (dashboards/static/exercises.js). Live, an answer
+comes back as a message: :class:`ExerciseCard` moves the session's model to the exercise's state
+and sets the verdict the model computes (dashboards/exercises.py). In the export the card holds
+the answer Python computed for that state (``expected``) and the exercise's link, and checks in
+the browser. The progress lives in the student's browser only (exercises.js).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import ClassVar
+
+import panel as pn
+import param
+
+from attnmodel.i18n import DEFAULT_LANG, catalogue, text
+from dashboards import exercises, links
+from dashboards.common import esc, math_md
+
+LABELS = (
+    "check",
+    "answer_label",
+    "choose",
+    "why",
+    "done_right",
+    "done_wrong",
+    "unreadable",
+)
+PROGRESS_LABELS = ("progress", "progress_none", "reset", "reset_done", "stored")
+
+CARD_CSS = """
+:host .c04-exercise { border-left: 4px solid #1f5fa8; background: #f5f8fc; padding: 8px 14px;
+  margin: 6px 0; }
+:host fieldset { border: none; margin: 0; padding: 0; }
+:host legend { font-weight: 600; padding: 0; margin-bottom: 6px; }
+:host .c04-option { display: inline-block; margin: 2px 14px 2px 0; cursor: pointer;
+  min-height: 28px; }
+:host input[type=text] { width: 7em; font: inherit; padding: 3px 6px; }
+:host button { font: inherit; margin-top: 8px; padding: 4px 14px; cursor: pointer; color: #fff;
+  background: #1f5fa8; border: 1px solid #174a87; border-radius: 4px; }
+:host button:focus-visible, :host input:focus-visible { outline: 3px solid #174a87;
+  outline-offset: 2px; }
+:host .c04-past { margin-left: 10px; font-size: 90%; color: #444; }
+:host .c04-verdict p { margin: 6px 0 0; }
+:host .c04-right { color: #1d5e1d; }
+:host .c04-wrong { color: #a40000; }
+:host .c04-note { color: #555; font-size: 92%; }
+@media (max-width: 700px) {
+  /* Every control a finger can hit: 44 px at least. */
+  :host button, :host input[type=text] { min-height: 44px; min-width: 44px; }
+  :host .c04-option { display: flex; align-items: center; min-height: 44px; min-width: 44px; }
+}
+"""
+
+
+class ExerciseCard(pn.custom.JSComponent):
+    """One exercise: question, the student's input, "Comprobar", the verdict."""
+
+    spec_json = param.String(default="{}", doc="The card: question, options, labels (JSON).")
+    verdict_json = param.String(default="", doc="The last verdict (JSON), '' before any.")
+
+    _esm = """
+export function render({ model, el }) {
+  const card = window.C04.exercises.renderCard(model, el)
+  model.on("verdict_json", card.draw)
+  model.on("remove", card.remove)
+}
+"""
+    _stylesheets: ClassVar[list[str]] = [CARD_CSS]
+
+    def __init__(self, on_answer: Callable[[str], dict] | None = None, **params):
+        params.setdefault("sizing_mode", "stretch_width")
+        super().__init__(**params)
+        self._on_answer = on_answer
+
+    def _handle_msg(self, msg) -> None:
+        # Whatever a client sends: only a short string under "answer" is read.
+        answer = msg.get("answer") if isinstance(msg, dict) else None
+        if not isinstance(answer, str) or self._on_answer is None:
+            return
+        verdict = self._on_answer(answer[: exercises.MAX_ANSWER_CHARS + 1])
+        verdict["n"] = (json.loads(self.verdict_json).get("n", 0) if self.verdict_json else 0) + 1
+        self.verdict_json = json.dumps(verdict, ensure_ascii=False)
+
+
+class Progress(pn.custom.JSComponent):
+    """How many of this page's exercises the student answered (and right), and the reset."""
+
+    ids_json = param.String(default="[]")
+    labels_json = param.String(default="{}")
+
+    _esm = """
+export function render({ model, el }) {
+  const stop = window.C04.exercises.renderProgress(model, el)
+  model.on("remove", stop)
+}
+"""
+    _stylesheets: ClassVar[list[str]] = [CARD_CSS]
+
+
+def card_spec(exercise: exercises.Exercise, lang: str) -> dict:
+    labels = {k: text(f"exercises.{k}", lang) for k in LABELS}
+    return {
+        "id": exercise.id,
+        "demo": exercise.demo,
+        "kind": exercise.kind,
+        "question": exercise.text("question", lang),
+        "explanation": exercise.text("explanation", lang),
+        "options": exercise.options(lang),
+        "unit": "%" if exercise.format == "percent" else "",
+        "format": exercise.format,
+        "tolerance": exercise.tolerance,
+        "labels": labels,
+    }
+
+
+def export_spec(exercise: exercises.Exercise, lang: str) -> dict:
+    """The card of the export: the answer for the exercise's state, computed here by the model,
+    and the link that moves the page's demo there."""
+    model = exercises.model_class(exercise.demo)()
+    value = exercises.solve(exercise, model)
+    said = exercises.shown(exercise, value, lang)
+    return {
+        **card_spec(exercise, lang),
+        "link": links.encode({exercise.demo: model}),
+        "expected": {
+            "value": value,
+            "right": text("exercises.right", lang, answer=said),
+            "wrong": text("exercises.wrong", lang, answer=said),
+        },
+    }
+
+
+def live_card(exercise: exercises.Exercise, model, lang: str) -> ExerciseCard:
+    def on_answer(answer: str) -> dict:
+        verdict = exercises.check(exercise, model, answer, lang)
+        return {"right": verdict.right, "message": verdict.message}
+
+    spec = json.dumps(card_spec(exercise, lang), ensure_ascii=False)
+    return ExerciseCard(on_answer=on_answer, spec_json=spec)
+
+
+def exported_card(exercise: exercises.Exercise, lang: str) -> ExerciseCard:
+    return ExerciseCard(spec_json=json.dumps(export_spec(exercise, lang), ensure_ascii=False))
+
+
+def block(demo_id: str, lang: str = DEFAULT_LANG, model=None) -> pn.Column | None:
+    """The exercises of a demo, after it: live on ``model``, else (the export) self-checking."""
+    mine = exercises.of_demo(demo_id)
+    if not mine:
+        return None
+    cards = [
+        live_card(e, model, lang) if model is not None else exported_card(e, lang) for e in mine
+    ]
+    heading = f"### {esc(text('exercises.heading', lang))}\n\n{esc(text('exercises.intro', lang))}"
+    return pn.Column(math_md(heading, margin=(10, 10, 0, 10)), *cards, sizing_mode="stretch_width")
+
+
+def progress(ids: list[str], lang: str = DEFAULT_LANG) -> Progress:
+    # Templates with their {fields}: exercises.js fills them with the browser's counts.
+    labels = {k: catalogue(lang)[f"exercises.{k}"] for k in PROGRESS_LABELS}
+    return Progress(
+        ids_json=json.dumps(ids),
+        labels_json=json.dumps(labels, ensure_ascii=False),
+        sizing_mode="stretch_width",
+        margin=(4, 10),
+    )

@@ -1,0 +1,196 @@
+/* Predict, then check: the exercise cards and the progress (dashboards/practice.py).
+ *
+ * A card (ExerciseCard) draws its question and the student's input, then on "Comprobar":
+ * - live, sends the answer to the server, which moves the demo to the question's state,
+ *   computes the answer there and sends back the verdict (dashboards/exercises.py: check);
+ * - in the offline export, moves the demo with the exercise's link (C04.links.apply, only that
+ *   demo), and compares the answer with the one Python computed for that state when it wrote the
+ *   page (the same model, the same state: the export cannot run the model's Python).
+ * The verdict is kept in this browser only (localStorage "c04-ejercicios": id → right or not),
+ * shown again on the next visit and cleared by the progress's "Borrar mi progreso". Nothing is
+ * sent anywhere else.
+ */
+(function (root) {
+  "use strict";
+
+  const C04 = (root.C04 = root.C04 || {});
+  const KEY = "c04-ejercicios";
+  const CHANGED = "c04-progress";
+  const esc = (s) =>
+    String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[c]);
+
+  function stored() {
+    try {
+      const all = JSON.parse(root.localStorage.getItem(KEY) || "{}");
+      return all && typeof all === "object" && !Array.isArray(all) ? all : {};
+    } catch (e) {
+      return {}; // storage off or unreadable: nothing remembered
+    }
+  }
+
+  function remember(id, right) {
+    const all = stored();
+    all[id] = { right: Boolean(right) };
+    try {
+      root.localStorage.setItem(KEY, JSON.stringify(all));
+    } catch (e) {
+      /* storage off: the verdict is still on screen */
+    }
+    root.dispatchEvent(new Event(CHANGED));
+  }
+
+  function forget() {
+    try {
+      root.localStorage.removeItem(KEY);
+    } catch (e) {
+      /* nothing kept */
+    }
+    root.dispatchEvent(new Event(CHANGED));
+  }
+
+  /** The card's HTML: the question as a fieldset's legend, the options or a number box. */
+  function card(spec) {
+    const id = esc(spec.id);
+    let input;
+    if (spec.kind === "choice") {
+      input = spec.options
+        .map(
+          (label, i) =>
+            `<label class="c04-option"><input type="radio" name="c04-ex-${id}" value="${i}"> ${esc(label)}</label>`,
+        )
+        .join("");
+    } else {
+      input =
+        `<label class="c04-number">${esc(spec.labels.answer_label)} ` +
+        `<input type="text" inputmode="decimal" maxlength="64" autocomplete="off" data-testid="exercise-input-${id}">` +
+        `${spec.unit ? " " + esc(spec.unit) : ""}</label>`;
+    }
+    return (
+      `<form class="c04-exercise" data-testid="exercise-${id}" novalidate>` +
+      `<fieldset><legend>${esc(spec.question)}</legend>${input}</fieldset>` +
+      `<button type="submit" data-testid="exercise-check-${id}">${esc(spec.labels.check)}</button>` +
+      `<span class="c04-past" data-testid="exercise-past-${id}"></span>` +
+      `<div class="c04-verdict" role="status" aria-live="polite" data-testid="exercise-verdict-${id}"></div>` +
+      `</form>`
+    );
+  }
+
+  function answerOf(form, spec) {
+    if (spec.kind === "choice") {
+      const checked = form.querySelector("input[type=radio]:checked");
+      return checked ? checked.value : "";
+    }
+    return form.querySelector("input[type=text]").value;
+  }
+
+  function showVerdict(el, spec, verdict) {
+    const box = el.querySelector(".c04-verdict");
+    if (!verdict) {
+      box.innerHTML = "";
+      box.className = "c04-verdict";
+      return;
+    }
+    const mark = verdict.right === true ? "✓ " : verdict.right === false ? "✗ " : "";
+    const cls = verdict.right === true ? "c04-right" : verdict.right === false ? "c04-wrong" : "";
+    box.className = `c04-verdict ${cls}`;
+    box.innerHTML =
+      `<p><b>${esc(mark + verdict.message)}</b></p>` +
+      (verdict.right === null ? "" : `<p>${esc(spec.labels.why)} ${esc(spec.explanation)}</p>`);
+  }
+
+  function showPast(el, spec) {
+    const past = stored()[spec.id];
+    el.querySelector(".c04-past").textContent = past
+      ? past.right
+        ? spec.labels.done_right
+        : spec.labels.done_wrong
+      : "";
+  }
+
+  /** The export's check: the answer Python computed for the exercise's state. */
+  function checkOffline(spec, answer) {
+    const e = spec.expected;
+    let given = null;
+    if (spec.kind === "choice") {
+      given = /^\d+$/.test(answer) && Number(answer) < spec.options.length ? Number(answer) : null;
+    } else if (answer.length <= 64) {
+      try {
+        given = C04.fmt.parseNumber(answer.split("%").join("").trim());
+        if (spec.format === "percent") given /= 100;
+      } catch (err) {
+        given = null;
+      }
+    }
+    if (given === null) return { right: null, message: spec.labels.unreadable };
+    const right =
+      spec.kind === "choice"
+        ? given === e.value
+        : Math.abs(given - e.value) * (spec.format === "percent" ? 100 : 1) <= spec.tolerance + 1e-9;
+    return { right, message: right ? e.right : e.wrong };
+  }
+
+  /** Draw a card in ``el`` for a Bokeh component ``model`` (its spec_json and verdict_json). */
+  function renderCard(model, el) {
+    const spec = JSON.parse(model.spec_json);
+    el.innerHTML = card(spec);
+    const form = el.querySelector("form");
+    const draw = () => {
+      const v = model.verdict_json ? JSON.parse(model.verdict_json) : null;
+      showVerdict(el, spec, v);
+      if (v && v.right !== null && v.right !== undefined) remember(spec.id, v.right);
+    };
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const answer = answerOf(form, spec);
+      if (spec.expected) {
+        const verdict = checkOffline(spec, answer);
+        if (verdict.right !== null && C04.links && C04.links.apply) {
+          await C04.links.apply(spec.link, spec.demo);
+        }
+        showVerdict(el, spec, verdict);
+        if (verdict.right !== null) remember(spec.id, verdict.right);
+      } else {
+        model.send_msg({ answer });
+      }
+    });
+    const past = () => {
+      showPast(el, spec);
+      if (!stored()[spec.id] && !spec.expected && model.verdict_json) showVerdict(el, spec, null);
+    };
+    root.addEventListener(CHANGED, past);
+    showPast(el, spec);
+    return { draw, past, remove: () => root.removeEventListener(CHANGED, past) };
+  }
+
+  /** The progress line and its reset button, for the ids of this page's cards. */
+  function renderProgress(model, el) {
+    const labels = JSON.parse(model.labels_json);
+    const ids = JSON.parse(model.ids_json);
+    el.innerHTML =
+      `<p class="c04-progress" data-testid="exercise-progress" role="status"></p>` +
+      `<button type="button" data-testid="exercise-reset">${esc(labels.reset)}</button> ` +
+      `<span class="c04-note">${esc(labels.stored)}</span>`;
+    const line = el.querySelector(".c04-progress");
+    const draw = () => {
+      const all = stored();
+      const mine = ids.filter((id) => all[id]);
+      const right = mine.filter((id) => all[id].right).length;
+      line.textContent = mine.length
+        ? labels.progress
+            .replace("{n}", String(mine.length))
+            .replace("{total}", String(ids.length))
+            .replace("{right}", String(right))
+        : labels.progress_none.replace("{total}", String(ids.length));
+    };
+    el.querySelector("button").addEventListener("click", () => {
+      forget();
+      line.textContent = labels.reset_done;
+      setTimeout(draw, 1500);
+    });
+    root.addEventListener(CHANGED, draw);
+    draw();
+    return () => root.removeEventListener(CHANGED, draw);
+  }
+
+  C04.exercises = { renderCard, renderProgress, stored, forget, checkOffline, KEY };
+})(typeof window !== "undefined" ? window : globalThis);
