@@ -53,6 +53,7 @@ from dashboards.common import (
     serve_demo,
 )
 from dashboards.common import kept_label as common_kept_label
+from dashboards.present import stepper
 
 CARD_CSS = ":host { border: 1px solid #d6dbe3; border-radius: 6px; background: #fff; }"
 
@@ -545,15 +546,19 @@ class CapitalView(DemoView):
         if self.lang != EXAMPLE_LANG:  # the example stays Spanish: say so, with a gloss
             intro += "\n\n" + t("capital.kept_spanish")
         title = t("demo.capital").replace("___", r"\_\_\_")
+        distribution = math_md(t("capital.step.distribution"), css_classes=["c04-note"])
+        probability_bars = pn.pane.Bokeh(self.probability_bars, sizing_mode="stretch_width")
+        self._steps(cards, distribution, probability_bars, self.readouts, self.asymmetry)
         self._layout = pn.Column(
             section_header(title, intro, anchor="capital"),
             pn.Row(self.country_select, self.identity_slider, self.identity_note),
+            stepper(len(cards), self.lang),
             # Fixed rows, not a FlexBox: inside the lecture's Row a FlexBox kept the attention
             # figure from ever finishing its first paint, and the browser then dropped every
             # later plot update.
             pn.Column(pn.Row(*cards[:3]), pn.Row(*cards[3:5]), pn.Row(*cards[5:])),
-            math_md(t("capital.step.distribution"), css_classes=["c04-note"]),
-            pn.pane.Bokeh(self.probability_bars, sizing_mode="stretch_width"),
+            distribution,
+            probability_bars,
             self.readouts,
             self.asymmetry,
             self.announce,
@@ -572,6 +577,15 @@ class CapitalView(DemoView):
             styles={"background": "#fff"},
             stylesheets=[CARD_CSS],
         )
+
+    @staticmethod
+    def _steps(cards: list, *after) -> None:
+        """Card n is step n of the stepper (present.js shows steps 1 … n); what comes after
+        the last card (the distribution, its readouts) belongs to the last step."""
+        for n, card in enumerate(cards, start=1):
+            card.css_classes = [*card.css_classes, f"c04-step-{n}"]
+        for item in after:
+            item.css_classes = [*item.css_classes, f"c04-step-{len(cards)}"]
 
     def _weight_tables(self) -> list[Markup]:
         dims = dimension_labels(self.lang)

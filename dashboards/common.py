@@ -96,19 +96,24 @@ CSS = """
 :host { --accent: #1f5fa8; --code-text-color: #174a87 !important; }
 .c04-matrix { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 2px 0; }
 .c04-matrix caption { caption-side: top; text-align: left; font-weight: 600; padding: 2px 0 4px; }
-.c04-matrix th { font-weight: 500; color: #555; padding: 2px 8px; text-align: center; }
+.c04-matrix th { font-weight: 500; color: var(--c04-muted, #555); padding: 2px 8px;
+  text-align: center; font-size: var(--c04-label-size, inherit); }
 .c04-matrix td { padding: 3px 10px; text-align: right; border: 1px solid #d6dbe3;
-  min-width: 3.5em; }
+  min-width: 3.5em; font-size: var(--c04-cell-size, inherit); }
 .c04-matrix td.c04-masked { color: #555; background: #f3f3f3; }
 .c04-matrix td.c04-sum { border: none; color: #2a7a2a; font-size: 90%; text-align: left; }
 .c04-numbers > summary { cursor: pointer; color: #174a87; font-size: 90%; padding: 12px 0; }
 .c04-readout { display: inline-block; min-width: 11em; padding: 8px 14px; margin: 4px 8px 4px 0;
   border-left: 4px solid #1f5fa8; background: #f5f8fc; }
-.c04-readout .c04-label { font-size: 85%; color: #444; }
-.c04-readout .c04-value { font-size: 170%; font-weight: 600; font-variant-numeric: tabular-nums; }
-.c04-readout .c04-unit { font-size: 85%; color: #666; }
+.c04-readout .c04-label { font-size: var(--c04-label-size, 85%); color: var(--c04-muted, #444); }
+.c04-readout .c04-value { font-size: var(--c04-value-size, 170%); font-weight: 600;
+  font-variant-numeric: tabular-nums; }
+.c04-readout .c04-unit { font-size: 85%; color: var(--c04-muted, #666); }
 .c04-error { color: #a40000; font-size: 90%; min-height: 1.2em; }
-.c04-note { color: #555; font-size: 92%; }
+.c04-note { color: var(--c04-note-color, #555); font-size: 92%; }
+/* Projector mode (dashboards/static/present.js sets the custom properties): the paragraphs of
+   prose panes fold away, their headings and formulas stay. */
+:host(.c04-prose) p:not(:has(mjx-container)) { display: var(--c04-prose-p, block); }
 @media (prefers-reduced-motion: reduce) {
   /* Nothing moves by itself for a student who asked the system for less motion. */
   *, *::before, *::after, :host { animation: none !important; transition: none !important;
@@ -215,6 +220,7 @@ MARKUP_URL = "c04/markup.js"
 A11Y_URL = "c04/a11y.js"
 LINKS_URL = "c04/links.js"
 EXERCISES_URL = "c04/exercises.js"
+PRESENT_URL = "c04/present.js"
 
 
 def _markup_script() -> None:
@@ -232,6 +238,7 @@ def _markup_script() -> None:
         "c04_a11y": A11Y_URL,
         "c04_links": LINKS_URL,
         "c04_exercises": EXERCISES_URL,
+        "c04_present": PRESENT_URL,
     }
 
 
@@ -315,7 +322,7 @@ def serve_demo(demo_id: str) -> None:
     the registry's view for ``demo_id`` with a model of its own, in the page's ``?lang=``,
     titled from the catalogue."""
     # They import the view modules (or this one) that import this module: imported here.
-    from dashboards import practice, registry, sharing
+    from dashboards import practice, present, registry, sharing
 
     configure()
     demo = registry.demo(demo_id)
@@ -327,6 +334,7 @@ def serve_demo(demo_id: str) -> None:
     respond_immediately(view)
     clients.guard(view)
     page = pn.Column(
+        present.presenter(lang, []),
         link.notice,
         sharing.copy_link("", lang),
         view,
@@ -350,9 +358,10 @@ def math_md(text: str, **params) -> pn.pane.Markdown:
 
 
 def section_header(title: str, intro: str = "", anchor: str | None = None) -> pn.pane.Markdown:
+    """The demo's title and its introduction (prose: folded in projector mode)."""
     anchor_html = f'<a id="{esc(anchor)}"></a>' if anchor else ""
     body = f"{anchor_html}\n\n## {title}\n\n{intro}" if intro else f"{anchor_html}\n\n## {title}"
-    return math_md(body)
+    return math_md(body, css_classes=["c04-prose"])
 
 
 def matrix_spec(

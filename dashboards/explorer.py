@@ -84,6 +84,8 @@ CSS = """
 .c04-bars .b { height: 14px; background: #eef1f5; }
 .c04-bars .b > div { height: 100%; background: #1f5fa8; }
 .c04-bars .p { white-space: nowrap; text-align: right; min-width: 3em; }
+/* Projector mode (present.js): the focus row's words and percentages large. */
+.c04-bars .p, .c04-bars .t { font-size: var(--c04-cell-size, inherit); }
 .c04-bars .m { color: #666; }
 .c04-caveat { border-left: 4px solid #d9a400; background: #fff8e1; padding: 8px 14px;
   color: #333; }

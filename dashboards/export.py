@@ -44,7 +44,7 @@ from bokeh.resources import INLINE, Resources
 
 from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG, catalogue_json, languages, text, user_lang
-from dashboards import exercises, practice, registry, sharing
+from dashboards import exercises, practice, present, registry, sharing
 from dashboards.common import (
     CONTENT_ATTRIBUTES,
     VIEWPORT_META,
@@ -187,13 +187,15 @@ def _exercises(lang: str) -> pn.Column:
     rows = [
         section_marker("jugar"),
         math_md(text("export.exercises", lang), margin=(0, 10)),
-        math_md(text("exercises.in_sections", lang), margin=(0, 10)),
-        practice.progress([e.id for e in exercises.exercises()], lang),
     ]
     labels = {s.id: s.label(lang) for s in SECTIONS}
     for exercise in EXERCISES:
         link = _goto(exercise.section, f"→ {esc(labels[exercise.section])}")
         rows.append(math_md(f"• {exercise.text(lang)} {link}", margin=(0, 10)))
+    rows += [
+        LiveHTML(f"<p>{esc(text('exercises.in_sections', lang))}</p>", margin=(10, 10, 0, 10)),
+        practice.progress([e.id for e in exercises.exercises()], lang),
+    ]
     return pn.Column(*rows, sizing_mode="stretch_width")
 
 
@@ -231,8 +233,9 @@ def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
     return pn.Column(
         skip_link(lang),
         _bar(LECTURE_FILE, lang),
-        math_md(text("lecture.intro", lang), margin=(0, 20)),
+        math_md(text("lecture.intro", lang), margin=(0, 20), css_classes=["c04-prose"]),
         nav,
+        present.presenter(lang, mode="export"),
         sharing.notice_pane(),
         LangColumn(
             *sections,
@@ -252,6 +255,7 @@ def _section_page(section_id: str) -> Callable[[Wiring], pn.viewable.Viewable]:
         return pn.Column(
             skip_link(wire.lang),
             _bar(f"{section_id}.html", wire.lang),
+            present.presenter(wire.lang, [section_id], mode="export"),
             sharing.notice_pane(),
             content,
             practice.progress(list(wire.exercises), wire.lang),

@@ -17,7 +17,7 @@ import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG, languages, text
-from dashboards import clients, exercises, practice, registry, sharing
+from dashboards import clients, exercises, links, practice, present, registry, sharing
 from dashboards.common import (
     CONTENT_ATTRIBUTES,
     LangColumn,
@@ -123,6 +123,17 @@ class Lecture(pn.viewable.Viewer):
         links = language_links(lambda other: f"?lang={other}&amp;seccion={section}", self.lang)
         return f'<div class="c04-note">{links}</div>'
 
+    def shortcut(self, action: str) -> None:
+        """A key of the lecturer's (present.js): next/previous section, or the section's demos
+        back to their defaults."""
+        ids = [s.id for s in SECTIONS]
+        i = ids.index(self.nav.value)
+        if action in ("next", "prev"):
+            self.go(ids[max(0, min(len(ids) - 1, i + (1 if action == "next" else -1)))])
+        elif action == "reset":
+            demos = registry.section_demos(self.sections[self.nav.value])
+            links.decode([], {d.id: getattr(self, d.module) for d in demos}, self.lang)
+
     def go(self, section_id: str) -> None:
         """Navigate to a section (used by the "Para seguir jugando" buttons)."""
         self.nav.value = section_id
@@ -132,13 +143,14 @@ class Lecture(pn.viewable.Viewer):
             LiveHTML(f"<b>{esc(text('lecture.sections', self.lang))}</b>", margin=(10, 10, 0, 10)),
             self.nav,
             self._languages,
+            present.presenter(self.lang, on_action=self.shortcut),
             width=250,
             margin=(10, 10),
             html_attributes={"role": "navigation", "aria-label": text("a11y.nav", self.lang)},
         )
         return pn.Column(
             skip_link(self.lang),
-            math_md(text("lecture.intro", self.lang), margin=(0, 20)),
+            math_md(text("lecture.intro", self.lang), margin=(0, 20), css_classes=["c04-prose"]),
             self.link.notice,
             self.link.address,
             pn.Row(sidebar, self.main, sizing_mode="stretch_width"),
@@ -212,12 +224,7 @@ EXERCISES = (
 
 def _build_exercises(lecture: Lecture):
     lang = lecture.lang
-    rows = [
-        section_marker("jugar"),
-        math_md(text("exercise.heading", lang)),
-        math_md(text("exercises.in_sections", lang)),
-        practice.progress([e.id for e in exercises.exercises()], lang),
-    ]
+    rows = [section_marker("jugar"), math_md(text("exercise.heading", lang))]
     for n, exercise in enumerate(EXERCISES, start=1):
         button = pn.widgets.Button(
             label=text("lecture.try_it", lang),
@@ -234,6 +241,10 @@ def _build_exercises(lecture: Lecture):
         button.on_click(run)
         bullet = math_md(f"• {exercise.text(lang)}")
         rows.append(pn.Row(button, bullet, sizing_mode="stretch_width"))
+    rows += [
+        LiveHTML(f"<p>{esc(text('exercises.in_sections', lang))}</p>", margin=(10, 10, 0, 10)),
+        practice.progress([e.id for e in exercises.exercises()], lang),
+    ]
     return pn.Column(*rows, sizing_mode="stretch_width")
 
 

@@ -38,7 +38,9 @@ from dashboards import registry
 # Keys of the address that are not a demo's parameter.
 SECTION_KEY = "seccion"
 LANG_KEY = "lang"
-PAGE_KEYS = (LANG_KEY, SECTION_KEY)
+# Projector mode (dashboards/static/present.js): the browser's, kept in the address by it.
+MODE_KEY = "modo"
+PAGE_KEYS = (LANG_KEY, SECTION_KEY, MODE_KEY)
 # A longer link is not read at all (a 10 000-character sentence is 10 000 here, well under).
 MAX_LINK_CHARS = 65_536
 # The notice names at most this many ignored keys, each cut to KEY_CHARS characters.

@@ -47,7 +47,11 @@ class Address(pn.custom.JSComponent):
 export function render({ model }) {
   let popped = false
   const write = (first) => {
-    const search = model.query ? "?" + model.query : ""
+    // Projector mode is the browser's (present.js): kept in the address while it is on.
+    const mode = new URLSearchParams(window.location.search).get("modo")
+    const parts = [model.query, mode ? "modo=" + encodeURIComponent(mode) : ""]
+    const query = parts.filter(Boolean).join("&")
+    const search = query ? "?" + query : ""
     if (search === window.location.search) { popped = false; return }
     const url = (search || window.location.pathname) + window.location.hash
     window.C04.links.write(url, first || popped)

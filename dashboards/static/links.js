@@ -98,7 +98,7 @@
     return SPEC;
   }
 
-  const PAGE_KEYS = ["lang", "seccion"];
+  const PAGE_KEYS = ["lang", "seccion", "modo"];
   const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
   const INTEGER = /^[+-]?\d{1,19}$/;
   // dashboards/links.py: MAX_LINK_CHARS, NOTICE_ITEMS, KEY_CHARS
@@ -338,6 +338,8 @@
         params.append(f.key, texts.get(f.key));
       }
     }
+    // Projector mode (present.js) is the page's, not a demo's: kept while it is on.
+    if (document.documentElement.classList.contains("c04-projector")) params.set("modo", "proyector");
     return params.toString().replace(/%2C/g, ",").replace(/%3B/g, ";");
   }
 
@@ -463,6 +465,7 @@
     encode: () => encode(models(), null),
     ready: false,
     lastCopied: null,
+    exported: () => Boolean(exportSpec()),
   };
 
   if (typeof document !== "undefined" && exportSpec()) {

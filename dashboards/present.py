@@ -1,0 +1,120 @@
+"""In front of a class: the projector switch, the keyboard shortcuts and the walkthrough's
+stepper (drawn and run by dashboards/static/present.js, live and offline alike).
+
+Live, the shortcuts that change the session (the section, a reset) come to the server as
+messages: :class:`Presenter` passes them to the lecture's handler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ClassVar
+
+import panel as pn
+import param
+
+from attnmodel.i18n import DEFAULT_LANG, catalogue
+from dashboards import registry
+
+ACTIONS = ("next", "prev", "reset")
+
+BUTTON_CSS = """
+:host button { font: inherit; font-size: 90%; padding: 4px 10px; margin: 2px 6px 2px 0;
+  cursor: pointer; color: #174a87; background: #fff; border: 1px solid #174a87;
+  border-radius: 4px; }
+:host button[aria-pressed=true] { color: #fff; background: #174a87; }
+:host button:focus-visible { outline: 3px solid #174a87; outline-offset: 2px; }
+:host .c04-step-now { display: inline-block; min-width: 9em; font-weight: 600; }
+@media (max-width: 700px) { :host button { min-height: 44px; min-width: 44px; } }
+"""
+
+
+def _labels(lang: str, sections: list[str], demos: dict[str, list[str]]) -> dict:
+    t = {k.split(".", 1)[1]: v for k, v in catalogue(lang).items() if k.startswith("present.")}
+    keys = [
+        ("← →", t["key_arrows"]),
+        ("R", t["key_reset"]),
+        ("1 … 9", t["key_digits"]),
+        (t["space"], t["key_space"]),
+        ("P", t["key_projector"]),
+        ("?", t["key_help"]),
+    ]
+    return {
+        "projector": t["projector"],
+        "shortcuts": t["shortcuts"],
+        "title": t["title"],
+        "close": t["close"],
+        "keys": keys,
+        "sections": sections,
+        "demos": demos,
+    }
+
+
+class Presenter(pn.custom.JSComponent):
+    """The projector switch and the shortcuts' help button; the keys (present.js)."""
+
+    labels = param.Dict(default={}, doc="Texts, the page's sections and their demos.")
+    mode = param.Selector(default="live", objects=["live", "export"], constant=True)
+
+    _esm = """
+export function render({ model, el }) {
+  const stop = window.C04.present.renderPresenter(model, el)
+  model.on("remove", stop)
+}
+"""
+    _stylesheets: ClassVar[list[str]] = [BUTTON_CSS]
+
+    def __init__(self, on_action: Callable[[str], None] | None = None, **params):
+        super().__init__(**params)
+        self._on_action = on_action
+
+    def _handle_msg(self, msg) -> None:
+        action = msg.get("action") if isinstance(msg, dict) else None
+        if action in ACTIONS and self._on_action is not None:
+            self._on_action(action)
+
+
+def presenter(
+    lang: str = DEFAULT_LANG,
+    sections: list[str] | None = None,
+    on_action: Callable[[str], None] | None = None,
+    mode: str = "live",
+) -> Presenter:
+    """The page's presenter: ``sections`` the ids in its order (default: the lecture's)."""
+    ids = sections if sections is not None else [s.id for s in registry.SECTIONS]
+    demos = {s.id: list(s.demos) for s in registry.SECTIONS if s.id in ids}
+    return Presenter(
+        labels=_labels(lang, ids, demos),
+        mode=mode,
+        on_action=on_action,
+        margin=(4, 10),
+    )
+
+
+class Stepper(pn.custom.JSComponent):
+    """◀ step n of N ▶ and "all": shows a walkthrough's steps (layouts with the css class
+    ``c04-step-<n>``) up to the current one; space moves on (present.js)."""
+
+    labels = param.Dict(default={})
+    steps = param.Integer(default=8, bounds=(1, None))
+
+    _esm = """
+export function render({ model, el }) {
+  const stop = window.C04.present.renderStepper(model, el)
+  model.on("remove", stop)
+}
+"""
+    _stylesheets: ClassVar[list[str]] = [BUTTON_CSS]
+
+
+def stepper(steps: int, lang: str = DEFAULT_LANG) -> Stepper:
+    t = catalogue(lang)
+    labels = {
+        "title": t["present.step_title"],
+        "prev": t["present.step_prev"],
+        "next": t["present.step_next"],
+        "all": t["present.step_all"],
+        "now": t["present.step_now"],  # a template: present.js fills {n} and {total}
+        "showing_all": t["present.step_showing_all"],
+    }
+    return Stepper(labels=labels, steps=steps, margin=(6, 10), sizing_mode="stretch_width")

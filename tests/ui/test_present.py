@@ -1,0 +1,185 @@
+"""In front of a class, in Chromium: projector mode at 1920×1080 (the numbers that matter at
+28 px or more, the prose folded, the switch and the address agree), the keyboard shortcuts and
+their help, and the capital walkthrough step by step — live and offline."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from attnmodel import CapitalWalkthrough
+from attnmodel.formatting import number
+from attnmodel.i18n import catalogue, text
+
+from c04_testing import readout
+
+pytestmark = pytest.mark.ui
+
+PROJECTOR = {"width": 1920, "height": 1080}
+
+# The computed font size (px) of the numbers that matter and whether prose paragraphs show.
+SIZES_JS = """() => {
+  const out = {values: [], cells: [], prose: 0};
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('.c04-readout .c04-value'))
+      out.values.push(parseFloat(getComputedStyle(el).fontSize));
+    for (const el of root.querySelectorAll('table.c04-matrix td:not(.c04-sum)')) {
+      const size = parseFloat(getComputedStyle(el).fontSize);
+      if (el.getBoundingClientRect().width > 0) out.cells.push(size);
+    }
+    const host = root.host;
+    if (host && host.classList.contains('c04-prose'))
+      for (const p of root.querySelectorAll('p')) {
+        const shown = p.getBoundingClientRect().height > 0;
+        if (shown && !p.querySelector('mjx-container')) out.prose += 1;
+      }
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
+  };
+  walk(document);
+  return out;
+}"""
+
+
+@pytest.fixture
+def projector(page):
+    size = page.viewport_size
+    page.set_viewport_size(PROJECTOR)
+    try:
+        yield page
+    finally:
+        page.set_viewport_size(size)
+
+
+def _numbers_are_large(page) -> None:
+    sizes = page.evaluate(SIZES_JS)
+    assert sizes["values"]
+    assert sizes["cells"]
+    assert min(sizes["values"]) >= 28
+    assert min(sizes["cells"]) >= 28
+    assert sizes["prose"] == 0
+
+
+def test_projector_mode_live_from_the_link_and_the_switch(projector, watch, lecture_url):
+    page = projector
+    page.goto(f"{lecture_url}?seccion=capital&modo=proyector")
+    page.locator('[data-testid="section-capital"]').first.wait_for(state="attached")
+    expect(page.locator("html")).to_have_class("c04-projector")
+    switch = page.locator('[data-testid="projector-switch"]')
+    expect(switch).to_have_attribute("aria-pressed", "true")
+    page.wait_for_timeout(500)
+    _numbers_are_large(page)
+    # A change keeps the mode in the address; the switch turns it off, and the sizes back.
+    page.locator('[data-testid="exercise-input-identity_minus"]').fill("0,3")
+    page.locator('[data-testid="exercise-check-identity_minus"]').click()
+    page.wait_for_function("() => location.search.includes('capital.identity=-0.9')")
+    assert "modo=proyector" in page.url
+    switch.click()
+    expect(switch).to_have_attribute("aria-pressed", "false")
+    assert "modo=" not in page.url
+    assert max(page.evaluate(SIZES_JS)["cells"]) < 28
+    assert watch.console_errors == []
+
+
+def test_shortcuts_live_move_reset_and_show_their_help(page, watch, lecture_url):
+    page.goto(f"{lecture_url}?seccion=capital&capital.identity=0")
+    page.locator('[data-testid="section-capital"]').first.wait_for(state="attached")
+    page.wait_for_timeout(500)
+    page.keyboard.press("?")
+    dialog = page.get_by_role("dialog", name=text("present.title"))
+    expect(dialog).to_be_visible()
+    expect(dialog).to_contain_text(text("present.key_reset"))
+    page.keyboard.press("Escape")
+    expect(dialog).to_have_count(0)
+    # R: the section's demos back to their defaults.
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("r")
+    default = CapitalWalkthrough().probability
+    expect(readout(page, "capital-probability")).to_have_text(number(default, 4))
+    page.wait_for_function("() => !location.search.includes('capital.identity')")
+    # → and ←: the next and the previous section.
+    page.keyboard.press("ArrowRight")
+    page.locator('[data-testid="section-explorador"]').first.wait_for(state="attached")
+    page.wait_for_function("() => location.search.includes('seccion=explorador')")
+    page.keyboard.press("ArrowLeft")
+    page.wait_for_function("() => location.search.includes('seccion=capital')")
+    # A digit: the section's n-th exercise, ready to answer.
+    page.keyboard.press("2")
+    focused = page.evaluate(
+        "() => { let a = document.activeElement;"
+        " while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;"
+        " return a && a.getAttribute('data-testid') }"
+    )
+    assert focused == "exercise-input-identity_minus"
+    # Typing there is an answer, not a shortcut.
+    page.keyboard.type("r")
+    assert "seccion=capital" in page.url
+    assert watch.console_errors == []
+
+
+def _visible_steps(page) -> list[bool]:
+    return page.evaluate(
+        """() => {
+      const out = [];
+      for (const m of Bokeh.documents[0].all_models)
+        for (const c of m.css_classes || []) {
+          const s = /^c04-step-(\\d+)$/.exec(c);
+          if (s && m.type.endsWith('Card')) out[Number(s[1]) - 1] = m.visible;
+        }
+      return out;
+    }"""
+    )
+
+
+def test_the_walkthrough_steps_one_at_a_time_live(page, watch, open_lecture_section):
+    open_lecture_section("capital")
+    page.wait_for_function("() => window.C04 && C04.stepper")
+    assert _visible_steps(page) == [True] * 8
+    page.locator('[data-testid="step-next"]').click()
+    assert _visible_steps(page) == [True] + [False] * 7
+    expect(page.locator('[data-testid="step-now"]')).to_have_text(
+        catalogue()["present.step_now"].format(n=1, total=8)
+    )
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press(" ")
+    assert _visible_steps(page) == [True, True] + [False] * 6
+    expect(page.locator('[data-testid="capital-tokens"]')).to_be_visible()
+    expect(page.locator('[data-testid="capital-logits"]')).to_be_hidden()
+    for _ in range(6):
+        page.locator('[data-testid="step-next"]').click()
+    assert _visible_steps(page) == [True] * 8
+    expect(page.locator('[data-testid="capital-logits"]')).to_be_visible()
+    page.locator('[data-testid="step-prev"]').click()
+    expect(page.locator('[data-testid="capital-logits"]')).to_be_hidden()
+    page.locator('[data-testid="step-all"]').click()
+    assert _visible_steps(page) == [True] * 8
+    assert watch.console_errors == []
+
+
+def test_projector_shortcuts_and_steps_offline(projector, offline, open_export):
+    page = projector
+    open_export("en/clase04.html", "capital")
+    page.wait_for_function("() => window.C04 && C04.links && C04.links.ready")
+    page.locator('[data-testid="projector-switch"]').click()
+    expect(page.locator("html")).to_have_class("c04-projector")
+    assert "modo=proyector" in page.url
+    page.wait_for_timeout(300)
+    _numbers_are_large(page)
+    # The walkthrough, step by step, offline too.
+    page.locator('[data-testid="step-next"]').click()
+    assert _visible_steps(page) == [True] + [False] * 7
+    # → goes to the next section's anchor; R resets the section's demo.
+    page.evaluate("c04Goto('capital')")
+    page.locator('[data-testid="exercise-input-identity_minus"]').fill("0.3")
+    page.locator('[data-testid="exercise-check-identity_minus"]').click()
+    page.wait_for_function("() => location.hash.includes('capital.identity=-0.9')")
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("r")
+    page.wait_for_function("() => !location.hash.includes('capital.identity')")
+    assert "modo=proyector" in page.url
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => location.hash.includes('seccion=explorador')")
+    page.keyboard.press("?")
+    expect(page.get_by_role("dialog", name=text("present.title", "en"))).to_be_visible()
+    page.keyboard.press("Escape")
+    assert offline.console_errors == []
+    assert offline.external == []
