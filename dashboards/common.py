@@ -111,6 +111,8 @@ CSS = """
 .c04-readout .c04-unit { font-size: 85%; color: var(--c04-muted, #666); }
 .c04-error { color: #a40000; font-size: 90%; min-height: 1.2em; }
 .c04-note { color: var(--c04-note-color, #555); font-size: 92%; }
+/* The number before a toggle or a choice, beside the new one (markup.js, compare). */
+.c04-before { opacity: 0.55; font-size: 85%; font-weight: 400; }
 /* Projector mode (dashboards/static/present.js sets the custom properties): the paragraphs of
    prose panes fold away, their headings and formulas stay. */
 :host(.c04-prose) p:not(:has(mjx-container)) { display: var(--c04-prose-p, block); }
@@ -331,6 +333,7 @@ def serve_demo(demo_id: str) -> None:
     link = sharing.LinkState({demo.id: model}, lang)
     link.apply(sharing.opened_with())
     view = demo.view_class()(model=model, lang=lang)
+    present.mark_compare(demo.id, view)
     respond_immediately(view)
     clients.guard(view)
     page = pn.Column(
@@ -478,10 +481,13 @@ export function render({ model, el }) {
     const spec = model.spec_json ? JSON.parse(model.spec_json) : null
     // A folded table the student opened stays open when its numbers change.
     const open = new Set(Array.from(el.querySelectorAll("details[open]"), (d) => d.dataset.key))
+    const before = window.C04.markup.numbers(el)
     el.innerHTML = spec && Object.keys(spec).length ? window.C04.markup[model.kind](spec) : ""
     for (const d of el.querySelectorAll("details[data-key]")) {
       if (open.has(d.dataset.key)) d.open = true
     }
+    // "antes → ahora" after a toggle or a choice (markup.js, compare).
+    window.C04.markup.compare(el, before)
   }
   model.on("spec_json", () => {
     draw()

@@ -173,10 +173,12 @@ def _goto(section_id: str, label: str) -> str:
 def _section(section_id: str, wire: Wiring) -> LangColumn:
     parts = []
     for demo in SECTION_VIEWS[section_id]:
+        view = demo.view_class()(lang=wire.lang)
+        present.mark_compare(demo.id, view)
         parts += [
             section_marker(demo.id),
             sharing.copy_link(section_id, wire.lang),
-            wire(demo.view_class()(lang=wire.lang), demo.id),
+            wire(view, demo.id),
             practice.block(demo.id, wire.lang),
         ]
         wire.exercises += [e.id for e in exercises.of_demo(demo.id)]

@@ -172,10 +172,12 @@ def build_section(lecture: Lecture, section: registry.Section) -> pn.viewable.Vi
     parts = []
     for demo in registry.section_demos(section):
         model = getattr(lecture, demo.module)
+        view = demo.view_class()(model=model, lang=lecture.lang)
+        present.mark_compare(demo.id, view)
         parts += [
             section_marker(demo.id),
             sharing.copy_link(section.id, lecture.lang),
-            demo.view_class()(model=model, lang=lecture.lang),
+            view,
             practice.block(demo.id, lecture.lang, model),
         ]
     return pn.Column(*[p for p in parts if p is not None], sizing_mode="stretch_width")

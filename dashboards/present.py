@@ -91,6 +91,17 @@ def presenter(
     )
 
 
+def mark_compare(demo_id: str, view) -> None:
+    """Mark the controls of the demo's ``compare`` parameters (css class ``c04-compare``): using
+    one leaves the numbers before it in view (dashboards/static/markup.js)."""
+    widgets = view.link_widgets()
+    for name in registry.demo(demo_id).compare:
+        widget = widgets[name]
+        widget = getattr(widget, "slider", widget)  # scaling's StopSlider: its IntSlider
+        if "c04-compare" not in widget.css_classes:
+            widget.css_classes = [*widget.css_classes, "c04-compare"]
+
+
 class Stepper(pn.custom.JSComponent):
     """◀ step n of N ▶ and "all": shows a walkthrough's steps (layouts with the css class
     ``c04-step-<n>``) up to the current one; space moves on (present.js)."""

@@ -32,6 +32,9 @@ class Demo:
     link: tuple[str, ...] = ()
     # (parameter, other, value): the parameter is in the link only while other == value.
     link_if: tuple[tuple[str, str, object], ...] = ()
+    # The toggles and choices whose change leaves the numbers before it in view, faded
+    # ("antes → ahora", dashboards/static/markup.js); a subset of ``link``.
+    compare: tuple[str, ...] = ()
 
     @property
     def app(self) -> str:
@@ -67,10 +70,20 @@ DEMOS = (
         # A preset sets the matrices: they are in the link only when they are the student's own.
         link=("preset", *_MATRICES, "causal", "scaled"),
         link_if=tuple((m, "preset", CUSTOM) for m in _MATRICES),
+        compare=("preset", "causal", "scaled"),
     ),
-    Demo("escalado", "scaling", "ScalingView", "ScalingDemo", link=("d_k", "seed")),
+    Demo(
+        "escalado", "scaling", "ScalingView", "ScalingDemo", link=("d_k", "seed"), compare=("d_k",)
+    ),
     # arc_threshold has no control (the view's fixed 10 %): not in the link.
-    Demo("cabezas", "multihead", "MultiHeadView", "MultiHeadDemo", link=("sentence", "n_heads")),
+    Demo(
+        "cabezas",
+        "multihead",
+        "MultiHeadView",
+        "MultiHeadDemo",
+        link=("sentence", "n_heads"),
+        compare=("sentence", "n_heads"),
+    ),
     Demo(
         "posicion",
         "positional",
@@ -79,7 +92,14 @@ DEMOS = (
         link=("n_positions", "d_model"),
     ),
     # The country sets the identity: the identity after it.
-    Demo("capital", "capital", "CapitalView", "CapitalWalkthrough", link=("country", "identity")),
+    Demo(
+        "capital",
+        "capital",
+        "CapitalView",
+        "CapitalWalkthrough",
+        link=("country", "identity"),
+        compare=("country",),
+    ),
     Demo(
         "explorador",
         "explorer",
@@ -87,6 +107,7 @@ DEMOS = (
         "AttentionExplorer",
         # The sentence clamps the focus: the focus after it.
         link=("sentence", "focus", "temperature", "positional", "causal"),
+        compare=("temperature", "positional", "causal"),
     ),
 )
 

@@ -243,8 +243,52 @@
     return box.content.textContent.replace(/\s+/g, " ").trim();
   }
 
+  // -- Before and after ---------------------------------------------------------------------
+  //
+  // A student's toggle or choice that changes the result (the controls marked c04-compare:
+  // the causal mask, √d_k, a preset, a country, the temperature, the position, …) leaves the
+  // previous numbers beside the new ones, faded, until the next change: "antes → ahora". The
+  // components that redraw within COMPARE_MS of such a control being used compare their
+  // numbers (the same in the live app, whose answer comes from the server, and offline).
+  const COMPARE_MS = 3000;
+  const NUMBERS = "td:not(.c04-sum):not(.c04-masked), .c04-value, .c04-bars .p";
+  let armedAt = -Infinity;
+
+  function arm(event) {
+    const path = event.composedPath ? event.composedPath() : [];
+    if (path.some((el) => el && el.classList && el.classList.contains("c04-compare"))) {
+      armedAt = Date.now();
+    }
+  }
+
+  if (typeof document !== "undefined") {
+    for (const type of ["change", "click", "keydown", "pointerdown"]) {
+      document.addEventListener(type, arm, true);
+    }
+  }
+
+  /** The texts of the numbers drawn in ``el`` (before it is redrawn). */
+  function numbers(el) {
+    return Array.from(el.querySelectorAll(NUMBERS), (n) => n.textContent);
+  }
+
+  /** After a redraw: each number that changed shows the one before, faded ("antes → ahora"),
+   * when a comparing control was just used and the drawing has the same shape. */
+  function compare(el, before) {
+    if (Date.now() - armedAt > COMPARE_MS || !before.length) return;
+    const now = el.querySelectorAll(NUMBERS);
+    if (now.length !== before.length) return;
+    now.forEach((node, i) => {
+      if (node.textContent === before[i]) return;
+      const old = document.createElement("span");
+      old.className = "c04-before";
+      old.textContent = `${before[i]} → `;
+      node.insertBefore(old, node.firstChild);
+    });
+  }
+
   C04.markup = {
     esc, ink, label, matrix, bars, readout, readouts, note, heatmap, focus_row, tokens,
-    announce, said,
+    announce, said, numbers, compare,
   };
 })();

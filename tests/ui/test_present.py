@@ -183,3 +183,43 @@ def test_projector_shortcuts_and_steps_offline(projector, offline, open_export):
     page.keyboard.press("Escape")
     assert offline.console_errors == []
     assert offline.external == []
+
+
+BEFORE_JS = """(testid) => {
+  const out = [];
+  const walk = (root) => {
+    for (const t of root.querySelectorAll(`[data-testid="${testid}"]`))
+      for (const b of t.querySelectorAll('.c04-before')) out.push(b.parentNode.textContent);
+    for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
+  };
+  walk(document);
+  return out;
+}"""
+
+
+def test_a_toggle_leaves_the_numbers_before_it_in_view_live(page, watch, open_lecture_section):
+    open_lecture_section("autoatencion")
+    page.locator(".sa-causal input").click()
+    # Token 1's row: (0,2840, 0,1400, 0,5760) → (1, 0, 0); unchanged cells show one number.
+    page.wait_for_function(f"() => ({BEFORE_JS})('sa-weights').length > 0")
+    changed = page.evaluate(BEFORE_JS, "sa-weights")
+    assert "0,2840 → 1,0000" in changed
+    assert "0,5760 → 0,0000" in changed
+    # Until the next change: a cell typed (not a toggle) draws the numbers alone.
+    page.wait_for_timeout(3100)
+    cell = page.locator(".sa-editor-X .c04-cell input").first
+    cell.fill("2")
+    cell.press("Enter")
+    page.wait_for_function(f"() => ({BEFORE_JS})('sa-Q').length === 0")
+    expect(page.locator('[data-testid="sa-Q"] td').first).to_have_text("4,00")
+    assert page.evaluate(BEFORE_JS, "sa-weights") == []
+    assert watch.console_errors == []
+
+
+def test_a_toggle_leaves_the_numbers_before_it_in_view_offline(page, offline, open_export):
+    open_export("explorador.html", "explorador")
+    page.locator(".c04-explorer-causal-box input").click()
+    changed = page.evaluate(BEFORE_JS, "explorer-row")
+    assert changed
+    assert all(" → " in c for c in changed)
+    assert offline.console_errors == []
