@@ -112,7 +112,8 @@ CSS = """
 .c04-error { color: #a40000; font-size: 90%; min-height: 1.2em; }
 .c04-note { color: var(--c04-note-color, #555); font-size: 92%; }
 /* The number before a toggle or a choice, beside the new one (markup.js, compare). */
-.c04-before { opacity: 0.55; font-size: 85%; font-weight: 400; }
+.c04-before::before { content: attr(data-before) " → "; opacity: 0.55; font-size: 85%;
+  font-weight: 400; }
 /* Projector mode (dashboards/static/present.js sets the custom properties): the paragraphs of
    prose panes fold away, their headings and formulas stay. */
 :host(.c04-prose) p:not(:has(mjx-container)) { display: var(--c04-prose-p, block); }
@@ -324,7 +325,7 @@ def serve_demo(demo_id: str) -> None:
     the registry's view for ``demo_id`` with a model of its own, in the page's ``?lang=``,
     titled from the catalogue."""
     # They import the view modules (or this one) that import this module: imported here.
-    from dashboards import practice, present, registry, sharing
+    from dashboards import links, practice, present, registry, sharing
 
     configure()
     demo = registry.demo(demo_id)
@@ -336,8 +337,13 @@ def serve_demo(demo_id: str) -> None:
     present.mark_compare(demo.id, view)
     respond_immediately(view)
     clients.guard(view)
+
+    def shortcut(action: str) -> None:  # R: the demo back to its defaults (no sections here)
+        if action == "reset":
+            links.decode([], {demo.id: model}, lang)
+
     page = pn.Column(
-        present.presenter(lang, []),
+        present.presenter(lang, [], on_action=shortcut),
         link.notice,
         sharing.copy_link("", lang),
         view,

@@ -93,6 +93,11 @@ class Exercise:
     def options(self, lang: str = DEFAULT_LANG) -> list[str]:
         return list(self.texts[lang].get("options", []))
 
+    def options_lang(self, lang: str = DEFAULT_LANG) -> str:
+        """The language the options are written in (``options_lang``: the Spanish example's
+        words kept on another language's page), else the page's."""
+        return self.texts[lang].get("options_lang", lang)
+
 
 # ---------------------------------------------------------------------------------------------
 # The expression
@@ -340,7 +345,9 @@ def solve(exercise: Exercise, model):
 def shown(exercise: Exercise, value, lang: str = DEFAULT_LANG) -> str:
     """The answer as the page writes it: an option's label, or the number in the format."""
     if exercise.kind == "choice":
-        return exercise.options(lang)[int(value)]
+        label = exercise.options(lang)[int(value)]
+        # A Spanish word kept on another language's page is quoted (and marked in the page).
+        return f"«{label}»" if exercise.options_lang(lang) != lang else label
     if exercise.format == "percent":
         return percent(float(value), exercise.decimals, lang)
     return number(float(value), exercise.decimals, lang=lang)

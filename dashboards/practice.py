@@ -110,6 +110,8 @@ def card_spec(exercise: exercises.Exercise, lang: str) -> dict:
         "question": exercise.text("question", lang),
         "explanation": exercise.text("explanation", lang),
         "options": exercise.options(lang),
+        # The language of the options when they are the Spanish example's words.
+        "options_lang": exercise.options_lang(lang),
         "unit": "%" if exercise.format == "percent" else "",
         "format": exercise.format,
         "tolerance": exercise.tolerance,

@@ -4,8 +4,9 @@
     .venv/bin/python scripts/screenshots.py --url http://127.0.0.1:5006/lecture
 
 Writes docs/img/<section>.png (a 1400 px window, the whole page) and docs/img/phone-<section>.png
-(a 360×740 phone, the screen where the section's content begins). Uses Debian's Chromium, as the
-browser tests do.
+(a 360×740 phone, the screen where the section's content begins), and the lecturer's
+docs/img/profesor-*.png: projector mode at 1920×1080 after a toggle, an exercise answered, the
+shortcuts' help. Uses Debian's Chromium, as the browser tests do.
 """
 
 from __future__ import annotations
@@ -68,7 +69,50 @@ def capture(url: str, out_dir: Path) -> list[Path]:
             phone.screenshot(path=str(path))
             written.append(path)
             print(f"  {section.label()} (teléfono): {path.relative_to(ROOT)}")
+        written += lecturer(browser, url, out_dir)
         browser.close()
+    return written
+
+
+def lecturer(browser, url: str, out_dir: Path) -> list[Path]:
+    """The README's "Para el profesor" pictures."""
+    written = []
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    page.goto(f"{url}?seccion=autoatencion&modo=proyector")
+    page.locator('[data-testid="section-autoatencion"]').first.wait_for(state="attached")
+    page.wait_for_timeout(1500)
+    page.locator(".sa-causal input").click()
+    page.wait_for_timeout(1000)
+    page.evaluate("C04.a11y.deepFind(document, '.sa-causal').scrollIntoView()")
+    page.wait_for_timeout(300)
+    path = out_dir / "profesor-proyector.png"
+    page.screenshot(path=str(path))
+    written.append(path)
+    page.close()
+
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.goto(f"{url}?seccion=capital")
+    page.locator('[data-testid="section-capital"]').first.wait_for(state="attached")
+    page.wait_for_timeout(1500)
+    page.locator('[data-testid="exercise-input-identity_minus"]').fill("0,38")
+    page.locator('[data-testid="exercise-check-identity_minus"]').click()
+    page.locator('[data-testid="exercise-verdict-identity_minus"] b').wait_for()
+    page.wait_for_timeout(800)
+    card = page.locator('[data-testid="exercise-identity_minus"]')
+    card.scroll_into_view_if_needed()
+    path = out_dir / "profesor-ejercicio.png"
+    card.screenshot(path=str(path))
+    written.append(path)
+    page.keyboard.press("Escape")
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("?")
+    page.locator('[data-testid="shortcuts-help"]').wait_for()
+    path = out_dir / "profesor-atajos.png"
+    page.locator('[data-testid="shortcuts-help"] .c04-help-box').screenshot(path=str(path))
+    written.append(path)
+    page.close()
+    for path in written:
+        print(f"  profesor: {path.relative_to(ROOT)}")
     return written
 
 

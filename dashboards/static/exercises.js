@@ -48,6 +48,22 @@
     root.dispatchEvent(new Event(CHANGED));
   }
 
+  /** A text of the exercises' file: on a page in another language, the Spanish words it quotes
+   * («gato») marked lang="es", as the rest of the lecture marks the example kept in Spanish. */
+  function said(text) {
+    const html = esc(text);
+    if ((document.documentElement.lang || "es") === "es") return html;
+    return html.replace(/«([^«»]*)»/g, '«<span lang="es">$1</span>»');
+  }
+
+  /** An option: marked lang="es" when the options are the Spanish example's words. */
+  function option(spec, label) {
+    const page = document.documentElement.lang || "es";
+    return spec.options_lang && spec.options_lang !== page
+      ? `<span lang="${esc(spec.options_lang)}">${esc(label)}</span>`
+      : said(label);
+  }
+
   /** The card's HTML: the question as a fieldset's legend, the options or a number box. */
   function card(spec) {
     const id = esc(spec.id);
@@ -56,7 +72,7 @@
       input = spec.options
         .map(
           (label, i) =>
-            `<label class="c04-option"><input type="radio" name="c04-ex-${id}" value="${i}"> ${esc(label)}</label>`,
+            `<label class="c04-option"><input type="radio" name="c04-ex-${id}" value="${i}"> ${option(spec, label)}</label>`,
         )
         .join("");
     } else {
@@ -67,7 +83,7 @@
     }
     return (
       `<form class="c04-exercise" data-testid="exercise-${id}" novalidate>` +
-      `<fieldset><legend>${esc(spec.question)}</legend>${input}</fieldset>` +
+      `<fieldset><legend>${said(spec.question)}</legend>${input}</fieldset>` +
       `<button type="submit" data-testid="exercise-check-${id}">${esc(spec.labels.check)}</button>` +
       `<span class="c04-past" data-testid="exercise-past-${id}"></span>` +
       `<div class="c04-verdict" role="status" aria-live="polite" data-testid="exercise-verdict-${id}"></div>` +
@@ -94,8 +110,8 @@
     const cls = verdict.right === true ? "c04-right" : verdict.right === false ? "c04-wrong" : "";
     box.className = `c04-verdict ${cls}`;
     box.innerHTML =
-      `<p><b>${esc(mark + verdict.message)}</b></p>` +
-      (verdict.right === null ? "" : `<p>${esc(spec.labels.why)} ${esc(spec.explanation)}</p>`);
+      `<p><b>${esc(mark)}${said(verdict.message)}</b></p>` +
+      (verdict.right === null ? "" : `<p>${esc(spec.labels.why)} ${said(spec.explanation)}</p>`);
   }
 
   function showPast(el, spec) {

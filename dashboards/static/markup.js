@@ -273,17 +273,17 @@
   }
 
   /** After a redraw: each number that changed shows the one before, faded ("antes → ahora"),
-   * when a comparing control was just used and the drawing has the same shape. */
+   * when a comparing control was just used and the drawing has the same shape. The old number
+   * is the cell's data-before, drawn by the stylesheet (.c04-before::before): the element's
+   * text stays the number the model gives now. */
   function compare(el, before) {
     if (Date.now() - armedAt > COMPARE_MS || !before.length) return;
     const now = el.querySelectorAll(NUMBERS);
     if (now.length !== before.length) return;
     now.forEach((node, i) => {
       if (node.textContent === before[i]) return;
-      const old = document.createElement("span");
-      old.className = "c04-before";
-      old.textContent = `${before[i]} → `;
-      node.insertBefore(old, node.firstChild);
+      node.dataset.before = before[i];
+      node.classList.add("c04-before");
     });
   }
 

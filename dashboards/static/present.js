@@ -155,10 +155,29 @@ html.${CLASS} { --c04-value-size: 44px; --c04-cell-size: 28px; --c04-prose-p: no
 
   let SEND = null; // live: the Presenter's send_msg
 
+  const path = (event) => (event.composedPath ? event.composedPath() : [event.target]);
+
+  /** Focus in a box that takes text: no shortcut at all. */
   function typing(event) {
-    const path = event.composedPath ? event.composedPath() : [event.target];
-    return path.some(
-      (el) => el && el.tagName && (/^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName) || el.isContentEditable),
+    return path(event).some(
+      (el) =>
+        el &&
+        el.tagName &&
+        ((el.tagName === "INPUT" && !/^(checkbox|radio|button|submit|range)$/.test(el.type)) ||
+          /^(TEXTAREA|SELECT)$/.test(el.tagName) ||
+          el.isContentEditable),
+    );
+  }
+
+  /** Focus on a control that uses the arrows or the space bar itself (a slider, a button, a
+   * checkbox, a link): those keys are its own. */
+  function operating(event) {
+    return path(event).some(
+      (el) =>
+        el &&
+        el.tagName &&
+        (/^(INPUT|BUTTON|A|SUMMARY)$/.test(el.tagName) ||
+          /^(slider|button|radio|checkbox|tab|link)$/.test(el.getAttribute("role") || "")),
     );
   }
 
@@ -179,6 +198,7 @@ html.${CLASS} { --c04-value-size: 44px; --c04-cell-size: 28px; --c04-prose-p: no
   function onKey(event) {
     if (event.ctrlKey || event.altKey || event.metaKey || typing(event)) return;
     const k = event.key;
+    if (/^(ArrowLeft|ArrowRight| )$/.test(k) && operating(event)) return;
     if (k === "?") {
       help(!document.getElementById("c04-help"));
     } else if (k === "Escape") {

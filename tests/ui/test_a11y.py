@@ -247,7 +247,11 @@ KEYBOARD = {
     "posicion": ("el.getAttribute('role') === 'slider'", "ArrowRight"),
     "capital": ("el.getAttribute('role') === 'slider'", "ArrowLeft"),
     "explorador": ("el.getAttribute('role') === 'slider'", "ArrowRight"),
-    "jugar": ("el.tagName === 'BUTTON'", "Enter"),
+    # A "Probarlo" button (the projector switch and the shortcuts' help change no number).
+    "jugar": (
+        f"el.tagName === 'BUTTON' && el.textContent.trim() === {text('lecture.try_it')!r}",
+        "Enter",
+    ),
 }
 CONTENT_TEXT_JS = """() => {
   const main = C04.a11y.deepFind(document, '[data-c04-content]');

@@ -13,6 +13,7 @@ from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import number
 from attnmodel.i18n import catalogue, text
 from dashboards import exercises
+from dashboards.self_attention import preset_label
 
 from c04_testing import readout
 
@@ -103,3 +104,14 @@ def test_an_exercise_offline_checks_in_the_browser_and_progress_stays_only_there
     assert page.evaluate(f"localStorage.getItem('{KEY}')") is None
     assert offline.external == []  # nothing sent anywhere
     assert offline.console_errors == []
+
+
+def test_a_choice_answered_right_live_in_english_moves_the_demo(page, watch, lecture_url):
+    page.goto(f"{lecture_url}?lang=en&seccion=autoatencion")
+    page.locator('[data-testid="section-autoatencion"]').first.wait_for(state="attached")
+    _answer_choice(page, "wk_equals_wq", 1)
+    expect(_verdict(page, "wk_equals_wq")).to_have_text(_said("wk_equals_wq", "en", True))
+    page.wait_for_function("() => location.search.includes('autoatencion.preset=W_K')")
+    # The select shows the preset's label in the page's language.
+    expect(page.locator(".sa-preset select")).to_have_value(preset_label("W_K = W_Q", 2, "en"))
+    assert watch.console_errors == []

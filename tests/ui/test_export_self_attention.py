@@ -78,7 +78,14 @@ SNAPSHOT_JS = (
     + """\
   for (const tid of tables) {
     const node = el(tid);
-    out.tables[tid] = node ? node.outerHTML : null;
+    // The numbers before a toggle (markup.js, compare) are drawn beside the table's own.
+    const copy = node ? node.cloneNode(true) : null;
+    for (const b of copy ? copy.querySelectorAll('.c04-before') : []) {
+      b.removeAttribute('data-before');
+      b.classList.remove('c04-before');
+      if (!b.classList.length) b.removeAttribute('class');
+    }
+    out.tables[tid] = copy ? copy.outerHTML : null;
   }
   for (const name of ['X', 'W_Q', 'W_K', 'W_V']) {
     const editor = hosts('.sa-editor-' + name)[0];

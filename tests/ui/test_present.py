@@ -189,7 +189,8 @@ BEFORE_JS = """(testid) => {
   const out = [];
   const walk = (root) => {
     for (const t of root.querySelectorAll(`[data-testid="${testid}"]`))
-      for (const b of t.querySelectorAll('.c04-before')) out.push(b.parentNode.textContent);
+      for (const b of t.querySelectorAll('.c04-before'))
+        out.push(`${b.dataset.before} → ${b.textContent}`);
     for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
   };
   walk(document);
