@@ -158,7 +158,8 @@ def block(demo_id: str, lang: str = DEFAULT_LANG, model=None) -> pn.Column | Non
         live_card(e, model, lang) if model is not None else exported_card(e, lang) for e in mine
     ]
     heading = f"### {esc(text('exercises.heading', lang))}\n\n{esc(text('exercises.intro', lang))}"
-    return pn.Column(math_md(heading, margin=(10, 10, 0, 10)), *cards, sizing_mode="stretch_width")
+    header = math_md(heading, margin=(10, 10, 0, 10), css_classes=["c04-prose"])
+    return pn.Column(header, *cards, sizing_mode="stretch_width")
 
 
 def progress(ids: list[str], lang: str = DEFAULT_LANG) -> Progress:
