@@ -1,6 +1,6 @@
 /* Predict, then check: the exercise cards and the progress (dashboards/practice.py).
  *
- * A card (ExerciseCard) draws its question and the student's input, then on "Comprobar":
+ * A demo's block (ExerciseBlock) draws each card: its question and the student's input, then on "Comprobar":
  * - live, sends the answer to the server, which moves the demo to the question's state,
  *   computes the answer there and sends back the verdict (dashboards/exercises.py: check);
  * - in the offline export, moves the demo with the exercise's link (C04.links.apply, only that
@@ -16,6 +16,7 @@
   const C04 = (root.C04 = root.C04 || {});
   const KEY = "c04-ejercicios";
   const CHANGED = "c04-progress";
+  const RESET = "c04-progress-reset";
   const esc = (s) =>
     String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[c]);
 
@@ -45,6 +46,7 @@
     } catch (e) {
       /* nothing kept */
     }
+    root.dispatchEvent(new Event(RESET));
     root.dispatchEvent(new Event(CHANGED));
   }
 
@@ -145,15 +147,17 @@
     return { right, message: right ? e.right : e.wrong };
   }
 
-  /** Draw a card in ``el`` for a Bokeh component ``model`` (its spec_json and verdict_json). */
-  function renderCard(model, el) {
-    const spec = JSON.parse(model.spec_json);
-    el.innerHTML = card(spec);
-    const form = el.querySelector("form");
-    const draw = () => {
-      const v = model.verdict_json ? JSON.parse(model.verdict_json) : null;
-      showVerdict(el, spec, v);
-      if (v && v.right !== null && v.right !== undefined) remember(spec.id, v.right);
+  /** One card in ``slot``: ``send(answer)`` asks the server (live); offline it checks here.
+   * Returns {id, show(verdict)} for the server's verdicts. */
+  function mountCard(spec, slot, send) {
+    slot.innerHTML = card(spec);
+    const form = slot.querySelector("form");
+    let last = null;
+    const show = (verdict) => {
+      if (!verdict || verdict.n === last) return;
+      last = verdict.n;
+      showVerdict(slot, spec, verdict);
+      if (verdict.right !== null && verdict.right !== undefined) remember(spec.id, verdict.right);
     };
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
@@ -163,19 +167,46 @@
         if (verdict.right !== null && C04.links && C04.links.apply) {
           await C04.links.apply(spec.link, spec.demo);
         }
-        showVerdict(el, spec, verdict);
+        showVerdict(slot, spec, verdict);
         if (verdict.right !== null) remember(spec.id, verdict.right);
       } else {
-        model.send_msg({ answer });
+        send(answer);
       }
     });
-    const past = () => {
-      showPast(el, spec);
-      if (!stored()[spec.id] && !spec.expected && model.verdict_json) showVerdict(el, spec, null);
+    const past = () => showPast(slot, spec);
+    const reset = () => {
+      showPast(slot, spec);
+      showVerdict(slot, spec, null);
     };
+    showPast(slot, spec);
+    return { id: spec.id, show, past, reset };
+  }
+
+  /** A demo's exercises (dashboards.practice.ExerciseBlock): its heading, then one card each. */
+  function renderBlock(model, el) {
+    const block = JSON.parse(model.block_json);
+    el.innerHTML =
+      `<h3>${esc(block.heading)}</h3><p class="c04-intro">${esc(block.intro)}</p>` +
+      block.cards.map(() => '<div class="c04-card"></div>').join("");
+    const slots = el.querySelectorAll(".c04-card");
+    const cards = block.cards.map((spec, i) =>
+      mountCard(spec, slots[i], (answer) => model.send_msg({ id: spec.id, answer })),
+    );
+    const verdicts = () => {
+      const all = model.verdicts_json ? JSON.parse(model.verdicts_json) : {};
+      for (const c of cards) c.show(all[c.id]);
+    };
+    const past = () => cards.forEach((c) => c.past());
+    const reset = () => cards.forEach((c) => c.reset());
     root.addEventListener(CHANGED, past);
-    showPast(el, spec);
-    return { draw, past, remove: () => root.removeEventListener(CHANGED, past) };
+    root.addEventListener(RESET, reset);
+    return {
+      verdicts,
+      remove: () => {
+        root.removeEventListener(CHANGED, past);
+        root.removeEventListener(RESET, reset);
+      },
+    };
   }
 
   /** The progress line and its reset button, for the ids of this page's cards. */
@@ -208,5 +239,5 @@
     return () => root.removeEventListener(CHANGED, draw);
   }
 
-  C04.exercises = { renderCard, renderProgress, stored, forget, checkOffline, KEY };
+  C04.exercises = { renderBlock, renderProgress, stored, forget, checkOffline, KEY };
 })(typeof window !== "undefined" ? window : globalThis);

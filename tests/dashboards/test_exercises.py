@@ -193,27 +193,29 @@ def test_every_card_has_its_texts_and_the_export_s_card_its_answer(lang):
 
 def test_a_live_card_checks_on_the_session_s_model_and_ignores_junk():
     lecture = Lecture(section="capital")
-    cards = list(lecture._built["capital"].select(practice.ExerciseCard))
-    assert [json.loads(c.spec_json)["id"] for c in cards] == [
-        e.id for e in exercises.of_demo("capital")
-    ]
-    card = cards[1]  # identity_minus
-    card._handle_msg({"answer": "0,34"})
-    assert json.loads(card.verdict_json)["right"] is True
+    (block,) = lecture._built["capital"].select(practice.ExerciseBlock)
+    specs = json.loads(block.block_json)["cards"]
+    assert [c["id"] for c in specs] == [e.id for e in exercises.of_demo("capital")]
+    block._handle_msg({"id": "identity_minus", "answer": "0,34"})
+    verdicts = json.loads(block.verdicts_json)
+    assert verdicts["identity_minus"]["right"] is True
     assert lecture.capital.identity == -0.9
     assert "capital.identity=-0.9" in lecture.link.address.query  # the address follows
-    for junk in (None, [], {"answer": 5}, {"answer": None}, "0,34"):
-        before = card.verdict_json
-        card._handle_msg(junk)
-        assert card.verdict_json == before
-    card._handle_msg({"answer": "9" * 10_000})
-    assert json.loads(card.verdict_json)["right"] is None
+    junk = (None, [], {"answer": "0,34"}, {"id": "nada", "answer": "1"}, {"id": 5, "answer": "1"})
+    for message in (*junk, {"id": "identity_minus", "answer": None}, "0,34"):
+        before = block.verdicts_json
+        block._handle_msg(message)
+        assert block.verdicts_json == before
+    block._handle_msg({"id": "identity_minus", "answer": "9" * 10_000})
+    assert json.loads(block.verdicts_json)["identity_minus"]["right"] is None
+    assert json.loads(block.verdicts_json)["identity_minus"]["n"] == 2
 
 
 def test_answers_are_not_in_a_live_page():
     lecture = Lecture(section="capital")
-    for card in lecture._built["capital"].select(practice.ExerciseCard):
-        assert "expected" not in json.loads(card.spec_json)
+    (block,) = lecture._built["capital"].select(practice.ExerciseBlock)
+    for spec in json.loads(block.block_json)["cards"]:
+        assert "expected" not in spec
 
 
 def test_progress_counts_the_page_s_exercises():
