@@ -82,7 +82,6 @@ DEMOS = (
         "MultiHeadView",
         "MultiHeadDemo",
         link=("sentence", "n_heads"),
-        compare=("sentence", "n_heads"),
     ),
     Demo(
         "posicion",

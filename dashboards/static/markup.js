@@ -251,6 +251,10 @@
   // components that redraw within COMPARE_MS of such a control being used compare their
   // numbers (the same in the live app, whose answer comes from the server, and offline).
   const COMPARE_MS = 3000;
+  // A drawing with more numbers than this (the explorer's map of a long sentence, a head's
+  // 9 × 9 table) is not compared: too many to read beside each other, and each marked cell
+  // is laid out again.
+  const COMPARE_MAX = 40;
   const NUMBERS = "td:not(.c04-sum):not(.c04-masked), .c04-value, .c04-bars .p";
   let armedAt = -Infinity;
 
@@ -278,6 +282,7 @@
    * text stays the number the model gives now. */
   function compare(el, before) {
     if (Date.now() - armedAt > COMPARE_MS || !before.length) return;
+    if (before.length > COMPARE_MAX) return;
     const now = el.querySelectorAll(NUMBERS);
     if (now.length !== before.length) return;
     now.forEach((node, i) => {
