@@ -87,6 +87,7 @@ def test_an_index_past_a_discrete_slider_is_refused():
 
 
 def test_an_option_that_does_not_exist_is_refused(caplog):
+    clients.install_log_filters()  # as configure() does; not left to an earlier test
     view = MultiHeadView()
     clients.guard(view)
     before = view.model.sentence

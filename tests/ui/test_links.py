@@ -32,7 +32,9 @@ TEXTS_JS = """() => {
   const walk = (node) => {
     if (node.nodeType === Node.ELEMENT_NODE) {
       const id = node.getAttribute("data-testid");
-      const own = ["link-", "copy-link", "section-"].some((p) => id && id.startsWith(p));
+      // The exercises' marks are the student's browser's progress, not the link's state.
+      const mine = ["link-", "copy-link", "section-", "exercise-"];
+      const own = mine.some((p) => id && id.startsWith(p));
       if (id && !own) {
         out[id] = (out[id] ? out[id] + " | " : "") + node.innerText;
       }
