@@ -17,8 +17,8 @@
   const KEY = "c04-ejercicios";
   const CHANGED = "c04-progress";
   const RESET = "c04-progress-reset";
-  const esc = (s) =>
-    String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[c]);
+  // markup.js's (Python's html.escape), looked up when called.
+  const esc = (s) => root.C04.markup.esc(s);
 
   function stored() {
     try {

@@ -34,8 +34,8 @@
     }
   }
 
-  const esc = (s) =>
-    String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[c]);
+  // markup.js's (Python's html.escape), looked up when called.
+  const esc = (s) => root.C04.markup.esc(s);
 
   // ---------------------------------------------------------------------------------------------
   // "Copiar enlace"

@@ -20,8 +20,8 @@
   const MODE_KEY = "modo";
   const MODE = "proyector";
   const STEP_EVENT = "c04-next-step";
-  const esc = (s) =>
-    String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;" })[c]);
+  // markup.js's (Python's html.escape), looked up when called.
+  const esc = (s) => root.C04.markup.esc(s);
 
   // Read by the lecture's stylesheet in every shadow root (custom properties are inherited).
   const SHEET = `
