@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from filelock import FileLock
+from playwright.sync_api import expect
 
 from dashboards import serving
 
@@ -28,6 +29,10 @@ from c04_testing import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
+
+# Playwright's 5 s default was once too short on CI for a section built on a click while the
+# other worker loaded the second core; a failing expectation still fails, 10 s later.
+expect.set_options(timeout=15_000)
 
 pytestmark = pytest.mark.ui
 
