@@ -11,7 +11,7 @@ PORT ?= 5006
 TEST_WORKERS ?= auto
 PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
 
-.PHONY: serve serve-prod test test-fast lint format docs export chromium nginx clean bench soak
+.PHONY: serve serve-prod test test-fast lint format docs export chromium nginx redis clean bench soak
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -25,7 +25,7 @@ serve: $(STAMP)
 
 ## test: everything CI runs (lint, model tests, view tests, browser tests, soak smoke), on every
 ## core; ends with the 15 slowest tests
-test: $(STAMP) chromium nginx
+test: $(STAMP) chromium nginx redis
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL) --durations=15
@@ -66,11 +66,17 @@ nginx:
 		echo "Instalando nginx (apt-get)…"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx; }
 
+## redis: Debian's redis-server, class mode's broker for `make serve-prod` and its tests
+redis:
+	@command -v redis-server >/dev/null 2>&1 || test -x /usr/bin/redis-server || { \
+		echo "Instalando redis-server (apt-get)…"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; }
+
 clean:
 	rm -rf $(VENV) dist .pytest_cache .ruff_cache .hypothesis
 
 ## bench: the benchmarks of issue #5, one table of targets (writes bench/results.json)
-bench: $(STAMP) chromium nginx
+bench: $(STAMP) chromium nginx redis
 	$(BIN)/python bench/run.py
 
 ## soak: issue #6's soak, 200 sessions in sequence then 50 editing for 5 minutes (bench/run.py's

@@ -33,7 +33,7 @@ from attnmodel.formatting import (
     percent,
 )
 from attnmodel.i18n import DEFAULT_LANG
-from dashboards import clients
+from dashboards import classroom, clients
 
 # Under the "dashboards" logger, which configure() sends to stderr beside the server's lines.
 log = logging.getLogger("dashboards.common")
@@ -169,6 +169,7 @@ def configure() -> None:
     _markup_script()
     quiet_closed_websockets()
     clients.install_log_filters()
+    classroom.install_redaction()
 
 
 def quiet_closed_websockets() -> None:
@@ -224,6 +225,7 @@ A11Y_URL = "c04/a11y.js"
 LINKS_URL = "c04/links.js"
 EXERCISES_URL = "c04/exercises.js"
 PRESENT_URL = "c04/present.js"
+CLASSROOM_URL = "c04/classroom.js"
 
 
 def _markup_script() -> None:
@@ -242,6 +244,7 @@ def _markup_script() -> None:
         "c04_links": LINKS_URL,
         "c04_exercises": EXERCISES_URL,
         "c04_present": PRESENT_URL,
+        "c04_classroom": CLASSROOM_URL,
     }
 
 
@@ -309,7 +312,10 @@ def session_key(request) -> tuple:
     arguments = request.arguments or {}
     lang = (arguments.get("lang") or [b""])[0].decode("utf-8", "replace")
     theme = (arguments.get("theme") or [b"default"])[0].decode("utf-8", "replace")
-    return (request.path, lang if lang in i18n.languages() else DEFAULT_LANG, theme)
+    # The lecturer's page (?profesor=) is never rendered from a student's session, nor the
+    # reverse (dashboards/classmode.py).
+    lecturer = classroom.TOKEN_KEY in arguments
+    return (request.path, lang if lang in i18n.languages() else DEFAULT_LANG, theme, lecturer)
 
 
 def serve(viewable, title: str, lang: str) -> None:

@@ -64,6 +64,8 @@ DEFAULT_OUT = Path("dist")
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 PANEL_DIST = Path(pn.__file__).resolve().parent / "dist"
 CORE_SCRIPT = "c04.js"
+# Class mode needs the server (dashboards/classmode.py): not in a handout.
+LIVE_ONLY = frozenset({"classroom.js"})
 STATES_ID = "c04-states"
 TEXT_ID = "c04-text"  # the catalogue, read by C04.t in c04.js
 # The catalogue's tables the browser code reads (C04.t): number format, input and model messages,
@@ -334,7 +336,7 @@ def static_scripts(static_dir: Path = STATIC_DIR) -> list[tuple[str, str]]:
     if not static_dir.is_dir():
         return []
     files = sorted(static_dir.glob("*.js"), key=lambda p: (p.name != CORE_SCRIPT, p.name))
-    return [(p.name, p.read_text(encoding="utf-8")) for p in files]
+    return [(p.name, p.read_text(encoding="utf-8")) for p in files if p.name not in LIVE_ONLY]
 
 
 def _local_css_path(url: str, dist_dir: Path) -> Path:

@@ -17,7 +17,7 @@ import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG, languages, text
-from dashboards import clients, exercises, links, practice, present, registry, sharing
+from dashboards import classmode, clients, exercises, links, practice, present, registry, sharing
 from dashboards.common import (
     CONTENT_ATTRIBUTES,
     LangColumn,
@@ -79,6 +79,9 @@ class Lecture(pn.viewable.Viewer):
             section=(lambda: self.nav.value, self._go_linked),
         )
         self.link.apply(sharing.opened_with(), navigate=False)
+        # Class mode: the lecturer's page publishes its state; a student's follows a live class.
+        self.classroom = classmode.join(self)
+        self.classroom.start()
         if pn.state.loaded:
             # Not a page being served (tests, a notebook) or already loaded: build it now.
             self._show(self.nav.value)
@@ -96,7 +99,10 @@ class Lecture(pn.viewable.Viewer):
             self._show(self.nav.value)
 
     def _on_nav(self, event) -> None:
-        self._show(event.new)
+        if self._built or pn.state.loaded:
+            self._show(event.new)
+        else:  # before the page loaded (a followed class's section): built by _load
+            self.section = event.new
         self.link.refresh()
 
     def _go_linked(self, section_id: str) -> None:
@@ -152,6 +158,7 @@ class Lecture(pn.viewable.Viewer):
             skip_link(self.lang),
             math_md(text("lecture.intro", self.lang), margin=(0, 20), css_classes=["c04-prose"]),
             self.link.notice,
+            self.classroom.panel,
             self.link.address,
             pn.Row(sidebar, self.main, sizing_mode="stretch_width"),
             sizing_mode="stretch_width",

@@ -40,7 +40,9 @@ SECTION_KEY = "seccion"
 LANG_KEY = "lang"
 # Projector mode (dashboards/static/present.js): the browser's, kept in the address by it.
 MODE_KEY = "modo"
-PAGE_KEYS = (LANG_KEY, SECTION_KEY, MODE_KEY)
+# The lecturer link's token (dashboards/classroom.py): read by the server, never in a link.
+TOKEN_KEY = "profesor"
+PAGE_KEYS = (LANG_KEY, SECTION_KEY, MODE_KEY, TOKEN_KEY)
 # A longer link is not read at all (a 10 000-character sentence is 10 000 here, well under).
 MAX_LINK_CHARS = 65_536
 # The notice names at most this many ignored keys, each cut to KEY_CHARS characters.

@@ -27,6 +27,7 @@ import urllib.request
 from pathlib import Path
 
 from attnmodel.i18n import text, user_lang
+from dashboards import classroom
 from dashboards.registry import APPS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -148,13 +149,7 @@ def stop(proc: subprocess.Popen, timeout: float = 10.0) -> None:
         proc.wait()
 
 
-def argv(
-    args: list[str] | None = None,
-    prog: str = "python -m dashboards.serving",
-    lang: str | None = None,
-) -> list[str]:
-    """The full `panel serve` argv for this module's command line (see the module docstring);
-    ``--help`` speaks ``lang`` (default: the environment's language)."""
+def _parse(args: list[str] | None, prog: str, lang: str | None):
     lang = lang or user_lang()
     parser = argparse.ArgumentParser(
         prog=prog,
@@ -175,6 +170,17 @@ def argv(
     parser.add_argument("--anaconda-project-use-xheaders", action="store_true")
     parser.add_argument("--anaconda-project-iframe-hosts", action="append", default=[])
     known, rest = parser.parse_known_args(args)
+    return known, rest
+
+
+def argv(
+    args: list[str] | None = None,
+    prog: str = "python -m dashboards.serving",
+    lang: str | None = None,
+) -> list[str]:
+    """The full `panel serve` argv for this module's command line (see the module docstring);
+    ``--help`` speaks ``lang`` (default: the environment's language)."""
+    known, rest = _parse(args, prog, lang)
     extra = [*(PROD_FLAGS if known.prod else ()), *rest]
     if known.prefix:
         extra += ["--prefix", known.prefix]
@@ -206,9 +212,32 @@ def main(
     in SERVE_ENV: PYTHONMALLOC must be set before the interpreter starts."""
     full = argv(args, prog, lang)
     check_exercises(lang)
+    known, _rest = _parse(args, prog, lang)
+    extra_env = class_token(known, lang or user_lang())
     os.chdir(ROOT)
     sys.stdout.flush()
-    os.execve(full[0], full, environment())
+    os.execve(full[0], full, environment(extra_env))
+
+
+def class_token(known, lang: str) -> dict[str, str]:
+    """The lecturer's token (dashboards/classroom.py): the environment's (``C04_CLASS_TOKEN``,
+    serve-prod's, said only by its first characters), or a new random one printed with the two
+    links, as Jupyter prints its own. Exits on a token too short to be safe."""
+    token = classroom.server_token()
+    problem = classroom.token_problem(token)
+    if problem:
+        print(text(problem, lang), file=sys.stderr)
+        sys.exit(2)
+    host = known.address if known.address not in ("127.0.0.1", "0.0.0.0", "::") else "localhost"
+    base = f"http://{host}:{known.port}{(known.prefix or '').rstrip('/')}/"
+    print(text("class.students_link", lang, url=base))
+    if token is not None:
+        shown = classroom.lecturer_link(base, classroom.masked(token))
+        print(text("class.lecturer_link", lang, url=shown + f" ({classroom.TOKEN_ENV})"))
+        return {}
+    token = classroom.new_token()
+    print(text("class.lecturer_link", lang, url=classroom.lecturer_link(base, token)))
+    return {classroom.TOKEN_ENV: token}
 
 
 if __name__ == "__main__":

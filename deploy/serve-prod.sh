@@ -17,9 +17,13 @@
 #   VENV       the project's virtualenv (default .venv; `make serve-prod` creates it)
 #   MAX_RESTARTS  how many times in all a dead worker is started again (default 5)
 #   READY_TIMEOUT seconds each worker has to answer on /liveness at startup (default 120)
+#   C04_CLASS_TOKEN  the lecturer link's token (?profesor=…, README "Modo clase"); a random one
+#              is made and printed when it is not set
+#   REDIS_PORT class mode's broker: Debian's redis-server, started here on 127.0.0.1:REDIS_PORT
+#              (default PORT+100), no persistence; the workers share the class through it
 #
-# Installs Debian's nginx with apt-get when it is missing (the only step that needs root; as a
-# normal user it asks through sudo). Runs in the foreground: Ctrl-C (or
+# Installs Debian's nginx and redis-server with apt-get when missing (the only step that needs
+# root; as a normal user it asks through sudo). Runs in the foreground: Ctrl-C (or
 # SIGTERM, or nginx dying) stops nginx and every worker it started; a worker that dies is started
 # again (at most MAX_RESTARTS times).
 set -euo pipefail
@@ -45,21 +49,34 @@ die() {
 [[ "$WORKERS" =~ ^[1-9][0-9]*$ ]] || die "WORKERS debe ser un entero ≥ 1 (es '$WORKERS')"
 [[ -x "$VENV/bin/python" ]] || die "no encuentro $VENV/bin/python: corre 'make serve-prod' (crea .venv)"
 
-if ! command -v nginx >/dev/null 2>&1 && [[ ! -x /usr/sbin/nginx ]]; then
-	say "nginx no está instalado: apt-get install -y nginx"
+install_package() { # package
+	say "$1 no está instalado: apt-get install -y $1"
 	as_root=()
 	if ((EUID != 0)); then
 		command -v sudo >/dev/null 2>&1 ||
-			die "instalar nginx necesita root: corre 'sudo apt-get install -y nginx' y vuelve a intentar"
+			die "instalar $1 necesita root: corre 'sudo apt-get install -y $1' y vuelve a intentar"
 		as_root=(sudo)
 	fi
 	"${as_root[@]}" apt-get update -qq
-	"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx
-fi
+	"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1"
+}
+if ! command -v nginx >/dev/null 2>&1 && [[ ! -x /usr/sbin/nginx ]]; then install_package nginx; fi
 NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+if ! command -v redis-server >/dev/null 2>&1 && [[ ! -x /usr/bin/redis-server ]]; then
+	install_package redis-server
+fi
+REDIS_SERVER="$(command -v redis-server || echo /usr/bin/redis-server)"
+REDIS_PORT="${REDIS_PORT:-$((PORT + 100))}"
+
+# The lecturer's token: the environment's, or a new one (printed below, never written to a log).
+if [[ -z "${C04_CLASS_TOKEN:-}" ]]; then
+	C04_CLASS_TOKEN="$("$VENV/bin/python" -c 'import secrets; print(secrets.token_urlsafe(18))')"
+fi
+export C04_CLASS_TOKEN
+export C04_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
 
 port_busy() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
-for p in "$PORT" $(seq "$BASE_PORT" $((BASE_PORT + WORKERS - 1))); do
+for p in "$PORT" "$REDIS_PORT" $(seq "$BASE_PORT" $((BASE_PORT + WORKERS - 1))); do
 	port_busy "$p" && die "el puerto $p ya está en uso (cambia PORT o BASE_PORT)"
 done
 
@@ -93,9 +110,10 @@ if [[ "$nofile_soft" != unlimited ]] && ((nofile_soft < nofile_want)); then
 fi
 declare -A worker_pid=() # port -> pid
 nginx_pid=""
+redis_pid=""
 cleanup() {
 	trap - EXIT INT TERM
-	local pids=("${worker_pid[@]}" $nginx_pid) pid alive
+	local pids=("${worker_pid[@]}" $nginx_pid $redis_pid) pid alive
 	for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
 	# Bounded wait (10 s), then KILL whatever is left.
 	for _ in $(seq 50); do
@@ -111,6 +129,22 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+
+start_redis() {
+	# Bound to 127.0.0.1 only, nothing written to disk: a class lives while the broker lives.
+	"$REDIS_SERVER" --bind 127.0.0.1 --port "$REDIS_PORT" --protected-mode yes --save "" \
+		--appendonly no --dir "$RUN_DIR" --logfile "$RUN_DIR/redis.log" --daemonize no &
+	redis_pid=$!
+}
+
+wait_redis() {
+	local deadline=$((SECONDS + 20))
+	until "$VENV/bin/python" -c "import redis,sys; redis.Redis(port=$REDIS_PORT, socket_timeout=1).ping()" 2>/dev/null; do
+		kill -0 "$redis_pid" 2>/dev/null || die "redis-server terminó ($RUN_DIR/redis.log)"
+		((SECONDS < deadline)) || die "redis-server no respondió en 127.0.0.1:$REDIS_PORT"
+		sleep 0.2
+	done
+}
 
 start_worker() { # port
 	# `make serve`'s command and environment (clase04 serve: dashboards/serving.py, which execs
@@ -130,6 +164,10 @@ wait_ready() { # port timeout-seconds
 		sleep 0.5
 	done
 }
+
+start_redis
+wait_redis
+say "intermediario de la clase: redis-server, pid $redis_pid, 127.0.0.1:$REDIS_PORT"
 
 ports=$(seq "$BASE_PORT" $((BASE_PORT + WORKERS - 1)))
 upstreams=""
@@ -172,6 +210,7 @@ shown_host="$HOST"
 [[ "$HOST" == 0.0.0.0 ]] && shown_host="$(hostname -I 2>/dev/null | awk '{print $1}' || true)"
 say "listo: Clase 04 en http://${shown_host:-localhost}:$PORT/ (nginx → $WORKERS workers; Ctrl-C para detener)"
 say "orígenes permitidos: ${origins[*]}"
+say "enlace del profesor (no lo proyecte ni lo comparta): http://${shown_host:-localhost}:$PORT/?profesor=$C04_CLASS_TOKEN"
 
 # Supervise until a signal arrives. nginx dying stops everything; a worker that dies is started
 # again (its students reload the page and land on a live worker meanwhile: nginx skips a worker
@@ -181,7 +220,7 @@ restarts=0
 set +e
 while :; do
 	done_pid=""
-	wait -n -p done_pid "$nginx_pid" "${worker_pid[@]}"
+	wait -n -p done_pid "$nginx_pid" "$redis_pid" "${worker_pid[@]}"
 	status=$?
 	[[ -n "$done_pid" ]] || {
 		sleep 1 # not a child of ours that ended: never spin
@@ -190,6 +229,17 @@ while :; do
 	if [[ "$done_pid" == "$nginx_pid" ]]; then
 		say "nginx terminó (código $status); deteniendo todo"
 		exit 1
+	fi
+	if [[ "$done_pid" == "$redis_pid" ]]; then
+		# The workers reconnect by themselves; the lecturer's page publishes its state again.
+		if ((restarts >= MAX_RESTARTS)); then
+			say "redis-server terminó (código $status) y ya hubo $restarts reinicios; deteniendo todo"
+			exit 1
+		fi
+		restarts=$((restarts + 1))
+		start_redis
+		say "redis-server terminó (código $status); reinicio $restarts/$MAX_RESTARTS: pid $redis_pid"
+		continue
 	fi
 	for p in $ports; do
 		[[ "${worker_pid[$p]}" == "$done_pid" ]] || continue

@@ -6,7 +6,8 @@
 Writes docs/img/<section>.png (a 1400 px window, the whole page) and docs/img/phone-<section>.png
 (a 360×740 phone, the screen where the section's content begins), and the lecturer's
 docs/img/profesor-*.png: projector mode at 1920×1080 after a toggle, an exercise answered, the
-shortcuts' help. Uses Debian's Chromium, as the browser tests do.
+shortcuts' help, and class mode (docs/img/profesor-clase.png: the projector with the class's
+answers). Uses Debian's Chromium, as the browser tests do.
 """
 
 from __future__ import annotations
@@ -22,10 +23,13 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from dashboards import serving  # noqa: E402
+from dashboards import classroom, serving  # noqa: E402
 from dashboards.lecture import SECTIONS  # noqa: E402
 
 from c04_testing import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
+# The lecturer's token of the server this script starts (class mode's picture).
+TOKEN = classroom.new_token()
 
 
 @contextlib.contextmanager
@@ -33,14 +37,14 @@ def served_lecture():
     """`make serve`'s server on a free port, stopped on exit; yields the lecture's URL."""
     port = serving.free_port()
     with tempfile.TemporaryDirectory() as tmp:
-        proc = serving.start(port, Path(tmp) / "serve.log")
+        proc = serving.start(port, Path(tmp) / "serve.log", env={classroom.TOKEN_ENV: TOKEN})
         try:
             yield f"http://127.0.0.1:{port}/lecture"
         finally:
             serving.stop(proc)
 
 
-def capture(url: str, out_dir: Path) -> list[Path]:
+def capture(url: str, out_dir: Path, token: str | None = None) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = []
     with sync_playwright() as p:
@@ -70,6 +74,8 @@ def capture(url: str, out_dir: Path) -> list[Path]:
             written.append(path)
             print(f"  {section.label()} (teléfono): {path.relative_to(ROOT)}")
         written += lecturer(browser, url, out_dir)
+        if token:  # a server of ours (or --token): class mode needs the lecturer's link
+            written.append(class_mode(browser, url, token, out_dir))
         browser.close()
     return written
 
@@ -116,18 +122,49 @@ def lecturer(browser, url: str, out_dir: Path) -> list[Path]:
     return written
 
 
+def class_mode(browser, url: str, token: str, out_dir: Path) -> Path:
+    """The projector of a live class after a question: three students answered, revealed."""
+    lecturer = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+    lecturer.goto(f"{url}?profesor={token}&seccion=capital&modo=proyector")
+    lecturer.locator('[data-testid="section-capital"]').first.wait_for(state="attached")
+    students = []
+    for _ in range(3):
+        page = browser.new_context().new_page()
+        page.goto(url)
+        page.locator('[data-testid="section-capital"]').first.wait_for(state="attached")
+        students.append(page)
+    lecturer.get_by_test_id("class-exercise").select_option("identity_zero")
+    lecturer.get_by_test_id("class-ask").click()
+    for page, option in zip(students, (2, 0, 2), strict=True):
+        page.get_by_test_id("class-form").locator(f"input[value='{option}']").check()
+        page.get_by_test_id("class-answer").click()
+    lecturer.get_by_test_id("class-count").filter(has_text="3").wait_for()
+    lecturer.get_by_test_id("class-reveal").click()
+    lecturer.get_by_test_id("class-distribution").wait_for()
+    lecturer.wait_for_timeout(1500)
+    path = out_dir / "profesor-clase.png"
+    lecturer.screenshot(path=str(path))
+    lecturer.get_by_test_id("class-clear").click()
+    lecturer.get_by_test_id("class-end").click()
+    for page in [lecturer, *students]:
+        page.context.close()
+    print(f"  profesor: {path.relative_to(ROOT)}")
+    return path
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     parser.add_argument("--url", help="URL de una clase ya servida (por defecto se sirve una)")
+    parser.add_argument("--token", help="el token del profesor de esa clase (modo clase)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
     args = parser.parse_args()
     if args.url:
-        capture(args.url, args.out)
+        capture(args.url, args.out, args.token)
     else:
         with served_lecture() as url:
-            capture(url, args.out)
+            capture(url, args.out, TOKEN)
     return 0
 
 

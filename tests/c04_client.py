@@ -217,6 +217,26 @@ class ForgingSession:
         }
         return await self._send("PATCH-DOC", {"events": [event]})
 
+    async def send_msg(self, model_id: str, data: dict) -> str:
+        """Send a message to a JSComponent (what its ESM's ``model.send_msg(data)`` sends)."""
+        event = {
+            "kind": "MessageSent",
+            "msg_type": "bokeh_event",
+            "msg_data": {
+                "type": "event",
+                "name": "data_event",  # what model.send_msg sends (esm_event goes the other way)
+                "values": {
+                    "type": "map",
+                    # As BokehJS writes an object (a plain dict with "id" is a reference).
+                    "entries": [
+                        ["model", {"id": model_id}],
+                        ["data", {"type": "map", "entries": [[k, v] for k, v in data.items()]}],
+                    ],
+                },
+            },
+        }
+        return await self._send("PATCH-DOC", {"events": [event]})
+
     async def pull(self) -> dict[str, dict]:
         """The server's document now (a new PULL-DOC): model id -> attributes."""
         self.pulled = None

@@ -753,3 +753,151 @@ def assert_one_row_highlighted(arcs: dict, fade: float) -> None:
     kept = np.isclose(alpha, peso)
     assert len(set(fila[kept])) == 1, "solo se resaltan los arcos de una fila"
     np.testing.assert_allclose(alpha[~kept], fade * peso[~kept])
+
+
+# -- class mode (tests/ui/test_classroom.py, tests/ui/test_serve_prod.py) ---------------------
+
+
+def open_class_page(browser, url: str):
+    """A new browser context (a student's or the lecturer's own browser) on ``url``:
+    (context, page, its PageWatch) once a section is on screen."""
+    context = browser.new_context()
+    page = context.new_page()
+    watch = PageWatch(page)
+    page.goto(url)
+    page.locator('[data-testid^="section-"]').first.wait_for(state="attached", timeout=60_000)
+    return context, page, watch
+
+
+def forge_class_actions(base_url: str, messages: list[dict]) -> None:
+    """A student's session (no token), by hand over the websocket, sending the lecturer's
+    actions to its class panel (tests/c04_client.py)."""
+    import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    from c04_client import ForgingSession
+
+    async def run():
+        session = await ForgingSession(base_url, "lecture").open()
+        try:
+            panel = class_panel_ids(session)
+            assert len(panel) == 1
+            for message in messages:
+                await session.send_msg(panel[0], message)
+            await asyncio.sleep(1.0)
+            assert not session.closed
+        finally:
+            await session.close()
+
+    # Playwright keeps an asyncio loop running in the test's thread: the client gets its own.
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, run()).result(timeout=120)
+
+
+def class_panel_ids(session) -> list[str]:
+    """The ClassPanel models of a ForgingSession's document (css class ``c04-class``)."""
+    return [
+        model_id
+        for model_id, model in session.models.items()
+        if "c04-class" in (model["attributes"].get("css_classes") or [])
+    ]
+
+
+def country_select(page):
+    from attnmodel.i18n import text
+
+    return page.locator(".bk-input-group", has_text=text("capital.country")).locator("select")
+
+
+def class_flow(pages, lecture_url: str, token: str) -> None:
+    """A lecturer and students (``pages``: one per browser context, the lecturer's first):
+    follow, leave by touching, rejoin; a question asked, answered by two, revealed with the
+    right counts; the class ended. Every page is already open on ``lecture_url`` except the
+    lecturer's, opened here with the token."""
+    from playwright.sync_api import expect
+
+    from attnmodel.i18n import text
+    from dashboards import exercises
+    from dashboards.capital import CapitalWalkthrough
+
+    lecturer, ana, ben = pages
+    following = text("class.following")
+    expect(lecturer.get_by_test_id("class-status")).to_contain_text(text("class.lecturer_live"))
+    # The token is not left in the address bar (the projector shows it) nor in a copied link.
+    assert "profesor" not in lecturer.url
+    for student in (ana, ben):
+        expect(student.get_by_test_id("class-status")).to_contain_text(following)
+        expect(student.get_by_test_id("class-ask")).to_have_count(0)
+    # The lecturer opens a section and changes a control: the students show the same numbers.
+    lecturer.get_by_role("button", name=text("section.capital")).click()
+    country_select(lecturer).select_option("Italia")
+    model = CapitalWalkthrough(country="Italia")
+    shown = readout_text(model.probability)
+    for page in pages:
+        expect(page.locator('[data-testid="capital-probability"] .c04-value')).to_have_text(shown)
+    # Ana touches a control: she leaves follow mode, and it says so.
+    country_select(ana).select_option("Francia")
+    expect(ana.get_by_test_id("class-status")).to_contain_text(text("class.not_following"))
+    expect(ana.get_by_test_id("class-message")).to_contain_text(text("class.left_by_change"))
+    france = readout_text(CapitalWalkthrough(country="Francia").probability)
+    # The lecturer moves on: Ben follows, Ana keeps her own screen.
+    lecturer.get_by_role("button", name=text("section.autoatencion")).click()
+    lecturer.locator(".sa-causal input").check()
+    causal = ["1,0000", "0,0000", "0,0000"]
+    expect(sa_first_row(ben)).to_have_text(causal)
+    expect(ana.locator('[data-testid="capital-probability"] .c04-value')).to_have_text(france)
+    # One click and she is back on the lecturer's screen.
+    ana.get_by_test_id("class-follow").click()
+    expect(ana.get_by_test_id("class-status")).to_contain_text(following)
+    expect(sa_first_row(ana)).to_have_text(causal)
+    # Ask the class; both answer; the lecturer sees the count, then the distribution.
+    lecturer.get_by_test_id("class-exercise").select_option("identity_zero")
+    lecturer.get_by_test_id("class-ask").click()
+    exercise = next(e for e in exercises.exercises() if e.id == "identity_zero")
+    question = exercise.text("question")
+    for student, option in ((ana, 0), (ben, 2)):
+        form = student.get_by_test_id("class-form")
+        expect(form).to_contain_text(question)
+        form.locator(f"input[value='{option}']").check()
+        student.get_by_test_id("class-answer").click()
+        expect(student.get_by_test_id("class-message")).to_contain_text(text("class.sent"))
+    expect(lecturer.get_by_test_id("class-count")).to_have_text(text("class.count", n=2))
+    lecturer.get_by_test_id("class-reveal").click()
+    expected = exercises.solve(exercise, CapitalWalkthrough())
+    said = exercises.shown(exercise, expected)
+    for page in pages:
+        expected_line = page.get_by_test_id("class-expected")
+        expect(expected_line).to_have_text(text("class.result", answer=said))
+    rows = lecturer.get_by_test_id("class-distribution").locator("tbody tr")
+    options = exercise.options()
+    counts = {0: 1, 1: 0, 2: 1}
+    for i, label in enumerate(options):
+        mark = "✓ " if i == expected else ""
+        expect(rows.nth(i).locator("td").nth(0)).to_have_text(mark + label)
+        expect(rows.nth(i).locator("td").nth(1)).to_have_text(str(counts[i]))
+    right = counts[expected]
+    expect(lecturer.get_by_test_id("class-right")).to_have_text(
+        text("class.right_count", right=right, total=2)
+    )
+
+
+def end_class(lecturer, students) -> None:
+    from playwright.sync_api import expect
+
+    clear = lecturer.get_by_test_id("class-clear")
+    if clear.count():  # a question on screen (a restarted broker starts without one)
+        clear.click()
+        expect(clear).to_have_count(0)
+    lecturer.get_by_test_id("class-end").click()
+    for student in students:
+        expect(student.get_by_test_id("class-bar")).to_have_count(0)
+
+
+def sa_first_row(page):
+    return page.locator('[data-testid="sa-weights"] tr').nth(1).locator("td:not(.c04-sum)")
+
+
+def readout_text(probability: float) -> str:
+    from attnmodel.formatting import number
+
+    return number(probability, 4)

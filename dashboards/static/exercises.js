@@ -239,5 +239,5 @@
     return () => root.removeEventListener(CHANGED, draw);
   }
 
-  C04.exercises = { renderBlock, renderProgress, stored, forget, checkOffline, KEY };
+  C04.exercises = { renderBlock, renderProgress, stored, forget, checkOffline, said, option, KEY };
 })(typeof window !== "undefined" ? window : globalThis);

@@ -98,7 +98,8 @@
     return SPEC;
   }
 
-  const PAGE_KEYS = ["lang", "seccion", "modo"];
+  // links.py's PAGE_KEYS (the export's fragment is read here, without Python).
+  const PAGE_KEYS = ["lang", "seccion", "modo", "profesor"];
   const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
   const INTEGER = /^[+-]?\d{1,19}$/;
   // dashboards/links.py: MAX_LINK_CHARS, NOTICE_ITEMS, KEY_CHARS

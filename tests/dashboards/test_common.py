@@ -123,10 +123,12 @@ def test_shared_pages_are_kept_per_language():
         args = {k: [v.encode()] for k, v in arguments.items()}
         return types.SimpleNamespace(path="/explorer", arguments=args)
 
-    assert common.session_key(request()) == ("/explorer", "es", "default")
-    assert common.session_key(request(lang="en")) == ("/explorer", "en", "default")
-    assert common.session_key(request(lang="xx")) == ("/explorer", "es", "default")
+    assert common.session_key(request()) == ("/explorer", "es", "default", False)
+    assert common.session_key(request(lang="en")) == ("/explorer", "en", "default", False)
+    assert common.session_key(request(lang="xx")) == ("/explorer", "es", "default", False)
     assert common.session_key(request(lang="en", theme="dark"))[2] == "dark"
+    # The lecturer's page is never rendered from a student's session (dashboards/classmode.py).
+    assert common.session_key(request(profesor="x" * 20))[3] is True
 
 
 def test_a_refused_cell_is_reset_once_per_enter():

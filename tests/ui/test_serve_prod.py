@@ -31,6 +31,17 @@ from playwright.sync_api import expect
 from tornado.ioloop import IOLoop
 
 from attnmodel.i18n import text
+from dashboards import classroom, lecture  # noqa: F401  (lecture: data models bokeh.client needs)
+from dashboards.capital import CapitalWalkthrough
+
+from c04_testing import (
+    class_flow,
+    country_select,
+    end_class,
+    forge_class_actions,
+    open_class_page,
+    readout_text,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 TITLE = text("lecture.title")
@@ -39,6 +50,9 @@ READY_S = 90  # the script: workers importing, warming up, nginx starting
 STOP_S = 15  # SIGTERM -> every process gone
 WORKER_LINE = re.compile(r"worker \d+/\d+: pid (\d+), 127\.0\.0\.1:(\d+)")
 RESTART_LINE = re.compile(r"el worker de (\d+) terminó .*reinicio \d+/\d+: pid (\d+)")
+REDIS_LINE = re.compile(r"redis-server, pid (\d+)")
+REDIS_RESTART = re.compile(r"redis-server terminó .*reinicio \d+/\d+: pid (\d+)")
+TOKEN = classroom.new_token()
 
 
 def _port_free(port: int) -> bool:
@@ -110,6 +124,7 @@ class Deployment:
             "WORKERS": str(WORKERS),
             "RUN_DIR": str(self.run_dir),
             "VENV": sys.prefix,
+            classroom.TOKEN_ENV: TOKEN,
         }
         self.out = self.out_path.open("w")
         # Its own session and process group: the test can find (and, failing all else, kill)
@@ -315,6 +330,75 @@ def test_websocket_from_another_origin_is_refused(prod):
         (prod.run_dir / f"worker-{prod.base_port + i}.log").read_text() for i in range(WORKERS)
     )
     assert "Refusing websocket connection from Origin 'http://evil.example'" in logs
+
+
+def _sessions_per_worker(prod) -> dict[int, int]:
+    """How many sessions each worker has created so far (its log's lines)."""
+    return {
+        port: (prod.run_dir / f"worker-{port}.log").read_text().count("ServerConnection created")
+        for port in range(prod.base_port, prod.base_port + WORKERS)
+    }
+
+
+def _open_on_new_worker(browser, prod, url: str):
+    """A page on ``url`` and the worker its session landed on (the one whose count grew)."""
+    before = _sessions_per_worker(prod)
+    context, page, _watch = open_class_page(browser, url)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        grown = [p for p, n in _sessions_per_worker(prod).items() if n > before[p]]
+        if grown:
+            return context, page, grown[0]
+        time.sleep(0.1)
+    pytest.fail(f"ningún worker creó la sesión\n{prod.logs()}")
+
+
+def test_class_mode_across_two_workers_and_the_broker(browser, prod):
+    """The class state travels through Redis: the lecturer and the students on different
+    workers; a broker restart loses nothing but the in-flight change."""
+    assert REDIS_LINE.search(prod.output()), prod.output()
+    assert f"?profesor={TOKEN}" in prod.output()  # the lecturer's link, printed once
+    logs = "".join(log.read_text() for log in prod.run_dir.glob("*.log"))
+    assert TOKEN not in logs
+    contexts = []
+    try:
+        c, lecturer, _worker = _open_on_new_worker(
+            browser, prod, f"{prod.url}/lecture?profesor={TOKEN}"
+        )
+        contexts.append(c)
+        # Students until two are on different workers (least_conn: at most three pages).
+        students: dict[int, object] = {}
+        for _ in range(3):
+            c, page, worker = _open_on_new_worker(browser, prod, f"{prod.url}/lecture")
+            contexts.append(c)
+            students.setdefault(worker, page)
+            if len(students) == WORKERS:
+                break
+        assert len(students) == WORKERS, "los estudiantes no se repartieron entre los workers"
+        ana, ben = students.values()
+        class_flow([lecturer, ana, ben], f"{prod.url}/lecture", TOKEN)
+        forge_class_actions(prod.url, [{"action": "clear"}, {"action": "end"}])
+        expect(lecturer.get_by_test_id("class-distribution")).to_be_visible()
+
+        # The broker dies: serve-prod starts it again, empty; the workers reconnect, the
+        # lecturer's page publishes its state again and the students follow the next change.
+        redis_pid = int(REDIS_LINE.search(prod.output()).group(1))
+        os.kill(redis_pid, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while not REDIS_RESTART.search(prod.output()):
+            assert time.monotonic() < deadline, prod.logs()
+            time.sleep(0.2)
+        # (The reveal took the lecturer's page to the question's section, «La capital».)
+        country_select(lecturer).select_option("Italia")
+        italy = readout_text(CapitalWalkthrough(country="Italia").probability)
+        for page in (ana, ben):
+            expect(page.get_by_test_id("class-status")).to_contain_text(text("class.following"))
+            probability = page.locator('[data-testid="capital-probability"] .c04-value')
+            expect(probability).to_have_text(italy, timeout=30_000)
+        end_class(lecturer, [ana, ben])
+    finally:
+        for c in contexts:
+            c.close()
 
 
 def test_a_killed_worker_is_started_again(prod):
