@@ -213,6 +213,8 @@ class ClassSession:
     # -- from the hub (any thread) -----------------------------------------------------------
 
     def notify(self, kind: str) -> None:
+        if kind == "count" and not self.lecturer:
+            return  # only the lecturer's page shows the count
         with self._lock:
             self._pending.add(kind)
             if self._scheduled:
@@ -252,7 +254,7 @@ class ClassSession:
     def _apply(self, state: dict) -> None:
         self._applying = True
         try:
-            self.lecture.link.apply("?" + state["query"])
+            self.lecture.link.apply("?" + state["query"], only_changed=True)
         finally:
             self._applying = False
         self._followed = self.lecture.link.address.query

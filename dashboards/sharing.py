@@ -151,12 +151,22 @@ class LinkState:
         for demo_id, model in self.models.items():
             model.param.watch(self.refresh, [f.param for f in links.fields(demo_id)])
 
-    def apply(self, link: str, navigate: bool = True) -> None:
+    def apply(self, link: str, navigate: bool = True, only_changed: bool = False) -> None:
         """Apply a link (``?…``): its demos' values and (``navigate``) its section; say what it
-        ignored. The lecture opens the first section itself (lazily), so not ``navigate``."""
+        ignored. The lecture opens the first section itself (lazily), so not ``navigate``.
+        ``only_changed``: leave alone the demos whose fields the link gives as they are now (a
+        followed class: one control changed, one demo recomputed, not six)."""
         pairs = links.parse(link)
+        models = self.models
+        if only_changed:
+            given, now = dict(pairs), dict(links.parse(self.address.query))
+            models = {
+                demo_id: model
+                for demo_id, model in self.models.items()
+                if any(given.get(f.key) != now.get(f.key) for f in links.fields(demo_id))
+            }
         with pn.io.hold():
-            ignored = links.decode(pairs, self.models, self.lang)
+            ignored = links.decode(pairs, models, self.lang)
             if self.section is not None and navigate:
                 wanted = dict(pairs).get(links.SECTION_KEY)
                 if wanted is not None:

@@ -11,6 +11,7 @@ serve command they all run is dashboards/serving.py's.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import os
@@ -809,7 +810,7 @@ def country_select(page):
     return page.locator(".bk-input-group", has_text=text("capital.country")).locator("select")
 
 
-def class_flow(pages, lecture_url: str, token: str) -> None:
+def class_flow(pages, lecture_url: str, token: str, check_wcag: bool = False) -> None:
     """A lecturer and students (``pages``: one per browser context, the lecturer's first):
     follow, leave by touching, rejoin; a question asked, answered by two, revealed with the
     right counts; the class ended. Every page is already open on ``lecture_url`` except the
@@ -858,6 +859,8 @@ def class_flow(pages, lecture_url: str, token: str) -> None:
     for student, option in ((ana, 0), (ben, 2)):
         form = student.get_by_test_id("class-form")
         expect(form).to_contain_text(question)
+        if check_wcag and student is ana:
+            assert wcag_violations(student) == {}
         form.locator(f"input[value='{option}']").check()
         student.get_by_test_id("class-answer").click()
         expect(student.get_by_test_id("class-message")).to_contain_text(text("class.sent"))
@@ -879,6 +882,9 @@ def class_flow(pages, lecture_url: str, token: str) -> None:
     expect(lecturer.get_by_test_id("class-right")).to_have_text(
         text("class.right_count", right=right, total=2)
     )
+    if check_wcag:
+        for page in (lecturer, ana):
+            assert wcag_violations(page) == {}
 
 
 def end_class(lecturer, students) -> None:
@@ -901,3 +907,39 @@ def readout_text(probability: float) -> str:
     from attnmodel.formatting import number
 
     return number(probability, 4)
+
+
+# -- accessibility (axe-core) ---------------------------------------------------------------
+
+# axe's WCAG 2.1 A and AA rules, nothing else (best practices are not the target).
+AXE_OPTIONS = {
+    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
+    "resultTypes": ["violations"],
+}
+# No rule is excepted: a violation found here is fixed, or listed with its reason.
+EXCEPTIONS: dict[str, str] = {}
+
+SETTLED_JS = """() => {
+  if (!window.Bokeh) return document.readyState === 'complete';  // the index: no Bokeh
+  const providers = window.Bokeh && Bokeh.require && Bokeh.require('models/text/providers');
+  const status = providers ? providers.default_provider.status : 'none';
+  return status === 'loaded' || status === 'failed';
+}"""
+
+
+@functools.cache
+def _axe_js() -> str:
+    """axe-core as the package bundles it (570 kB): put in a page once, not at every check."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    return Axe().axe_script
+
+
+def wcag_violations(page) -> dict[str, list]:
+    """axe's WCAG 2.1 A/AA violations on the page as it is: rule id → the nodes' targets."""
+    page.wait_for_function(SETTLED_JS, timeout=30_000)
+    page.wait_for_timeout(300)  # MathJax's re-render after it loaded, and a11y.js after it
+    if not page.evaluate("typeof window.axe !== 'undefined'"):
+        page.evaluate(_axe_js())
+    found = page.evaluate("(options) => axe.run(document, options)", AXE_OPTIONS)["violations"]
+    return {v["id"]: [n["target"] for n in v["nodes"]] for v in found if v["id"] not in EXCEPTIONS}

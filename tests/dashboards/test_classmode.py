@@ -237,3 +237,15 @@ def test_a_dragged_slider_reaches_the_broker_a_few_times_a_second(open_lecture, 
     callback()
     assert len(sent) == 1
     assert "capital.identity=0.5" in sent[0]  # the last of the burst
+
+
+def test_a_follower_recomputes_only_the_demo_the_lecturer_changed(open_lecture, token):
+    lecturer = open_lecture(token)
+    student = open_lecture()
+    touched = []
+    for name in ("self_attention", "scaling", "multihead", "positional", "explorer"):
+        model = getattr(student, name)
+        model.param.watch(touched.append, [p for p in model.param if p != "name"])
+    lecturer.capital.identity = 0.3
+    assert student.capital.identity == 0.3
+    assert touched == []

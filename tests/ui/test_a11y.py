@@ -5,7 +5,6 @@ dashboards/static/a11y.js gives sliders, checkboxes and formulas; the contrast o
 from __future__ import annotations
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from playwright.sync_api import expect
 
 from attnmodel import ScalingDemo, SelfAttention
@@ -14,35 +13,8 @@ from dashboards import scaling, self_attention
 from dashboards.export import INDEX_FILE, LECTURE_FILE, lang_dir
 from dashboards.registry import APPS, SECTIONS
 
-from c04_testing import spec_text, twin_html
-
-# axe's WCAG 2.1 A and AA rules, nothing else (best practices are not the target).
-AXE_OPTIONS = {
-    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]},
-    "resultTypes": ["violations"],
-}
-# No rule is excepted: a violation found here is fixed, or listed with its reason.
-EXCEPTIONS: dict[str, str] = {}
-
-SETTLED_JS = """() => {
-  if (!window.Bokeh) return document.readyState === 'complete';  // the index: no Bokeh
-  const providers = window.Bokeh && Bokeh.require && Bokeh.require('models/text/providers');
-  const status = providers ? providers.default_provider.status : 'none';
-  return status === 'loaded' || status === 'failed';
-}"""
-
-# axe-core as the package bundles it (570 kB): put in a page once, not at every check.
-AXE_JS = Axe().axe_script
-
-
-def violations(page) -> dict[str, list]:
-    """axe's WCAG 2.1 A/AA violations on the page as it is: rule id → the nodes' targets."""
-    page.wait_for_function(SETTLED_JS, timeout=30_000)
-    page.wait_for_timeout(300)  # MathJax's re-render after it loaded, and a11y.js after it
-    if not page.evaluate("typeof window.axe !== 'undefined'"):
-        page.evaluate(AXE_JS)
-    found = page.evaluate("(options) => axe.run(document, options)", AXE_OPTIONS)["violations"]
-    return {v["id"]: [n["target"] for n in v["nodes"]] for v in found if v["id"] not in EXCEPTIONS}
+from c04_testing import SETTLED_JS, spec_text, twin_html
+from c04_testing import wcag_violations as violations
 
 
 def test_every_live_section_has_no_wcag_violation(page, watch, lecture_url):

@@ -38,7 +38,7 @@ def test_a_lecturer_and_two_students_live(browser, class_server):
             c, page, _watch = open_class_page(browser, f"{base}/lecture")
             contexts.append(c)
             students.append(page)
-        class_flow([lecturer, *students], f"{base}/lecture", TOKEN)
+        class_flow([lecturer, *students], f"{base}/lecture", TOKEN, check_wcag=True)
 
         # A student who guesses the link is a student; one who forges the lecturer's messages
         # is refused: the result stays on the projector, no new question, the class goes on.
