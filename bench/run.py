@@ -1,6 +1,6 @@
 """`make bench`: the benchmarks of issue #5, then one table of targets and bench/results.json.
 
-    make bench                                  # issue #5's figures (about 17 minutes on 2 cores)
+    make bench                                  # the figures (about 24 minutes on 2 cores)
     make soak                                   # issue #6's 5-minute soak (about 10 minutes), then
                                                 # its assertions (pytest -m soak) on the figures
     .venv/bin/python bench/run.py --quick       # smoke run of every part, soak included
@@ -40,6 +40,7 @@ PARTS: dict[str, tuple[str, list[str], list[str]]] = {
     "load": ("bench_load.py", [], ["--quick", "--out", str(BENCH / "load_results.json")]),
     "export": ("bench_export.py", [], ["--repeat", "1"]),
     "flood": ("bench_flood.py", [], ["--sessions", "5", "--seconds", "5"]),
+    "class": ("bench_class.py", [], ["--followers", "20", "--seconds", "10", "--ramp", "5"]),
     "soak": ("bench_soak.py", [], ["--sequential", "20", "--concurrent", "10", "--seconds", "20"]),
 }
 # What `make bench` runs when no part is named: everything but the soak (`make soak`).
@@ -148,6 +149,32 @@ def target_rows(parts: dict[str, dict | None]) -> list[dict]:
                 fl["meets_target"],
             )
         )
+    if cl := parts.get("class"):
+        n = cl["followers"]
+        what = (
+            f"{n} seguidores, serve-prod con {cl['workers']} workers: cambio del profesor → "
+            "seguidor (p50 / p95, errores, CPU)"
+        )
+        target = f"p95 ≤ {cl['target']['p95_ms'] / 1000:g} s, 0 errores"
+        if "failed" in cl:
+            rows.append(row("clase", what, target, f"falló: {cl['failed']}", False))
+        else:
+            workers = " + ".join(
+                f"{cores:.2f}"
+                for name, cores in cl["cpu_cores"].items()
+                if name.startswith("worker")
+            )
+            rows.append(
+                row(
+                    "clase",
+                    what,
+                    target,
+                    f"{ms(cl['p50_ms'])} / {ms(cl['p95_ms'])}, {cl['errors']} "
+                    f"({cl['missed']} perdidos), CPU {workers} núcleos "
+                    f"({ms(cl.get('worker_cpu_ms_per_update'))} por seguidor)",
+                    cl["meets_target"] if n >= cl["target"]["followers"] else None,
+                )
+            )
     if cs := parts.get("coldstart"):
         rows.append(
             row(

@@ -185,7 +185,6 @@ class ClassSession:
         self._applying = False
         self._lock = threading.Lock()
         self._pending: set[str] = set()
-        self._scheduled = False
         self._last_publish = float("-inf")
         self._publish_pending = False
         self.panel = ClassPanel(
@@ -217,20 +216,14 @@ class ClassSession:
             return  # only the lecturer's page shows the count
         with self._lock:
             self._pending.add(kind)
-            if self._scheduled:
-                return  # an update is on its way: it will read the newest
-            self._scheduled = True
-        if self.doc is None:
-            self._update()
-            return
-        try:
-            self.doc.add_next_tick_callback(self._update)
-        except Exception:  # the session is gone
-            self.hub.leave(self)
+        # Its turn on this session's document, after the sessions before it (classroom.Hub).
+        self.hub.schedule(self, first=self.lecturer)
 
-    def _update(self) -> None:
+    def update(self) -> None:
         with self._lock:
-            kinds, self._pending, self._scheduled = self._pending, set(), False
+            kinds, self._pending = self._pending, set()
+        if not kinds:
+            return
         snapshot = self.hub.snapshot()
         if "state" in kinds and not self.lecturer:
             self._follow(snapshot["state"])

@@ -170,6 +170,29 @@ def configure() -> None:
     quiet_closed_websockets()
     clients.install_log_filters()
     classroom.install_redaction()
+    _design_params_only_for_stylesheets()
+
+
+def _design_params_only_for_stylesheets() -> None:
+    """Private Panel API, panel 1.9.4's ``Reactive._update_properties``: it resolves the design's
+    modifiers (stylesheets, a file stat) on every parameter change of every component, and uses
+    them only when ``stylesheets`` changed. Measured (cProfile, 10 followers applying a d_k
+    change in process, Bokeh models built): 0.35 ms a widget, a quarter of a follower's update.
+    This keeps the original for a change of ``stylesheets``, and skips the unused work otherwise."""
+    from panel.reactive import Reactive
+
+    original = Reactive._update_properties
+    if getattr(original, "c04_lean", False):
+        return
+
+    def _update_properties(self, *events, doc):
+        if any(event.name == "stylesheets" for event in events):
+            return original(self, *events, doc=doc)
+        return self._process_param_change({event.name: event.new for event in events})
+
+    _update_properties.c04_lean = True
+    _update_properties.c04_original = original
+    Reactive._update_properties = _update_properties
 
 
 def quiet_closed_websockets() -> None:

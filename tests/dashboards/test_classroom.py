@@ -96,6 +96,65 @@ def test_the_hub_keeps_the_newest_state_and_tells_every_session():
     assert b.told == ["state"]
 
 
+class Served:
+    """A session on a document that keeps its next-tick callbacks (run them with ``tick``)."""
+
+    def __init__(self, log: list, name: str, drops: bool = False):
+        self.log, self.name, self.drops = log, name, drops
+        self.callbacks: list = []
+        self.doc = self
+
+    def add_next_tick_callback(self, callback) -> None:
+        if not self.drops:  # a closed session's document drops them
+            self.callbacks.append(callback)
+
+    def tick(self) -> None:
+        ran, self.callbacks = self.callbacks, []
+        for callback in ran:
+            callback()
+
+    def update(self) -> None:
+        self.log.append(self.name)
+
+
+def test_the_hub_updates_one_session_at_a_time_each_once_the_lecturer_first():
+    hub = classroom.Hub()
+    log: list[str] = []
+    a, b, lecturer = Served(log, "a"), Served(log, "b"), Served(log, "profesor")
+    for _ in range(3):  # three changes before any update ran: one turn each
+        hub.schedule(a)
+        hub.schedule(b)
+    hub.schedule(lecturer, first=True)
+    assert len(a.callbacks) == 1  # a's turn is on its loop, nobody else's yet
+    assert b.callbacks == lecturer.callbacks == []
+    a.tick()
+    assert log == ["a"]
+    assert len(lecturer.callbacks) == 1  # the lecturer before b
+    lecturer.tick()
+    b.tick()
+    assert log == ["a", "profesor", "b"]
+
+
+def test_a_closed_session_does_not_stop_the_queue(monkeypatch):
+    hub = classroom.Hub()
+    log: list[str] = []
+    gone, other = Served(log, "gone", drops=True), Served(log, "other")
+    hub.join(gone)
+    hub.schedule(gone)
+    hub.schedule(other)
+    assert other.callbacks == []  # waiting behind the lost one
+    hub.leave(gone)  # its session closed: the next one's turn
+    other.tick()
+    assert log == ["other"]
+    # A lost update nobody said goodbye to: given up after STUCK_S.
+    lost = Served(log, "lost", drops=True)
+    hub.schedule(lost)
+    monkeypatch.setattr(classroom, "STUCK_S", -1.0)
+    hub.schedule(other)
+    other.tick()
+    assert log == ["other", "other"]
+
+
 # -- both brokers ------------------------------------------------------------------------------
 
 

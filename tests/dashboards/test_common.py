@@ -149,3 +149,30 @@ def test_a_refused_cell_is_reset_once_per_enter():
     # Two changes (the refused text, the reset), not four: the event does not set it again.
     assert sorted(seen) == sorted(["2e6", before])
     assert cell.value == before
+
+
+def test_the_lean_update_of_properties_gives_what_panel_s_gives():
+    """configure()'s patch of Reactive._update_properties: the same properties for Bokeh as
+    Panel's own, for a value and for stylesheets (which it leaves to Panel's)."""
+    from panel.reactive import Reactive
+
+    common.configure()
+    lean = Reactive._update_properties
+    original = lean.c04_original
+    slider = pn.widgets.IntSlider(start=0, end=10, value=1, label="d_k")
+    doc = Document()
+    doc.add_root(slider.get_root(doc))
+    events = []
+    slider.param.watch(lambda *batch: events.extend(batch), ["value", "label", "stylesheets"])
+    slider.param.update(value=4, label="otro")
+    slider.stylesheets = [":host { color: red; }"]
+    assert len(events) == 3
+
+    def plain(properties):  # a stylesheet made anew at each call: compared by its url
+        return {
+            k: [getattr(x, "url", x) for x in v] if k == "stylesheets" else v
+            for k, v in properties.items()
+        }
+
+    for batch in (events[:2], events[2:]):
+        assert plain(lean(slider, *batch, doc=doc)) == plain(original(slider, *batch, doc=doc))
