@@ -193,10 +193,17 @@ class ClassSession:
             css_classes=["c04-class"],
             margin=(0, 10),
         )
-        self.hub.join(self)
         lecture.link.address.param.watch(self._on_query, "query")
         if self.doc is not None:
             pn.state.on_session_destroyed(lambda _ctx: self.hub.leave(self))
+        # Told of the class once a browser shows the page: a session made only to render a
+        # page (--reuse-sessions) never runs its callbacks, and would hold up the hub's queue.
+        pn.state.onload(self._loaded)
+
+    def _loaded(self) -> None:
+        self.hub.join(self)
+        for kind in ("state", "question", "count"):  # what came before the page loaded
+            self.notify(kind)
 
     # -- start -------------------------------------------------------------------------------
 

@@ -50,7 +50,7 @@ PUBLISH_INTERVAL_S = 0.25
 # Nothing of a class outlives this in Redis without a new change (the class has ended).
 CLASS_TTL_S = 6 * 3600
 VOTER = re.compile(r"^[0-9a-f]{32}$")
-# A session's update not run after this long is taken as lost (its session closed).
+# A session's update not run after this long: the queue goes on without waiting for it.
 STUCK_S = 5.0
 KINDS = ("state", "question", "count")
 PREFIX = "c04:clase:"
@@ -156,8 +156,7 @@ class Hub:
             if id(session) not in self._queued:
                 self._queued.add(id(session))
                 (self._queue.appendleft if first else self._queue.append)(session)
-            stuck = self._inflight is not None and now() - self._inflight[1] > STUCK_S
-            if self._pumping and not stuck:
+            if self._pumping:
                 return
             self._pumping = True
         self._next()
@@ -170,26 +169,43 @@ class Hub:
                     return
                 session = self._queue.popleft()
                 self._queued.discard(id(session))
-                self._inflight = (session, now())
+                # Kept here: the callback may run (and clear _inflight) on the loop's thread
+                # before this thread starts the watchdog.
+                inflight = self._inflight = (session, now())
             doc = getattr(session, "doc", None)
             if doc is None:  # not served (tests, a notebook): now
                 session.update()
                 continue
             try:
                 doc.add_next_tick_callback(lambda session=session: self._run(session))
-                return
             except Exception:  # its session is gone
                 with self._lock:
                     self._sessions.discard(session)
+                continue
+            # If that callback never runs (its session closed without saying so), the queue
+            # goes on after STUCK_S anyway.
+            watchdog = threading.Timer(STUCK_S, self._stuck, args=(inflight,))
+            watchdog.daemon = True
+            watchdog.start()
+            return
+
+    def _stuck(self, inflight) -> None:
+        """The in-flight update did not run in STUCK_S (its session closed, or its loop is
+        that busy): the next session's turn. If it runs later, it still updates."""
+        with self._lock:
+            if self._inflight is not inflight:
+                return  # it ran
+        log.info("Clase: una sesión no atendió su turno en %.0f s; sigue la próxima", STUCK_S)
+        self._next()
 
     def _run(self, session) -> None:
         with self._lock:
-            if self._inflight is None or self._inflight[0] is not session:
-                return  # given up on (STUCK_S) and the queue went on without it
+            current = self._inflight is not None and self._inflight[0] is session
         try:
             session.update()
         finally:
-            self._next()
+            if current:  # (a late one, given up on by _stuck, does not move the queue twice)
+                self._next()
 
     def join(self, session) -> None:
         with self._lock:

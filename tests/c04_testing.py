@@ -834,8 +834,9 @@ def class_flow(pages, lecture_url: str, token: str, check_wcag: bool = False) ->
     country_select(lecturer).select_option("Italia")
     model = CapitalWalkthrough(country="Italia")
     shown = readout_text(model.probability)
-    for page in pages:
-        expect(page.locator('[data-testid="capital-probability"] .c04-value')).to_have_text(shown)
+    for who, page in zip(("lecturer", "ana", "ben"), pages, strict=True):
+        value = page.locator('[data-testid="capital-probability"] .c04-value')
+        expect(value, who).to_have_text(shown)
     # Ana touches a control: she leaves follow mode, and it says so.
     country_select(ana).select_option("Francia")
     expect(ana.get_by_test_id("class-status")).to_contain_text(text("class.not_following"))

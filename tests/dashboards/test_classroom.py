@@ -146,13 +146,38 @@ def test_a_closed_session_does_not_stop_the_queue(monkeypatch):
     hub.leave(gone)  # its session closed: the next one's turn
     other.tick()
     assert log == ["other"]
-    # A lost update nobody said goodbye to: given up after STUCK_S.
+    # A lost update nobody said goodbye to: given up by its watchdog (after STUCK_S).
+    timers = []
+
+    class Timer:
+        def __init__(self, interval, function, args=()):
+            self.interval, self.function, self.args = interval, function, args
+            timers.append(self)
+
+        def start(self):
+            pass
+
+    monkeypatch.setattr(classroom.threading, "Timer", Timer)
     lost = Served(log, "lost", drops=True)
+    hub.join(lost)
     hub.schedule(lost)
-    monkeypatch.setattr(classroom, "STUCK_S", -1.0)
     hub.schedule(other)
+    assert other.callbacks == []
+    assert timers[-1].interval == classroom.STUCK_S
+    timers[-1].function(*timers[-1].args)  # STUCK_S later
     other.tick()
     assert log == ["other", "other"]
+    assert lost in hub.sessions()  # only late, maybe: it stays in the class
+    # A slow one given up on still updates when its loop gets to it, and the queue moves once.
+    slow = Served(log, "slow")
+    hub.schedule(slow)
+    hub.schedule(other)
+    timers[-1].function(*timers[-1].args)
+    slow.tick()
+    assert log[-1] == "slow"
+    assert len(other.callbacks) == 1
+    other.tick()
+    assert log[-2:] == ["slow", "other"]
 
 
 # -- both brokers ------------------------------------------------------------------------------
