@@ -149,6 +149,7 @@ class Hub:
         # The session whose update is on the loop now, and since when (a session closed
         # meanwhile drops its callbacks: the queue must not wait for it forever).
         self._inflight: tuple[object, float] | None = None
+        self._watchdog: threading.Thread | None = None
 
     def schedule(self, session, first: bool = False) -> None:
         """Give ``session`` a turn to update (once, however often it is asked before it)."""
@@ -169,9 +170,7 @@ class Hub:
                     return
                 session = self._queue.popleft()
                 self._queued.discard(id(session))
-                # Kept here: the callback may run (and clear _inflight) on the loop's thread
-                # before this thread starts the watchdog.
-                inflight = self._inflight = (session, now())
+                self._inflight = (session, now())
             doc = getattr(session, "doc", None)
             if doc is None:  # not served (tests, a notebook): now
                 session.update()
@@ -183,11 +182,25 @@ class Hub:
                     self._sessions.discard(session)
                 continue
             # If that callback never runs (its session closed without saying so), the queue
-            # goes on after STUCK_S anyway.
-            watchdog = threading.Timer(STUCK_S, self._stuck, args=(inflight,))
-            watchdog.daemon = True
-            watchdog.start()
+            # goes on after STUCK_S anyway (one watchdog thread per process).
+            self._watch()
             return
+
+    def _watch(self) -> None:
+        with self._lock:
+            if self._watchdog is not None:
+                return
+            self._watchdog = threading.Thread(target=self._watching, name="c04-turnos")
+            self._watchdog.daemon = True
+        self._watchdog.start()
+
+    def _watching(self) -> None:
+        while True:
+            time.sleep(STUCK_S / 5)
+            with self._lock:
+                inflight = self._inflight
+            if inflight is not None and now() - inflight[1] > STUCK_S:
+                self._stuck(inflight)
 
     def _stuck(self, inflight) -> None:
         """The in-flight update did not run in STUCK_S (its session closed, or its loop is

@@ -146,25 +146,14 @@ def test_a_closed_session_does_not_stop_the_queue(monkeypatch):
     hub.leave(gone)  # its session closed: the next one's turn
     other.tick()
     assert log == ["other"]
-    # A lost update nobody said goodbye to: given up by its watchdog (after STUCK_S).
-    timers = []
-
-    class Timer:
-        def __init__(self, interval, function, args=()):
-            self.interval, self.function, self.args = interval, function, args
-            timers.append(self)
-
-        def start(self):
-            pass
-
-    monkeypatch.setattr(classroom.threading, "Timer", Timer)
+    # A lost update nobody said goodbye to: given up by the watchdog (after STUCK_S).
+    monkeypatch.setattr(hub, "_watch", lambda: None)  # the test plays the watchdog
     lost = Served(log, "lost", drops=True)
     hub.join(lost)
     hub.schedule(lost)
     hub.schedule(other)
     assert other.callbacks == []
-    assert timers[-1].interval == classroom.STUCK_S
-    timers[-1].function(*timers[-1].args)  # STUCK_S later
+    hub._stuck(hub._inflight)  # STUCK_S later
     other.tick()
     assert log == ["other", "other"]
     assert lost in hub.sessions()  # only late, maybe: it stays in the class
@@ -172,7 +161,7 @@ def test_a_closed_session_does_not_stop_the_queue(monkeypatch):
     slow = Served(log, "slow")
     hub.schedule(slow)
     hub.schedule(other)
-    timers[-1].function(*timers[-1].args)
+    hub._stuck(hub._inflight)
     slow.tick()
     assert log[-1] == "slow"
     assert len(other.callbacks) == 1
@@ -325,3 +314,15 @@ def _pings(url: str) -> bool:
         return bool(redis.Redis.from_url(url, socket_timeout=0.5).ping())
     except redis.RedisError:
         return False
+
+
+def test_the_watchdog_moves_a_queue_whose_turn_never_ran(monkeypatch):
+    monkeypatch.setattr(classroom, "STUCK_S", 0.2)
+    hub = classroom.Hub()
+    log: list[str] = []
+    lost, other = Served(log, "lost", drops=True), Served(log, "other")
+    hub.schedule(lost)
+    hub.schedule(other)
+    _until(lambda: other.callbacks, timeout=5)
+    other.tick()
+    assert log == ["other"]
