@@ -67,13 +67,12 @@ from bench_load import (
     _free,
     pct,
 )
-from tornado.httpclient import AsyncHTTPClient, HTTPRequest
-from tornado.websocket import websocket_connect
+from tornado.httpclient import AsyncHTTPClient
 
 from dashboards.scaling import D_K_OPTIONS
 
 # tests/c04_client.py (bench_load put tests/ on sys.path): the other protocol client's pieces.
-from c04_client import DOCUMENT_READY, TOKEN_RE, find_objects
+from c04_client import DOCUMENT_READY, find_objects
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET_P95_MS = 1000.0
@@ -146,34 +145,7 @@ class Tab(Session):
     async def open(self, http: AsyncHTTPClient) -> bool:
         start = time.perf_counter()
         try:
-            page = await http.fetch(
-                HTTPRequest(
-                    self.base_url + APP_PATH + self.query,
-                    connect_timeout=OPEN_TIMEOUT_S,
-                    request_timeout=OPEN_TIMEOUT_S,
-                )
-            )
-            match = TOKEN_RE.search(page.body.decode("utf-8", "replace"))
-            if match is None:
-                raise RuntimeError("la página no trae token de sesión")
-            self.ws = await websocket_connect(
-                HTTPRequest(
-                    self.base_url.replace("http://", "ws://", 1) + APP_PATH + "/ws",
-                    headers={"Origin": self.base_url},
-                    connect_timeout=OPEN_TIMEOUT_S,
-                    request_timeout=OPEN_TIMEOUT_S,
-                ),
-                subprotocols=["bokeh", match.group(1)],
-                max_message_size=50 * 2**20,
-            )
-            self.ws.protocol.stream.set_nodelay(True)
-            ack = await asyncio.wait_for(self._recv(), OPEN_TIMEOUT_S)
-            if ack is None or ack.msgtype != "ACK":
-                raise RuntimeError(f"se esperaba ACK, llegó {ack and ack.msgtype}")
-            await self._send("PULL-DOC-REQ", {})
-            reply = await asyncio.wait_for(self._recv(), OPEN_TIMEOUT_S)
-            if reply is None or reply.msgtype != "PULL-DOC-REPLY":
-                raise RuntimeError(f"se esperaba PULL-DOC-REPLY, llegó {reply and reply.msgtype}")
+            reply = await self.handshake(http, self.query)
             found = targets(find_objects(reply.content, []))
             del reply
             # What BokehJS sends once the page rendered: the first section is built then.

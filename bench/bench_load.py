@@ -226,7 +226,9 @@ def bokeh_client_check(app_url: str) -> dict:
     from bokeh.events import DocumentReady
     from tornado.ioloop import IOLoop
 
-    import dashboards.common  # noqa: F401  (defines Markup's data model, which the page uses)
+    # The lecture's modules define the data models of its components (Markup, ClassPanel1, …),
+    # which the client must know to decode the page.
+    import dashboards.lecture  # noqa: F401
 
     loop = IOLoop()
     start = time.perf_counter()
@@ -332,39 +334,46 @@ class Session:
         await self.ws.write_message("{}")
         await self.ws.write_message(json.dumps(content))
 
+    async def handshake(self, http: AsyncHTTPClient, query: str = ""):
+        """What a browser tab does to open a session of ``APP_PATH + query``: GET the page for
+        its session token, open the websocket with it, pull the document. The PULL-DOC reply;
+        raises on any step that fails or takes over OPEN_TIMEOUT_S."""
+        page = await http.fetch(
+            HTTPRequest(
+                self.base_url + APP_PATH + query,
+                connect_timeout=OPEN_TIMEOUT_S,
+                request_timeout=OPEN_TIMEOUT_S,
+            )
+        )
+        match = TOKEN_RE.search(page.body.decode("utf-8", "replace"))
+        if match is None:
+            raise RuntimeError("la página no trae token de sesión")
+        ws_url = self.base_url.replace("http://", "ws://", 1) + APP_PATH + "/ws"
+        self.ws = await websocket_connect(
+            HTTPRequest(
+                ws_url,
+                headers={"Origin": self.base_url},
+                connect_timeout=OPEN_TIMEOUT_S,
+                request_timeout=OPEN_TIMEOUT_S,
+            ),
+            subprotocols=["bokeh", match.group(1)],
+            max_message_size=50 * 2**20,
+        )
+        # Browsers send small frames at once (TCP_NODELAY); so do we.
+        self.ws.protocol.stream.set_nodelay(True)
+        ack = await asyncio.wait_for(self._recv(), OPEN_TIMEOUT_S)
+        if ack is None or ack.msgtype != "ACK":
+            raise RuntimeError(f"se esperaba ACK, llegó {ack and ack.msgtype}")
+        await self._send("PULL-DOC-REQ", {})
+        reply = await asyncio.wait_for(self._recv(), OPEN_TIMEOUT_S)
+        if reply is None or reply.msgtype != "PULL-DOC-REPLY":
+            raise RuntimeError(f"se esperaba PULL-DOC-REPLY, llegó {reply and reply.msgtype}")
+        return reply
+
     async def open(self, http: AsyncHTTPClient) -> bool:
         start = time.perf_counter()
         try:
-            page = await http.fetch(
-                HTTPRequest(
-                    self.base_url + APP_PATH,
-                    connect_timeout=OPEN_TIMEOUT_S,
-                    request_timeout=OPEN_TIMEOUT_S,
-                )
-            )
-            match = TOKEN_RE.search(page.body.decode("utf-8", "replace"))
-            if match is None:
-                raise RuntimeError("la página no trae token de sesión")
-            ws_url = self.base_url.replace("http://", "ws://", 1) + APP_PATH + "/ws"
-            self.ws = await websocket_connect(
-                HTTPRequest(
-                    ws_url,
-                    headers={"Origin": self.base_url},
-                    connect_timeout=OPEN_TIMEOUT_S,
-                    request_timeout=OPEN_TIMEOUT_S,
-                ),
-                subprotocols=["bokeh", match.group(1)],
-                max_message_size=50 * 2**20,
-            )
-            # Browsers send small frames at once (TCP_NODELAY); so do we.
-            self.ws.protocol.stream.set_nodelay(True)
-            ack = await asyncio.wait_for(self._recv(), OPEN_TIMEOUT_S)
-            if ack is None or ack.msgtype != "ACK":
-                raise RuntimeError(f"se esperaba ACK, llegó {ack and ack.msgtype}")
-            await self._send("PULL-DOC-REQ", {})
-            reply = await asyncio.wait_for(self._recv(), OPEN_TIMEOUT_S)
-            if reply is None or reply.msgtype != "PULL-DOC-REPLY":
-                raise RuntimeError(f"se esperaba PULL-DOC-REPLY, llegó {reply and reply.msgtype}")
+            reply = await self.handshake(http)
             await self._send("PATCH-DOC", {"events": [DOCUMENT_READY]})
             found = lecture_targets(find_objects(reply.content, []))
             deadline = time.perf_counter() + OPEN_TIMEOUT_S
