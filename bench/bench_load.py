@@ -77,6 +77,9 @@ from c04_client import DOCUMENT_READY, TOKEN_RE, find_objects
 TARGET_P95_MS = 250.0
 TARGET_SESSIONS = 100
 UPDATE_TIMEOUT_S = 10.0  # an answer later than this counts as an error
+# Issue 17's class arriving (--arrivals): every session open within 3 s, every change answered
+# within 100 ms (p95), no error.
+ARRIVAL_TARGET = {"open_p95_s": 3.0, "p95_ms": 100.0, "errors": 0}
 OPEN_TIMEOUT_S = 60.0  # per step of opening a session (page, websocket, document)
 READY_TIMEOUT_S = 120.0  # for a server to answer after it was started
 APP_PATH = "/lecture"
@@ -425,14 +428,15 @@ class Session:
         if self.pending is not None and not self.pending.done():
             self.pending.set_exception(ConnectionError("websocket cerrado"))
 
-    async def run(self, t0: float, seconds: int, phase: float) -> None:
-        """Toggle the checkbox at t0 + phase + k for k < seconds; record each answer."""
+    async def run(self, t0: float, seconds: int, phase: float, every: float = 1.0) -> None:
+        """Toggle the checkbox at t0 + phase + k·every while k·every < seconds; record each
+        answer."""
         loop = asyncio.get_running_loop()
-        for k in range(seconds):
+        for k in range(max(1, round(seconds / every))):
             if self.closed:
                 self.stats.errors["websocket cerrado por el servidor"] += 1
                 return
-            delay = t0 + phase + k - loop.time()
+            delay = t0 + phase + k * every - loop.time()
             if delay > 0:
                 await asyncio.sleep(delay)
             elif k:
@@ -516,6 +520,44 @@ async def load(
 # --------------------------------------------------------------------------- one configuration
 
 
+async def arrivals(
+    base_url: str, sessions: int, seconds: int, ramp: float, every: float, seed: int, sample
+) -> tuple[Stats, dict]:
+    """A class arriving: each of `sessions` tabs opens at a random moment of `ramp` seconds
+    (uniform, a fixed seed), then changes the control every `every` seconds for `seconds`
+    seconds, while later tabs still arrive. ``sample()`` before the first and after the last."""
+    stats = Stats()
+    http = AsyncHTTPClient(force_instance=True, max_clients=sessions)
+    tabs = [Session(i, base_url, stats) for i in range(sessions)]
+    rng = np.random.default_rng(seed)
+    at = rng.uniform(0.0, ramp, sessions)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+
+    async def student(tab: Session, arrival: float) -> None:
+        await asyncio.sleep(arrival)
+        if await tab.open(http):
+            # The first click a moment after the section is there (within one period).
+            await tab.run(loop.time(), seconds, float(rng.uniform(0.2, every)), every)
+
+    samples = [sample()]
+    wall = time.perf_counter()
+    await asyncio.wait_for(
+        asyncio.gather(*(student(t, a) for t, a in zip(tabs, at, strict=True))),
+        ramp + 4 * OPEN_TIMEOUT_S + seconds * (1 + UPDATE_TIMEOUT_S / every) + UPDATE_TIMEOUT_S,
+    )
+    samples.append(sample())
+    measure_wall = time.perf_counter() - wall
+    await asyncio.gather(*(t.close() for t in tabs))
+    http.close()
+    return stats, {
+        "open_wall_s": loop.time() - start,
+        "measure_wall_s": measure_wall,
+        "live": sum(1 for t in tabs if getattr(t, "reader", None) is not None),
+        "samples": samples,
+    }
+
+
 def pct(values, q) -> float | None:
     return float(np.percentile(np.asarray(values), q)) if values else None
 
@@ -546,14 +588,29 @@ def run_config(config: str, args, logdir: Path) -> dict:
                 own.ru_utime + own.ru_stime,
             )
 
-        stats, times = asyncio.run(
-            load(base_url, args.sessions, args.seconds, args.ramp, sample=sample)
-        )
+        if args.arrivals:
+            stats, times = asyncio.run(
+                arrivals(
+                    base_url,
+                    args.sessions,
+                    args.seconds,
+                    args.ramp,
+                    args.every,
+                    args.seed,
+                    sample=sample,
+                )
+            )
+        else:
+            stats, times = asyncio.run(
+                load(base_url, args.sessions, args.seconds, args.ramp, sample=sample)
+            )
     finally:
         if server is not None:
             stop = time.perf_counter()
             server.stop()
             result["stop_s"] = round(time.perf_counter() - stop, 2)
+    if args.arrivals:
+        return arrivals_result(result, stats, times)
     (_, s0, _), (w1, s1, c1), (w2, s2, c2) = times["samples"]
     # Per process: how the changes were spread over the workers (pids absent before count 0).
     split = []
@@ -598,6 +655,42 @@ def run_config(config: str, args, logdir: Path) -> dict:
     return result
 
 
+def arrivals_result(result: dict, stats: Stats, times: dict) -> dict:
+    """A class arriving: opening and changes overlap, so the server's CPU is one total."""
+    (w0, s0, _), (w1, s1, _) = times["samples"]
+    lat = stats.latencies_ms
+    errors = sum(stats.errors.values())
+    total = None if s0 is None else sum(s1.values()) - sum(s0.values())
+    result.update(
+        opened=times["live"],
+        changes=stats.changes,
+        updates=len(lat),
+        errors=errors,
+        error_kinds=dict(stats.errors),
+        late_ticks=stats.late,
+        p50_ms=pct(lat, 50),
+        p95_ms=pct(lat, 95),
+        p99_ms=pct(lat, 99),
+        max_ms=max(lat) if lat else None,
+        open_p50_s=pct(stats.open_s, 50),
+        open_p95_s=pct(stats.open_s, 95),
+        open_max_s=max(stats.open_s) if stats.open_s else None,
+        wall_s=times["measure_wall_s"],
+        server_cpu_s=total,
+        server_cpu_cores=None if total is None else total / (w1 - w0),
+        loadavg_after=os.getloadavg()[0],
+    )
+    result["meets_target"] = (
+        errors == 0
+        and result["opened"] == result["sessions"]
+        and result["open_p95_s"] is not None
+        and result["open_p95_s"] <= ARRIVAL_TARGET["open_p95_s"]
+        and result["p95_ms"] is not None
+        and result["p95_ms"] <= ARRIVAL_TARGET["p95_ms"]
+    )
+    return result
+
+
 def fmt(value, spec: str) -> str:
     return "—" if value is None else format(value, spec)
 
@@ -616,31 +709,56 @@ def main(argv=None) -> int:
         default=",".join(DEFAULT_CONFIGS),
         help=f"comma separated, of: {', '.join(CONFIGS)}",
     )
+    parser.add_argument(
+        "--arrivals",
+        action="store_true",
+        help="a class arriving: each session opens at a random moment of --ramp seconds, then "
+        "changes the control every --every seconds for --seconds seconds (issue 17)",
+    )
+    parser.add_argument("--every", type=float, default=1.0, help="seconds between changes")
+    parser.add_argument("--seed", type=int, default=17, help="of the random arrival times")
     parser.add_argument("--url", help="measure a server already running on 127.0.0.1 instead")
     parser.add_argument("--quick", action="store_true", help="10 sessions × 10 s, ramp 2 s")
     parser.add_argument(
         "--out",
         type=Path,
-        help="where to write the results (default bench/load_results.json; --quick and --url "
-        "write nothing unless given)",
+        help="where to write the results (default bench/load_results.json, with --arrivals "
+        "bench/arrivals_results.json; --quick and --url write nothing unless given)",
     )
     args = parser.parse_args(argv)
     if args.quick:
         args.sessions, args.seconds, args.ramp = 10, 10, 2.0
     if args.out is None and not (args.quick or args.url):
-        args.out = ROOT / "bench" / "load_results.json"
-    if not (1 <= args.sessions <= 500 and 1 <= args.seconds <= 600 and 0 <= args.ramp <= 120):
-        parser.error("límites: 1 ≤ --sessions ≤ 500, 1 ≤ --seconds ≤ 600, 0 ≤ --ramp ≤ 120")
+        name = "arrivals_results.json" if args.arrivals else "load_results.json"
+        args.out = ROOT / "bench" / name
+    if not (
+        1 <= args.sessions <= 500
+        and 1 <= args.seconds <= 600
+        and 0 <= args.ramp <= 120
+        and 0.2 <= args.every <= 60
+    ):
+        parser.error(
+            "límites: 1 ≤ --sessions ≤ 500, 1 ≤ --seconds ≤ 600, 0 ≤ --ramp ≤ 120, "
+            "0,2 ≤ --every ≤ 60"
+        )
     configs = ["externo"] if args.url else [c.strip() for c in args.configs.split(",") if c]
     unknown = [c for c in configs if c not in CONFIGS and c != "externo"]
     if unknown:
         parser.error(f"configuración desconocida: {', '.join(unknown)}")
 
-    print(
-        f"{args.sessions} sesiones × {args.seconds} s, un cambio por segundo cada una "
-        f"(apertura repartida en {args.ramp:g} s); objetivo con {TARGET_SESSIONS} sesiones: "
-        f"0 errores, p95 ≤ {TARGET_P95_MS:g} ms"
-    )
+    if args.arrivals:
+        print(
+            f"{args.sessions} sesiones que llegan al azar en {args.ramp:g} s y cambian un control "
+            f"cada {args.every:g} s durante {args.seconds} s; objetivo: abrir p95 ≤ "
+            f"{ARRIVAL_TARGET['open_p95_s']:g} s, cambio p95 ≤ {ARRIVAL_TARGET['p95_ms']:g} ms, "
+            "0 errores"
+        )
+    else:
+        print(
+            f"{args.sessions} sesiones × {args.seconds} s, un cambio por segundo cada una "
+            f"(apertura repartida en {args.ramp:g} s); objetivo con {TARGET_SESSIONS} sesiones: "
+            f"0 errores, p95 ≤ {TARGET_P95_MS:g} ms"
+        )
     header = (
         f"{'configuración':<22} {'sesiones':>8} {'cambios':>8} {'errores':>7} {'p50 ms':>7} "
         f"{'p95 ms':>7} {'p99 ms':>7} {'abrir p95 s':>11} {'CPU/abrir':>9} {'CPU/cambio':>10} "
@@ -663,6 +781,55 @@ def main(argv=None) -> int:
                 row = {"config": config, "label": CONFIGS.get(config, config), "failed": str(exc)}
             rows.append(row)
     print()
+    if args.arrivals:
+        print_arrivals(rows)
+    else:
+        print_load(rows, header)
+    summary = {
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+        "mode": "arrivals" if args.arrivals else "load",
+        "sessions": args.sessions,
+        "seconds": args.seconds,
+        "ramp_s": args.ramp,
+        "every_s": args.every,
+        "control": "autoatención · Máscara causal → tabla de pesos (PATCH-DOC ida y vuelta)",
+        "target": ARRIVAL_TARGET
+        if args.arrivals
+        else {"sessions": TARGET_SESSIONS, "errors": 0, "p95_ms": TARGET_P95_MS},
+        "results": rows,
+    }
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
+        print(f"resultados en {args.out}")
+    return 0 if all("failed" not in r for r in rows) else 1
+
+
+def print_arrivals(rows: list[dict]) -> None:
+    header = (
+        f"{'configuración':<22} {'abiertas':>9} {'cambios':>8} {'errores':>7} "
+        f"{'abrir p50 s':>11} {'abrir p95 s':>11} {'p50 ms':>7} {'p95 ms':>7} "
+        f"{'CPU s':>7} {'núcleos':>7}  objetivo"
+    )
+    print(header)
+    print("-" * len(header))
+    for r in rows:
+        if "failed" in r:
+            print(f"{r['label']:<22} falló: {r['failed']}")
+            continue
+        print(
+            f"{r['label']:<22} {r['opened']:>5}/{r['sessions']:<3} {r['updates']:>8} "
+            f"{r['errors']:>7} {fmt(r['open_p50_s'], '11.1f')} {fmt(r['open_p95_s'], '11.1f')} "
+            f"{fmt(r['p50_ms'], '7.0f')} {fmt(r['p95_ms'], '7.0f')} "
+            f"{fmt(r['server_cpu_s'], '7.0f')} {fmt(r['server_cpu_cores'], '7.2f')}  "
+            f"{'sí' if r['meets_target'] else 'NO'}"
+        )
+        if r["error_kinds"]:
+            print(f"{'':<22} errores: {r['error_kinds']}")
+
+
+def print_load(rows: list[dict], header: str) -> None:
     print(header)
     print("-" * len(header))
     for r in rows:
@@ -692,21 +859,6 @@ def main(argv=None) -> int:
         "(workers + nginx) por sesión abierta y por cambio respondido · núcleos: CPU del servidor "
         f"durante los cambios (de {os.cpu_count()}) · carga: load average de la máquina al empezar"
     )
-    summary = {
-        "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
-        "sessions": args.sessions,
-        "seconds": args.seconds,
-        "ramp_s": args.ramp,
-        "control": "autoatención · Máscara causal → tabla de pesos (PATCH-DOC ida y vuelta)",
-        "target": {"sessions": TARGET_SESSIONS, "errors": 0, "p95_ms": TARGET_P95_MS},
-        "results": rows,
-    }
-    if args.out is not None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
-        print(f"resultados en {args.out}")
-    return 0 if all("failed" not in r for r in rows) else 1
 
 
 if __name__ == "__main__":

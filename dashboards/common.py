@@ -19,6 +19,7 @@ import panel as pn
 import param
 from bokeh.core.property.validation import validate
 from bokeh.models import GlyphRenderer
+from bokeh.settings import settings as bokeh_settings
 from panel.io.resources import BASE_TEMPLATE, LOCAL_DIST
 from tornado.iostream import StreamClosedError
 from tornado.websocket import WebSocketClosedError
@@ -171,6 +172,11 @@ def configure() -> None:
     clients.install_log_filters()
     classroom.install_redaction()
     _design_params_only_for_stylesheets()
+    # Bokeh's public setting: no callback signature checks (inspect.signature on each of the
+    # ~3 on_change per model that Panel registers) and no spelling suggestions on a missing
+    # attribute. Measured (cProfile, the first section's models): 9 % of a session's build.
+    bokeh_settings.perform_error_diagnostics.set_value(False)
+    _stable_bokeh_defaults_once()
 
 
 def _design_params_only_for_stylesheets() -> None:
@@ -193,6 +199,45 @@ def _design_params_only_for_stylesheets() -> None:
     _update_properties.c04_lean = True
     _update_properties.c04_original = original
     Reactive._update_properties = _update_properties
+
+
+def _stable_bokeh_defaults_once() -> None:
+    """Private Bokeh API, bokeh 3.9.2's ``PropertyDescriptor._get_default``: a property not set
+    on a model is read through its default, copied and validated again on every read, and Bokeh
+    reads each one when a model is built (to compare before it sets a value) and again when it
+    is serialized. A stable default (not a container, model or callable; not themed) is the
+    same for every instance of a class, so it is computed once per (property, class) here.
+    Measured (in process, the first section of a new session built and serialized): see
+    ``bench/bench_sessions.py``; cProfile put ~27 % of building the models in these reads."""
+    from bokeh.core.property.descriptors import PropertyDescriptor
+
+    original = PropertyDescriptor._get_default
+    if getattr(original, "c04_cached", False):
+        return
+    stable: dict[tuple, object] = {}
+
+    def _get_default(self, obj):
+        # A theme's values are one dict shared by the instances it themes (Bokeh's
+        # ``apply_theme``): the cache keys on it, kept alive by the entry.
+        themed = obj.__dict__.get("__themed_values__")
+        key = (self, type(obj), id(themed))
+        try:
+            entry = stable[key]
+        except KeyError:
+            entry = None
+        if entry is not None and entry[0] is themed:
+            return entry[1]
+        if self.name in obj._unstable_default_values or self.name in obj._unstable_themed_values:
+            return original(self, obj)
+        if self.has_unstable_default(obj):
+            return original(self, obj)
+        value = self.instance_default(obj)
+        stable[key] = (themed, value)
+        return value
+
+    _get_default.c04_cached = True
+    _get_default.c04_original = original
+    PropertyDescriptor._get_default = _get_default
 
 
 def quiet_closed_websockets() -> None:

@@ -176,3 +176,39 @@ def test_the_lean_update_of_properties_gives_what_panel_s_gives():
 
     for batch in (events[:2], events[2:]):
         assert plain(lean(slider, *batch, doc=doc)) == plain(original(slider, *batch, doc=doc))
+
+
+def test_cached_bokeh_defaults_read_as_bokeh_s_own():
+    """configure()'s cache of Bokeh's stable defaults: every property of a fresh model, themed
+    or not, reads as Bokeh's own reading gives it, and a container default stays per model (a
+    list changed on one model is not another model's default)."""
+    from bokeh.core.property.descriptors import PropertyDescriptor
+    from bokeh.models import Slider, TextInput
+    from bokeh.themes import Theme
+
+    common.configure()
+    cached = PropertyDescriptor._get_default
+    original = cached.c04_original
+    assert cached is not original
+    theme = Theme(json={"attrs": {"TextInput": {"placeholder": "tema", "width": 77}}})
+    for themed in (False, True):
+        for cls in (TextInput, Slider):
+            a, b = cls(), cls()
+            if themed:
+                doc = Document(theme=theme)
+                doc.add_root(a)
+                doc.add_root(b)
+            for name in a.properties():
+                descriptor = a.lookup(name)
+                if name in a._property_values:
+                    continue
+                assert repr(cached(descriptor, a)) == repr(original(descriptor, b)), name
+    a, b = TextInput(), TextInput()
+    a.css_classes.append("solo-a")
+    assert b.css_classes == []
+    doc = Document(theme=theme)
+    doc.add_root(a)
+    assert (a.placeholder, a.width, b.placeholder) == ("tema", 77, "")
+    # A theme dropped: back to the class's own defaults.
+    doc.theme = None
+    assert (a.placeholder, a.width) == ("", None)
