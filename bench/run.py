@@ -289,6 +289,31 @@ def target_rows(parts: dict[str, dict | None]) -> list[dict]:
     return rows
 
 
+def commit() -> str:
+    """The measured code: HEAD's short hash, with "+cambios" when the working tree differs."""
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            [
+                "git",
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                "dashboards",
+                "attnmodel",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+    except OSError:
+        return "?"
+    return (head or "?") + ("+cambios" if dirty else "")
+
+
 def print_table(rows: list[dict], runs: dict) -> None:
     yes = {True: "sí", False: "NO", None: "(n/a)"}
     width = max((len(r["what"]) for r in rows), default=20)
@@ -350,6 +375,7 @@ def main(argv=None) -> int:
     print_table(rows, runs)
     results = {
         "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "commit": commit(),
         "machine": {
             "python": platform.python_version(),
             "cpus": os.cpu_count(),
