@@ -6,6 +6,7 @@
     .venv/bin/python bench/run.py --quick       # smoke run of every part, soak included
     .venv/bin/python bench/run.py --only load,soak
     .venv/bin/python bench/run.py --report      # only the table, from the last results
+    .venv/bin/python bench/run.py --readme      # README's load table, from the last results
 
 The soak (200 sessions in sequence, then 50 editing for 5 minutes) is not in the default run: it
 alone took longer than the rest. `make test` runs a smoke of it (a handful of sessions, ~25 s,
@@ -38,6 +39,7 @@ ARRIVALS_QUICK = ["--arrivals", "--sessions", "10", "--ramp", "5", "--seconds", 
 PARTS: dict[str, tuple[str, list[str], list[str]]] = {
     "updates": ("bench_updates.py", [], ["--repeat", "5"]),
     "browser": ("bench_browser.py", [], ["--quick"]),
+    "phone": ("bench_phone.py", [], ["--repeat", "1"]),
     "sessions": ("bench_sessions.py", [], ["--sessions", "10"]),
     "coldstart": ("bench_coldstart.py", [], ["--runs", "1"]),
     "load": ("bench_load.py", [], ["--quick", "--out", str(BENCH / "load_results.json")]),
@@ -126,6 +128,22 @@ def target_rows(parts: dict[str, dict | None]) -> list[dict]:
                         summary[f"all_{kind}_meet_target"],
                     )
                 )
+    if ph := parts.get("phone"):
+        for mode, label in (("vivo", "en vivo"), ("export", "folleto")):
+            mine = [r for r in ph["rows"] if r["mode"] == mode]
+            if not mine:
+                continue
+            worst = max(mine, key=lambda r: r["median_ms"])
+            rows.append(
+                row(
+                    "teléfono",
+                    f"primer render {label}, CPU {ph['cpu_slowdown']:g}× más lenta, peor mediana "
+                    f"de {len(mine)} secciones ({worst['section']})",
+                    f"≤ {ph['target_ms'] / 1000:g} s",
+                    f"{worst['median_ms'] / 1000:.2f} s",
+                    all(r["meets_target"] for r in mine),
+                )
+            )
     if se := parts.get("sessions"):
         create = se["in_process"]["create_lecture_get_root"]
         served = se["served"]
@@ -314,6 +332,139 @@ def commit() -> str:
     return (head or "?") + ("+cambios" if dirty else "")
 
 
+def cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "?"
+
+
+def stamp_part(name: str, measured: str) -> None:
+    """Write into a part's own results the code it measured (its script does not know)."""
+    data = load_part(name)
+    if data is not None:
+        data["commit"] = measured
+        data.setdefault("machine", {})["cpu"] = cpu_model()
+        part_file(name).write_text(json.dumps(data, indent=2, ensure_ascii=False), "utf-8")
+
+
+# README.md's figures of the served lecture under load, written from the parts' results by
+# `bench/run.py --readme` between these two lines (never by hand).
+README = ROOT / "README.md"
+README_START = "<!-- bench/run.py --readme: desde aquí -->"
+README_END = "<!-- bench/run.py --readme: hasta aquí -->"
+# The parts' results those tables were written from, kept in git (the parts' own files are not):
+# tests/test_project.py checks that README's block is exactly what they give.
+README_FIGURES = BENCH / "readme-figures.json"
+README_PARTS = ("load", "arrivals", "arrivals1", "sessions")
+
+
+def es(value: float, decimals: int = 0) -> str:
+    return f"{value:,.{decimals}f}".replace(",", " ").replace(".", ",")
+
+
+def readme_table(parts: dict[str, dict | None]) -> str:
+    """The load figures as README tables (Spanish), each with the machine, date and commit."""
+    out: list[str] = []
+
+    def source(data: dict) -> str:
+        machine = data.get("machine", {})
+        return (
+            f"_{machine.get('cpus', '?')} núcleos ({machine.get('cpu', '?')}), "
+            f"{data.get('when', '?')[:10]}, commit `{data.get('commit', '?')}`_"
+        )
+
+    if lo := parts.get("load"):
+        out += [
+            f"{lo['sessions']} sesiones abiertas en {lo['ramp_s']:g} s; luego cada una cambia la "
+            f"«Máscara causal» una vez por segundo durante {lo['seconds']} s "
+            f"(`bench/bench_load.py`). {source(lo)}",
+            "",
+            "| configuración | errores | p50 | p95 | p99 | CPU por sesión abierta "
+            "| CPU por cambio |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        for r in lo["results"]:
+            if "failed" in r:
+                out.append(f"| {r['label']} | falló: {r['failed']} | | | | | |")
+                continue
+            out.append(
+                f"| {r['label']} | {r['errors']} | {es(r['p50_ms'])} ms | {es(r['p95_ms'])} ms "
+                f"| {es(r['p99_ms'])} ms | {es(r['server_cpu_ms_per_open'])} ms "
+                f"| {es(r['server_cpu_ms_per_change'], 1)} ms |"
+            )
+        out += ["", f"Objetivo: 0 errores y p95 ≤ {lo['target']['p95_ms']:g} ms.", ""]
+    arrivals = [parts.get(n) for n in ("arrivals", "arrivals1")]
+    if any(arrivals):
+        first = next(a for a in arrivals if a)
+        tg = first["target"]
+        out += [
+            f"Una clase que llega: cada estudiante abre la página en un momento al azar de "
+            f"{first['ramp_s']:g} s y desde entonces cambia el control cada "
+            f"{first['every_s']:g} s durante {first['seconds']} s (`bench_load.py --arrivals`). "
+            f"Objetivo: abrir p95 ≤ {tg['open_p95_s']:g} s, cambio p95 ≤ {tg['p95_ms']:g} ms, "
+            "0 errores.",
+            "",
+            "| configuración | estudiantes | abiertas | errores | abrir p50 | abrir p95 "
+            "| cambio p50 | cambio p95 | CPU del servidor | medido |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        for ar in arrivals:
+            if not ar:
+                continue
+            for r in ar["results"]:
+                if "failed" in r:
+                    out.append(f"| {r['label']} | {ar['sessions']} | falló: {r['failed']} |||||||")
+                    continue
+                out.append(
+                    f"| {r['label']} | {r['sessions']} | {r['opened']} | {r['errors']} "
+                    f"| {es(r['open_p50_s'], 1)} s | {es(r['open_p95_s'], 1)} s "
+                    f"| {es(r['p50_ms'])} ms | {es(r['p95_ms'])} ms "
+                    f"| {es(r['server_cpu_s'])} s ({es(r['server_cpu_cores'], 2)} núcleos) "
+                    f"| {source(ar)} |"
+                )
+        out.append("")
+    if se := parts.get("sessions"):
+        whole = se["in_process"].get("open_with_first_section")
+        if whole:
+            out += [
+                "Abrir una sesión en el servidor, en proceso (la clase, su primera sección tras "
+                "`document_ready` y el JSON del documento; `bench/bench_sessions.py`): "
+                f"p50 {es(whole['p50_ms'])} ms, p95 {es(whole['p95_ms'])} ms "
+                f"(objetivo p95 ≤ {se['targets'].get('open_ms_p95', 100):g} ms). {source(se)}",
+                "",
+            ]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def write_readme(parts: dict[str, dict | None], readme: Path = README) -> bool:
+    """Replace README's block between the markers with the tables; False if a marker is
+    missing."""
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        return False
+    block = f"{README_START}\n{readme_table(parts)}{README_END}"
+    readme.write_text(text[:start] + block + text[end + len(README_END) :], encoding="utf-8")
+    README_FIGURES.write_text(
+        json.dumps({n: p for n, p in parts.items() if p}, indent=1, ensure_ascii=False) + "\n",
+        encoding="utf-8",
+    )
+    return True
+
+
+def readme_block(readme: Path = README) -> str | None:
+    """README's generated block (between the markers, without them), or None."""
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.find(README_START), text.find(README_END)
+    if start < 0 or end < start:
+        return None
+    return text[start + len(README_START) + 1 : end]
+
+
 def print_table(rows: list[dict], runs: dict) -> None:
     yes = {True: "sí", False: "NO", None: "(n/a)"}
     width = max((len(r["what"]) for r in rows), default=20)
@@ -347,8 +498,20 @@ def main(argv=None) -> int:
         "--only", help=f"comma separated, of: {', '.join(PARTS)} (default: all but soak)"
     )
     parser.add_argument("--report", action="store_true", help="no runs: the table from files")
+    parser.add_argument(
+        "--readme",
+        action="store_true",
+        help="no runs: write README.md's load tables from the parts' last results",
+    )
     parser.add_argument("--out", type=Path, default=BENCH / "results.json")
     args = parser.parse_args(argv)
+    if args.readme:
+        parts = {name: load_part(name) for name in README_PARTS}
+        if not write_readme(parts):
+            print(f"README.md no tiene las marcas {README_START!r} … {README_END!r}")
+            return 1
+        print(readme_table(parts))
+        return 0
     if args.only:
         names = [n.strip() for n in args.only.split(",") if n]
     elif args.quick or args.report:
@@ -360,6 +523,7 @@ def main(argv=None) -> int:
         parser.error(f"parte desconocida: {', '.join(unknown)}")
 
     runs: dict[str, dict] = {}
+    measured = commit()
     if not args.report:
         for name in names:
             script, full, quick = PARTS[name]
@@ -368,6 +532,7 @@ def main(argv=None) -> int:
             start = time.perf_counter()
             code = subprocess.call(command, cwd=ROOT)
             runs[name] = {"exit": code, "wall_s": round(time.perf_counter() - start, 1)}
+            stamp_part(name, measured)
 
     # The table of the parts of this run (with --report: of every part with results).
     parts = {name: load_part(name) for name in names}
@@ -375,7 +540,7 @@ def main(argv=None) -> int:
     print_table(rows, runs)
     results = {
         "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
-        "commit": commit(),
+        "commit": measured,
         "machine": {
             "python": platform.python_version(),
             "cpus": os.cpu_count(),

@@ -33,6 +33,7 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from dashboards import links
@@ -468,8 +469,18 @@ class RedisBroker:
 
     # -- what sessions do ----------------------------------------------------------------------
 
+    def _next_seq(self) -> int:
+        """The class's next sequence number. A restarted broker is empty and its counter would
+        start over, below what every worker's hub holds (which drops an older state): the
+        counter starts from the highest number this process has seen instead."""
+        latest = self.hub.snapshot()
+        floor = max((p.get("seq", 0) for p in latest.values() if p and "seq" in p), default=0)
+        if floor:
+            self._call(partial(self.client.set, nx=True), PREFIX + "seq", floor)
+        return self._call(self.client.incr, PREFIX + "seq")
+
     def publish_state(self, query: str, live: bool = True) -> dict:
-        seq = self._call(self.client.incr, PREFIX + "seq")
+        seq = self._next_seq()
         state = {"seq": seq, "query": query, "live": live}
         self._set("state", state)
         self._publish("state", state)
@@ -479,7 +490,7 @@ class RedisBroker:
         return self._get("state")
 
     def ask(self, exercise_id: str) -> dict:
-        seq = self._call(self.client.incr, PREFIX + "seq")
+        seq = self._next_seq()
         question = {"seq": seq, "id": exercise_id, "revealed": False}
         self._set("question", question)
         self._publish("question", question)

@@ -22,6 +22,18 @@
 #   REDIS_PORT class mode's broker: Debian's redis-server, started here on 127.0.0.1:REDIS_PORT
 #              (default PORT+100), no persistence; the workers share the class through it
 #
+# Several machines (README "Más de una máquina"): one front (nginx and Redis) and any number of
+# worker machines, all with the same C04_CLASS_TOKEN.
+#   ROLE       all (default: nginx, Redis and the workers here), front, or workers
+#   UPSTREAMS  ROLE=front: the workers, "host:port host:port …" (they may start before or after)
+#   REDIS_BIND ROLE=front: the address Redis listens on (default 127.0.0.1; the front's LAN
+#              address when workers run elsewhere, then REDIS_PASSWORD is required)
+#   REDIS_PASSWORD  Redis's password (requirepass); the workers' C04_REDIS_URL carries it
+#   BIND       ROLE=workers: the address the workers listen on (default 127.0.0.1; this machine's
+#              LAN address, reachable from the front only)
+#   C04_REDIS_URL   ROLE=workers: the front's Redis, e.g. redis://:PASSWORD@10.0.0.1:5106/0
+#              (PORT is then the front's port: the students' origin)
+#
 # Installs Debian's nginx and redis-server with apt-get when missing (the only step that needs
 # root; as a normal user it asks through sudo). Runs in the foreground: Ctrl-C (or
 # SIGTERM, or nginx dying) stops nginx and every worker it started; a worker that dies is started
@@ -31,6 +43,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 
+ROLE="${ROLE:-all}"
 HOST="${HOST:-127.0.0.1}"
 PORT="${PORT:-5006}"
 WORKERS="${WORKERS:-$(nproc)}"
@@ -39,6 +52,10 @@ ORIGINS="${ORIGINS:-}"
 VENV="${VENV:-.venv}"
 READY_TIMEOUT="${READY_TIMEOUT:-120}" # seconds for every worker to answer
 RUN_DIR="${RUN_DIR:-$(mktemp -d /tmp/clase04-prod.XXXXXX)}"
+BIND="${BIND:-127.0.0.1}"
+UPSTREAMS="${UPSTREAMS:-}"
+REDIS_BIND="${REDIS_BIND:-127.0.0.1}"
+REDIS_PASSWORD="${REDIS_PASSWORD:-}"
 
 say() { printf '[serve-prod] %s\n' "$*"; }
 die() {
@@ -46,7 +63,22 @@ die() {
 	exit 1
 }
 
+[[ "$ROLE" =~ ^(all|front|workers)$ ]] || die "ROLE es all, front o workers (es '$ROLE')"
 [[ "$WORKERS" =~ ^[1-9][0-9]*$ ]] || die "WORKERS debe ser un entero ≥ 1 (es '$WORKERS')"
+is_loopback() { [[ "$1" == 127.* || "$1" == localhost || "$1" == ::1 ]]; }
+if [[ "$ROLE" == front ]]; then
+	[[ -n "$UPSTREAMS" ]] || die "ROLE=front necesita UPSTREAMS (\"host:puerto host:puerto …\" de los workers)"
+	for u in $UPSTREAMS; do
+		[[ "$u" =~ ^[A-Za-z0-9_.-]+:[0-9]+$ ]] || die "UPSTREAMS: '$u' no es host:puerto"
+	done
+	if ! is_loopback "$REDIS_BIND" && [[ -z "$REDIS_PASSWORD" ]]; then
+		die "Redis en $REDIS_BIND (fuera de esta máquina) necesita REDIS_PASSWORD"
+	fi
+fi
+if [[ "$ROLE" == workers ]]; then
+	[[ -n "${C04_CLASS_TOKEN:-}" ]] || die "ROLE=workers necesita el C04_CLASS_TOKEN del frente"
+	[[ -n "${C04_REDIS_URL:-}" ]] || die "ROLE=workers necesita C04_REDIS_URL (el Redis del frente)"
+fi
 [[ -x "$VENV/bin/python" ]] || die "no encuentro $VENV/bin/python: corre 'make serve-prod' (crea .venv)"
 
 install_package() { # package
@@ -60,24 +92,32 @@ install_package() { # package
 	"${as_root[@]}" apt-get update -qq
 	"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$1"
 }
-if ! command -v nginx >/dev/null 2>&1 && [[ ! -x /usr/sbin/nginx ]]; then install_package nginx; fi
-NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
-if ! command -v redis-server >/dev/null 2>&1 && [[ ! -x /usr/bin/redis-server ]]; then
-	install_package redis-server
-fi
-REDIS_SERVER="$(command -v redis-server || echo /usr/bin/redis-server)"
 REDIS_PORT="${REDIS_PORT:-$((PORT + 100))}"
-
-# The lecturer's token: the environment's, or a new one (printed below, never written to a log).
-if [[ -z "${C04_CLASS_TOKEN:-}" ]]; then
-	C04_CLASS_TOKEN="$("$VENV/bin/python" -c 'import secrets; print(secrets.token_urlsafe(18))')"
+if [[ "$ROLE" != workers ]]; then # the front: nginx and the class's broker
+	if ! command -v nginx >/dev/null 2>&1 && [[ ! -x /usr/sbin/nginx ]]; then install_package nginx; fi
+	NGINX="$(command -v nginx || echo /usr/sbin/nginx)"
+	if ! command -v redis-server >/dev/null 2>&1 && [[ ! -x /usr/bin/redis-server ]]; then
+		install_package redis-server
+	fi
+	REDIS_SERVER="$(command -v redis-server || echo /usr/bin/redis-server)"
+	# The lecturer's token: the environment's, or a new one (printed below, never logged).
+	if [[ -z "${C04_CLASS_TOKEN:-}" ]]; then
+		C04_CLASS_TOKEN="$("$VENV/bin/python" -c 'import secrets; print(secrets.token_urlsafe(18))')"
+	fi
+	C04_REDIS_URL="redis://${REDIS_PASSWORD:+:$REDIS_PASSWORD@}$REDIS_BIND:$REDIS_PORT/0"
 fi
-export C04_CLASS_TOKEN
-export C04_REDIS_URL="redis://127.0.0.1:$REDIS_PORT/0"
+export C04_CLASS_TOKEN C04_REDIS_URL
 
-port_busy() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; }
-for p in "$PORT" "$REDIS_PORT" $(seq "$BASE_PORT" $((BASE_PORT + WORKERS - 1))); do
-	port_busy "$p" && die "el puerto $p ya está en uso (cambia PORT o BASE_PORT)"
+port_busy() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q .; } # any address of this machine
+busy_check=()
+[[ "$ROLE" != workers ]] && busy_check+=("$PORT" "$REDIS_PORT")
+[[ "$ROLE" != front ]] && busy_check+=($(seq "$BASE_PORT" $((BASE_PORT + WORKERS - 1))))
+for p in "${busy_check[@]}"; do
+	if [[ "$ROLE" == workers ]]; then # several "machines" may share one box on 127.0.0.x
+		ss -Hltn "src $BIND:$p" 2>/dev/null | grep -q . && die "el puerto $BIND:$p ya está en uso"
+	else
+		port_busy "$p" && die "el puerto $p ya está en uso (cambia PORT o BASE_PORT)"
+	fi
 done
 
 # What the browser sends as Origin must be allowed on every worker.
@@ -131,17 +171,23 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 
 start_redis() {
-	# Bound to 127.0.0.1 only, nothing written to disk: a class lives while the broker lives.
-	"$REDIS_SERVER" --bind 127.0.0.1 --port "$REDIS_PORT" --protected-mode yes --save "" \
-		--appendonly no --dir "$RUN_DIR" --logfile "$RUN_DIR/redis.log" --daemonize no &
+	# On REDIS_BIND only (127.0.0.1 unless workers run elsewhere, then with a password), nothing
+	# written to disk: a class lives while the broker lives. The password goes through stdin
+	# (a config file read from "-"), never on a command line that `ps` shows.
+	{
+		[[ -n "$REDIS_PASSWORD" ]] && printf 'requirepass "%s"\n' "$REDIS_PASSWORD"
+		true
+	} | "$REDIS_SERVER" - --bind "$REDIS_BIND" --port "$REDIS_PORT" --protected-mode yes \
+		--save "" --appendonly no --dir "$RUN_DIR" --logfile "$RUN_DIR/redis.log" --daemonize no \
+		>>"$RUN_DIR/redis.out" 2>&1 &
 	redis_pid=$!
 }
 
 wait_redis() {
 	local deadline=$((SECONDS + 20))
-	until "$VENV/bin/python" -c "import redis,sys; redis.Redis(port=$REDIS_PORT, socket_timeout=1).ping()" 2>/dev/null; do
-		kill -0 "$redis_pid" 2>/dev/null || die "redis-server terminó ($RUN_DIR/redis.log)"
-		((SECONDS < deadline)) || die "redis-server no respondió en 127.0.0.1:$REDIS_PORT"
+	until "$VENV/bin/python" -c "import os, redis; redis.Redis.from_url(os.environ['C04_REDIS_URL'], socket_timeout=1).ping()" 2>/dev/null; do
+		kill -0 "$redis_pid" 2>/dev/null || die "redis-server terminó ($RUN_DIR/redis.log, $RUN_DIR/redis.out)"
+		((SECONDS < deadline)) || die "redis-server no respondió en $REDIS_BIND:$REDIS_PORT"
 		sleep 0.2
 	done
 }
@@ -150,14 +196,14 @@ start_worker() { # port
 	# `make serve`'s command and environment (clase04 serve: dashboards/serving.py, which execs
 	# panel serve in place, so $! is the worker's pid), a class worker's flags (--prod), behind a
 	# proxy.
-	PYTHONUNBUFFERED=1 "$VENV/bin/clase04" serve --address 127.0.0.1 --port "$1" \
+	PYTHONUNBUFFERED=1 "$VENV/bin/clase04" serve --address "$BIND" --port "$1" \
 		"${origin_args[@]}" --prod --use-xheaders >>"$RUN_DIR/worker-$1.log" 2>&1 &
 	worker_pid[$1]=$!
 }
 
 wait_ready() { # port timeout-seconds
 	local deadline=$((SECONDS + $2))
-	until curl -fs -o /dev/null --max-time 2 "http://127.0.0.1:$1/liveness"; do
+	until curl -fs -o /dev/null --max-time 2 "http://$BIND:$1/liveness"; do
 		kill -0 "${worker_pid[$1]}" 2>/dev/null ||
 			die "el worker de $1 terminó: $(tail -n 5 "$RUN_DIR/worker-$1.log")"
 		((SECONDS < deadline)) || die "el worker de $1 no respondió en $2 s"
@@ -165,26 +211,41 @@ wait_ready() { # port timeout-seconds
 	done
 }
 
-start_redis
-wait_redis
-say "intermediario de la clase: redis-server, pid $redis_pid, 127.0.0.1:$REDIS_PORT"
+if [[ "$ROLE" != workers ]]; then
+	start_redis
+	wait_redis
+	say "intermediario de la clase: redis-server, pid $redis_pid, $REDIS_BIND:$REDIS_PORT"
+fi
 
-ports=$(seq "$BASE_PORT" $((BASE_PORT + WORKERS - 1)))
+ports=""
+[[ "$ROLE" != front ]] && ports=$(seq "$BASE_PORT" $((BASE_PORT + WORKERS - 1)))
 upstreams=""
 n=0
 for p in $ports; do
 	start_worker "$p"
-	upstreams+="        server 127.0.0.1:$p;"$'\n'
+	upstreams+="        server $BIND:$p;"$'\n'
 	n=$((n + 1))
-	say "worker $n/$WORKERS: pid ${worker_pid[$p]}, 127.0.0.1:$p (registro $RUN_DIR/worker-$p.log)"
+	say "worker $n/$WORKERS: pid ${worker_pid[$p]}, $BIND:$p (registro $RUN_DIR/worker-$p.log)"
 done
 for p in $ports; do wait_ready "$p" "$READY_TIMEOUT"; done
 # Warm each worker up: with --reuse-sessions the first page request builds the session that the
 # page is rendered from (and imports what a session needs), so the first student does not wait.
 for p in $ports; do
-	curl -fs -o /dev/null --max-time 60 "http://127.0.0.1:$p/" || say "aviso: el worker de $p no sirvió la página de calentamiento"
+	curl -fs -o /dev/null --max-time 60 "http://$BIND:$p/" || say "aviso: el worker de $p no sirvió la página de calentamiento"
 done
+if [[ "$ROLE" == workers ]]; then
+	say "listo: $WORKERS workers en $BIND (frente en el puerto $PORT; Redis del frente); Ctrl-C para detener"
+fi
+if [[ "$ROLE" == front ]]; then
+	for u in $UPSTREAMS; do
+		upstreams+="        server $u;"$'\n'
+		# Workers may come up after the front: nginx skips one that refuses until it answers.
+		curl -fs -o /dev/null --max-time 2 "http://$u/liveness" || say "aviso: el worker $u aún no responde"
+	done
+	say "workers en otras máquinas: $UPSTREAMS"
+fi
 
+if [[ "$ROLE" != workers ]]; then
 template="$(<deploy/nginx.conf.template)"
 conf="${template//@RUN_DIR@/$RUN_DIR}"
 listen="$HOST:$PORT"
@@ -208,9 +269,11 @@ until curl -fs -o /dev/null --max-time 2 "http://127.0.0.1:$PORT/liveness"; do
 done
 shown_host="$HOST"
 [[ "$HOST" == 0.0.0.0 ]] && shown_host="$(hostname -I 2>/dev/null | awk '{print $1}' || true)"
-say "listo: Clase 04 en http://${shown_host:-localhost}:$PORT/ (nginx → $WORKERS workers; Ctrl-C para detener)"
+n_upstreams="$(printf '%s' "$upstreams" | grep -c server)"
+say "listo: Clase 04 en http://${shown_host:-localhost}:$PORT/ (nginx → $n_upstreams workers; Ctrl-C para detener)"
 say "orígenes permitidos: ${origins[*]}"
 say "enlace del profesor (no lo proyecte ni lo comparta): http://${shown_host:-localhost}:$PORT/?profesor=$C04_CLASS_TOKEN"
+fi
 
 # Supervise until a signal arrives. nginx dying stops everything; a worker that dies is started
 # again (its students reload the page and land on a live worker meanwhile: nginx skips a worker
@@ -220,7 +283,8 @@ restarts=0
 set +e
 while :; do
 	done_pid=""
-	wait -n -p done_pid "$nginx_pid" "$redis_pid" "${worker_pid[@]}"
+	# shellcheck disable=SC2086  # the front has no workers, a worker machine no nginx or Redis
+	wait -n -p done_pid $nginx_pid $redis_pid "${worker_pid[@]}"
 	status=$?
 	[[ -n "$done_pid" ]] || {
 		sleep 1 # not a child of ours that ended: never spin

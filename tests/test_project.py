@@ -152,3 +152,18 @@ def test_make_bench_and_make_soak_run_every_benchmark():
     assert scripts == {p.name for p in (ROOT / "bench").glob("bench_*.py")}
     assert set(run.DEFAULT_PARTS) | {"soak"} == set(run.PARTS)
     assert "soak" not in run.DEFAULT_PARTS
+
+
+def test_readme_load_figures_are_the_bench_s():
+    """README's load tables are `bench/run.py --readme`'s output on the results it kept
+    (bench/readme-figures.json), with the machine, date and commit of each; not retyped."""
+    import json
+
+    run = _bench_module("run")
+    block = run.readme_block()
+    assert block is not None, "README.md perdió las marcas de bench/run.py --readme"
+    parts = json.loads(run.README_FIGURES.read_text(encoding="utf-8"))
+    assert set(parts) == set(run.README_PARTS)
+    assert block == run.readme_table(parts)
+    for name, part in parts.items():
+        assert re.fullmatch(r"[0-9a-f]{7,}(\+cambios)?", part.get("commit", "")), name

@@ -309,6 +309,31 @@ def test_a_broker_that_stops_is_said_and_the_hub_resyncs_when_it_is_back(tmp_pat
         proc.wait(10)
 
 
+def test_a_restarted_broker_never_numbers_a_state_below_what_the_workers_hold(redis_url):
+    """A broker restarts empty: the next state must still be newer than the one each worker's
+    hub keeps (a hub drops an older one), or the students stop following (seen on CI)."""
+    url = redis_url[0]
+    redis.Redis.from_url(url).flushdb()
+    lecturer = classroom.RedisBroker(classroom.Hub(), url)
+    student = classroom.RedisBroker(classroom.Hub(), url)
+    for broker in (lecturer, student):
+        broker.start()
+        _until(lambda broker=broker: broker._pubsub is not None)
+    try:
+        for n in range(3):
+            last = lecturer.publish_state(f"seccion=capital&capital.identity={n}", live=True)
+        for hub in (lecturer.hub, student.hub):
+            _until(lambda hub=hub: (hub.latest["state"] or {}).get("seq") == last["seq"])
+        redis.Redis.from_url(url).flushdb()  # what a restarted redis-server holds
+        again = lecturer.publish_state("seccion=cabezas", live=True)
+        assert again["seq"] > last["seq"]
+        _until(lambda: (student.hub.latest["state"] or {}).get("query") == "seccion=cabezas")
+        assert lecturer.ask("identity_zero")["seq"] > again["seq"]
+    finally:
+        lecturer.close()
+        student.close()
+
+
 def _pings(url: str) -> bool:
     try:
         return bool(redis.Redis.from_url(url, socket_timeout=0.5).ping())

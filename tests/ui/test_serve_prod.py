@@ -107,10 +107,13 @@ def _alive(pid: int) -> bool:
 
 
 class Deployment:
-    def __init__(self, tmp: Path):
-        self.port = _free_ports(1)
-        self.base_port = _free_ports(WORKERS)
-        while self.port in range(self.base_port, self.base_port + WORKERS):
+    """One deploy/serve-prod.sh (ROLE=all unless ``env`` says otherwise) in its own process
+    group, with its run directory under ``tmp``."""
+
+    def __init__(self, tmp: Path, port: int | None = None, base_port: int | None = None, **env):
+        self.port = port or _free_ports(1)
+        self.base_port = base_port or _free_ports(WORKERS)
+        while port is None and self.port in range(self.base_port, self.base_port + WORKERS):
             self.port = _free_ports(1)
         self.run_dir = tmp / "run"
         self.run_dir.mkdir()
@@ -125,6 +128,7 @@ class Deployment:
             "RUN_DIR": str(self.run_dir),
             "VENV": sys.prefix,
             classroom.TOKEN_ENV: TOKEN,
+            **env,
         }
         self.out = self.out_path.open("w")
         # Its own session and process group: the test can find (and, failing all else, kill)
@@ -162,6 +166,19 @@ class Deployment:
                 pass
             time.sleep(0.5)
         pytest.fail(f"nginx no respondió 200 en /lecture en {READY_S} s\n{self.logs()}")
+
+    def wait_for(self, pattern: re.Pattern, seconds: float = READY_S) -> re.Match:
+        """The script's output line matching ``pattern`` (fails if the script ends first)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if found := pattern.search(self.output()):
+                return found
+            if self.proc.poll() is not None:
+                pytest.fail(
+                    f"serve-prod.sh terminó con código {self.proc.returncode}\n{self.logs()}"
+                )
+            time.sleep(0.3)
+        pytest.fail(f"serve-prod.sh no dijo {pattern.pattern!r} en {seconds} s\n{self.logs()}")
 
     def worker_pids(self) -> dict[int, int]:
         """port -> pid of the worker on it now (restarts included), from the script's output."""
@@ -473,3 +490,161 @@ def test_sigterm_stops_nginx_and_every_worker(prod):
     for port in (prod.port, *range(prod.base_port, prod.base_port + WORKERS)):
         assert _port_free(port), f"el puerto {port} sigue ocupado"
     assert "detenido" in prod.output()
+
+
+# -- several machines: a front (nginx, Redis) and worker machines on 127.0.0.2, 127.0.0.3 --------
+HOSTS = ("127.0.0.2", "127.0.0.3")  # stand-ins for two machines: all of 127/8 is this box's
+READY_LINE = re.compile(r"listo: ")
+
+
+@pytest.fixture(scope="module")
+def hosts(tmp_path_factory):
+    """ROLE=front on 127.0.0.1 and one ROLE=workers script per stand-in machine, with one
+    worker each on the same port of its own address, sharing the front's Redis and token."""
+    port, base = _free_ports(1), _free_ports(1)
+    front = Deployment(
+        tmp_path_factory.mktemp("front"),
+        port=port,
+        base_port=base,
+        ROLE="front",
+        UPSTREAMS=" ".join(f"{h}:{base}" for h in HOSTS),
+    )
+    machines = {
+        h: Deployment(
+            tmp_path_factory.mktemp(h),
+            port=port,
+            base_port=base,
+            ROLE="workers",
+            BIND=h,
+            WORKERS="1",
+            C04_REDIS_URL=f"redis://127.0.0.1:{port + 100}/0",
+        )
+        for h in HOSTS
+    }
+    try:
+        for machine in machines.values():
+            machine.wait_for(READY_LINE)
+        front.wait_ready()
+        yield front, machines
+    finally:
+        for deployment in (front, *machines.values()):
+            deployment.stop()
+
+
+def _sessions_per_host(machines) -> dict[str, int]:
+    return {
+        h: sum(
+            log.read_text().count("ServerConnection created")
+            for log in m.run_dir.glob("worker-*.log")
+        )
+        for h, m in machines.items()
+    }
+
+
+def _open_on_new_host(browser, machines, url: str):
+    before = _sessions_per_host(machines)
+    context, page, _watch = open_class_page(browser, url)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        grown = [h for h, n in _sessions_per_host(machines).items() if n > before[h]]
+        if grown:
+            return context, page, grown[0]
+        time.sleep(0.1)
+    pytest.fail("ninguna máquina creó la sesión")
+
+
+def test_the_front_spreads_sessions_over_the_machines(hosts):
+    front, machines = hosts
+    assert all(f"server {h}:" in (front.run_dir / "nginx.conf").read_text() for h in HOSTS)
+    # Each worker listens on its own machine's address only.
+    for h, machine in machines.items():
+        assert f"{h}:{machine.base_port}" in machine.output()
+        assert _port_free(machine.base_port), "un worker escucha también en 127.0.0.1"
+    roots = open_sessions_together(f"{front.url}/lecture", 4)
+    assert len(roots) == 4
+    assert all(roots), roots
+    per_host = _sessions_per_host(machines)
+    assert all(n >= 1 for n in per_host.values()), per_host
+    upstreams = re.findall(r"upstream=([\d.]+):", (front.run_dir / "access.log").read_text())
+    assert set(HOSTS) <= set(upstreams)
+
+
+def test_class_mode_across_machines_through_the_front_s_broker(browser, hosts):
+    """The lecturer on one machine, a student on another: the student follows the lecturer's
+    change and the lecturer counts the student's answer, through the front's Redis."""
+    front, machines = hosts
+    contexts = []
+    try:
+        c, lecturer, lecturer_host = _open_on_new_host(
+            browser, machines, f"{front.url}/lecture?profesor={TOKEN}"
+        )
+        contexts.append(c)
+        for _ in range(3):  # least_conn: the next page goes to the other machine
+            c, student, host = _open_on_new_host(browser, machines, f"{front.url}/lecture")
+            contexts.append(c)
+            if host != lecturer_host:
+                break
+        assert host != lecturer_host, "el estudiante no llegó a la otra máquina"
+        expect(student.get_by_test_id("class-status")).to_contain_text(text("class.following"))
+        lecturer.get_by_role("button", name=text("section.capital")).click()
+        country_select(lecturer).select_option("Italia")
+        italy = readout_text(CapitalWalkthrough(country="Italia").probability)
+        probability = student.locator('[data-testid="capital-probability"] .c04-value')
+        expect(probability).to_have_text(italy, timeout=30_000)
+        lecturer.get_by_test_id("class-exercise").select_option("identity_zero")
+        lecturer.get_by_test_id("class-ask").click()
+        form = student.get_by_test_id("class-form")
+        form.locator("input[value='0']").check()
+        student.get_by_test_id("class-answer").click()
+        expect(lecturer.get_by_test_id("class-count")).to_have_text(text("class.count", n=1))
+        end_class(lecturer, [student])
+    finally:
+        for c in contexts:
+            c.close()
+
+
+def test_sigterm_stops_the_front_and_each_machine(hosts):
+    front, machines = hosts
+    for deployment in (front, *machines.values()):
+        os.kill(deployment.proc.pid, signal.SIGTERM)
+    for deployment in (front, *machines.values()):
+        deployment.proc.wait(timeout=STOP_S)
+        assert deployment.proc.returncode == 143
+        deadline = time.monotonic() + STOP_S
+        while _group_members(deployment.proc.pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _group_members(deployment.proc.pid) == []
+        assert "detenido" in deployment.output()
+    assert _port_free(front.port)
+    assert _port_free(front.port + 100)
+
+
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        ({"ROLE": "front"}, "UPSTREAMS"),
+        ({"ROLE": "front", "UPSTREAMS": "127.0.0.2"}, "no es host:puerto"),
+        (
+            {"ROLE": "front", "UPSTREAMS": "10.0.0.2:5007", "REDIS_BIND": "10.0.0.1"},
+            "REDIS_PASSWORD",
+        ),
+        ({"ROLE": "workers", "C04_CLASS_TOKEN": ""}, "C04_CLASS_TOKEN"),
+        ({"ROLE": "workers", "C04_REDIS_URL": ""}, "C04_REDIS_URL"),
+        ({"ROLE": "ambos"}, "ROLE"),
+    ],
+)
+def test_a_wrong_machine_setting_stops_the_script_with_a_message(tmp_path, env, said):
+    full = {**os.environ, "VENV": sys.prefix, "RUN_DIR": str(tmp_path), classroom.TOKEN_ENV: TOKEN}
+    full.setdefault("C04_REDIS_URL", "redis://127.0.0.1:1/0")
+    full.update(env)
+    done = subprocess.run(
+        ["bash", "deploy/serve-prod.sh"],
+        cwd=ROOT,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 1
+    assert said in done.stderr
+    assert not list(tmp_path.glob("*.log"))  # nothing was started
