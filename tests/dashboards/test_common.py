@@ -212,3 +212,64 @@ def test_cached_bokeh_defaults_read_as_bokeh_s_own():
     # A theme dropped: back to the class's own defaults.
     doc.theme = None
     assert (a.placeholder, a.width) == ("", None)
+
+
+def test_lazy_serializer_references_encode_as_bokeh_s_own():
+    """configure()'s lazy refs of Bokeh's Serializer: a patch of a document's model encodes as
+    with Bokeh's own Serializer, and both know the same models."""
+    from bokeh.core.serialization import Serializer
+    from bokeh.document.events import ModelChangedEvent
+    from bokeh.models import Column, Div
+
+    common.configure()
+    original = Serializer.__init__.c04_original
+    doc = Document()
+    divs = [Div(text=str(i)) for i in range(5)]
+    doc.add_root(Column(*divs))
+    known = set(doc.models)
+    divs[2].text = "nuevo"
+    events = [
+        ModelChangedEvent(doc, divs[2], "text", "nuevo"),
+        ModelChangedEvent(doc, divs[0], "styles", {"color": "red"}),
+    ]
+    lazy = Serializer(references=known)
+    bokeh = Serializer.__new__(Serializer)
+    original(bokeh, references=known)
+    assert lazy.encode(events) == bokeh.encode(events)
+    fresh = Div(text="fuera del documento")
+    for model in [*known, fresh]:
+        assert lazy.has_ref(model) == bokeh.has_ref(model)
+        assert lazy.get_ref(model) == bokeh.get_ref(model)
+    assert lazy.encode(fresh) == bokeh.encode(fresh)  # a new model: in full, then a ref
+
+
+def test_edit_readonly_unlocks_and_locks_back_as_panel_s_own():
+    """configure()'s edit_readonly: the same parameters editable inside, and the same flags and
+    values after (also after an error inside), as Panel's own."""
+    import sys
+
+    import param
+
+    common.configure()
+
+    class Thing(param.Parameterized):
+        free = param.Integer(default=1)
+        fixed = param.Integer(default=2, constant=True)
+        shown = param.Integer(default=3, readonly=True)
+
+    edit = sys.modules["panel.reactive"].edit_readonly
+    assert edit is sys.modules["panel.io.state"].edit_readonly
+    assert edit is not edit.c04_original
+
+    def run(editor):
+        thing = Thing(name="cosa")
+        with editor(thing):
+            thing.fixed, thing.shown, thing.free = 20, 30, 10
+        with pytest.raises(RuntimeError), editor(thing):
+            raise RuntimeError("dentro")
+        flags = {n: (p.constant, p.readonly) for n, p in thing.param.objects("existing").items()}
+        return thing.param.values(), flags
+
+    assert run(edit) == run(edit.c04_original)
+    assert Thing.param.fixed.constant
+    assert Thing.param.shown.readonly
