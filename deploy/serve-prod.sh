@@ -75,6 +75,10 @@ if [[ "$ROLE" == front ]]; then
 		die "Redis en $REDIS_BIND (fuera de esta máquina) necesita REDIS_PASSWORD"
 	fi
 fi
+# It goes into Redis's configuration and into the workers' redis:// URL: letters, digits, - and _.
+if [[ -n "$REDIS_PASSWORD" && ! "$REDIS_PASSWORD" =~ ^[A-Za-z0-9_-]{16,}$ ]]; then
+	die "REDIS_PASSWORD: 16 caracteres o más, solo letras, dígitos, - y _"
+fi
 if [[ "$ROLE" == workers ]]; then
 	[[ -n "${C04_CLASS_TOKEN:-}" ]] || die "ROLE=workers necesita el C04_CLASS_TOKEN del frente"
 	[[ -n "${C04_REDIS_URL:-}" ]] || die "ROLE=workers necesita C04_REDIS_URL (el Redis del frente)"

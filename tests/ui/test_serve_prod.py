@@ -631,6 +631,7 @@ def test_sigterm_stops_the_front_and_each_machine(hosts):
         ({"ROLE": "workers", "C04_CLASS_TOKEN": ""}, "C04_CLASS_TOKEN"),
         ({"ROLE": "workers", "C04_REDIS_URL": ""}, "C04_REDIS_URL"),
         ({"ROLE": "ambos"}, "ROLE"),
+        ({"REDIS_PASSWORD": 'corta"'}, "REDIS_PASSWORD"),
     ],
 )
 def test_a_wrong_machine_setting_stops_the_script_with_a_message(tmp_path, env, said):
