@@ -417,7 +417,11 @@ def readme_table(parts: dict[str, dict | None]) -> str:
                 continue
             for r in ar["results"]:
                 if "failed" in r:
-                    out.append(f"| {r['label']} | {ar['sessions']} | falló: {r['failed']} |||||||")
+                    out.append(
+                        f"| {r['label']} | {ar['sessions']} | falló: {r['failed']} "
+                        + "| " * 7
+                        + "|"
+                    )
                     continue
                 out.append(
                     f"| {r['label']} | {r['sessions']} | {r['opened']} | {r['errors']} "

@@ -364,17 +364,28 @@ def _sessions_per_worker(prod) -> dict[int, int]:
     }
 
 
-def _open_on_new_worker(browser, prod, url: str):
-    """A page on ``url`` and the worker its session landed on (the one whose count grew)."""
-    before = _sessions_per_worker(prod)
+def _open_where_sessions_grow(browser, url: str, sessions, failure: str):
+    """A page on ``url`` and the key of ``sessions()`` (sessions created so far, per worker or
+    machine) whose count grew: where its session landed."""
+    before = sessions()
     context, page, _watch = open_class_page(browser, url)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        grown = [p for p, n in _sessions_per_worker(prod).items() if n > before[p]]
+        grown = [k for k, n in sessions().items() if n > before[k]]
         if grown:
             return context, page, grown[0]
         time.sleep(0.1)
-    pytest.fail(f"ningún worker creó la sesión\n{prod.logs()}")
+    pytest.fail(failure)
+
+
+def _open_on_new_worker(browser, prod, url: str):
+    """A page on ``url`` and the worker its session landed on."""
+    return _open_where_sessions_grow(
+        browser,
+        url,
+        lambda: _sessions_per_worker(prod),
+        f"ningún worker creó la sesión\n{prod.logs()}",
+    )
 
 
 def test_class_mode_across_two_workers_and_the_broker(browser, prod):
@@ -542,15 +553,10 @@ def _sessions_per_host(machines) -> dict[str, int]:
 
 
 def _open_on_new_host(browser, machines, url: str):
-    before = _sessions_per_host(machines)
-    context, page, _watch = open_class_page(browser, url)
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        grown = [h for h, n in _sessions_per_host(machines).items() if n > before[h]]
-        if grown:
-            return context, page, grown[0]
-        time.sleep(0.1)
-    pytest.fail("ninguna máquina creó la sesión")
+    """A page on ``url`` and the machine its session landed on."""
+    return _open_where_sessions_grow(
+        browser, url, lambda: _sessions_per_host(machines), "ninguna máquina creó la sesión"
+    )
 
 
 def test_the_front_spreads_sessions_over_the_machines(hosts):
