@@ -381,11 +381,14 @@ LINKS_URL = "c04/links.js"
 EXERCISES_URL = "c04/exercises.js"
 PRESENT_URL = "c04/present.js"
 CLASSROOM_URL = "c04/classroom.js"
+SERVER_CHANGES_URL = "c04/server_changes.js"
 
 
 def _markup_script() -> None:
-    """Load the markup renderer (``C04.markup``, dashboards/static/markup.js) and the names for
-    assistive technology (dashboards/static/a11y.js) in served pages.
+    """Load the page's scripts of dashboards/static in served pages: the markup renderer
+    (``C04.markup``, markup.js), the names for assistive technology (a11y.js), the link, the
+    exercises, projector and class mode, and server_changes.js (a change from the server that
+    the page cannot draw yet does not lose the others sent with it).
 
     Only when served: the export's save would otherwise write a <script src> that no file
     next to the exported page holds (it inlines the files itself)."""
@@ -400,6 +403,7 @@ def _markup_script() -> None:
         "c04_exercises": EXERCISES_URL,
         "c04_present": PRESENT_URL,
         "c04_classroom": CLASSROOM_URL,
+        "c04_server_changes": SERVER_CHANGES_URL,
     }
 
 
