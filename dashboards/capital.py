@@ -51,6 +51,7 @@ from dashboards.common import (
     rich,
     section_header,
     serve_demo,
+    shared_render,
 )
 from dashboards.common import kept_label as common_kept_label
 from dashboards.present import stepper
@@ -223,6 +224,7 @@ def asymmetry_spec(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict:
     }
 
 
+@shared_render
 def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """Everything on screen that follows the country and the identity, in ``lang``, by target
     name.

@@ -7,12 +7,14 @@ session); nothing stateful lives at module level.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import functools
 import html
 import json
 import logging
 import math
+import threading
 from typing import ClassVar
 
 import numpy as np
@@ -973,6 +975,74 @@ def parse_or_none(text) -> float | None:
         return parse_es_number(text)
     except ValueError:
         return None
+
+
+class _NoKey(TypeError):
+    """A parameter value with no exact hashable image: that render is not shared."""
+
+
+def _frozen(value):
+    """An exact, hashable image of a parameter's value: equal only for values that render the
+    same (a float by its bits: 0.0 and -0.0 are written differently; an array by its shape,
+    dtype and bytes; a bool is not the int 1)."""
+    if isinstance(value, np.ndarray):
+        return ("ndarray", value.shape, value.dtype.str, value.tobytes())
+    if isinstance(value, float | np.floating):
+        return ("float", float(value).hex())
+    if value is None or isinstance(value, str | bool | int | np.integer | np.bool_):
+        return (type(value).__name__, value)
+    if isinstance(value, list | tuple):
+        return (type(value).__name__, tuple(_frozen(v) for v in value))
+    if isinstance(value, dict):
+        return ("dict", tuple(sorted((str(k), _frozen(v)) for k, v in value.items())))
+    raise _NoKey(type(value).__name__)
+
+
+def model_state(model: param.Parameterized) -> tuple:
+    """Every parameter of a demo's model (its whole state: outputs are properties), exactly."""
+    return tuple(
+        (name, _frozen(value)) for name, value in model.param.values().items() if name != "name"
+    )
+
+
+# How many states each demo keeps rendered (a class follows one state; a lecture hall's
+# students explore a few hundred between them).
+SHARED_RENDERS = 256
+
+
+def shared_render(render):
+    """``render(model, lang)`` computed once per (state, language) in this process and shared
+    by every session showing that state: the lecturer's followers (one change, every
+    follower's view) and every new session's first section (the default state).
+
+    What it returns is read, never changed, by ``apply_render`` and the views (Bokeh copies
+    what it keeps: a source's ``data`` and a list property are wrapped in its own containers;
+    a Markup keeps the spec and sends its JSON). A state with a value that has no exact key is
+    rendered each time."""
+    cache: collections.OrderedDict = collections.OrderedDict()
+    lock = threading.Lock()
+
+    @functools.wraps(render)
+    def shared(model, lang: str = DEFAULT_LANG) -> dict[str, object]:
+        try:
+            key = (lang, model_state(model))
+        except _NoKey:
+            return render(model, lang)
+        with lock:
+            values = cache.get(key)
+            if values is not None:
+                cache.move_to_end(key)
+                return values
+        values = render(model, lang)
+        with lock:
+            cache[key] = values
+            while len(cache) > SHARED_RENDERS:
+                cache.popitem(last=False)
+        return values
+
+    shared.uncached = render
+    shared.cache = cache
+    return shared
 
 
 def apply_render(targets: dict[str, tuple[object, str]], values: dict[str, object]) -> None:

@@ -43,6 +43,7 @@ from dashboards.common import (
     first_max,
     math_md,
     serve_demo,
+    shared_render,
 )
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
@@ -162,6 +163,7 @@ def select_options(tokens) -> list[tuple[str, str]]:
     return [(str(i), f"{i} · {token}") for i, token in enumerate(tokens)]
 
 
+@shared_render
 def render(model: AttentionExplorer, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """Everything on the page that follows the model, in ``lang`` (the browser twin is
     ``explorer.js``).

@@ -39,6 +39,7 @@ from dashboards.common import (
     plot_alternative,
     section_header,
     serve_demo,
+    shared_render,
 )
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
@@ -185,6 +186,7 @@ def similarity_table(curves: dict[int, dict], lang: str = DEFAULT_LANG) -> dict:
     }
 
 
+@shared_render
 def render(model: PositionalEncodingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """Everything on screen that follows ``n_positions`` and ``d_model``, by target name.
 

@@ -35,6 +35,7 @@ from dashboards.common import (
     rich,
     section_header,
     serve_demo,
+    shared_render,
 )
 
 D_K_OPTIONS = [2**i for i in range(11)]  # 1, 2, 4, …, 1024
@@ -88,6 +89,7 @@ def weights_table(unscaled, scaled, lang: str = DEFAULT_LANG) -> dict:
     }
 
 
+@shared_render
 def render(model: ScalingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """Everything on screen that follows the model, in ``lang``, by target name (see
     ``client_targets``).

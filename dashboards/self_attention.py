@@ -35,6 +35,7 @@ from dashboards.common import (
     rich,
     section_header,
     serve_demo,
+    shared_render,
 )
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
@@ -157,6 +158,7 @@ def announce(weights: np.ndarray, lang: str = DEFAULT_LANG) -> dict:
     return announce_spec("self_attention", lang, rows=rows)
 
 
+@shared_render
 def render(model: SelfAttention, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """Everything on screen that follows the model, by target name (see ``client_targets``).
 

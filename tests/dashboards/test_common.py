@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import importlib
 import logging
 import types
 from concurrent.futures import ThreadPoolExecutor
 
+import numpy as np
 import panel as pn
+import param
 import pytest
 from bokeh.document import Document
 from tornado.websocket import WebSocketClosedError
 
 from attnmodel.i18n import languages
-from dashboards import common
+from dashboards import common, links, registry
 from dashboards.common import LiveHTML, configure, quiet_closed_websockets, respond_immediately
 
 pytestmark = pytest.mark.usefixtures("panel_cleanup")
@@ -273,3 +276,95 @@ def test_edit_readonly_unlocks_and_locks_back_as_panel_s_own():
     assert run(edit) == run(edit.c04_original)
     assert Thing.param.fixed.constant
     assert Thing.param.shown.readonly
+
+
+# -- shared_render ------------------------------------------------------------------------------
+
+
+class _Toy(param.Parameterized):
+    weight = param.Number(0.0)
+    matrix = param.Array(default=np.zeros((2, 2)))
+    other = param.Parameter(None)
+
+
+def _counting():
+    calls = []
+
+    def render(model, lang="es"):
+        calls.append((model.weight, lang))
+        return {"weight": f"{model.weight!r}", "lang": lang}
+
+    return common.shared_render(render), calls
+
+
+def test_one_render_per_state_and_language_shared_by_every_session():
+    render, calls = _counting()
+    first, second = _Toy(weight=0.5), _Toy(weight=0.5)
+    assert render(first) is render(second)  # two sessions, one state: one render
+    assert render(first, "en") is not render(first)
+    assert calls == [(0.5, "es"), (0.5, "en")]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"weight": -0.0},  # equal to 0.0, written "−0,0" by the views
+        {"weight": 5e-324},
+        {"matrix": np.array([[0.0, 0.0], [0.0, -0.0]])},
+        {"matrix": np.zeros((2, 2), dtype=np.float32)},
+        {"matrix": np.zeros((1, 4))},
+    ],
+)
+def test_a_state_that_differs_in_any_bit_is_rendered_again(change):
+    render, calls = _counting()
+    render(_Toy())
+    render(_Toy(**change))
+    assert len(calls) == 2
+
+
+def test_a_value_without_an_exact_key_is_rendered_each_time():
+    render, calls = _counting()
+    model = _Toy(other=object())
+    render(model)
+    render(model)
+    assert len(calls) == 2
+
+
+def test_the_shared_renders_are_bounded(monkeypatch):
+    monkeypatch.setattr(common, "SHARED_RENDERS", 3)
+    render, calls = _counting()
+    for w in range(5):
+        render(_Toy(weight=float(w)))
+    assert list(render.cache) == [
+        ("es", common.model_state(_Toy(weight=float(w)))) for w in (2, 3, 4)
+    ]
+    render(_Toy(weight=0.0))  # dropped: rendered again
+    assert len(calls) == 6
+
+
+@pytest.mark.parametrize("lang", languages())
+@pytest.mark.parametrize("demo", registry.DEMOS, ids=lambda d: d.id)
+def test_each_demo_s_shared_render_is_its_render(demo, lang):
+    """A state reached by another path (a session that changed every field and came back, a
+    new one) gets what its own render would compute."""
+    render = importlib.import_module(f"dashboards.{demo.module}").render
+    model = demo.model_class()()
+    for f in links.fields(demo.id):
+        p = model.param[f.param]
+        kind = links.kind_of(p)
+        if kind == "bool":
+            setattr(model, f.param, not getattr(model, f.param))
+    uncached = getattr(render, "uncached", render)
+    assert _same(render(model, lang), uncached(model, lang))
+    fresh = demo.model_class()()
+    assert _same(render(fresh, lang), uncached(fresh, lang))
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(a, b)
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a == b
