@@ -10,6 +10,7 @@ from .multihead import MultiHeadDemo
 from .positional import PositionalEncodingDemo
 from .scaling import ScalingDemo
 from .self_attention import SelfAttention
+from .training import TrainingRun
 
 __all__ = [
     "AttentionExplorer",
@@ -18,4 +19,5 @@ __all__ = [
     "PositionalEncodingDemo",
     "ScalingDemo",
     "SelfAttention",
+    "TrainingRun",
 ]
