@@ -73,6 +73,8 @@ PARTS: dict[str, tuple[str, list[str], list[str]]] = {
     "export": ("bench_export.py", [], ["--repeat", "1"]),
     "flood": ("bench_flood.py", [], ["--sessions", "5", "--seconds", "5"]),
     "class": ("bench_class.py", [], ["--followers", "20", "--seconds", "10", "--ramp", "5"]),
+    # Issue 18: the tiny Transformer's default training.
+    "training": ("bench_training.py", [], ["--runs", "1"]),
     "soak": ("bench_soak.py", [], ["--sequential", "20", "--concurrent", "10", "--seconds", "20"]),
 }
 # What `make bench` runs when no part is named: everything but the soak (`make soak`).
@@ -253,6 +255,17 @@ def target_rows(parts: dict[str, dict | None]) -> list[dict]:
                     cl["meets_target"] if n >= cl["target"]["followers"] else None,
                 )
             )
+    if tr := parts.get("training"):
+        rows.append(
+            row(
+                "entrenamiento",
+                f"TrainingRun por defecto ({tr['settings']['steps']} pasos), de la semilla al "
+                "último punto guardado (mediana)",
+                f"≤ {tr['target_s']:g} s",
+                f"{tr['median_s']:.2f} s (pérdida {tr['first_loss']:.2f} → {tr['last_loss']:.2f})",
+                tr["meets_target"],
+            )
+        )
     if cs := parts.get("coldstart"):
         rows.append(
             row(

@@ -1008,6 +1008,13 @@ def model_state(model: param.Parameterized) -> tuple:
 # How many states each demo keeps rendered (a class follows one state; a lecture hall's
 # students explore a few hundred between them).
 SHARED_RENDERS = 256
+_SHARED_CACHES: list[collections.OrderedDict] = []
+
+
+def clear_shared_renders() -> None:
+    """Forget every shared render (bench/bench_updates.py: a state rendered the first time)."""
+    for cache in _SHARED_CACHES:
+        cache.clear()
 
 
 def shared_render(render):
@@ -1020,6 +1027,7 @@ def shared_render(render):
     a Markup keeps the spec and sends its JSON). A state with a value that has no exact key is
     rendered each time."""
     cache: collections.OrderedDict = collections.OrderedDict()
+    _SHARED_CACHES.append(cache)
     lock = threading.Lock()
 
     @functools.wraps(render)
