@@ -1005,9 +1005,10 @@ def model_state(model: param.Parameterized) -> tuple:
     )
 
 
-# How many states each demo keeps rendered (a class follows one state; a lecture hall's
-# students explore a few hundred between them).
-SHARED_RENDERS = 256
+# How many states each demo keeps rendered: a class follows one state at a time, new sessions
+# open on the default one (one per language). The largest render (the explorer's map of a
+# 40-word sentence) is ~150 KB of Python objects: at most ~5 MB a demo, whatever the students do.
+SHARED_RENDERS = 32
 _SHARED_CACHES: list[collections.OrderedDict] = []
 
 
