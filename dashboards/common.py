@@ -14,6 +14,7 @@ import html
 import json
 import logging
 import math
+import operator
 import threading
 from typing import ClassVar
 
@@ -710,10 +711,35 @@ def _finite(value):
     return value
 
 
+class SharedSpec(dict):
+    """A spec of a shared render (:func:`shared_render`): the same object on every session
+    showing that state, never changed, so its JSON is computed once (``spec_json``). Measured
+    (py-spy, 150 followers of a d_k change): the JSON of each Markup's spec per follower was
+    13 % of a follower's update."""
+
+    __slots__ = ("json",)
+
+
+# param compares a new value with the old one before it tells the watchers; for a dict it walks
+# both in Python (Comparator.compare_mapping, 6 % of a follower's update). A spec is plain JSON
+# data, so dict equality says the same. Registered through param's own mechanism.
+param.parameterized.Comparator.equalities[SharedSpec] = operator.eq
+
+
 def spec_json(spec: dict) -> str:
     """A Markup spec as the browser receives it (C04.apply writes the same): "" for none."""
     if not spec:
         return ""
+    if isinstance(spec, SharedSpec):
+        try:
+            return spec.json
+        except AttributeError:
+            spec.json = _spec_json(spec)
+            return spec.json
+    return _spec_json(spec)
+
+
+def _spec_json(spec: dict) -> str:
     try:
         return json.dumps(spec, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except ValueError:  # a NaN or an infinity somewhere: rare, so only then walk the spec
@@ -1025,8 +1051,8 @@ def shared_render(render):
 
     What it returns is read, never changed, by ``apply_render`` and the views (Bokeh copies
     what it keeps: a source's ``data`` and a list property are wrapped in its own containers;
-    a Markup keeps the spec and sends its JSON). A state with a value that has no exact key is
-    rendered each time."""
+    a Markup keeps the spec and sends its JSON, made once: its dicts are :class:`SharedSpec`).
+    A state with a value that has no exact key is rendered each time."""
     cache: collections.OrderedDict = collections.OrderedDict()
     _SHARED_CACHES.append(cache)
     lock = threading.Lock()
@@ -1042,7 +1068,9 @@ def shared_render(render):
             if values is not None:
                 cache.move_to_end(key)
                 return values
-        values = render(model, lang)
+        values = {
+            k: SharedSpec(v) if type(v) is dict else v for k, v in render(model, lang).items()
+        }
         with lock:
             cache[key] = values
             while len(cache) > SHARED_RENDERS:

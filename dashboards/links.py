@@ -189,13 +189,23 @@ def query(pairs: Iterable[tuple[str, str]]) -> str:
 
 def encode(models: Mapping[str, object], section: str | None = None, lang: str | None = None):
     """The link of ``models`` (demo id → model): ``lang`` and ``seccion`` first when given."""
+    return encode_pairs({d: demo_pairs(d, m) for d, m in models.items()}, section, lang)
+
+
+def encode_pairs(
+    pairs_by_demo: Mapping[str, list[tuple[str, str]]],
+    section: str | None = None,
+    lang: str | None = None,
+) -> str:
+    """``encode`` from each demo's ``demo_pairs`` already computed (a page keeps them, and
+    recomputes only the demo that changed)."""
     pairs = []
     if lang is not None and lang != DEFAULT_LANG:
         pairs.append((LANG_KEY, lang))
     if section is not None:
         pairs.append((SECTION_KEY, section))
-    for demo_id, model in models.items():
-        pairs += demo_pairs(demo_id, model)
+    for demo_pairs_ in pairs_by_demo.values():
+        pairs += demo_pairs_
     return query(pairs)
 
 

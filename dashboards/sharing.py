@@ -17,6 +17,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Mapping
 from typing import ClassVar
@@ -148,8 +149,12 @@ class LinkState:
         self.section = section
         self.notice = notice_pane()
         self.address = Address(on_popstate=self.apply)
+        # Each demo's part of the link, recomputed only when that demo changes (every page
+        # has all six demos; a follower's update recomputed all six: ~8 % of it, py-spy).
+        self._pairs = {d: links.demo_pairs(d, m) for d, m in self.models.items()}
         for demo_id, model in self.models.items():
-            model.param.watch(self.refresh, [f.param for f in links.fields(demo_id)])
+            fields = [f.param for f in links.fields(demo_id)]
+            model.param.watch(functools.partial(self._changed, demo_id), fields)
 
     def apply(self, link: str, navigate: bool = True, only_changed: bool = False) -> None:
         """Apply a link (``?…``): its demos' values and (``navigate``) its section; say what it
@@ -174,9 +179,13 @@ class LinkState:
             self.notice.spec = notice_spec(ignored, self.lang)
             self.refresh()
 
+    def _changed(self, demo_id: str, *_events) -> None:
+        self._pairs[demo_id] = links.demo_pairs(demo_id, self.models[demo_id])
+        self.refresh()
+
     def refresh(self, *_events) -> None:
         section = self.section[0]() if self.section is not None else None
-        self.address.query = links.encode(self.models, section, self.lang)
+        self.address.query = links.encode_pairs(self._pairs, section, self.lang)
 
 
 def opened_with() -> str:

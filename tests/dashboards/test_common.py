@@ -368,3 +368,26 @@ def _same(a, b) -> bool:
     if isinstance(a, list | tuple):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
     return a == b
+
+
+def test_a_shared_render_s_specs_are_made_json_once():
+    shared = common.shared_render(lambda m, lang="es": {"spec": {"rows": [1, 2]}, "text": "x"})
+    values = shared(_Toy())
+    spec = values["spec"]
+    assert isinstance(spec, common.SharedSpec)
+    assert values["text"] == "x"
+    first = common.spec_json(spec)
+    assert first == '{"rows":[1,2]}'
+    assert common.spec_json(spec) is first  # kept, not made again
+    assert common.spec_json({"rows": [1, 2]}) == first  # a plain dict: the same JSON
+
+
+def test_a_markup_tells_its_watchers_when_a_shared_spec_s_content_changes():
+    markup = common.Markup(kind="note")
+    seen = []
+    markup.param.watch(lambda e: seen.append(e.new), "spec")
+    markup.spec = common.SharedSpec(text="uno")
+    markup.spec = common.SharedSpec(text="uno")  # another object, the same content
+    markup.spec = common.SharedSpec(text="dos")
+    assert seen == [{"text": "uno"}, {"text": "dos"}]
+    assert markup.spec_json == '{"text":"dos"}'

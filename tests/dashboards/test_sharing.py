@@ -22,6 +22,31 @@ def test_the_lecture_opens_its_link_and_its_address_follows_the_models():
     assert lecture.link.address.query.startswith("seccion=cabezas&")
 
 
+def test_the_address_is_the_link_of_every_demo_after_changes_in_each():
+    """The page keeps each demo's part of the link and recomputes the one that changed: after
+    changes in every demo (a preset that sets the matrices, a cell, a section), the address is
+    what ``links.encode`` computes from all the models."""
+    lecture = Lecture(section="autoatencion", lang="en")
+    models = {d.id: getattr(lecture, d.module) for d in registry.DEMOS}
+
+    def expected() -> str:
+        return links.encode(models, lecture.nav.value, "en")
+
+    lecture.self_attention.preset = lecture.self_attention.param.preset.objects[1]
+    assert lecture.link.address.query == expected()
+    lecture.self_attention.set_cell("X", 0, 0, 2.5)
+    lecture.scaling.d_k = 256
+    lecture.capital.country = "Italia"
+    lecture.explorer.sentence = "el gato duerme"
+    lecture.positional.d_model = 32
+    lecture.multihead.n_heads = 2
+    assert lecture.link.address.query == expected()
+    lecture.go("capital")
+    lecture.self_attention.causal = True
+    assert lecture.link.address.query == expected()
+    assert "autoatencion.causal=1" in lecture.link.address.query
+
+
 def test_back_and_forward_apply_the_address_and_its_section():
     lecture = Lecture(section="autoatencion")
     lecture.link.address._handle_msg({"popstate": "?seccion=posicion&posicion.d_model=32"})
