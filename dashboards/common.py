@@ -714,15 +714,15 @@ def _finite(value):
 class SharedSpec(dict):
     """A spec of a shared render (:func:`shared_render`): the same object on every session
     showing that state, never changed, so its JSON is computed once (``spec_json``). Measured
-    (py-spy, 150 followers of a d_k change): the JSON of each Markup's spec per follower was
-    13 % of a follower's update."""
+    (py-spy, 150 followers of a d_k change): the JSON of each Markup's spec was 2.8 % of a
+    follower's update, then 0."""
 
     __slots__ = ("json",)
 
 
 # param compares a new value with the old one before it tells the watchers; for a dict it walks
-# both in Python (Comparator.compare_mapping, 6 % of a follower's update). A spec is plain JSON
-# data, so dict equality says the same. Registered through param's own mechanism.
+# both in Python (Comparator, 6.4 % of a follower's update, then 3.0 % with this). A spec is
+# plain JSON data, so dict equality says the same. Registered through param's own mechanism.
 param.parameterized.Comparator.equalities[SharedSpec] = operator.eq
 
 

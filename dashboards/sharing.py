@@ -150,7 +150,7 @@ class LinkState:
         self.notice = notice_pane()
         self.address = Address(on_popstate=self.apply)
         # Each demo's part of the link, recomputed only when that demo changes (every page
-        # has all six demos; a follower's update recomputed all six: ~8 % of it, py-spy).
+        # has all six demos; a follower's update recomputed all six: 4.5 % of it, py-spy).
         self._pairs = {d: links.demo_pairs(d, m) for d, m in self.models.items()}
         for demo_id, model in self.models.items():
             fields = [f.param for f in links.fields(demo_id)]
