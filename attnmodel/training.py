@@ -264,11 +264,13 @@ class TrainingRun(param.Parameterized):
         super().__init__(**params)
         self._lock = threading.Lock()
         self._result: tuple[np.ndarray, dict[int, dict]] | None = None
+        self._settings = 0  # a change of any setting: a training under way keeps nothing
         self.param.watch(self._forget, list(self.param.values().keys() - {"name"}))
 
     def _forget(self, *_events) -> None:
         with self._lock:
             self._result = None
+            self._settings += 1
 
     # -- training ------------------------------------------------------------------------------
 
@@ -276,6 +278,8 @@ class TrainingRun(param.Parameterized):
         """Train now (again, if the settings changed); ``progress(step, steps)`` after each step."""
         if self.d_model % self.n_heads:
             raise Refusal("training.heads_divide", d_model=self.d_model, n_heads=self.n_heads)
+        with self._lock:
+            settings = self._settings
         rng = np.random.default_rng(self.seed)
         params = init_parameters(rng, self.d_model, self.n_heads)
         inputs, targets, mask = _batch(corpus()[0])
@@ -294,18 +298,17 @@ class TrainingRun(param.Parameterized):
         losses[self.steps] = loss_of(forward(params, inputs), targets, mask)
         losses.flags.writeable = False
         with self._lock:
-            self._result = (losses, kept)
+            if settings == self._settings:  # else the settings changed meanwhile: not theirs
+                self._result = (losses, kept)
         return self
 
     def _trained(self) -> tuple[np.ndarray, dict[int, dict]]:
-        with self._lock:
-            result = self._result
-        if result is None:
-            self.train()
+        while True:
             with self._lock:
                 result = self._result
-        assert result is not None
-        return result
+            if result is not None:
+                return result
+            self.train()
 
     @property
     def loss_curve(self) -> np.ndarray:
@@ -319,6 +322,7 @@ class TrainingRun(param.Parameterized):
 
     @property
     def vocabulary(self) -> list[str]:
+        """The words the model knows, as the corpus writes them (the padding token left out)."""
         return list(VOCABULARY[1:])
 
     def parameters(self, step: int | None = None) -> dict[str, np.ndarray]:

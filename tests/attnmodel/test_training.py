@@ -78,6 +78,13 @@ def test_the_same_seed_gives_the_same_loss_curve_bit_for_bit(run):
     assert not np.array_equal(other.loss_curve, again.loss_curve)
 
 
+def test_a_setting_changed_during_a_training_discards_it():
+    r = TrainingRun(steps=4, checkpoint_every=2)
+    r.train(progress=lambda step, steps: setattr(r, "seed", 9) if step == 2 else None)
+    assert r._result is None  # that training was for seed 0
+    assert np.array_equal(r.loss_curve, TrainingRun(steps=4, seed=9).loss_curve)
+
+
 def test_a_new_setting_trains_again():
     r = TrainingRun(steps=3, checkpoint_every=2)
     first = r.loss_curve
