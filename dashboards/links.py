@@ -204,8 +204,8 @@ def encode_pairs(
         pairs.append((LANG_KEY, lang))
     if section is not None:
         pairs.append((SECTION_KEY, section))
-    for demo_pairs_ in pairs_by_demo.values():
-        pairs += demo_pairs_
+    for demo in pairs_by_demo.values():
+        pairs += demo
     return query(pairs)
 
 
