@@ -25,9 +25,10 @@ is ~50 sentences). Deterministic for a seed: same seed, same loss curve, bit for
 
 from __future__ import annotations
 
+import functools
 import math
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,7 +67,8 @@ def fact_sentences(country: str) -> list[str]:
     return [f"La capital de {country} es {capital}", f"{country} tiene como capital {capital}"]
 
 
-def corpus() -> tuple[list[str], list[str]]:
+@functools.cache
+def corpus() -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(training sentences, held-out sentences), in a fixed order."""
     train: list[str] = []
     for country in TRAINING_COUNTRIES:
@@ -75,7 +77,7 @@ def corpus() -> tuple[list[str], list[str]]:
         train += [f"{country} es un país", f"{capital} es una ciudad"]
     train += list(MULTIHEAD_SENTENCES)
     held_out = [s for c in HELD_OUT for s in fact_sentences(c)]
-    return train, held_out
+    return tuple(train), tuple(held_out)
 
 
 def _key(word: str) -> str:
@@ -94,7 +96,7 @@ def _vocabulary() -> tuple[str, ...]:
 
 VOCABULARY = _vocabulary()
 _INDEX = {_key(w): i for i, w in enumerate(VOCABULARY)}
-MAX_TOKENS = max(len(s.split()) for s in corpus()[0] + corpus()[1])
+MAX_TOKENS = max(len(s.split()) for part in corpus() for s in part)
 
 
 def encode(sentence: str) -> list[int]:
@@ -111,7 +113,7 @@ def encode(sentence: str) -> list[int]:
     return [_INDEX[_key(w)] for w in words]
 
 
-def _batch(sentences: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _batch(sentences: Sequence[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(inputs [B, n], targets [B, n], loss mask [B, n]) of next-word prediction, padded."""
     rows = [encode(s) for s in sentences]
     n = max(len(r) for r in rows) - 1
@@ -347,7 +349,7 @@ class TrainingRun(param.Parameterized):
         """Attention weights of each head on ``prompt``: [heads, n, n], rows sum to 1."""
         return self._forward(prompt, step).A[0]
 
-    def loss(self, sentences: list[str], step: int | None = None) -> float:
+    def loss(self, sentences: Sequence[str], step: int | None = None) -> float:
         """Mean next-word cross-entropy of ``sentences`` (e.g. the held-out ones) at ``step``."""
         inputs, targets, mask = _batch(sentences)
         return loss_of(forward(self.parameters(step), inputs), targets, mask)

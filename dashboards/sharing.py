@@ -183,7 +183,7 @@ class LinkState:
         self._pairs[demo_id] = links.demo_pairs(demo_id, self.models[demo_id])
         self.refresh()
 
-    def refresh(self, *_events) -> None:
+    def refresh(self) -> None:
         section = self.section[0]() if self.section is not None else None
         self.address.query = links.encode_pairs(self._pairs, section, self.lang)
 

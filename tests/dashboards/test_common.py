@@ -251,8 +251,6 @@ def test_edit_readonly_unlocks_and_locks_back_as_panel_s_own():
     values after (also after an error inside), as Panel's own."""
     import sys
 
-    import param
-
     common.configure()
 
     class Thing(param.Parameterized):

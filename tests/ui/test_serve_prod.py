@@ -364,9 +364,10 @@ def _sessions_per_worker(prod) -> dict[int, int]:
     }
 
 
-def _open_where_sessions_grow(browser, url: str, sessions, failure: str):
+def _open_where_sessions_grow(browser, url: str, sessions, failure):
     """A page on ``url`` and the key of ``sessions()`` (sessions created so far, per worker or
-    machine) whose count grew: where its session landed."""
+    machine) whose count grew: where its session landed. ``failure()``: the message if none
+    grew (read only then: it may read the logs)."""
     before = sessions()
     context, page, _watch = open_class_page(browser, url)
     deadline = time.monotonic() + 10
@@ -375,7 +376,7 @@ def _open_where_sessions_grow(browser, url: str, sessions, failure: str):
         if grown:
             return context, page, grown[0]
         time.sleep(0.1)
-    pytest.fail(failure)
+    pytest.fail(failure())
 
 
 def _open_on_new_worker(browser, prod, url: str):
@@ -384,7 +385,7 @@ def _open_on_new_worker(browser, prod, url: str):
         browser,
         url,
         lambda: _sessions_per_worker(prod),
-        f"ningún worker creó la sesión\n{prod.logs()}",
+        lambda: f"ningún worker creó la sesión\n{prod.logs()}",
     )
 
 
@@ -555,7 +556,10 @@ def _sessions_per_host(machines) -> dict[str, int]:
 def _open_on_new_host(browser, machines, url: str):
     """A page on ``url`` and the machine its session landed on."""
     return _open_where_sessions_grow(
-        browser, url, lambda: _sessions_per_host(machines), "ninguna máquina creó la sesión"
+        browser,
+        url,
+        lambda: _sessions_per_host(machines),
+        lambda: "ninguna máquina creó la sesión",
     )
 
 
