@@ -10,7 +10,7 @@ from .multihead import MultiHeadDemo
 from .positional import PositionalEncodingDemo
 from .scaling import ScalingDemo
 from .self_attention import SelfAttention
-from .training import TrainingRun
+from .training import TrainingDemo, TrainingRun
 
 __all__ = [
     "AttentionExplorer",
@@ -19,5 +19,6 @@ __all__ = [
     "PositionalEncodingDemo",
     "ScalingDemo",
     "SelfAttention",
+    "TrainingDemo",
     "TrainingRun",
 ]

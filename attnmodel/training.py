@@ -34,6 +34,11 @@ from dataclasses import dataclass
 import numpy as np
 import param
 
+from ._params import StrictInteger, real_number
+from .capital import COUNTRY_SLOT as HAND_COUNTRY
+from .capital import QUERY as HAND_QUERY
+from .capital import W_Q as _HAND_W_Q
+from .capital import CapitalWalkthrough
 from .core import sinusoidal_encoding, softmax
 from .i18n import Refusal
 from .multihead import SENTENCES as MULTIHEAD_SENTENCES
@@ -396,3 +401,205 @@ def _copy(params: dict) -> dict[str, np.ndarray]:
     for v in out.values():
         v.flags.writeable = False
     return out
+
+
+# -- the lecture's demo: one trained run, read at a checkpoint for a probe -----------------------
+
+DEFAULT_STEPS = TrainingRun.param.steps.default
+CHECKPOINT_EVERY = TrainingRun.param.checkpoint_every.default
+N_HEADS = TrainingRun.param.n_heads.default
+# Runs kept per process (a run of the default settings: 1.04 MB of checkpoints, measured).
+KEPT_RUNS = 8
+_runs: dict[int, TrainingRun] = {}
+_runs_lock = threading.Lock()
+
+
+def trained_run(seed: int, progress: Callable[[int, int], None] | None = None) -> TrainingRun:
+    """The run of ``seed`` with the default settings, trained once per process (the last
+    ``KEPT_RUNS`` seeds are kept); ``progress`` as :meth:`TrainingRun.train` calls it."""
+    with _runs_lock:
+        run = _runs.pop(seed, None)
+        if run is not None:
+            _runs[seed] = run  # most recent last
+            return run
+    run = TrainingRun(seed=seed).train(progress)
+    with _runs_lock:
+        _runs[seed] = run
+        while len(_runs) > KEPT_RUNS:
+            del _runs[next(iter(_runs))]
+    return run
+
+
+def is_trained(seed: int) -> bool:
+    """Whether :func:`trained_run` has ``seed`` at hand (no training needed)."""
+    with _runs_lock:
+        return seed in _runs
+
+
+class CheckpointStep(param.Integer):
+    """A training step that is a checkpoint of the default run: 0, 5, …, 200."""
+
+    def __set__(self, obj, val):
+        val = real_number(val, self.name, integer=True)
+        if not 0 <= val <= DEFAULT_STEPS or val % CHECKPOINT_EVERY:
+            raise Refusal("training.no_checkpoint", step=val, last=DEFAULT_STEPS)
+        super().__set__(obj, val)
+
+
+class TrainingDemo(param.Parameterized):
+    """The section "¿De dónde salen W_Q y W_K?": the run of ``seed`` (default settings), read at
+    checkpoint ``step`` on the probe "La capital de <country> es".
+
+    Outputs (read-only): the run's loss curve; at ``step``: the probe's attention per head, the
+    next-word probabilities, each head's measured role (``roles``), and the comparison of the
+    head that looks most at the country with the hand-built matrices of "La capital"
+    (``comparison``). The first use of a seed trains it (~3 s; :func:`trained_run`).
+    """
+
+    seed = StrictInteger(0, bounds=(0, 9999), doc="Semilla del entrenamiento que se muestra.")
+    step = CheckpointStep(
+        DEFAULT_STEPS,
+        bounds=(0, DEFAULT_STEPS),
+        doc=f"Paso de entrenamiento que se muestra (un punto guardado: múltiplo de "
+        f"{CHECKPOINT_EVERY}).",
+    )
+    country = param.Selector(
+        objects=list(FACTS), default="Francia", doc="País de la frase de prueba."
+    )
+
+    @property
+    def run(self) -> TrainingRun:
+        return trained_run(self.seed)
+
+    @property
+    def prompt(self) -> str:
+        return PROBE.format(country=self.country)
+
+    @property
+    def tokens(self) -> list[str]:
+        return self.prompt.split()
+
+    @property
+    def capital(self) -> str:
+        return FACTS[self.country]
+
+    @property
+    def held_out(self) -> bool:
+        """Whether the country's fact was kept out of training."""
+        return self.country in HELD_OUT
+
+    @property
+    def loss_curve(self) -> np.ndarray:
+        return self.run.loss_curve
+
+    @property
+    def checkpoints(self) -> list[int]:
+        return self.run.checkpoints
+
+    @property
+    def loss(self) -> float:
+        """The training loss at ``step`` (nats)."""
+        return float(self.loss_curve[self.step])
+
+    @property
+    def attention(self) -> np.ndarray:
+        """The probe's attention per head at ``step``: [heads, n, n]."""
+        return self.run.attention(self.prompt, self.step)
+
+    @property
+    def probabilities(self) -> dict[str, float]:
+        """Next word after the probe -> probability, at ``step``."""
+        return self.run.predict(self.prompt, self.step)
+
+    @property
+    def capital_probability(self) -> float:
+        return self.probabilities[self.capital]
+
+    @property
+    def prediction(self) -> str:
+        """The most probable next word (the first in vocabulary order on a tie)."""
+        p = self.probabilities
+        return max(p, key=p.get)
+
+    @property
+    def country_attention(self) -> np.ndarray:
+        """Each head's attention from "es" to the country in the probe: [heads]."""
+        return self.attention[:, -1, PROBE_COUNTRY]
+
+    @property
+    def heads(self) -> list[dict[str, float]]:
+        """:meth:`TrainingRun.head_scores` at ``step``."""
+        return _head_scores(self.run, self.step)
+
+    @property
+    def roles(self) -> list[tuple[str, float]]:
+        """Each head's largest measured share: (role, share), role in ``ROLES``."""
+        return [max(((r, h[r]) for r in ROLES), key=lambda rs: rs[1]) for h in self.heads]
+
+    @property
+    def country_head(self) -> int:
+        """The head that looks most at the country (mean over the training countries)."""
+        return int(np.argmax([h["country"] for h in self.heads]))
+
+    @property
+    def comparison(self) -> dict[str, float | int]:
+        """The country head at ``step`` against the hand-built W_Q/W_K of "La capital".
+
+        ``cosine_*``: cosine between the query of "es" and the key of the country (learned: in
+        the country head, on the probe; hand-built: ``attnmodel.capital``, France at identity
+        +1); ``share_*``: the attention of "es" on the country; ``concentration_*``: the
+        largest cell's share of W_Q's squared weights (1 when the query reads one dimension
+        only, 1 / cells when it is spread evenly); ``cells``: the learned head's W_Q cells."""
+        h = self.country_head
+        params = self.run.parameters(self.step)
+        f = self.run._forward(self.prompt, self.step)
+        q = f.Q[0, h, -1]  # [d_head]
+        k = f.K[0, h]  # [n, d_head]
+        learned = params["W_Q"][h]
+        return {
+            "head": h,
+            "cosine_learned": _cosine(q, k[PROBE_COUNTRY]),
+            "cosine_hand": hand_comparison()["cosine_hand"],
+            "share_learned": float(f.A[0, h, -1, PROBE_COUNTRY]),
+            "share_hand": hand_comparison()["share_hand"],
+            "concentration_learned": _concentration(learned),
+            "concentration_hand": hand_comparison()["concentration_hand"],
+            "cells": int(learned.size),
+        }
+
+
+ROLES = ("country", "previous", "self", "first")
+
+
+@functools.lru_cache(maxsize=256)
+def _head_scores_cached(seed: int, step: int) -> tuple:
+    return tuple(trained_run(seed).head_scores(step))
+
+
+def _head_scores(run: TrainingRun, step: int) -> list[dict[str, float]]:
+    if run is trained_run(run.seed):
+        return list(_head_scores_cached(run.seed, step))
+    return run.head_scores(step)
+
+
+def _cosine(a: np.ndarray, b: np.ndarray) -> float:
+    norm = float(np.linalg.norm(a) * np.linalg.norm(b))
+    return float(a @ b) / norm if norm else 0.0
+
+
+def _concentration(w: np.ndarray) -> float:
+    squares = np.square(w)
+    total = float(squares.sum())
+    return float(squares.max()) / total if total else 0.0
+
+
+@functools.cache
+def hand_comparison() -> dict[str, float]:
+    """The hand-built side of :attr:`TrainingDemo.comparison` ("La capital", France at identity
+    +1): no training needed."""
+    hand = CapitalWalkthrough(country="Francia")
+    return {
+        "cosine_hand": _cosine(hand.Q[HAND_QUERY], hand.K[HAND_COUNTRY]),
+        "share_hand": float(hand.attention_row[HAND_COUNTRY]),
+        "concentration_hand": _concentration(_HAND_W_Q),
+    }

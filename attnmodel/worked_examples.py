@@ -36,6 +36,7 @@ from .multihead import RELATIONS, MultiHeadDemo
 from .positional import WORKED_D, WORKED_TOKENS, PositionalEncodingDemo
 from .scaling import N_KEYS, ScalingDemo
 from .self_attention import SelfAttention
+from .training import FACTS, HELD_OUT, ROLES, TRAINING_COUNTRIES, TrainingDemo, corpus
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 # The document of each language.
@@ -494,6 +495,79 @@ def _explorer(w: _Writer) -> str:
     return "\n".join(out)
 
 
+# The training steps the document shows (all of them are checkpoints of the default run).
+TRAINING_STEPS = (0, 25, 50, 100, 200)
+
+
+def _training(w: _Writer) -> str:
+    m = TrainingDemo()
+    train, held = corpus()
+    roles = [w.t(f"training.role_{r}") for r in ROLES]
+    header = (
+        f"| {w.t('training.col_step')} | {w.t('training.col_loss')} | p({w.kept(m.capital)}) | "
+        + " | ".join(w.t("training.col_head", n=h + 1) for h in range(len(m.heads)))
+        + " |"
+    )
+    out = [
+        w.t("training.heading"),
+        "",
+        w.t(
+            "training.lead",
+            sentences=len(train),
+            countries=len(TRAINING_COUNTRIES),
+            held=" · ".join(f"{w.kept(c)}–{w.kept(FACTS[c])}" for c in HELD_OUT),
+            held_sentences=len(held),
+            seed=m.seed,
+            steps=m.checkpoints[-1],
+        ),
+        "",
+        w.t(
+            "training.table",
+            capital=w.kept(m.capital),
+            probe=w.kept(m.prompt),
+            roles=", ".join(roles),
+        ),
+        "",
+        header,
+        "|---:|---:|---:|" + "---|" * len(m.heads),
+    ]
+    for step in TRAINING_STEPS:
+        m.step = step
+        cells = [f"{w.t(f'training.role_{role}')} {w.pct(share)}" for role, share in m.roles]
+        out.append(
+            f"| {step} | {w.num(m.loss, 4)} | {w.num(m.capital_probability, 4)} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    out.append("")
+    row = m.attention[m.country_head, -1]
+    out += [
+        w.t(
+            "training.row",
+            step=m.step,
+            query=w.kept(m.tokens[-1]),
+            probe=w.kept(m.prompt),
+            n=m.country_head + 1,
+            row=", ".join(f"{w.kept(t)} {w.pct(p)}" for t, p in zip(m.tokens, row, strict=True)),
+        ),
+        "",
+    ]
+    for country in HELD_OUT:
+        m.country = country
+        out += [
+            w.t(
+                "training.held_out",
+                probe=w.kept(m.prompt),
+                capital=w.kept(m.capital),
+                p=w.num(m.capital_probability, 4),
+                prediction=w.kept(m.prediction),
+                p_prediction=w.num(m.probabilities[m.prediction], 4),
+            ),
+            "",
+        ]
+    return "\n".join(out)
+
+
 def render(lang: str = i18n.DEFAULT_LANG) -> str:
     """The whole document in ``lang``."""
     w = _Writer(lang)
@@ -507,6 +581,7 @@ def render(lang: str = i18n.DEFAULT_LANG) -> str:
         _multihead(w),
         _positional(w),
         _capital(w),
+        _training(w),
         _explorer(w),
     ]
     return "\n".join(sections).rstrip() + "\n"

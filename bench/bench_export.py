@@ -9,7 +9,8 @@
    page, and measures the first render: navigation start to the section marker attached and
    MathJax typeset (for index.html, to its file table). Blocked requests and console errors are
    counted too.
-Targets (from the issue): export ≤ 60 s, each file ≤ 6 MB, first render ≤ 2 s offline.
+Targets (from the issue): export ≤ 60 s, each file ≤ 7 MB (6 MB before issue 18's embedded
+training checkpoints), first render ≤ 2 s offline.
 Writes bench/export_results.json.
 """
 
@@ -29,9 +30,13 @@ from pathlib import Path
 from _browser import CHROMIUM, CHROMIUM_ARGS, DEEP_FIND_JS, OFFLINE_PREFIXES, watched_page
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from dashboards.export import MAX_BYTES  # noqa: E402
+
 DIST = ROOT / "dist"
 TARGET_EXPORT_S = 60.0
-TARGET_BYTES = 6_000_000
+TARGET_BYTES = MAX_BYTES
 TARGET_RENDER_MS = 2000.0
 
 # The marker each file's first render waits for (as in tests/ui/test_export.py).
@@ -172,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     args.out.write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
     yes = {True: "sí", False: "NO"}
     print(
-        f"\nsin red y sin errores: {yes[summary['all_offline']]} · ≤ 6 MB: "
+        f"\nsin red y sin errores: {yes[summary['all_offline']]} · ≤ {TARGET_BYTES / 1e6:g} MB: "
         f"{yes[summary['all_meet_size']]} · render ≤ 2 s: {yes[summary['all_meet_render']]} · "
         f"export ≤ 60 s: {yes[summary['meets_export_time']]} · resultados en {args.out}"
     )

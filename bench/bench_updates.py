@@ -37,6 +37,7 @@ from attnmodel import (  # noqa: E402
     PositionalEncodingDemo,
     ScalingDemo,
     SelfAttention,
+    TrainingDemo,
 )
 from attnmodel.multihead import SENTENCES  # noqa: E402
 from dashboards.capital import CapitalView  # noqa: E402
@@ -46,6 +47,7 @@ from dashboards.multihead import MultiHeadView  # noqa: E402
 from dashboards.positional import PositionalView  # noqa: E402
 from dashboards.scaling import ScalingView  # noqa: E402
 from dashboards.self_attention import SelfAttentionView  # noqa: E402
+from dashboards.training import TrainingView  # noqa: E402
 
 TARGET_MS = 30.0
 
@@ -124,6 +126,23 @@ CONTROLS = [
         "country",
         ("Italia", "Francia"),
         ("attention_row", "probabilities", "loss"),
+    ),
+    # A slider step and a probe: the run is trained before the timing (TrainingDemo's first use).
+    (
+        "entrenamiento",
+        TrainingView,
+        TrainingDemo,
+        "step",
+        (100, 200),
+        ("attention", "probabilities", "heads", "comparison"),
+    ),
+    (
+        "entrenamiento",
+        TrainingView,
+        TrainingDemo,
+        "country",
+        ("Italia", "Francia"),
+        ("attention", "probabilities", "heads", "comparison"),
     ),
     ("explorador", ExplorerView, AttentionExplorer, "temperature", (0.5, 1.0), ("weights",)),
     ("explorador", ExplorerView, AttentionExplorer, "focus", (2, 5), ("weights",)),

@@ -114,6 +114,25 @@ def target_rows(parts: dict[str, dict | None]) -> list[dict]:
                 up["all_meet_target"],
             )
         )
+        # Issue 18 asks for the page's update at a step of the training slider by itself.
+        step = next(
+            (
+                r
+                for r in up["server_updates"]
+                if r["section"] == "entrenamiento" and r["control"] == "step"
+            ),
+            None,
+        )
+        if step is not None:
+            rows.append(
+                row(
+                    "servidor",
+                    "entrenamiento: un paso del deslizador → modelos Bokeh (p95)",
+                    f"≤ {up['target_p95_ms']:g} ms",
+                    ms(step["p95_ms"]),
+                    step["p95_ms"] <= up["target_p95_ms"],
+                )
+            )
     if br := parts.get("browser"):
         for mode, label in (("vivo", "en vivo"), ("export", "folleto")):
             if not (summary := br.get("modes", {}).get(mode)):

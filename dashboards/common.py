@@ -147,6 +147,11 @@ CSS = """
   .noUi-touch-area { position: absolute !important; width: auto !important; height: auto !important;
     left: -16px !important; right: -16px !important; top: -14px !important;
     bottom: -14px !important; }
+  /* A number input's arrows (22 px high): a phone types the number on its own keypad. */
+  [class*="bk-spin-btn"] { display: none !important; }
+  /* That touch area reaches past a handle at the end of its track (the training's step
+     starts at its last stop): the track keeps 12 px inside the slider's box. */
+  :host(.bk-Slider) { box-sizing: border-box !important; padding: 0 12px !important; }
   :host(.bk-Checkbox) { min-height: 44px; display: flex !important; align-items: center; }
   :host(.bk-Checkbox) input, :host(.bk-Checkbox) .bk-label { cursor: pointer; }
   /* A Bokeh plot does not get this sheet: its container's copy styles it. */

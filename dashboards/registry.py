@@ -99,6 +99,14 @@ DEMOS = (
         link=("country", "identity"),
         compare=("country",),
     ),
+    # The seed picks the run; the step and the probe read it.
+    Demo(
+        "entrenamiento",
+        "training",
+        "TrainingView",
+        "TrainingDemo",
+        link=("seed", "step", "country"),
+    ),
     Demo(
         "explorador",
         "explorer",
@@ -111,12 +119,14 @@ DEMOS = (
 )
 
 # The lecture numbers the demos as the seed does: 1 autoatención (with √d_k), 2 cabezas,
-# 3 posición, 4 la capital; then the explorer and the exercises.
+# 3 posición, 4 la capital, 5 where W_Q and W_K come from; then the explorer and the
+# exercises.
 SECTIONS = (
     Section("autoatencion", ("autoatencion", "escalado")),
     Section("cabezas", ("cabezas",)),
     Section("posicion", ("posicion",)),
     Section("capital", ("capital",)),
+    Section("entrenamiento", ("entrenamiento",)),
     Section("explorador", ("explorador",)),
     Section("jugar", ()),
 )

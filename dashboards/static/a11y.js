@@ -160,6 +160,10 @@
         handle.setAttribute("aria-valuetext", shown);
       }
     }
+    // A number input's arrows (Bokeh's Spinner: the training's seed) are bare buttons.
+    for (const [selector, key] of [[".bk-spin-btn-up", "spin_up"], [".bk-spin-btn-down", "spin_down"]]) {
+      for (const button of root.querySelectorAll(selector)) name(button, word(key));
+    }
     for (const box of root.querySelectorAll('input[type="checkbox"]')) {
       const label = box.nextElementSibling;
       if (!label || !label.classList.contains("bk-label")) continue;

@@ -16,6 +16,12 @@ SAME_IN_BOTH = {
     "cli.export_total",  # "total" is the word in both
     "a11y.math.sub",  # how a screen reader says "d_k": "d sub k" in both
     "a11y.announce.join",  # "; " between the rows of an announcement: punctuation only
+    "training.readout.probability",  # "p({capital})": a formula
+    # Countries written the same in Spanish and English.
+    "training.country_name.Portugal",
+    "training.country_name.Chile",
+    "training.country_name.Colombia",
+    "training.country_name.Austria",
 }
 
 

@@ -7,12 +7,16 @@ import pytest
 
 from attnmodel.i18n import Refusal, text
 from attnmodel.training import (
+    CHECKPOINT_EVERY,
+    DEFAULT_STEPS,
     FACTS,
     HELD_OUT,
     MAX_TOKENS,
+    N_HEADS,
     PARAMETERS,
     PROBE,
     TRAINING_COUNTRIES,
+    TrainingDemo,
     TrainingRun,
     _batch,
     corpus,
@@ -21,6 +25,7 @@ from attnmodel.training import (
     gradients,
     init_parameters,
     loss_of,
+    trained_run,
 )
 
 
@@ -194,3 +199,59 @@ def test_heads_must_divide_d_model():
     with pytest.raises(Refusal) as refused:
         TrainingRun(d_model=10, n_heads=3).train()
     assert str(refused.value) == text("training.heads_divide", d_model=10, n_heads=3)
+
+
+# -- the lecture's demo ----------------------------------------------------------------------
+
+
+def test_demo_reads_the_default_run_at_its_checkpoints():
+    demo = TrainingDemo()
+    assert demo.checkpoints == list(range(0, DEFAULT_STEPS + 1, CHECKPOINT_EVERY))
+    assert demo.step == DEFAULT_STEPS
+    assert demo.loss == demo.loss_curve[DEFAULT_STEPS]
+    assert demo.tokens == PROBE.format(country="Francia").split()
+    assert demo.attention.shape == (N_HEADS, 5, 5)
+    assert demo.capital_probability > 0.9
+    assert demo.prediction == "París"
+    assert trained_run(0) is demo.run  # one run per seed and process
+
+
+def test_demo_refuses_a_step_that_was_not_kept_and_keeps_its_own():
+    demo = TrainingDemo(step=50)
+    for bad in (7, -5, DEFAULT_STEPS + CHECKPOINT_EVERY, 2.5, "10", True):
+        with pytest.raises(Refusal):  # a ValueError, said in the page's language
+            demo.step = bad
+        assert demo.step == 50
+    with pytest.raises(Refusal) as refused:
+        demo.step = 7
+    assert refused.value.key == "training.no_checkpoint"
+
+
+def test_a_head_learns_to_look_at_the_country_and_is_named_by_it():
+    start, end = TrainingDemo(step=0), TrainingDemo()
+    head = end.country_head
+    assert end.roles[head][0] == "country"
+    assert end.roles[head][1] > 0.5
+    assert end.country_attention[head] > 0.5
+    assert all(role != "country" for role, _ in start.roles)
+    assert max(start.country_attention) < 0.3  # ~1/5: an even spread
+
+
+def test_the_comparison_with_the_hand_built_matrices():
+    """What the page says: alike once trained (most of "es"'s attention on the country, a
+    positive query·key cosine), unlike cell by cell (the hand-built W_Q is one cell)."""
+    end, start = TrainingDemo().comparison, TrainingDemo(step=0).comparison
+    assert end["cosine_hand"] == pytest.approx(1.0)
+    assert end["concentration_hand"] == 1.0
+    assert end["share_learned"] > 0.5 > start["share_learned"]
+    assert end["cosine_learned"] > 0 > start["cosine_learned"]
+    assert end["concentration_learned"] < 0.2  # spread over its cells
+    assert end["cells"] == TrainingRun().parameters(0)["W_Q"][0].size
+
+
+def test_a_held_out_country_gets_another_capital():
+    sweden = TrainingDemo(country=HELD_OUT[0])
+    assert sweden.held_out
+    assert sweden.capital_probability < 0.01
+    assert sweden.prediction in FACTS.values()
+    assert sweden.prediction != sweden.capital

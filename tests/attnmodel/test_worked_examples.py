@@ -13,6 +13,7 @@ from attnmodel.explorer import AttentionExplorer
 from attnmodel.i18n import text
 from attnmodel.multihead import MultiHeadDemo
 from attnmodel.positional import WORKED_TOKENS
+from attnmodel.training import FACTS, HELD_OUT, TrainingDemo
 
 from c04_testing import spanish_words_left
 
@@ -88,6 +89,11 @@ def test_the_english_document_has_no_spanish_outside_the_kept_examples():
         *WORKED_TOKENS,
         *COUNTRIES,
         *VOCABULARY,
+        # The tiny Transformer's probe, its held-out facts and what it predicts for them.
+        *(TrainingDemo(country=c).prompt for c in ("Francia", *HELD_OUT)),
+        *HELD_OUT,
+        *(FACTS[c] for c in HELD_OUT),
+        *(TrainingDemo(country=c).prediction for c in HELD_OUT),
         "La",
         "capital",
         "de",

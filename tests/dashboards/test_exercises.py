@@ -12,9 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attnmodel import CapitalWalkthrough, PositionalEncodingDemo, ScalingDemo
+from attnmodel import CapitalWalkthrough, PositionalEncodingDemo, ScalingDemo, TrainingDemo
 from attnmodel.i18n import languages, text
 from attnmodel.self_attention import PRESETS
+from attnmodel.training import FACTS
 from dashboards import exercises, practice, registry
 from dashboards.exercises import ExerciseError
 from dashboards.lecture import EXERCISES as SEED_BULLETS
@@ -55,6 +56,13 @@ def test_the_answers_the_explanations_state():
     assert round(CapitalWalkthrough().probabilities["París"], 2) == 0.38  # "p(París) ≈ 0,38"
     assert solved("causal_first") == 1.0
     assert solved("cold") > solved("second_gato")  # a cold softmax concentrates
+    assert abs(solved("untrained_attention") - 1 / 5) < 0.02  # "casi por igual … (1/5 = 20 %)"
+    assert solved("trained_attention") > 0.9
+    assert solved("held_out_capital") == 1  # under 0.01
+    sweden = TrainingDemo(country="Suecia")  # "con la capital de otro país, con mucha seguridad"
+    assert sweden.prediction in FACTS.values()
+    assert sweden.prediction != "Estocolmo"
+    assert sweden.probabilities[sweden.prediction] > 0.9
 
 
 def test_an_answer_is_the_model_s_at_the_moment_of_checking(monkeypatch):

@@ -25,6 +25,7 @@ SECTION_OUTPUTS = {
     "cabezas": {"head-1-top", "head-4-top", "combined-top"},
     "posicion": {"pe-shape", "pe-worked-table"},
     "capital": {"capital-attention-row", "capital-mixed", "capital-probability"},
+    "entrenamiento": {"training-head-1", "training-probability", "training-comparison"},
     "explorador": {"explorer-table", "explorer-row"},
     "jugar": set(),
 }

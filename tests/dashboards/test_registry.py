@@ -10,6 +10,7 @@ import param
 import pytest
 
 from attnmodel.i18n import languages
+from attnmodel.training import FACTS
 from dashboards import export, lecture, registry, serving
 
 from c04_testing import spanish_words_left, viewable_texts
@@ -68,7 +69,12 @@ def test_the_lecture_the_export_and_the_serve_command_read_the_registry():
 
 # The explorer's token buttons show the sentence explored (the student's data; by default the
 # Spanish example, quoted, marked lang="es" and glossed in the text around it).
-STUDENT_DATA = {"explorador": lambda view: view.model.tokens}
+# The words of a model's own data, kept in Spanish (the explorer's sentence, the corpus's
+# countries and capitals).
+STUDENT_DATA = {
+    "explorador": lambda view: view.model.tokens,
+    "entrenamiento": lambda view: [*FACTS, *FACTS.values()],
+}
 
 
 @pytest.mark.parametrize("lang", [lang for lang in languages() if lang != "es"])

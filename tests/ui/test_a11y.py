@@ -218,6 +218,8 @@ KEYBOARD = {
     "cabezas": ("el.tagName === 'BUTTON' && el.getAttribute('aria-pressed') === 'false'", "Enter"),
     "posicion": ("el.getAttribute('role') === 'slider'", "ArrowRight"),
     "capital": ("el.getAttribute('role') === 'slider'", "ArrowLeft"),
+    # The step slider starts at its last stop.
+    "entrenamiento": ("el.getAttribute('role') === 'slider'", "ArrowLeft"),
     "explorador": ("el.getAttribute('role') === 'slider'", "ArrowRight"),
     # A "Probarlo" button (the projector switch and the shortcuts' help change no number).
     "jugar": (

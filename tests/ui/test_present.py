@@ -10,8 +10,12 @@ from playwright.sync_api import expect
 from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import number
 from attnmodel.i18n import catalogue, text
+from dashboards.registry import SECTIONS
 
 from c04_testing import readout
+
+# The section after "La capital", where → goes from it.
+AFTER_CAPITAL = SECTIONS[[s.id for s in SECTIONS].index("capital") + 1].id
 
 pytestmark = pytest.mark.ui
 
@@ -98,8 +102,8 @@ def test_shortcuts_live_move_reset_and_show_their_help(page, watch, lecture_url)
     page.wait_for_function("() => !location.search.includes('capital.identity')")
     # → and ←: the next and the previous section.
     page.keyboard.press("ArrowRight")
-    page.locator('[data-testid="section-explorador"]').first.wait_for(state="attached")
-    page.wait_for_function("() => location.search.includes('seccion=explorador')")
+    page.locator(f'[data-testid="section-{AFTER_CAPITAL}"]').first.wait_for(state="attached")
+    page.wait_for_function(f"() => location.search.includes('seccion={AFTER_CAPITAL}')")
     page.keyboard.press("ArrowLeft")
     page.wait_for_function("() => location.search.includes('seccion=capital')")
     # A digit: the section's n-th exercise, ready to answer.
@@ -177,7 +181,7 @@ def test_projector_shortcuts_and_steps_offline(projector, offline, open_export):
     page.wait_for_function("() => !location.hash.includes('capital.identity')")
     assert "modo=proyector" in page.url
     page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => location.hash.includes('seccion=explorador')")
+    page.wait_for_function(f"() => location.hash.includes('seccion={AFTER_CAPITAL}')")
     page.keyboard.press("?")
     expect(page.get_by_role("dialog", name=text("present.title", "en"))).to_be_visible()
     page.keyboard.press("Escape")

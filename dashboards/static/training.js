@@ -1,0 +1,232 @@
+/* Browser twin of dashboards/training.py (section 5: "¿De dónde salen W_Q y W_K?").
+ *
+ * Why this duplicates Python: the offline export has no server, so nothing can run
+ * dashboards.training.render_state when the student moves the step slider or picks a country.
+ * The export embeds, in <script id="c04-states"> under "training", the default run's compact
+ * state at every checkpoint × probe country ("states", keyed "<step>|<country>":
+ * dashboards.training.client_state, the same in every language), the hand-built side of the
+ * comparison ("hand": dashboards.training.HAND) and the module's constants ("constants": the
+ * facts, the held-out countries, the roles, the probe, the colours, the number of steps), and
+ * this file rebuilds render_state(state, lang) from them in the browser: the Markup specs that
+ * markup.js draws and the data of the two ColumnDataSources. Only the steps of render_state are
+ * written twice (no number is recomputed: the state holds them, rounded); every word comes from
+ * the page's catalogue (C04.t / C04.rich, table [training] of attnmodel/locales/<lang>.toml),
+ * every number is written by C04.fmt. tests/ui/test_export_training.py keeps the two equal for
+ * every embedded state.
+ *
+ * The model's words (its corpus is Spanish: the probe's tokens, countries, capitals, the
+ * predicted words) stay Spanish on every page: on a page in another language they are marked
+ * {text, lang: "es"} (dashboards.common.kept_label / kept_labels), as capital.js does.
+ *
+ * readState(args): step = the slider's value (args.w_step, a Bokeh Slider), country = the
+ * select's value (args.w_country, a Bokeh Select: the country's name, "Francia").
+ */
+(function () {
+  "use strict";
+
+  const C04 = (window.C04 = window.C04 || {});
+  C04.views = C04.views || {};
+
+  let EMBEDDED = null;
+
+  // states.training: {run, hand, states, constants}.
+  function embedded() {
+    if (EMBEDDED === null) {
+      const el = document.getElementById("c04-states");
+      const all = el ? JSON.parse(el.textContent) : {};
+      const found = all.training;
+      if (!found || !found.states || !found.hand || !found.constants) {
+        throw new Error("training: faltan los estados en #c04-states.");
+      }
+      EMBEDDED = found;
+    }
+    return EMBEDDED;
+  }
+
+  // dashboards.training.state_key
+  const key = (state) => `${state.step}|${state.country}`;
+
+  // Every key in full (table [training]), so tests/dashboards/test_export.py finds it.
+  const t = (k, values) => C04.t(k, values);
+  const rich = (k, fields) => C04.rich(k, fields);
+
+  // Python's str.split(): the probe's tokens ("La capital de {country} es").
+  const words = (text) => text.split(/\s+/).filter(Boolean);
+
+  // Whether this page marks the model's Spanish words: the page's catalogue says it, as in
+  // capital.js (capital.kept is "{word}" on the Spanish page, a <span lang="es"> elsewhere).
+  const marksSpanish = () => C04.t("capital.kept", { word: "" }) !== "";
+
+  // dashboards.training.role_label: "mira al país: 92 %".
+  function roleLabel(role, share) {
+    return t(`training.role.${role}`, { share: C04.fmt.percent(share, 0) });
+  }
+
+  // dashboards.training.render_state
+  function render(state) {
+    const { hand, constants: K } = embedded();
+    const found = embedded().states[key(state)];
+    if (!found) throw new Error(`training: no hay estado exportado para ${key(state)}.`);
+    const num = (x, decimals = 4) => C04.fmt.number(x, decimals);
+    // dashboards.common.kept_label(w, lang, EXAMPLE_LANG)
+    const word = (w) => (marksSpanish() ? { text: w, lang: K.example_lang } : w);
+    // dashboards.common.kept_labels(spec, words, lang, EXAMPLE_LANG)
+    const keptLabels = (spec, kept) => {
+      const set = new Set(kept);
+      const mark = (label) => (set.has(label) ? word(label) : label);
+      spec.cols = spec.cols.map(mark);
+      for (const row of spec.rows) row.label = mark(row.label);
+      return spec;
+    };
+
+    const capitals = K.capitals;
+    const roles = K.roles;
+    const country = found.country;
+    const tokens = words(K.probe.split("{country}").join(country));
+    const capital = K.facts[country];
+    const probability = found.capitals[capitals.indexOf(capital)];
+    const [prediction, predictedP] = found.top[0];
+    const loss = found.loss;
+    const step = found.step;
+    const heads = found.heads;
+    // max(ROLES, key=share): the first of the largest.
+    const best = heads.map((h) => {
+      let r = 0;
+      for (let i = 1; i < h.length; i++) if (h[i] > h[r]) r = i;
+      return r;
+    });
+
+    const readout = C04.spec.readout;
+    const out = {
+      readouts: {
+        items: [
+          readout(
+            t("training.readout.step"),
+            `${step}`,
+            t("training.readout.of_steps", { steps: K.steps }),
+            "training-step"
+          ),
+          readout(t("training.readout.loss"), num(loss), "nats", "training-loss"),
+          readout(
+            rich("training.readout.probability", { capital: word(capital) }),
+            num(probability),
+            "",
+            "training-probability"
+          ),
+          readout(
+            t("training.readout.prediction"),
+            word(prediction),
+            `p = ${num(predictedP)}`,
+            "training-prediction"
+          ),
+        ],
+      },
+    };
+    const n = tokens.length;
+    found.attention.forEach((rows, h) => {
+      // Causal: row i holds its i + 1 weights; the rest is 0.
+      const weights = rows.map((row) => [...row, ...new Array(n - row.length).fill(0)]);
+      const title = t("training.head_title", {
+        n: h + 1,
+        role: roleLabel(roles[best[h]], heads[h][best[h]]),
+      });
+      out[`head_${h}`] = keptLabels(
+        C04.spec.matrix(weights, {
+          rowLabels: tokens,
+          colLabels: tokens,
+          decimals: 2,
+          shade: true,
+          title,
+          testid: `training-head-${h + 1}`,
+        }),
+        tokens
+      );
+    });
+    out.roles = C04.spec.matrix(heads, {
+      rowLabels: heads.map((_, h) => t("training.head_name", { n: h + 1 })),
+      colLabels: roles.map((r) => t(`training.role_name.${r}`)),
+      decimals: 2,
+      shade: true,
+      title: t("training.roles_title"),
+      testid: "training-roles",
+    });
+    const topWords = found.top.map(([w]) => w);
+    out.top = keptLabels(
+      C04.spec.matrix(
+        found.top.map(([, p]) => [p]),
+        {
+          rowLabels: topWords,
+          colLabels: ["p"],
+          decimals: 4,
+          shade: true,
+          title: t("training.top_title"),
+          testid: "training-top",
+        }
+      ),
+      topWords
+    );
+    const heldOut = K.held_out;
+    const held = heldOut.includes(country)
+      ? rich("training.held_out", {
+          country: word(country),
+          capital: word(capital),
+          p: num(probability),
+          prediction: word(prediction),
+          p_prediction: num(predictedP),
+        })
+      : rich("training.trained_fact", {
+          country: word(country),
+          held: [word(heldOut[0]), " · ", word(heldOut[1])],
+        });
+    out.held_out = { testid: "training-held-out", text: held };
+    const [head, cosine, share, concentration] = found.comparison;
+    // Alike once the head puts most of the attention of "es" on the country (as Python).
+    out.comparison = {
+      testid: "training-comparison",
+      cls: "c04-box",
+      text: [
+        rich(share > 0.5 ? "training.compare.alike" : "training.compare.unalike", {
+          n: String(head + 1),
+          country: word(country),
+          cos_learned: num(cosine, 2),
+          cos_hand: num(hand.cosine_hand, 2),
+          share_learned: C04.fmt.percent(share, 0),
+          share_hand: C04.fmt.percent(hand.share_hand, 0),
+        }),
+        " ",
+        rich("training.compare.spread", {
+          share_learned: C04.fmt.percent(concentration, 0),
+          share_hand: C04.fmt.percent(hand.concentration_hand, 0),
+          cells: String(hand.cells),
+        }),
+      ],
+    };
+    out.announce = C04.spec.announce("training", {
+      step: String(step),
+      capital: word(capital),
+      p: num(probability),
+    });
+    const probabilities = found.capitals;
+    // Python's sum(): left to right, from 0.
+    let total = 0;
+    for (const p of probabilities) total += p;
+    const other = Math.max(0, 1 - total);
+    out.probabilities_source = {
+      palabra: [...capitals, K.other],
+      p: [...probabilities, other],
+      color: [
+        ...capitals.map((w) => (w === capital ? K.right_color : K.wrong_color)),
+        K.wrong_color,
+      ],
+      label: [...probabilities.map((p) => num(p)), num(other)],
+    };
+    out.marker_source = { step: [step], loss: [loss], label: [num(loss)] };
+    return out;
+  }
+
+  function readState(args) {
+    return { step: Number(args.w_step.value), country: String(args.w_country.value) };
+  }
+
+  C04.views.training = { render, readState, key };
+})();

@@ -1,0 +1,735 @@
+"""Section 5 of the lecture: "¿De dónde salen W_Q y W_K?" — a tiny Transformer, trained.
+
+Everything on screen comes from ``attnmodel.training.TrainingDemo``: the loss curve of one
+training (seed, default settings), and at the chosen checkpoint the probe "La capital de <país>
+es": each head's attention, the next-word probabilities, each head's measured role and the
+comparison with the hand-built matrices of "La capital". Every word is in the catalogue, table
+``[training]``; the model's words (the corpus is Spanish) stay Spanish on every page.
+
+Live, a new seed trains in a thread (``Trainer``: one training at a time per process, a queue
+beyond that) while the page shows the run it has and a progress bar; the session polls the
+trainer, so nothing in the training thread touches a document. The offline export embeds the
+default run's checkpoints for every probe country (``client_state``) and draws them with the
+browser twin ``C04.views.training`` (dashboards/static/training.js), from the same compact
+state Python renders from.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import panel as pn
+import param
+from bokeh.models import (
+    ColumnDataSource,
+    CustomJSTickFormatter,
+    FactorRange,
+    HoverTool,
+    Range1d,
+)
+from bokeh.plotting import figure
+
+from attnmodel.formatting import number, percent, tick_js
+from attnmodel.i18n import DEFAULT_LANG, text
+from attnmodel.training import (
+    CHECKPOINT_EVERY,
+    DEFAULT_STEPS,
+    FACTS,
+    HELD_OUT,
+    N_HEADS,
+    PROBE,
+    ROLES,
+    TRAINING_COUNTRIES,
+    TrainingDemo,
+    TrainingRun,
+    hand_comparison,
+    is_trained,
+    trained_run,
+)
+from dashboards.common import (
+    CATEGORY_COLORS,
+    DemoView,
+    LiveHTML,
+    Markup,
+    announce_spec,
+    announcer,
+    apply_render,
+    kept_label,
+    kept_labels,
+    lean_renderers,
+    math_md,
+    matrix_spec,
+    plot_alternative,
+    readout_spec,
+    rich,
+    section_header,
+    serve_demo,
+    shared_render,
+)
+
+EXAMPLE_LANG = "es"  # the corpus's language: its words stay Spanish on every page
+DECIMALS = 4  # the compact state's rounding: the screen shows at most 4 decimals
+CAPITALS = tuple(FACTS.values())
+OTHER = "…"  # the bar of every other word of the vocabulary
+RIGHT_COLOR = CATEGORY_COLORS[0]
+WRONG_COLOR = "#b8c2cf"
+LOSS_COLOR = "#1f5fa8"
+MARKER_COLOR = CATEGORY_COLORS[1]
+POLL_MS = 200  # a waiting session reads the trainer's progress this often
+
+# Bokeh names (found in the browser with Bokeh.documents[0].get_model_by_name).
+LOSS_SOURCE = "training-loss-source"
+MARKER_SOURCE = "training-marker-source"
+PROBABILITIES_SOURCE = "training-probabilities-source"
+
+
+# -- the compact state: what the export embeds, what both renderers read --------------------------
+
+
+def _round(x) -> float | list:
+    return np.round(np.asarray(x, dtype=float), DECIMALS).tolist()
+
+
+def run_state(model: TrainingDemo) -> dict:
+    """The run's loss curve (one value per step, 0 … steps)."""
+    return {"seed": model.seed, "loss": _round(model.loss_curve)}
+
+
+def client_state(model: TrainingDemo) -> dict:
+    """Everything ``render_state`` needs at (seed, step, country), rounded to ``DECIMALS``
+    (the screen shows at most that many), compact: the export embeds 41 steps × 14 countries.
+    The same in every language (the words are the model's).
+
+    ``attention``: each head's rows, row i its i + 1 weights on the earlier tokens (causal: the
+    rest is 0); ``capitals``: p of each capital (``CAPITALS`` order); ``top``: the five likeliest
+    next words with p; ``heads``: each head's shares (``ROLES`` order); ``comparison``: [country
+    head, learned cosine, learned share on the country, learned concentration] (the
+    hand-built values are constants: ``hand_constants``)."""
+    probabilities = model.probabilities
+    ranked = sorted(probabilities, key=lambda w: -probabilities[w])
+    c = model.comparison
+    return {
+        "step": model.step,
+        "country": model.country,
+        "loss": _round(model.loss),
+        "attention": [[_round(row[: i + 1]) for i, row in enumerate(a)] for a in model.attention],
+        "capitals": _round([probabilities[w] for w in CAPITALS]),
+        "top": [[w, _round(probabilities[w])] for w in ranked[:5]],
+        "heads": [[_round(h[r]) for r in ROLES] for h in model.heads],
+        "comparison": [
+            c["head"],
+            _round(c["cosine_learned"]),
+            _round(c["share_learned"]),
+            _round(c["concentration_learned"]),
+        ],
+    }
+
+
+def hand_constants() -> dict:
+    """The hand-built side of the comparison (``TrainingDemo.comparison``) and the learned
+    W_Q's cell count: the same at every state."""
+    d_model = TrainingRun.param.d_model.default
+    return {
+        **{k: _round(v) for k, v in hand_comparison().items()},
+        "cells": d_model * (d_model // N_HEADS),
+    }
+
+
+def state_key(step: int, country: str) -> str:
+    return f"{step}|{country}"
+
+
+# -- the renderer ------------------------------------------------------------------------------
+
+
+def role_label(role: str, share: float, lang: str) -> str:
+    """ "mira al país: 92 %" — a head's largest measured share, in ``lang``."""
+    return text(f"training.role.{role}", lang, share=percent(share, 0, lang))
+
+
+def render_state(state: dict, lang: str = DEFAULT_LANG) -> dict[str, object]:
+    """Everything on screen that follows (seed, step, country), by target name.
+
+    Markup specs: ``readouts`` (step, loss, p(capital), prediction), ``head_<h>`` (each head's
+    attention on the probe, titled with its measured role), ``roles`` (each head's four shares),
+    ``top`` (the five likeliest next words), ``held_out`` (what a held-out country shows),
+    ``comparison`` (learned against hand-built W_Q/W_K), ``announce``; the data of the next-word
+    bars (``probabilities_source``) and of the loss curve's marker (``marker_source``). The
+    browser twin (``C04.views.training``) builds the same dict from the same state."""
+
+    def num(x: float, decimals: int = 4) -> str:
+        return number(x, decimals, lang=lang)
+
+    def word(w: str):
+        return kept_label(w, lang, EXAMPLE_LANG)
+
+    country = state["country"]
+    tokens = PROBE.format(country=country).split()
+    capital = FACTS[country]
+    probability = state["capitals"][CAPITALS.index(capital)]
+    prediction, predicted_p = state["top"][0]
+    loss = state["loss"]
+    step = state["step"]
+    heads = state["heads"]
+    shares = [dict(zip(ROLES, h, strict=True)) for h in heads]
+    roles = [max(ROLES, key=lambda r, s=s: s[r]) for s in shares]
+
+    out: dict[str, object] = {
+        "readouts": {
+            "items": [
+                readout_spec(
+                    text("training.readout.step", lang),
+                    f"{step}",
+                    text("training.readout.of_steps", lang, steps=DEFAULT_STEPS),
+                    testid="training-step",
+                ),
+                readout_spec(
+                    text("training.readout.loss", lang), num(loss), "nats", testid="training-loss"
+                ),
+                readout_spec(
+                    rich("training.readout.probability", lang, capital=word(capital)),
+                    num(probability),
+                    "",
+                    testid="training-probability",
+                ),
+                readout_spec(
+                    text("training.readout.prediction", lang),
+                    word(prediction),
+                    f"p = {num(predicted_p)}",
+                    testid="training-prediction",
+                ),
+            ]
+        }
+    }
+    n = len(tokens)
+    for h, rows in enumerate(state["attention"]):
+        weights = [[*row, *([0.0] * (n - len(row)))] for row in rows]
+        title = text(
+            "training.head_title",
+            lang,
+            n=h + 1,
+            role=role_label(roles[h], shares[h][roles[h]], lang),
+        )
+        out[f"head_{h}"] = kept_labels(
+            matrix_spec(
+                weights,
+                tokens,
+                tokens,
+                decimals=2,
+                shade=True,
+                title=title,
+                testid=f"training-head-{h + 1}",
+                lang=lang,
+            ),
+            tokens,
+            lang,
+            EXAMPLE_LANG,
+        )
+    out["roles"] = matrix_spec(
+        np.array(heads, dtype=float),
+        [text("training.head_name", lang, n=h + 1) for h in range(len(heads))],
+        [text(f"training.role_name.{r}", lang) for r in ROLES],
+        decimals=2,
+        shade=True,
+        title=text("training.roles_title", lang),
+        testid="training-roles",
+        lang=lang,
+    )
+    top_words = [w for w, _ in state["top"]]
+    out["top"] = kept_labels(
+        matrix_spec(
+            np.array([[p] for _, p in state["top"]], dtype=float),
+            top_words,
+            ["p"],
+            decimals=4,
+            shade=True,
+            title=text("training.top_title", lang),
+            testid="training-top",
+            lang=lang,
+        ),
+        top_words,
+        lang,
+        EXAMPLE_LANG,
+    )
+    if country in HELD_OUT:
+        held = rich(
+            "training.held_out",
+            lang,
+            country=word(country),
+            capital=word(capital),
+            p=num(probability),
+            prediction=word(prediction),
+            p_prediction=num(predicted_p),
+        )
+    else:
+        held = rich(
+            "training.trained_fact",
+            lang,
+            country=word(country),
+            held=[word(HELD_OUT[0]), " · ", word(HELD_OUT[1])],
+        )
+    out["held_out"] = {"testid": "training-held-out", "text": held}
+    head, cosine, share, concentration = state["comparison"]
+    hand = HAND
+    # Alike once the head puts most of the attention of "es" on the country, as the hand-built
+    # one does.
+    alike = "training.compare.alike" if share > 0.5 else "training.compare.unalike"
+    out["comparison"] = {
+        "testid": "training-comparison",
+        "cls": "c04-box",
+        "text": [
+            rich(
+                alike,
+                lang,
+                n=str(head + 1),
+                country=word(country),
+                cos_learned=num(cosine, 2),
+                cos_hand=num(hand["cosine_hand"], 2),
+                share_learned=percent(share, 0, lang),
+                share_hand=percent(hand["share_hand"], 0, lang),
+            ),
+            " ",
+            rich(
+                "training.compare.spread",
+                lang,
+                share_learned=percent(concentration, 0, lang),
+                share_hand=percent(hand["concentration_hand"], 0, lang),
+                cells=str(hand["cells"]),
+            ),
+        ],
+    }
+    out["announce"] = announce_spec(
+        "training", lang, step=str(step), capital=word(capital), p=num(probability)
+    )
+    probabilities = state["capitals"]
+    out["probabilities_source"] = {
+        "palabra": [*CAPITALS, OTHER],
+        "p": [*probabilities, max(0.0, 1.0 - sum(probabilities))],
+        "color": [RIGHT_COLOR if w == capital else WRONG_COLOR for w in CAPITALS] + [WRONG_COLOR],
+        "label": [num(p) for p in probabilities] + [num(max(0.0, 1.0 - sum(probabilities)))],
+    }
+    out["marker_source"] = {"step": [step], "loss": [loss], "label": [num(loss)]}
+    return out
+
+
+HAND = hand_constants()
+
+
+@shared_render
+def render(model: TrainingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
+    """``render_state`` of the model's state (trains the seed first if it must: the live view
+    calls it only once the seed is trained)."""
+    return render_state(client_state(model), lang)
+
+
+# -- one training at a time per process ------------------------------------------------------
+
+
+class Trainer:
+    """Trains seeds in one background thread, in the order asked; sessions poll ``status``.
+
+    A seed asked while it is queued or training is not queued again: every session waiting for
+    it sees the same progress."""
+
+    def __init__(self):
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="c04-training")
+        self._lock = threading.Lock()
+        self._queue: OrderedDict[int, tuple[int, int]] = OrderedDict()  # seed -> (done, steps)
+        self._failed: dict[int, str] = {}
+
+    def request(self, seed: int) -> None:
+        """Train ``seed`` unless it is trained, queued or training."""
+        if is_trained(seed):
+            return
+        with self._lock:
+            if seed in self._queue:
+                return
+            self._queue[seed] = (0, DEFAULT_STEPS)
+            self._failed.pop(seed, None)
+        self._executor.submit(self._train, seed)
+
+    def _train(self, seed: int) -> None:
+        def progress(done: int, steps: int) -> None:
+            with self._lock:
+                self._queue[seed] = (done, steps)
+
+        try:
+            trained_run(seed, progress)
+        except Exception as exc:
+            with self._lock:
+                self._failed[seed] = repr(exc)
+        finally:
+            with self._lock:
+                self._queue.pop(seed, None)
+
+    def status(self, seed: int) -> tuple[str, int, int]:
+        """("trained" | "training" | "queued" | "failed", done or how many ahead, steps)."""
+        if is_trained(seed):
+            return ("trained", DEFAULT_STEPS, DEFAULT_STEPS)
+        with self._lock:
+            if seed in self._failed:
+                return ("failed", 0, DEFAULT_STEPS)
+            if seed not in self._queue:
+                return ("failed", 0, DEFAULT_STEPS)
+            ahead = list(self._queue).index(seed)
+            done, steps = self._queue[seed]
+        if ahead == 0:
+            return ("training", done, steps)
+        return ("queued", ahead, steps)
+
+
+TRAINER = Trainer()
+
+
+def warm_up() -> None:
+    """Start the default run's training in the background (the server's start calls it, so the
+    first student who opens the section does not wait for it)."""
+    TRAINER.request(TrainingDemo.param.seed.default)
+
+
+class TrainingView(DemoView):
+    """The training section: a checkpoint slider, the loss curve with its marker, each head's
+    attention on the probe, the next-word bars, the heads' measured roles, the comparison with
+    "La capital" and "Entrenar de nuevo".
+
+    Controls: "Paso de entrenamiento" (IntSlider over the checkpoints, bound to ``model.step``),
+    "País de la frase" (select, bound to ``model.country``), "Semilla" (an integer input) and
+    "Entrenar de nuevo" (trains the seed in the input, or the next one when the input holds the
+    seed shown; the model's seed changes when its run is ready).
+
+    data-testids: ``training-step``, ``training-loss``, ``training-probability``,
+    ``training-prediction`` (readouts), ``training-head-<n>`` (attention tables),
+    ``training-roles``, ``training-top``, ``training-held-out``, ``training-comparison``,
+    ``training-status`` (the seed shown, or the training under way); Bokeh names
+    ``training-loss-source`` (columns ``step``, ``loss``), ``training-marker-source`` and
+    ``training-probabilities-source`` (``palabra``, ``p``, ``color``, ``label``).
+
+    Export: ``enable_client_side`` embeds the default run (``run_state``) and every checkpoint ×
+    country (``client_state``) and wires the slider and the select to ``C04.views.training``;
+    the seed's controls are disabled there (training needs the live server: a note says so).
+    """
+
+    model = param.ClassSelector(class_=TrainingDemo)
+
+    def __init__(self, **params):
+        params.setdefault("model", TrainingDemo())
+        super().__init__(**params)
+        model = self.model
+        t = self.t
+        self.step_slider = pn.widgets.IntSlider.from_param(
+            model.param.step,
+            label=t("training.step"),
+            start=0,
+            end=DEFAULT_STEPS,
+            step=CHECKPOINT_EVERY,
+            width=360,
+        )
+        # The options: the countries' names in the page's language, the model's values.
+        names = {c: t(f"training.country_name.{c}") for c in FACTS}
+        options = {
+            (t("training.country_held_out", country=names[c]) if c in HELD_OUT else names[c]): c
+            for c in FACTS
+        }
+        self.country_select = pn.widgets.Select.from_param(
+            model.param.country,
+            label=t("training.country"),
+            description=t("training.country_help"),
+            options=options,
+            width=200,
+        )
+        self.seed_input = pn.widgets.IntInput(
+            label=t("training.seed"),
+            value=model.seed,
+            start=TrainingDemo.param.seed.bounds[0],
+            end=TrainingDemo.param.seed.bounds[1],
+            width=110,
+        )
+        self.train_button = pn.widgets.Button(
+            label=t("training.retrain"), color="primary", width=190, margin=(28, 10, 10, 10)
+        )
+        self.train_button.on_click(self._retrain)
+        self.progress = pn.indicators.Progress(
+            value=0, max=DEFAULT_STEPS, width=220, visible=False, margin=(36, 10, 10, 10)
+        )
+        self.status = Markup(kind="note", margin=(30, 10, 10, 10))
+        self.export_note = LiveHTML(
+            '<div class="c04-note" data-testid="training-export-note">'
+            f"{t('training.export_note', seed=model.seed)}</div>",
+            visible=False,
+            sizing_mode="stretch_width",
+            margin=(0, 10),
+        )
+
+        self.readouts = Markup(kind="readouts", margin=(4, 0))
+        self.roles = Markup(kind="matrix", margin=(0, 10))
+        self.top = Markup(kind="matrix", margin=(0, 10))
+        self.held_out = Markup(kind="note", margin=(0, 10), sizing_mode="stretch_width")
+        self.comparison = Markup(kind="note", margin=(0, 10), sizing_mode="stretch_width")
+        self.announce = announcer()
+        self.heads = [Markup(kind="matrix", margin=(0, 10)) for _ in range(N_HEADS)]
+
+        self.loss_source = ColumnDataSource({"step": [], "loss": []}, name=LOSS_SOURCE)
+        self.marker_source = ColumnDataSource(
+            {"step": [], "loss": [], "label": []}, name=MARKER_SOURCE
+        )
+        self.probabilities_source = ColumnDataSource(
+            {"palabra": [], "p": [], "color": [], "label": []}, name=PROBABILITIES_SOURCE
+        )
+        self.loss_figure = self._loss_figure()
+        self.probability_figure = self._probability_figure()
+
+        self._shown_seed: int | None = None  # the seed whose run is on screen
+        self._poll = None
+        model.param.watch(self._on_change, ["step", "country"])
+        model.param.watch(self._on_seed, ["seed"])
+        self._on_seed()
+
+        kept = "\n\n" + t("training.kept_spanish") if self.lang != EXAMPLE_LANG else ""
+        intro = t(
+            "training.intro",
+            heads=N_HEADS,
+            d_model=TrainingRun.param.d_model.default,
+            steps=DEFAULT_STEPS,
+            countries=len(TRAINING_COUNTRIES),
+            held=len(HELD_OUT),
+        )
+        self._layout = pn.Column(
+            section_header(t("demo.entrenamiento"), intro + kept, "entrenamiento"),
+            pn.Row(self.step_slider, self.country_select),
+            pn.Row(self.seed_input, self.train_button, self.progress, self.status),
+            self.export_note,
+            self.readouts,
+            pn.Row(
+                pn.pane.Bokeh(self.loss_figure),
+                pn.Column(math_md(t("training.heads_caption")), pn.Row(*self.heads)),
+            ),
+            pn.Row(self.roles, self.top),
+            math_md(
+                t("training.roles_caption", countries=len(TRAINING_COUNTRIES)),
+                css_classes=["c04-note"],
+            ),
+            pn.pane.Bokeh(self.probability_figure, sizing_mode="stretch_width"),
+            self.held_out,
+            self.comparison,
+            self.announce,
+            sizing_mode="stretch_width",
+        )
+
+    # -- links and the export ------------------------------------------------------------------
+
+    def link_widgets(self) -> dict[str, object]:
+        """The control of each parameter in the link (dashboards/sharing.py)."""
+        return {"seed": self.seed_input, "step": self.step_slider, "country": self.country_select}
+
+    # -- training ------------------------------------------------------------------------------
+
+    def _retrain(self, _event=None) -> None:
+        """Train the seed in the input, or the next one when it holds the seed shown (an empty
+        input too); a value beyond the input's bounds is taken to the nearest."""
+        low, high = TrainingDemo.param.seed.bounds
+        value = self.seed_input.value
+        seed = self.model.seed if value is None else min(max(int(value), low), high)
+        if seed == self.model.seed:
+            seed = low if seed == high else seed + 1
+        if self.seed_input.value != seed:
+            self.seed_input.value = seed
+        self.model.seed = seed
+
+    def _on_seed(self, *_events) -> None:
+        seed = self.model.seed
+        if self.seed_input.value != seed:
+            self.seed_input.value = seed
+        if is_trained(seed) or pn.state.curdoc is None or pn.state.curdoc.session_context is None:
+            # Trained, or no session to come back to (a test, a notebook, the export): now.
+            self._show()
+            return
+        TRAINER.request(seed)
+        self._waiting()
+        if self._poll is None:
+            self._poll = pn.state.add_periodic_callback(self._waiting, period=POLL_MS)
+
+    def _waiting(self) -> None:
+        seed = self.model.seed
+        state, done, steps = TRAINER.status(seed)
+        if state == "trained":
+            self._stop_polling()
+            self._show()
+            return
+        if state == "failed":
+            # Back to the run on screen, whose numbers stay right, and the controls with it.
+            self._stop_polling()
+            with pn.io.hold():
+                if self._shown_seed is not None and self._shown_seed != seed:
+                    self.model.seed = self._shown_seed
+                self.progress.visible = False
+                self.train_button.disabled = False
+                self.status.spec = {
+                    "testid": "training-status",
+                    "text": self.t("training.failed", seed=seed),
+                }
+            return
+        with pn.io.hold():
+            self.progress.visible = True
+            self.progress.value = done if state == "training" else 0
+            key = "training.training" if state == "training" else "training.queued"
+            self.status.spec = {
+                "testid": "training-status",
+                "text": self.t(key, seed=seed, done=done, steps=steps),
+            }
+            self.train_button.disabled = True
+
+    def _stop_polling(self) -> None:
+        if self._poll is not None:
+            self._poll.stop()
+            self._poll = None
+
+    def _show(self) -> None:
+        model = self.model
+        with pn.io.hold():
+            if self._shown_seed != model.seed:
+                self.loss_source.data = {
+                    "step": list(range(len(model.loss_curve))),
+                    "loss": run_state(model)["loss"],
+                }
+                self._shown_seed = model.seed
+            self.progress.visible = False
+            self.train_button.disabled = False
+            self.status.spec = {
+                "testid": "training-status",
+                "text": self.t("training.shown", seed=model.seed, steps=DEFAULT_STEPS),
+            }
+            self._refresh()
+
+    def _on_change(self, *_events) -> None:
+        if self._shown_seed == self.model.seed:
+            self._refresh()
+
+    def _refresh(self) -> None:
+        apply_render(self.client_targets(), render(self.model, self.lang))
+
+    def client_targets(self) -> dict[str, tuple[object, str]]:
+        """Target name -> (pane / source, kind), for the names of ``render``."""
+        return {
+            "readouts": (self.readouts, "markup"),
+            **{f"head_{h}": (pane, "markup") for h, pane in enumerate(self.heads)},
+            "roles": (self.roles, "markup"),
+            "top": (self.top, "markup"),
+            "held_out": (self.held_out, "markup"),
+            "comparison": (self.comparison, "markup"),
+            "announce": (self.announce, "markup"),
+            "probabilities_source": (self.probabilities_source, "data"),
+            "marker_source": (self.marker_source, "data"),
+        }
+
+    def enable_client_side(self, states: dict | None = None) -> int:
+        """Embed the shown run and every checkpoint × country, wire the slider and the select
+        to ``C04.views.training``; the seed's controls are disabled (training needs the
+        server). Returns the number of embedded states."""
+        model = self.model
+        probe = TrainingDemo(seed=model.seed)
+        table = {}
+        for country in FACTS:
+            for step in model.checkpoints:
+                probe.param.update(step=step, country=country)
+                table[state_key(step, country)] = client_state(probe)
+        if states is not None:
+            states["training"] = {
+                "run": run_state(model),
+                "hand": HAND,
+                "states": table,
+                # What the browser twin (dashboards/static/training.js) reads besides a state.
+                "constants": {
+                    "facts": FACTS,
+                    "capitals": list(CAPITALS),
+                    "held_out": list(HELD_OUT),
+                    "roles": list(ROLES),
+                    "probe": PROBE,
+                    "steps": DEFAULT_STEPS,
+                    "other": OTHER,
+                    "right_color": RIGHT_COLOR,
+                    "wrong_color": WRONG_COLOR,
+                    "example_lang": EXAMPLE_LANG,
+                },
+            }
+        self.export_note.visible = True
+        self.seed_input.param.update(disabled=True, start=model.seed, end=model.seed)
+        self.train_button.disabled = True
+        targets = self.client_targets()
+        kinds = {name: kind for name, (_, kind) in targets.items()}
+        args: dict[str, object] = {name: obj for name, (obj, _) in targets.items()}
+        args["w_step"] = self.step_slider
+        args["w_country"] = self.country_select
+        names = ", ".join(args)
+        code = f'C04.update("training", {{{names}, trigger: cb_obj}}, {json.dumps(kinds)});'
+        self.step_slider.jscallback(value=code, args=args)
+        self.country_select.jscallback(value=code, args=args)
+        return len(table)
+
+    # -- plots ---------------------------------------------------------------------------------
+
+    def _loss_figure(self):
+        fig = figure(
+            name="training-loss-figure",
+            html_attributes=plot_alternative(self, "training_loss"),
+            width=420,
+            height=260,
+            y_range=Range1d(0, 5.6),
+            tools="",
+            toolbar_location=None,
+            x_axis_label=self.t("training.chart.step_axis"),
+            y_axis_label=self.t("training.chart.loss_axis"),
+            output_backend="canvas",
+        )
+        fig.line(x="step", y="loss", source=self.loss_source, color=LOSS_COLOR, line_width=2)
+        marker = fig.scatter(
+            x="step", y="loss", source=self.marker_source, size=11, color=MARKER_COLOR
+        )
+        fig.add_tools(
+            HoverTool(
+                renderers=[marker],
+                tooltips=[(self.t("training.chart.step"), "@step"), ("nats", "@label")],
+            )
+        )
+        fig.yaxis.formatter = CustomJSTickFormatter(code=tick_js(lang=self.lang))
+        lean_renderers(fig)
+        return fig
+
+    def _probability_figure(self):
+        fig = figure(
+            name="training-probability-bars",
+            html_attributes=plot_alternative(self, "training_probability"),
+            x_range=FactorRange(factors=[*CAPITALS, OTHER]),
+            y_range=Range1d(0, 1.05),
+            height=260,
+            sizing_mode="stretch_width",
+            tools="",
+            toolbar_location=None,
+            x_axis_label=self.t("training.chart.word_axis"),
+            y_axis_label=self.t("training.chart.probability_axis"),
+            output_backend="canvas",
+        )
+        bars = fig.vbar(
+            x="palabra", top="p", width=0.8, source=self.probabilities_source, color="color"
+        )
+        fig.add_tools(
+            HoverTool(
+                renderers=[bars],
+                tooltips=[(self.t("training.chart.word"), "@palabra"), ("p", "@label")],
+            )
+        )
+        fig.yaxis.formatter = CustomJSTickFormatter(code=tick_js(lang=self.lang))
+        fig.xgrid.visible = False
+        fig.xaxis.major_label_orientation = 0.8
+        lean_renderers(fig)
+        return fig
+
+    def __panel__(self):
+        return self._layout
+
+
+if __name__.startswith("bokeh_app"):
+    serve_demo("entrenamiento")

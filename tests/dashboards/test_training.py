@@ -1,0 +1,179 @@
+"""dashboards.training: the training section's render, its trainer and its export."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import param
+import pytest
+
+from attnmodel.formatting import percent
+from attnmodel.i18n import languages, text
+from attnmodel.training import DEFAULT_STEPS, FACTS, HELD_OUT, TrainingDemo
+from dashboards import training
+from dashboards.training import (
+    CAPITALS,
+    Trainer,
+    TrainingView,
+    client_state,
+    render,
+    render_state,
+    state_key,
+)
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_render_fills_every_target_of_the_view(lang):
+    view = TrainingView(lang=lang)
+    assert set(render(view.model, lang)) == set(view.client_targets())
+
+
+def test_the_readouts_are_the_models_numbers_and_follow_the_slider():
+    view = TrainingView()
+    model = view.model
+    for step in (0, 50, DEFAULT_STEPS):
+        model.step = step
+        items = {i["testid"]: i["value"] for i in view.readouts.spec["items"]}
+        assert items["training-step"] == str(step)
+        assert items["training-loss"] == view.num(model.loss_curve[step], 4)
+        assert items["training-probability"] == view.num(model.capital_probability, 4)
+        assert items["training-prediction"] == model.prediction
+        assert view.marker_source.data["step"] == [step]
+    # The loss curve is the run's, from step 0.
+    assert view.loss_source.data["step"] == list(range(DEFAULT_STEPS + 1))
+
+
+def test_each_head_is_titled_by_its_measured_role():
+    model = TrainingDemo()
+    out = render(model)
+    for h, (role, share) in enumerate(model.roles):
+        said = text(f"training.role.{role}", share=percent(share, 0))
+        assert out[f"head_{h}"]["title"] == text("training.head_title", n=h + 1, role=said)
+
+
+def test_a_held_out_country_says_what_the_model_predicts():
+    model = TrainingDemo(country=HELD_OUT[1])
+    note = json.dumps(render(model)["held_out"], ensure_ascii=False)
+    assert model.prediction in note
+    assert FACTS[HELD_OUT[1]] in note
+    assert "training.held_out" not in note
+    trained = json.dumps(render(TrainingDemo())["held_out"], ensure_ascii=False)
+    assert HELD_OUT[0] in trained  # the trained fact names the held-out countries
+
+
+def test_the_bars_hold_every_capital_and_the_rest():
+    model = TrainingDemo(country="Italia", step=100)
+    bars = render(model)["probabilities_source"]
+    assert bars["palabra"][: len(CAPITALS)] == list(CAPITALS)
+    assert bars["p"][CAPITALS.index("Roma")] == pytest.approx(model.capital_probability, abs=1e-4)
+    assert sum(bars["p"]) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_the_compact_state_is_what_the_page_shows():
+    model = TrainingDemo(step=35, country="Japón")
+    assert render(model) == render_state(client_state(model))
+
+
+def test_the_export_embeds_every_checkpoint_of_every_country_under_1_mb():
+    view = TrainingView()
+    states: dict = {}
+    count = view.enable_client_side(states)
+    table = states["training"]["states"]
+    assert count == len(table) == len(FACTS) * (DEFAULT_STEPS // 5 + 1)
+    assert state_key(DEFAULT_STEPS, "Francia") in table
+    assert len(json.dumps(states["training"], ensure_ascii=False).encode()) < 1_000_000
+    assert view.export_note.visible
+    assert view.seed_input.disabled
+    assert view.train_button.disabled
+
+
+class _SlowRuns:
+    """trained_run stand-in: each seed waits for its release, reporting progress."""
+
+    def __init__(self):
+        self.release = {s: threading.Event() for s in (101, 102)}
+        self.trained: set[int] = set()
+
+    def trained_run(self, seed, progress=None):
+        progress(7, DEFAULT_STEPS)
+        self.release[seed].wait(10)
+        self.trained.add(seed)
+
+    def is_trained(self, seed):
+        return seed in self.trained
+
+
+def _wait_for(trainer, seed, state, timeout=10.0):
+    deadline = time.monotonic() + timeout
+    while trainer.status(seed)[0] != state:
+        assert time.monotonic() < deadline, trainer.status(seed)
+        time.sleep(0.01)
+    return trainer.status(seed)
+
+
+def test_the_trainer_trains_one_seed_at_a_time_and_queues_the_rest(monkeypatch):
+    runs = _SlowRuns()
+    monkeypatch.setattr(training, "trained_run", runs.trained_run)
+    monkeypatch.setattr(training, "is_trained", runs.is_trained)
+    trainer = Trainer()
+    trainer.request(101)
+    trainer.request(102)
+    trainer.request(101)  # asked again while training: not queued twice
+    assert _wait_for(trainer, 101, "training") == ("training", 7, DEFAULT_STEPS)
+    assert trainer.status(102) == ("queued", 1, DEFAULT_STEPS)  # one training ahead
+    runs.release[101].set()
+    _wait_for(trainer, 101, "trained")
+    assert _wait_for(trainer, 102, "training")[1] == 7
+    runs.release[102].set()
+    _wait_for(trainer, 102, "trained")
+
+
+def test_a_training_that_fails_is_said_not_raised(monkeypatch):
+    def broken(seed, progress=None):
+        raise MemoryError
+
+    monkeypatch.setattr(training, "trained_run", broken)
+    monkeypatch.setattr(training, "is_trained", lambda seed: False)
+    trainer = Trainer()
+    trainer.request(103)
+    _wait_for(trainer, 103, "failed")
+
+
+def test_a_failed_training_leaves_the_page_on_the_run_it_shows(monkeypatch):
+    view = TrainingView()
+    monkeypatch.setattr(training.TRAINER, "status", lambda seed: ("failed", 0, DEFAULT_STEPS))
+    with param.parameterized.discard_events(view.model):
+        view.model.seed = 5  # asked, never trained
+    view.train_button.disabled = True
+    view._waiting()
+    assert view.model.seed == 0
+    assert not view.train_button.disabled
+    assert view.status.spec["text"] == text("training.failed", seed=5)
+    view.model.step = 100  # the controls still work
+    assert view.marker_source.data["step"] == [100]
+
+
+def test_train_again_takes_the_next_seed_or_the_typed_one_within_bounds(monkeypatch):
+    asked = []  # the seeds the view was asked to show (no training here)
+    monkeypatch.setattr(TrainingView, "_on_seed", lambda self, *_: asked.append(self.model.seed))
+    view = TrainingView()
+    view._retrain()
+    assert asked[-1] == 1  # the input held the seed shown: the next one
+    view.seed_input.value = None
+    view._retrain()
+    assert asked[-1] == 2
+    high = TrainingDemo.param.seed.bounds[1]
+    view.seed_input.param.update(end=None)
+    view.seed_input.value = high + 50  # beyond the bounds: the nearest, then the next
+    view._retrain()
+    assert asked[-1] == high
+    view._retrain()
+    assert asked[-1] == 0
+
+
+def test_the_hand_built_side_is_the_models():
+    hand = TrainingDemo().comparison
+    for key in ("cosine_hand", "share_hand", "concentration_hand", "cells"):
+        assert training.HAND[key] == pytest.approx(hand[key], abs=1e-4)
