@@ -80,6 +80,8 @@ WRONG_COLOR = "#b8c2cf"
 LOSS_COLOR = "#1f5fa8"
 MARKER_COLOR = CATEGORY_COLORS[1]
 POLL_MS = 200  # a waiting session reads the trainer's progress this often
+# The comparison's box, as "La capital" draws its explanations.
+BOX_CSS = ".c04-box { border-left: 4px solid #d95f02; background: #fdf6f0; padding: 8px 14px; }"
 
 # Bokeh names (found in the browser with Bokeh.documents[0].get_model_by_name).
 LOSS_SOURCE = "training-loss-source"
@@ -468,7 +470,9 @@ class TrainingView(DemoView):
         self.roles = Markup(kind="matrix", margin=(0, 10))
         self.top = Markup(kind="matrix", margin=(0, 10))
         self.held_out = Markup(kind="note", margin=(0, 10), sizing_mode="stretch_width")
-        self.comparison = Markup(kind="note", margin=(0, 10), sizing_mode="stretch_width")
+        self.comparison = Markup(
+            kind="note", margin=(6, 10), sizing_mode="stretch_width", stylesheets=[BOX_CSS]
+        )
         self.announce = announcer()
         self.heads = [Markup(kind="matrix", margin=(0, 10)) for _ in range(N_HEADS)]
 
