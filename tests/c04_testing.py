@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 
 from attnmodel.formatting import es_percent
+from attnmodel.training import N_HEADS
 
 # ---------------------------------------------------------------------------------------------
 # HTML without a browser
@@ -682,6 +683,65 @@ SOURCE_HOLDS_JS = """([name, expected]) => {
 def wait_for_source(page, name: str, columns: dict[str, list], timeout: float = 10_000) -> None:
     """Wait until the page's Bokeh source ``name`` holds ``columns`` (see SOURCE_HOLDS_JS)."""
     page.wait_for_function(SOURCE_HOLDS_JS, arg=[name, columns], timeout=timeout)
+
+
+# The text of each data-testid element, through the shadow roots (null when absent).
+TESTID_TEXTS_JS = f"""(testids) => {{
+  {DEEP_FIND_JS}
+  const out = {{}};
+  for (const tid of testids) {{
+    const node = deepFind(document, '[data-testid="' + tid + '"]');
+    out[tid] = node ? node.textContent : null;
+  }}
+  return out;
+}}"""
+
+# The training section (dashboards/training.py), live and exported: render's targets that
+# markup.js draws, with their kind, and the data-testid of each (the four readouts first).
+TRAINING_KINDS = {
+    "readouts": "readouts",
+    **{f"head_{h}": "matrix" for h in range(N_HEADS)},
+    "roles": "matrix",
+    "top": "matrix",
+    "held_out": "note",
+    "comparison": "note",
+}
+TRAINING_TESTIDS = (
+    "training-step",
+    "training-loss",
+    "training-probability",
+    "training-prediction",
+    *(f"training-head-{h + 1}" for h in range(N_HEADS)),
+    "training-roles",
+    "training-top",
+    "training-held-out",
+    "training-comparison",
+)
+
+
+def expect_training(page, rendered: dict, what, timeout: float = 15.0) -> None:
+    """Wait until the training section shows ``rendered`` (its ``render`` or ``render_state``):
+    every data-testid element the text the page's markup.js draws from those specs, the
+    marker and the next-word bars their data. ``what`` names the state in the failure."""
+    from playwright.sync_api import expect
+
+    from dashboards.training import MARKER_SOURCE, PROBABILITIES_SOURCE
+
+    # The readouts first, one by one: a failure names the number that differs.
+    for tid in TRAINING_TESTIDS[:4]:
+        value = label_text(spec_find(rendered["readouts"], tid)["value"])
+        expect(readout(page, tid)).to_have_text(value, timeout=timeout * 1000)
+    pairs = ((kind, rendered[name]) for name, kind in TRAINING_KINDS.items())
+    parsed = by_testid(*drawn(page, *pairs))
+    want = {tid: parsed.texts[tid] for tid in TRAINING_TESTIDS}
+    deadline = time.monotonic() + timeout
+    while (got := page.evaluate(TESTID_TEXTS_JS, list(TRAINING_TESTIDS))) != want:
+        if time.monotonic() > deadline:
+            differ = {t: (got[t], want[t]) for t in TRAINING_TESTIDS if got[t] != want[t]}
+            raise AssertionError(f"{what} no coincide: {differ}")
+        page.wait_for_timeout(100)
+    wait_for_source(page, MARKER_SOURCE, rendered["marker_source"])
+    wait_for_source(page, PROBABILITIES_SOURCE, rendered["probabilities_source"])
 
 
 # Time every C04.update of an exported page (what one control change costs in the browser) and,

@@ -13,18 +13,15 @@ from __future__ import annotations
 
 import functools
 import json
-import time
 
 import pytest
 from playwright.sync_api import expect
 
 from attnmodel.formatting import number
 from attnmodel.i18n import text
-from attnmodel.training import DEFAULT_STEPS, HELD_OUT, N_HEADS, TrainingDemo
+from attnmodel.training import DEFAULT_STEPS, HELD_OUT, TrainingDemo
 from dashboards.training import (
     LOSS_SOURCE,
-    MARKER_SOURCE,
-    PROBABILITIES_SOURCE,
     TrainingView,
     client_state,
     render_state,
@@ -35,13 +32,9 @@ from dashboards.training import (
 from c04_testing import (
     TIMER_JS,
     assert_twin_equal,
-    by_testid,
-    drawn,
+    expect_training,
     format_times,
-    label_text,
     press_slider,
-    readout,
-    spec_find,
     twin_html,
     update_times,
     wait_for_source,
@@ -136,48 +129,6 @@ def test_read_state(page):
 # -- the exported page (dist/entrenamiento.html), offline --------------------------------------
 
 FILE, SECTION = "entrenamiento.html", "entrenamiento"
-# render_state's targets that markup.js draws, with their kind, and the data-testid of each.
-KINDS = {
-    "readouts": "readouts",
-    **{f"head_{h}": "matrix" for h in range(N_HEADS)},
-    "roles": "matrix",
-    "top": "matrix",
-    "held_out": "note",
-    "comparison": "note",
-}
-TESTIDS = (
-    "training-step",
-    "training-loss",
-    "training-probability",
-    "training-prediction",
-    *(f"training-head-{h + 1}" for h in range(N_HEADS)),
-    "training-roles",
-    "training-top",
-    "training-held-out",
-    "training-comparison",
-)
-
-# The text of each data-testid element, through the shadow roots (null when absent).
-TEXTS_JS = """(testids) => {
-  function find(tid, root = document) {
-    const hit = root.querySelector('[data-testid="' + tid + '"]');
-    if (hit) return hit;
-    for (const node of root.querySelectorAll('*')) {
-      if (node.shadowRoot) {
-        const found = find(tid, node.shadowRoot);
-        if (found) return found;
-      }
-    }
-    return null;
-  }
-  const out = {};
-  for (const tid of testids) {
-    const node = find(tid);
-    out[tid] = node ? node.textContent : null;
-  }
-  return out;
-}"""
-
 # The same moves in order: (what, argument, the (step, country) shown afterwards).
 MOVES = [
     ("slider", "Home", (0, "Francia")),
@@ -191,22 +142,10 @@ MOVES = [
 
 
 def expect_state(page, model: TrainingDemo, timeout: float = 15.0) -> None:
-    """Wait until every data-testid element shows the text the page's markup.js draws from
-    Python's ``render_state`` of the model's state, and the charts hold its data."""
-    rendered = render_state(client_state(model), "es")
-    for tid in TESTIDS[:4]:  # the readouts first: a failure names the number that differs
-        value = label_text(spec_find(rendered["readouts"], tid)["value"])
-        expect(readout(page, tid)).to_have_text(value, timeout=timeout * 1000)
-    parsed = by_testid(*drawn(page, *((kind, rendered[name]) for name, kind in KINDS.items())))
-    want = {tid: parsed.texts[tid] for tid in TESTIDS}
-    deadline = time.monotonic() + timeout
-    while (got := page.evaluate(TEXTS_JS, list(TESTIDS))) != want:
-        if time.monotonic() > deadline:
-            differ = {tid: (got[tid], want[tid]) for tid in TESTIDS if got[tid] != want[tid]}
-            raise AssertionError(f"{(model.step, model.country)} no coincide: {differ}")
-        page.wait_for_timeout(100)
-    wait_for_source(page, MARKER_SOURCE, rendered["marker_source"])
-    wait_for_source(page, PROBABILITIES_SOURCE, rendered["probabilities_source"])
+    """Wait until the page shows Python's ``render_state`` of the model's state."""
+    expect_training(
+        page, render_state(client_state(model), "es"), (model.step, model.country), timeout
+    )
 
 
 def test_exported_section_offline(page, offline, open_export):

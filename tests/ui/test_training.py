@@ -12,7 +12,6 @@ a hostile one.
 from __future__ import annotations
 
 import random
-import time
 from urllib.parse import quote
 
 import pytest
@@ -24,93 +23,28 @@ from attnmodel.training import DEFAULT_STEPS, HELD_OUT, N_HEADS, TrainingDemo
 from dashboards import links
 from dashboards.training import (
     LOSS_SOURCE,
-    MARKER_SOURCE,
-    PROBABILITIES_SOURCE,
     render,
     run_state,
 )
 
 from c04_testing import (
-    by_testid,
-    drawn,
+    expect_training,
     label_text,
     press_slider,
     readout,
-    spec_find,
     wait_for_source,
 )
 
 pytestmark = pytest.mark.ui
 
 SECTION = "entrenamiento"
-# render's targets that markup.js draws, with their kind, and the data-testid of each.
-KINDS = {
-    "readouts": "readouts",
-    **{f"head_{h}": "matrix" for h in range(N_HEADS)},
-    "roles": "matrix",
-    "top": "matrix",
-    "held_out": "note",
-    "comparison": "note",
-}
-TESTIDS = (
-    "training-step",
-    "training-loss",
-    "training-probability",
-    "training-prediction",
-    *(f"training-head-{h + 1}" for h in range(N_HEADS)),
-    "training-roles",
-    "training-top",
-    "training-held-out",
-    "training-comparison",
-)
-READOUTS = TESTIDS[:4]
 FIRST_RUN_MS = 60_000  # the server trains the default run at its start (~3 s, more if loaded)
 TRAINING_MS = 30_000  # a new seed (~3 s of CPU; the server may be busy with other tests)
-
-# The text of each data-testid element, through the shadow roots (null when absent).
-TEXTS_JS = """(testids) => {
-  function find(tid, root = document) {
-    const hit = root.querySelector('[data-testid="' + tid + '"]');
-    if (hit) return hit;
-    for (const node of root.querySelectorAll('*')) {
-      if (node.shadowRoot) {
-        const found = find(tid, node.shadowRoot);
-        if (found) return found;
-      }
-    }
-    return null;
-  }
-  const out = {};
-  for (const tid of testids) {
-    const node = find(tid);
-    out[tid] = node ? node.textContent : null;
-  }
-  return out;
-}"""
-
-
-def python_texts(page, rendered: dict) -> dict[str, str]:
-    """The text of each data-testid element of Python's specs, drawn by the page's markup.js."""
-    parsed = by_testid(*drawn(page, *((kind, rendered[name]) for name, kind in KINDS.items())))
-    return {tid: parsed.texts[tid] for tid in TESTIDS}
 
 
 def expect_model(page, model: TrainingDemo, lang: str = "es", timeout: float = 15.0) -> None:
     """Wait until every data-testid element and the three charts show Python's ``model``."""
-    rendered = render(model, lang)
-    # The readouts first, one by one: a failure names the number that differs.
-    for tid in READOUTS:
-        value = label_text(spec_find(rendered["readouts"], tid)["value"])
-        expect(readout(page, tid)).to_have_text(value, timeout=timeout * 1000)
-    want = python_texts(page, rendered)
-    deadline = time.monotonic() + timeout
-    while (got := page.evaluate(TEXTS_JS, list(TESTIDS))) != want:
-        if time.monotonic() > deadline:
-            differ = {tid: (got[tid], want[tid]) for tid in TESTIDS if got[tid] != want[tid]}
-            raise AssertionError(f"{model.param.values()} no coincide: {differ}")
-        page.wait_for_timeout(100)
-    wait_for_source(page, MARKER_SOURCE, rendered["marker_source"])
-    wait_for_source(page, PROBABILITIES_SOURCE, rendered["probabilities_source"])
+    expect_training(page, render(model, lang), model.param.values(), timeout)
     loss = run_state(model)["loss"]
     wait_for_source(page, LOSS_SOURCE, {"step": list(range(len(loss))), "loss": loss})
 
