@@ -12,8 +12,6 @@ stay Spanish in every language: on a page in another language each one is marked
 
 from __future__ import annotations
 
-import json
-
 import panel as pn
 import param
 from bokeh.models import ColumnDataSource, CustomJSTickFormatter, FactorRange, HoverTool, Range1d
@@ -41,6 +39,7 @@ from dashboards.common import (
     announce_spec,
     announcer,
     apply_render,
+    client_update,
     esc,
     kept_labels,
     lean_renderers,
@@ -675,14 +674,12 @@ class CapitalView(DemoView):
         """
         if states is not None:  # the page's language is its catalogue's (C04.t)
             states["capital"] = {"constants": client_constants()}
-        targets = self.client_targets()
-        kinds = {name: kind for name, (_, kind) in targets.items()}
-        args = {name: obj for name, (obj, _) in targets.items()}
-        args["w_country"] = self.country_select
-        args["w_identity"] = self.identity_slider
-        # Bokeh's CustomJS passes each arg as a variable of its own: gather them in one object.
-        names = ", ".join(args)
-        code = f'C04.update("capital", {{{names}, trigger: cb_obj}}, {json.dumps(kinds)});'
+        code, args = client_update(
+            "capital",
+            self.client_targets(),
+            w_country=self.country_select,
+            w_identity=self.identity_slider,
+        )
         self.country_select.jscallback(value=code, args=args)
         self.identity_slider.jscallback(value=code, args=args)
         return 0

@@ -1087,6 +1087,16 @@ def shared_render(render):
     return shared
 
 
+def client_update(demo: str, targets: dict[str, tuple[object, str]], **extra) -> tuple[str, dict]:
+    """The code and args of an exported control's ``jscallback``: ``C04.update(demo, …)`` with
+    every target of the view's ``client_targets()`` and ``extra`` (its controls, constants)."""
+    kinds = {name: kind for name, (_, kind) in targets.items()}
+    args = {name: obj for name, (obj, _) in targets.items()} | extra
+    # Bokeh's CustomJS passes each arg as a variable of its own: gather them in one object.
+    names = ", ".join(args)
+    return f'C04.update("{demo}", {{{names}, trigger: cb_obj}}, {json.dumps(kinds)});', args
+
+
 def apply_render(targets: dict[str, tuple[object, str]], values: dict[str, object]) -> None:
     """Put the output of a view's ``render(model)`` on screen (the live side of the twin).
 

@@ -28,6 +28,7 @@ from dashboards.common import (
     announce_spec,
     announcer,
     apply_render,
+    client_update,
     lean_renderers,
     math_md,
     plot_alternative,
@@ -447,17 +448,15 @@ class ScalingView(DemoView):
             states["scaling"] = table
         self.export_note.visible = True
 
-        targets = self.client_targets()
-        kinds = {name: kind for name, (_, kind) in targets.items()}
-        args: dict[str, object] = {name: obj for name, (obj, _) in targets.items()}
-        # StopSlider: an IntSlider over the stops' indices.
-        args["w_d_k"] = self.d_k_slider.slider
-        args["w_sample"] = self.sample_button
-        args["options"] = json.dumps(options)
-        args["init"] = json.dumps({"seed": int(m.seed)})
-        args["n_seeds"] = EXPORT_SEEDS
-        names = ", ".join(args)
-        code = f'C04.update("scaling", {{{names}, trigger: cb_obj}}, {json.dumps(kinds)});'
+        code, args = client_update(
+            "scaling",
+            self.client_targets(),
+            w_d_k=self.d_k_slider.slider,  # StopSlider: an IntSlider over the stops' indices
+            w_sample=self.sample_button,
+            options=json.dumps(options),
+            init=json.dumps({"seed": int(m.seed)}),
+            n_seeds=EXPORT_SEEDS,
+        )
         self.d_k_slider.slider.jscallback(value=code, args=args)
         self.sample_button.jscallback(clicks=code, args=args)
         return len(table)

@@ -6,7 +6,6 @@ scores, the weights A, the output Z and the size of the softmax gradient per row
 
 from __future__ import annotations
 
-import json
 import logging
 
 import numpy as np
@@ -27,6 +26,7 @@ from dashboards.common import (
     announce_spec,
     announcer,
     apply_render,
+    client_update,
     first_max,
     lean_renderers,
     math_md,
@@ -378,22 +378,19 @@ class SelfAttentionView(DemoView):
         """
         if states is not None:
             states["self_attention"] = client_init(self.model)
-        targets = self.client_targets()
-        kinds = {name: kind for name, (_, kind) in targets.items()}
-        args: dict[str, object] = {name: obj for name, (obj, _) in targets.items()}
-        args["w_preset"] = self.preset_select
-        args["w_causal"] = self.causal_toggle
-        args["w_scaled"] = self.scaled_toggle
+        controls: dict[str, object] = {
+            "w_preset": self.preset_select,
+            "w_causal": self.causal_toggle,
+            "w_scaled": self.scaled_toggle,
+        }
         cells = []
         for name, editor in self.editors.items():
-            args[f"err_{name}"] = editor.error
+            controls[f"err_{name}"] = editor.error
             for i, row in enumerate(editor.cells):
                 for j, widget in enumerate(row):
-                    args[f"w_{name}_{i}_{j}"] = widget
+                    controls[f"w_{name}_{i}_{j}"] = widget
                     cells.append(widget)
-        # Bokeh's CustomJS passes each arg as a variable of its own: gather them in one object.
-        names = ", ".join(args)
-        code = f'C04.update("self_attention", {{{names}, trigger: cb_obj}}, {json.dumps(kinds)});'
+        code, args = client_update("self_attention", self.client_targets(), **controls)
         for widget in (self.preset_select, self.causal_toggle, self.scaled_toggle, *cells):
             widget.jscallback(value=code, args=args)
         return 0

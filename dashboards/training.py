@@ -16,7 +16,6 @@ state Python renders from.
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -58,6 +57,7 @@ from dashboards.common import (
     announce_spec,
     announcer,
     apply_render,
+    client_update,
     kept_label,
     kept_labels,
     lean_renderers,
@@ -662,13 +662,12 @@ class TrainingView(DemoView):
         self.export_note.visible = True
         self.seed_input.param.update(disabled=True, start=model.seed, end=model.seed)
         self.train_button.disabled = True
-        targets = self.client_targets()
-        kinds = {name: kind for name, (_, kind) in targets.items()}
-        args: dict[str, object] = {name: obj for name, (obj, _) in targets.items()}
-        args["w_step"] = self.step_slider
-        args["w_country"] = self.country_select
-        names = ", ".join(args)
-        code = f'C04.update("training", {{{names}, trigger: cb_obj}}, {json.dumps(kinds)});'
+        code, args = client_update(
+            "training",
+            self.client_targets(),
+            w_step=self.step_slider,
+            w_country=self.country_select,
+        )
         self.step_slider.jscallback(value=code, args=args)
         self.country_select.jscallback(value=code, args=args)
         return len(table)
