@@ -529,7 +529,7 @@ class TrainingDemo(param.Parameterized):
     @property
     def heads(self) -> list[dict[str, float]]:
         """:meth:`TrainingRun.head_scores` at ``step``."""
-        return _head_scores(self.run, self.step)
+        return list(_head_scores(self.seed, self.step))
 
     @property
     def roles(self) -> list[tuple[str, float]]:
@@ -572,14 +572,10 @@ ROLES = ("country", "previous", "self", "first")
 
 
 @functools.lru_cache(maxsize=256)
-def _head_scores_cached(seed: int, step: int) -> tuple:
+def _head_scores(seed: int, step: int) -> tuple[dict[str, float], ...]:
+    """The run of ``seed``'s head scores at ``step``, once per process (a run is deterministic:
+    the same whether it was kept or trained again)."""
     return tuple(trained_run(seed).head_scores(step))
-
-
-def _head_scores(run: TrainingRun, step: int) -> list[dict[str, float]]:
-    if run is trained_run(run.seed):
-        return list(_head_scores_cached(run.seed, step))
-    return run.head_scores(step)
 
 
 def _cosine(a: np.ndarray, b: np.ndarray) -> float:
