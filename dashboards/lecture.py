@@ -26,7 +26,6 @@ from dashboards import (
     present,
     registry,
     sharing,
-    training,
 )
 from dashboards.common import (
     CONTENT_ATTRIBUTES,
@@ -279,9 +278,6 @@ def create_lecture(section: str | None = None, lang: str = DEFAULT_LANG) -> Lect
 
 if __name__.startswith("bokeh_app"):
     configure()
-    # The training section's default run (~3 s) in this process's training thread, once: by
-    # the time a student opens that section it is there (dashboards/training.py).
-    training.warm_up()
     _lang = requested_lang()
     serve(create_lecture(requested("seccion"), _lang), text("lecture.title", _lang), _lang)
     pn.state.on_session_destroyed(release_memory_later)

@@ -387,12 +387,6 @@ class Trainer:
 TRAINER = Trainer()
 
 
-def warm_up() -> None:
-    """Start the default run's training in the background (the server's start calls it, so the
-    first student who opens the section does not wait for it)."""
-    TRAINER.request(TrainingDemo.param.seed.default)
-
-
 class TrainingView(DemoView):
     """The training section: a checkpoint slider, the loss curve with its marker, each head's
     attention on the probe, the next-word bars, the heads' measured roles, the comparison with
