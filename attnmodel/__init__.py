@@ -6,6 +6,7 @@ so the same objects drive the live lecture, the offline handout and the tests.
 
 from .capital import CapitalWalkthrough
 from .explorer import AttentionExplorer
+from .minilm import MiniLMDemo, PretrainedMiniLM
 from .multihead import MultiHeadDemo
 from .positional import PositionalEncodingDemo
 from .scaling import ScalingDemo
@@ -15,8 +16,10 @@ from .training import TrainingDemo, TrainingRun
 __all__ = [
     "AttentionExplorer",
     "CapitalWalkthrough",
+    "MiniLMDemo",
     "MultiHeadDemo",
     "PositionalEncodingDemo",
+    "PretrainedMiniLM",
     "ScalingDemo",
     "SelfAttention",
     "TrainingDemo",

@@ -75,6 +75,8 @@ PARTS: dict[str, tuple[str, list[str], list[str]]] = {
     "class": ("bench_class.py", [], ["--followers", "20", "--seconds", "10", "--ramp", "5"]),
     # Issue 18: the tiny Transformer's default training.
     "training": ("bench_training.py", [], ["--runs", "1"]),
+    # Issue 19: the real Transformer (MiniLM): loading, forward pass, the section's updates.
+    "minilm": ("bench_minilm.py", [], ["--repeat", "5", "--sessions", "3"]),
     "soak": ("bench_soak.py", [], ["--sequential", "20", "--concurrent", "10", "--seconds", "20"]),
 }
 # What `make bench` runs when no part is named: everything but the soak (`make soak`).
@@ -283,6 +285,46 @@ def target_rows(parts: dict[str, dict | None]) -> list[dict]:
                 f"≤ {tr['target_s']:g} s",
                 f"{tr['median_s']:.2f} s (pérdida {tr['first_loss']:.2f} → {tr['last_loss']:.2f})",
                 tr["meets_target"],
+            )
+        )
+    if mi := parts.get("minilm"):
+        tg = mi["targets"]
+        rows.append(
+            row(
+                "modelo real",
+                f"MiniLM: forward de una frase de 20 palabras ({mi['pieces_20_words']} trozos), "
+                "p95",
+                f"≤ {tg['forward_ms']:g} ms",
+                ms(mi["forward_ms"]["p95"]),
+                mi["forward_ms"]["p95"] <= tg["forward_ms"],
+            )
+        )
+        rows.append(
+            row(
+                "modelo real",
+                "MiniLM: frase nueva → modelos Bokeh de la sección (p95)",
+                f"≤ {tg['update_ms']:g} ms",
+                ms(mi["update_ms"]["p95"]),
+                mi["update_ms"]["p95"] <= tg["update_ms"],
+            )
+        )
+        rows.append(
+            row(
+                "modelo real",
+                "MiniLM: cabeza elegida en la cuadrícula → modelo (p95)",
+                f"≤ {tg['select_ms']:g} ms",
+                ms(mi["select_ms"]["p95"]),
+                mi["select_ms"]["p95"] <= tg["select_ms"],
+            )
+        )
+        rows.append(
+            row(
+                "modelo real",
+                f"MiniLM cargado una vez por proceso ({mi['load_s']:.2f} s, "
+                f"+{mi['model_mb']:.0f} MB); memoria por sesión de la sección",
+                f"≤ {tg['session_mb']:g} MB",
+                f"{mi['session_mb']:.2f} MB",
+                mi["session_mb"] <= tg["session_mb"],
             )
         )
     if cs := parts.get("coldstart"):

@@ -116,11 +116,19 @@ DEMOS = (
         link=("sentence", "focus", "temperature", "positional", "causal"),
         compare=("temperature", "positional", "causal"),
     ),
+    # A real pretrained Transformer; the chosen head (layer, head) is the grid's, not the link's.
+    Demo(
+        "modelo",
+        "minilm",
+        "MiniLMView",
+        "MiniLMDemo",
+        link=("sentence", "toy_sentence"),
+    ),
 )
 
 # The lecture numbers the demos as the seed does: 1 autoatención (with √d_k), 2 cabezas,
-# 3 posición, 4 la capital, 5 where W_Q and W_K come from; then the explorer and the
-# exercises.
+# 3 posición, 4 la capital, 5 where W_Q and W_K come from; then the explorer, the real model
+# (MiniLM) and the exercises.
 SECTIONS = (
     Section("autoatencion", ("autoatencion", "escalado")),
     Section("cabezas", ("cabezas",)),
@@ -128,6 +136,7 @@ SECTIONS = (
     Section("capital", ("capital",)),
     Section("entrenamiento", ("entrenamiento",)),
     Section("explorador", ("explorador",)),
+    Section("modelo", ("modelo",)),
     Section("jugar", ()),
 )
 

@@ -33,7 +33,10 @@ from dashboards.registry import APPS
 ROOT = Path(__file__).resolve().parents[1]
 # The system allocator gives memory back when a class closes its sessions; with CPython's own
 # allocator the server stayed at ~1.8x its baseline (bench/bench_sessions.py).
-SERVE_ENV = {"PYTHONMALLOC": "malloc"}
+# One BLAS thread per process: a class's parallelism is its sessions and workers. MiniLM's forward
+# pass (attnmodel/minilm.py, 23 word pieces) with two cores busy elsewhere took p50 678 ms with
+# OpenBLAS's two threads spinning against them, 43 ms with one (and 26 / 16 ms on idle cores).
+SERVE_ENV = {"PYTHONMALLOC": "malloc", "OPENBLAS_NUM_THREADS": "1"}
 INDEX = "lecture"
 # A worker serving a class (deploy/serve-prod.sh, bench/bench_load.py): a page and its websocket
 # share one session, a spinner while a section builds, /liveness for the supervisor.

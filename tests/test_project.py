@@ -135,8 +135,10 @@ def test_every_server_runs_with_the_system_allocator():
     # ~1.8x its baseline after a class closed its sessions; with malloc it is back within 10 %.
     from dashboards import serving
 
-    assert serving.SERVE_ENV == {"PYTHONMALLOC": "malloc"}
+    assert serving.SERVE_ENV == {"PYTHONMALLOC": "malloc", "OPENBLAS_NUM_THREADS": "1"}
     assert serving.environment()["PYTHONMALLOC"] == "malloc"
+    # and one BLAS thread (MiniLM's forward pass: p50 678 ms with two against busy cores).
+    assert serving.environment()["OPENBLAS_NUM_THREADS"] == "1"
     assert _bench_module("_server").SERVE_ENV is serving.SERVE_ENV
 
 

@@ -22,6 +22,11 @@ SAME_IN_BOTH = {
     "training.country_name.Chile",
     "training.country_name.Colombia",
     "training.country_name.Austria",
+    # Under each of MiniLM's tiles: an arrow or a token name, and a share.
+    "minilm.short.previous",
+    "minilm.short.next",
+    "minilm.short.special",
+    "minilm.grid.top_item",  # "{query} → {key}: {share}"
 }
 
 

@@ -10,6 +10,7 @@ import param
 import pytest
 
 from attnmodel.i18n import languages
+from attnmodel.minilm import LECTURE_SENTENCES
 from attnmodel.training import FACTS
 from dashboards import export, lecture, registry, serving
 
@@ -74,6 +75,11 @@ def test_the_lecture_the_export_and_the_serve_command_read_the_registry():
 STUDENT_DATA = {
     "explorador": lambda view: view.model.tokens,
     "entrenamiento": lambda view: [*FACTS, *FACTS.values()],
+    # The sentences the real model reads (a select of the lecture's) and its word pieces.
+    "modelo": lambda view: [
+        *(w for s in LECTURE_SENTENCES for w in s.split()),
+        *(p.removeprefix("##") for p in view.model.pieces),
+    ],
 }
 
 

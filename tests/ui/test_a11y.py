@@ -221,6 +221,8 @@ KEYBOARD = {
     # The step slider starts at its last stop.
     "entrenamiento": ("el.getAttribute('role') === 'slider'", "ArrowLeft"),
     "explorador": ("el.getAttribute('role') === 'slider'", "ArrowRight"),
+    # The grid of MiniLM's heads: one Tab stop, the arrows choose the head shown in large.
+    "modelo": ("(el.dataset.testid || '').startsWith('minilm-tile-')", "ArrowRight"),
     # A "Probarlo" button (the projector switch and the shortcuts' help change no number).
     "jugar": (
         f"el.tagName === 'BUTTON' && el.textContent.trim() === {text('lecture.try_it')!r}",

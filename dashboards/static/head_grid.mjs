@@ -1,0 +1,305 @@
+// The 72 heads of MiniLM (dashboards/minilm.py, HeadGrid): a layer × head grid of small
+// attention maps, and the chosen head drawn large: arcs as in "Varias cabezas", what each piece
+// looks at most, the head's measured shares and, folded, every number of its map.
+//
+// An ES module of its own (Panel's JSComponent reads it): the export loads every *.js of this
+// folder as a classic script, so this one is .mjs. Everything it writes comes from the spec
+// (dashboards.minilm.grid_spec): the texts in the page's language, already filled by Python,
+// and the attention of every head as 4-decimal numbers (uint16 ten-thousandths, base64). The
+// page draws the chosen head from those numbers, so a click needs no server (the export too).
+
+const SVG = "http://www.w3.org/2000/svg"
+const ARC_THRESHOLD = 0.1 // "Varias cabezas" draws an arc from 10 % (its view's fixed threshold)
+
+function decode(b64, count) {
+  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))
+  const view = new DataView(bytes.buffer)
+  const out = new Float64Array(count)
+  for (let i = 0; i < count; i++) out[i] = view.getUint16(2 * i, true) / 10000
+  return out
+}
+
+function esc(s) {
+  return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c])
+}
+
+function fill(template, values) {
+  return template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m))
+}
+
+// white -> the lecture's accent blue (dashboards.common.ACCENT, #1f5fa8)
+function shade(p) {
+  const t = Math.max(0, Math.min(1, p))
+  const mix = (a, b) => Math.round(a + (b - a) * t)
+  return `rgb(${mix(255, 31)},${mix(255, 95)},${mix(255, 168)})`
+}
+
+function drawTile(canvas, data, offset, n) {
+  canvas.width = n
+  canvas.height = n
+  const ctx = canvas.getContext("2d")
+  const image = ctx.createImageData(n, n)
+  for (let i = 0; i < n * n; i++) {
+    const t = Math.max(0, Math.min(1, data[offset + i]))
+    image.data[4 * i] = Math.round(255 - 224 * t)
+    image.data[4 * i + 1] = Math.round(255 - 160 * t)
+    image.data[4 * i + 2] = Math.round(255 - 87 * t)
+    image.data[4 * i + 3] = 255
+  }
+  ctx.putImageData(image, 0, 0)
+}
+
+function arcs(spec, weights, n) {
+  // Pieces along a line; an arc above from each query piece to each piece it gives ≥ 10 %,
+  // ending in an arrowhead at the piece looked at (as "Varias cabezas" draws them).
+  const step = 46
+  const width = Math.max(320, step * n + 20)
+  const x = (i) => 10 + step * i + step / 2
+  const shown = []
+  let tallest = 20
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j < n; j++) {
+      const w = weights[i * n + j]
+      if (w < ARC_THRESHOLD || i === j) continue
+      const h = Math.min(140, 14 + Math.abs(x(j) - x(i)) * 0.4)
+      tallest = Math.max(tallest, h)
+      shown.push([i, j, w, h])
+    }
+  }
+  const base = tallest + 12
+  const svg = document.createElementNS(SVG, "svg")
+  svg.setAttribute("viewBox", `0 0 ${width} ${base + 70}`)
+  svg.setAttribute("width", String(width))
+  svg.setAttribute("height", String(base + 70))
+  svg.setAttribute("role", "img")
+  svg.setAttribute("aria-label", spec.texts.arcs_alt)
+  const defs = document.createElementNS(SVG, "defs")
+  defs.innerHTML =
+    // In the drawing's units: an arrowhead scaled by each arc's stroke would hide short arcs.
+    '<marker id="c04-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" ' +
+    'markerWidth="8" markerHeight="8" orient="auto-start-reverse">' +
+    '<path d="M0 0 L10 5 L0 10 z" fill="#1f5fa8"/></marker>'
+  svg.appendChild(defs)
+  for (const [i, j, w, h] of shown) {
+    const path = document.createElementNS(SVG, "path")
+    const x0 = x(i)
+    const x1 = x(j)
+    path.setAttribute("d", `M ${x0} ${base} Q ${(x0 + x1) / 2} ${base - 2 * h} ${x1} ${base}`)
+    path.setAttribute("fill", "none")
+    path.setAttribute("stroke", "#1f5fa8")
+    path.setAttribute("stroke-opacity", String(0.25 + 0.75 * w))
+    path.setAttribute("stroke-width", String(1 + 5 * w))
+    path.setAttribute("marker-end", "url(#c04-arrow)")
+    svg.appendChild(path)
+  }
+  for (let i = 0; i < n; i++) {
+    const label = document.createElementNS(SVG, "text")
+    label.setAttribute("x", String(x(i)))
+    label.setAttribute("y", String(base + 14))
+    label.setAttribute("transform", `rotate(45 ${x(i)} ${base + 14})`)
+    label.setAttribute("font-size", "13")
+    label.setAttribute("fill", "#1b1b1b")
+    label.textContent = spec.pieces[i]
+    svg.appendChild(label)
+  }
+  return svg
+}
+
+export function render({ model, el }) {
+  const root = document.createElement("div")
+  root.className = "c04-headgrid"
+  el.appendChild(root)
+  let spec = null
+  let data = null
+
+  const selected = () => {
+    const s = model.selected || [0, 0]
+    return [s[0] | 0, s[1] | 0]
+  }
+
+  function detail() {
+    const box = root.querySelector(".c04-headgrid-detail")
+    if (!box || !spec) return
+    const [layer, head] = selected()
+    const n = spec.pieces.length
+    const offset = (layer * spec.heads + head) * n * n
+    const weights = data.subarray(offset, offset + n * n)
+    const tile = spec.tiles[layer][head]
+    // The folded numbers stay open when another head is chosen.
+    const open = box.querySelector("details[open]") !== null
+    box.innerHTML = ""
+    const title = document.createElement("h4")
+    title.dataset.testid = "minilm-detail-title"
+    title.textContent = tile.title
+    box.appendChild(title)
+    const scroll = document.createElement("div")
+    scroll.className = "c04-headgrid-arcs"
+    scroll.appendChild(arcs(spec, weights, n))
+    box.appendChild(scroll)
+
+    // What each piece looks at most (as "Varias cabezas" lists it).
+    const top = document.createElement("div")
+    top.innerHTML = `<p><b>${esc(spec.texts.top_title)}</b></p>`
+    const list = document.createElement("ul")
+    list.dataset.testid = "minilm-top"
+    list.className = "c04-headgrid-top"
+    for (let i = 0; i < n; i++) {
+      let best = 0
+      for (let j = 1; j < n; j++) if (weights[i * n + j] > weights[i * n + best]) best = j
+      const li = document.createElement("li")
+      li.textContent = fill(spec.texts.top_item, {
+        query: spec.pieces[i],
+        key: spec.pieces[best],
+        share: fill(spec.texts.percent, { value: Math.round(100 * weights[i * n + best]) }),
+      })
+      list.appendChild(li)
+    }
+    top.appendChild(list)
+    box.appendChild(top)
+
+    // The head's measured shares (Python measured them: attnmodel.minilm.head_scores).
+    const table = document.createElement("table")
+    table.dataset.testid = "minilm-scores"
+    table.className = "c04-headgrid-scores"
+    const caption = document.createElement("caption")
+    caption.textContent = spec.texts.scores_title
+    table.appendChild(caption)
+    spec.role_names.forEach((name, r) => {
+      const tr = document.createElement("tr")
+      const th = document.createElement("th")
+      th.scope = "row"
+      th.textContent = name
+      const td = document.createElement("td")
+      td.textContent = spec.scores[layer][head][r]
+      tr.append(th, td)
+      table.appendChild(tr)
+    })
+    box.appendChild(table)
+
+    // Every number of the map, folded.
+    const details = document.createElement("details")
+    details.dataset.key = "minilm-numbers"
+    details.open = open
+    const summary = document.createElement("summary")
+    summary.textContent = spec.texts.numbers_title
+    details.appendChild(summary)
+    const wrap = document.createElement("div")
+    wrap.className = "c04-headgrid-numbers"
+    let html = `<table data-testid="minilm-numbers"><tr><th scope="col"><span class="c04-sr">${esc(spec.texts.query_key)}</span></th>`
+    for (let j = 0; j < n; j++) html += `<th scope="col">${esc(spec.pieces[j])}</th>`
+    html += "</tr>"
+    for (let i = 0; i < n; i++) {
+      html += `<tr><th scope="row">${esc(spec.pieces[i])}</th>`
+      for (let j = 0; j < n; j++) {
+        const w = weights[i * n + j]
+        const ink = w > 0.55 ? "#fff" : "#1b1b1b"
+        html += `<td style="background:${shade(w)};color:${ink}">${Math.round(100 * w)}</td>`
+      }
+      html += "</tr>"
+    }
+    wrap.innerHTML = html + "</table>"
+    details.appendChild(wrap)
+    box.appendChild(details)
+  }
+
+  function mark() {
+    const [layer, head] = selected()
+    for (const b of root.querySelectorAll("button[data-layer]")) {
+      const on = Number(b.dataset.layer) === layer && Number(b.dataset.head) === head
+      b.setAttribute("aria-pressed", on ? "true" : "false")
+      b.tabIndex = on ? 0 : -1
+    }
+    detail()
+  }
+
+  function choose(layer, head, focus) {
+    layer = Math.max(0, Math.min(spec.layers - 1, layer))
+    head = Math.max(0, Math.min(spec.heads - 1, head))
+    model.selected = [layer, head]
+    mark()
+    if (focus) {
+      const b = root.querySelector(`button[data-layer="${layer}"][data-head="${head}"]`)
+      if (b) b.focus()
+    }
+  }
+
+  function draw() {
+    const text = model.spec_json
+    root.innerHTML = ""
+    if (!text) return
+    spec = JSON.parse(text)
+    const n = spec.pieces.length
+    data = decode(spec.weights, spec.layers * spec.heads * n * n)
+    root.dataset.testid = spec.testid
+    const scroll = document.createElement("div")
+    scroll.className = "c04-headgrid-scroll"
+    const table = document.createElement("table")
+    table.className = "c04-headgrid-table"
+    table.setAttribute("role", "grid")
+    table.setAttribute("aria-label", spec.texts.grid_label)
+    const head = document.createElement("tr")
+    head.appendChild(document.createElement("td"))
+    for (let h = 0; h < spec.heads; h++) {
+      const th = document.createElement("th")
+      th.scope = "col"
+      th.textContent = fill(spec.texts.head_short, { n: h + 1 })
+      head.appendChild(th)
+    }
+    table.appendChild(head)
+    for (let l = 0; l < spec.layers; l++) {
+      const tr = document.createElement("tr")
+      const th = document.createElement("th")
+      th.scope = "row"
+      th.textContent = fill(spec.texts.layer_short, { n: l + 1 })
+      tr.appendChild(th)
+      for (let h = 0; h < spec.heads; h++) {
+        const td = document.createElement("td")
+        const tile = spec.tiles[l][h]
+        const b = document.createElement("button")
+        b.type = "button"
+        b.dataset.layer = String(l)
+        b.dataset.head = String(h)
+        b.dataset.testid = `minilm-tile-${l + 1}-${h + 1}`
+        b.setAttribute("aria-label", tile.aria)
+        b.title = tile.aria
+        const canvas = document.createElement("canvas")
+        canvas.setAttribute("aria-hidden", "true")
+        drawTile(canvas, data, (l * spec.heads + h) * n * n, n)
+        const small = document.createElement("span")
+        small.setAttribute("aria-hidden", "true")
+        small.textContent = tile.short
+        b.append(canvas, small)
+        b.addEventListener("click", () => choose(l, h, false))
+        td.appendChild(b)
+        tr.appendChild(td)
+      }
+      table.appendChild(tr)
+    }
+    // Arrow keys move through the grid (one Tab stop for the 72 tiles), Home/End along a row.
+    table.addEventListener("keydown", (event) => {
+      const [l, h] = selected()
+      const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] }
+      if (event.key in moves) {
+        choose(l + moves[event.key][0], h + moves[event.key][1], true)
+      } else if (event.key === "Home") {
+        choose(l, 0, true)
+      } else if (event.key === "End") {
+        choose(l, spec.heads - 1, true)
+      } else {
+        return
+      }
+      event.preventDefault()
+    })
+    scroll.appendChild(table)
+    root.appendChild(scroll)
+    const box = document.createElement("div")
+    box.className = "c04-headgrid-detail"
+    box.dataset.testid = "minilm-detail"
+    root.appendChild(box)
+    mark()
+  }
+
+  model.on("spec_json", draw)
+  model.on("selected", mark)
+  draw()
+}

@@ -1,0 +1,289 @@
+"""dashboards.minilm: the real model's section, its grid's spec, its view and its export."""
+
+from __future__ import annotations
+
+import base64
+import html
+import json
+
+import numpy as np
+import pytest
+
+from attnmodel.formatting import percent
+from attnmodel.i18n import Refusal, languages, say, text
+from attnmodel.minilm import (
+    DEFAULT_SENTENCE,
+    ENGLISH_SENTENCE,
+    LECTURE_SENTENCES,
+    MAX_PIECES,
+    MAX_WORDS,
+    N_HEADS,
+    N_LAYERS,
+    MiniLMDemo,
+    model,
+)
+from attnmodel.multihead import RELATIONS, SENTENCES
+from dashboards.minilm import (
+    DECIMALS,
+    HeadGrid,
+    MiniLMView,
+    grid_spec,
+    render,
+    render_sentence,
+    render_toy,
+    role_text,
+)
+
+DEFAULTS = {
+    "sentence": DEFAULT_SENTENCE,
+    "layer": 0,
+    "head": 2,
+    "toy_sentence": SENTENCES[0],
+}
+
+
+@pytest.fixture(scope="module")
+def views():
+    """One view per language for the module (a view builds in ~0.1 s, the tests are many)."""
+    return {lang: MiniLMView(lang=lang) for lang in languages()}
+
+
+@pytest.fixture
+def view(views):
+    """The Spanish view, back at the model's defaults with an empty, enabled text box."""
+    v = views["es"]
+    v.model.param.update(**DEFAULTS)
+    v.sentence_input.value = DEFAULT_SENTENCE
+    assert v.sentence_error.spec == {}
+    return v
+
+
+def decoded(spec: dict) -> np.ndarray:
+    """The grid's numbers as head_grid.mjs reads them (``weights``: base64 of uint16
+    little-endian ten-thousandths): [layers, heads, n, n] in [0, 1]."""
+    n = len(spec["pieces"])
+    raw = np.frombuffer(base64.b64decode(spec["weights"], validate=True), dtype="<u2")
+    return raw.reshape(spec["layers"], spec["heads"], n, n) / 10**DECIMALS
+
+
+# -- the render ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_render_fills_every_target_of_the_view(views, lang):
+    view = views[lang]
+    assert set(render(view.model, lang)) == set(view.client_targets())
+    assert set(render(MiniLMDemo(sentence=ENGLISH_SENTENCE), lang)) == set(view.client_targets())
+
+
+@pytest.mark.parametrize("lang", languages())
+@pytest.mark.parametrize("sentence", [DEFAULT_SENTENCE, ENGLISH_SENTENCE])
+def test_the_grid_carries_the_model_s_attention_and_its_measured_roles(sentence, lang):
+    demo = MiniLMDemo(sentence=sentence)
+    spec = render(demo, lang)["grid"]
+    assert spec is grid_spec(sentence, lang)
+    assert spec["pieces"] == list(demo.pieces)
+    assert (spec["layers"], spec["heads"]) == (N_LAYERS, N_HEADS)
+    numbers = decoded(spec)
+    np.testing.assert_allclose(numbers, demo.attention, rtol=0, atol=0.5 / 10**DECIMALS + 1e-9)
+    assert len(spec["tiles"]) == N_LAYERS
+    for la in range(N_LAYERS):
+        assert len(spec["tiles"][la]) == N_HEADS
+        for h in range(N_HEADS):
+            aria = spec["tiles"][la][h]["aria"]
+            role = demo.roles[la][h]
+            assert text("minilm.head_name", lang, layer=la + 1, head=h + 1) in aria
+            assert role_text(role.role, role.score, lang) in aria
+            shares = [percent(float(s), 0, lang) for s in demo.scores[la, h]]
+            assert spec["scores"][la][h] == shares
+
+
+def test_a_tile_says_the_role_in_the_catalogue_s_words():
+    demo = MiniLMDemo()
+    role = demo.roles[0][2]
+    for lang in languages():
+        said = text(f"minilm.role.{role.role}", lang, share=percent(role.score, 0, lang))
+        assert role_text(role.role, role.score, lang) == said
+        assert said in grid_spec(DEFAULT_SENTENCE, lang)["tiles"][0][2]["title"]
+
+
+@pytest.mark.parametrize("lang", languages())
+def test_the_pieces_and_their_counts_are_the_model_s(lang):
+    demo = MiniLMDemo()
+    out = render_sentence(DEFAULT_SENTENCE, lang)
+    items = {i["testid"]: i["value"] for i in out["readouts"]["items"]}
+    assert items["minilm-pieces-count"] == str(len(demo.pieces) - 2)
+    assert items["minilm-words"] == str(len(DEFAULT_SENTENCE.split()))
+    assert " · ".join(demo.pieces) in json.dumps(out["pieces"], ensure_ascii=False)
+    assert out["sentence_text"] == DEFAULT_SENTENCE
+
+
+@pytest.mark.parametrize("lang", languages())
+@pytest.mark.parametrize("toy_sentence", SENTENCES)
+def test_each_toy_head_is_shown_beside_its_real_head(toy_sentence, lang):
+    out = render_toy(toy_sentence, lang)
+    k_range = range(len(RELATIONS))
+    assert set(out) == {f"toy_{k}" for k in k_range} | {f"real_{k}" for k in k_range}
+    matches = MiniLMDemo(toy_sentence=toy_sentence).toy_matches
+    words = toy_sentence.split()
+    for k, match in enumerate(matches):
+        relation = text(f"multihead.relation.{RELATIONS[k]}", lang)
+        assert out[f"toy_{k}"]["title"] == text("minilm.toy.toy_title", lang, relation=relation)
+        real = out[f"real_{k}"]
+        similarity = percent(match.similarity, 0, lang)
+        assert real["title"] == text(
+            "minilm.toy.real_title",
+            lang,
+            layer=match.layer + 1,
+            head=match.head + 1,
+            similarity=similarity,
+        )
+        for spec, matrix in ((out[f"toy_{k}"], match.toy), (real, match.real)):
+            np.testing.assert_allclose([row["shade"] for row in spec["rows"]], matrix)
+            # The sentence's words stay Spanish, marked as such on a page in another language.
+            labels = words if lang == "es" else [{"text": w, "lang": "es"} for w in words]
+            assert spec["cols"] == labels
+            assert [row["label"] for row in spec["rows"]] == labels
+
+
+# -- the view --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "refusal"),
+    [
+        (
+            " ".join(["cat"] * (MAX_WORDS + 1)),
+            Refusal("core.sentence_too_long", n=MAX_WORDS + 1, max_tokens=MAX_WORDS),
+        ),
+        ("supercalifragilistic " * 10, None),  # too many pieces: its count from the tokenizer
+        ("   ", Refusal("core.sentence_empty")),
+    ],
+)
+def test_a_refused_sentence_is_said_and_the_model_keeps_its_own(view, typed, refusal):
+    if refusal is None:
+        n = len(model().encode(typed).pieces) - 2
+        refusal = Refusal("minilm.too_many_pieces", n=n, max_pieces=MAX_PIECES)
+    before = render(view.model, "es")
+    view.sentence_input.value = typed
+    assert view.model.sentence == DEFAULT_SENTENCE
+    assert view.sentence_error.spec["text"] == f"{say(refusal, 'es')} {text('minilm.kept', 'es')}"
+    assert view.sentence_error.spec["testid"] == "minilm-sentence-error"
+    assert render(view.model, "es") == before
+    # A valid sentence clears the message, and what is shown follows it.
+    view.sentence_input.value = "A dog barks at night."
+    assert view.sentence_error.spec == {}
+    assert view.model.sentence == "A dog barks at night."
+    assert view.grid.spec["pieces"] == list(model().encode("A dog barks at night.").pieces)
+    assert view.grid.spec != before["grid"]
+
+
+def test_the_refusal_is_said_in_the_view_s_language(views):
+    view = views["en"]
+    view.model.param.update(**DEFAULTS)
+    view.sentence_input.value = " ".join(["cat"] * (MAX_WORDS + 1))
+    said = text("core.sentence_too_long", "en", n=MAX_WORDS + 1, max_tokens=MAX_WORDS)
+    assert view.sentence_error.spec["text"] == f"{said} {text('minilm.kept', 'en')}"
+    view.sentence_input.value = DEFAULT_SENTENCE  # the same sentence: the message goes
+    assert view.sentence_error.spec == {}
+    assert view.model.sentence == DEFAULT_SENTENCE
+
+
+def test_the_english_button_and_the_select(view):
+    view.english_button.clicks += 1
+    assert view.model.sentence == ENGLISH_SENTENCE
+    assert view.sentence_select.value == ENGLISH_SENTENCE
+    assert view.sentence_input.value == ENGLISH_SENTENCE
+    assert view.grid.spec is grid_spec(ENGLISH_SENTENCE, "es")
+    view.sentence_select.value = LECTURE_SENTENCES[-1]
+    assert view.model.sentence == LECTURE_SENTENCES[-1]
+    assert view.sentence_input.value == LECTURE_SENTENCES[-1]
+
+
+def test_the_toy_select_moves_the_comparison(view):
+    view.toy_select.value = SENTENCES[2]
+    assert view.model.toy_sentence == SENTENCES[2]
+    assert view.real[0].spec == render_toy(SENTENCES[2], "es")["real_0"]
+    view.model.toy_sentence = SENTENCES[1]
+    assert view.toy_select.value == SENTENCES[1]
+
+
+def test_a_click_in_the_grid_selects_the_head_and_the_model_moves_the_grid(view):
+    view.grid.selected = [3, 4]
+    assert (view.model.layer, view.model.head) == (3, 4)
+    np.testing.assert_array_equal(view.model.selected, view.model.attention[3, 4])
+    view.model.layer = 2
+    assert view.grid.selected == [2, 4]
+    view.model.head = 11
+    assert view.grid.selected == [2, 11]
+
+
+# Anything a forged message can carry, lists or not: the grid takes any value (a refusal there
+# would be logged by Panel with a traceback) and the view checks it.
+@pytest.mark.parametrize(
+    "forged",
+    [["a", 1], [9, 0], [1], [], [1, 2, 3], [True, 1], [1.0, 2], "x", None, (3, 4), {"layer": 1}],
+)
+def test_a_forged_selection_leaves_the_model_and_puts_the_grid_back(view, forged):
+    view.grid.selected = [3, 4]
+    view.grid.selected = forged
+    assert (view.model.layer, view.model.head) == (3, 4)
+    assert view.grid.selected == [3, 4]
+
+
+def test_the_browser_writes_only_the_grid_s_selection():
+    assert HeadGrid()._linked_properties == ("selected",)
+
+
+def test_a_forged_selection_with_a_valid_layer_does_not_move_the_layer(view):
+    view.grid.selected = [3, 4]
+    view.grid.selected = [1, N_HEADS + 87]
+    assert (view.model.layer, view.model.head) == (3, 4)
+
+
+def test_the_select_can_go_back_after_a_typed_sentence(view):
+    view.sentence_input.value = "A dog barks at night."
+    view.sentence_select.value = DEFAULT_SENTENCE
+    assert view.model.sentence == DEFAULT_SENTENCE
+
+
+# -- the export ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module", params=languages())
+def exported(request):
+    """(view, states, count) of an exported view, per language."""
+    view = MiniLMView(lang=request.param)
+    states: dict = {}
+    count = view.enable_client_side(states)
+    return view, states, count
+
+
+def test_the_export_embeds_every_lecture_and_toy_sentence_under_1_mb(exported):
+    _, states, count = exported
+    table = states["minilm"]
+    assert set(table["sentences"]) == set(LECTURE_SENTENCES)
+    assert set(table["toys"]) == set(SENTENCES)
+    assert count == len(LECTURE_SENTENCES) + len(SENTENCES)
+    size = len(json.dumps(table, ensure_ascii=False).encode("utf-8"))
+    assert size <= 1_000_000, size
+
+
+def test_the_export_embeds_what_the_live_view_renders(exported):
+    view, states, _ = exported
+    lang = view.lang
+    for sentence, embedded in states["minilm"]["sentences"].items():
+        live = render_sentence(sentence, lang)
+        assert embedded == live, sentence
+        assert all(type(v) is dict for v in embedded.values() if isinstance(v, dict))
+        assert json.loads(json.dumps(embedded)) == json.loads(json.dumps(live))
+    for toy_sentence, embedded in states["minilm"]["toys"].items():
+        assert embedded == render_toy(toy_sentence, lang), toy_sentence
+
+
+def test_the_export_disables_free_text_and_says_so(exported):
+    view, _, _ = exported
+    assert view.sentence_input.disabled
+    assert view.export_note.visible
+    assert not view.english_button.disabled  # the English sentence is embedded
+    assert html.escape(text("minilm.export_note", view.lang)) in view.export_note.object
