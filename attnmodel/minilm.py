@@ -40,6 +40,7 @@ from .multihead import RELATIONS, SENTENCES, MultiHeadDemo, _Choice
 
 __all__ = [
     "DEFAULT_SENTENCE",
+    "D_K",
     "ENGLISH_SENTENCE",
     "HEAD_ROLES",
     "LECTURE_SENTENCES",

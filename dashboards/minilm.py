@@ -29,6 +29,7 @@ import param
 from attnmodel.formatting import percent
 from attnmodel.i18n import DEFAULT_LANG, catalogue, text
 from attnmodel.minilm import (
+    D_K,
     DEFAULT_SENTENCE,
     ENGLISH_SENTENCE,
     HEAD_ROLES,
@@ -41,9 +42,11 @@ from attnmodel.minilm import (
     MiniLMDemo,
     ModelMissing,
 )
-from attnmodel.multihead import RELATIONS, SENTENCE_IDS, SENTENCES
+from attnmodel.multihead import RELATIONS, SENTENCE_LANG, SENTENCES
 from dashboards.common import (
+    HIDDEN_LABEL_CSS,
     DemoView,
+    LangColumn,
     LiveHTML,
     Markup,
     SharedSpec,
@@ -52,6 +55,7 @@ from dashboards.common import (
     apply_render,
     client_update,
     esc,
+    kept_label,
     matrix_spec,
     readout_spec,
     section_header,
@@ -184,17 +188,13 @@ def grid_spec(sentence: str, lang: str = DEFAULT_LANG) -> SharedSpec:
     return spec
 
 
-def _word_label(word: str, lang: str, word_lang: str = "es"):
-    return word if lang == word_lang else {"text": word, "lang": word_lang}
-
-
 @functools.lru_cache(maxsize=16)
 def render_sentence(sentence: str, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """What follows the sentence: ``grid`` (the HeadGrid's spec), ``pieces`` (how the
     tokenizer split it), ``readouts`` and ``announce``; ``sentence_text`` is the box's text."""
-    state = MiniLMDemo(sentence=sentence).state
-    pieces = state.pieces
-    words = {w for w in state.word_ids if w is not None}
+    pieces = MiniLMDemo(sentence=sentence).pieces
+    # Words as the caps count them (separated by spaces); the tokenizer also splits punctuation.
+    words = sentence.split()
     split = pieces[1:-1]
     return {
         "grid": grid_spec(sentence, lang),
@@ -238,7 +238,7 @@ def render_toy(toy_sentence: str, lang: str = DEFAULT_LANG) -> dict[str, object]
     out: dict[str, object] = {}
     for k, match in enumerate(demo.toy_matches):
         relation = text(f"multihead.relation.{RELATIONS[k]}", lang)
-        labels = [_word_label(w, lang) for w in words]
+        labels = [kept_label(w, lang, SENTENCE_LANG) for w in words]
         toy = matrix_spec(
             match.toy,
             words,
@@ -314,10 +314,15 @@ class MiniLMView(DemoView):
             width=440,
             margin=(5, 10),
         )
+        # On a page in another language the lecture's sentences stay Spanish: each select sits
+        # in a lang="es" element, its label shown outside it (its own stays, hidden, as its name).
+        self._kept = self.lang != SENTENCE_LANG
+        hidden = [HIDDEN_LABEL_CSS] if self._kept else []
         self.sentence_select = pn.widgets.Select(
             label=t("minilm.examples"),
             options=list(LECTURE_SENTENCES),
             value=model.sentence if model.sentence in LECTURE_SENTENCES else DEFAULT_SENTENCE,
+            stylesheets=hidden,
             width=380,
             margin=(5, 10),
         )
@@ -342,11 +347,9 @@ class MiniLMView(DemoView):
         self.announce = announcer()
         self.toy_select = pn.widgets.Select(
             label=t("minilm.toy.sentence"),
-            options={
-                (s if self.lang == "es" else f"{s} — {t(f'multihead.gloss.{sid}')}"): s
-                for s, sid in zip(SENTENCES, SENTENCE_IDS, strict=True)
-            },
+            options=list(SENTENCES),
             value=model.toy_sentence,
+            stylesheets=hidden,
             width=440,
             margin=(5, 10),
         )
@@ -371,6 +374,7 @@ class MiniLMView(DemoView):
                     layers=N_LAYERS,
                     heads=N_HEADS,
                     total=N_LAYERS * N_HEADS,
+                    d_k=D_K,
                     max_words=MAX_WORDS,
                     max_pieces=MAX_PIECES,
                 ),
@@ -378,7 +382,7 @@ class MiniLMView(DemoView):
             ),
             pn.Row(self.sentence_input, self.english_button, sizing_mode="stretch_width"),
             self.sentence_error,
-            self.sentence_select,
+            self._kept_control(self.sentence_select, t("minilm.examples")),
             self.export_note,
             self.readouts,
             self.pieces,
@@ -388,11 +392,20 @@ class MiniLMView(DemoView):
                 f"### {t('minilm.toy.heading')}\n\n{t('minilm.toy.intro')}",
                 margin=(10, 10, 0, 10),
             ),
-            self.toy_select,
+            self._kept_control(self.toy_select, t("minilm.toy.sentence")),
             *toy_rows,
             pn.pane.Markdown(t("minilm.toy.caption"), css_classes=["c04-note"], margin=(0, 10)),
             self.announce,
             sizing_mode="stretch_width",
+        )
+
+    def _kept_control(self, select, label: str):
+        if not self._kept:
+            return select
+        return pn.Column(
+            LiveHTML(esc(label), margin=(6, 10, 0, 10), stylesheets=[":host { font-size: 90%; }"]),
+            LangColumn(select, html_attributes={"lang": SENTENCE_LANG}, margin=0),
+            margin=0,
         )
 
     # -- widgets -> model ----------------------------------------------------------------------

@@ -265,8 +265,11 @@ printf '%s\n' "$conf" >"$RUN_DIR/nginx.conf"
 "$NGINX" -e "$RUN_DIR/error.log" -p "$RUN_DIR" -c "$RUN_DIR/nginx.conf" -g 'daemon off;' &
 nginx_pid=$!
 
+# nginx itself answering (any HTTP status): a front's workers may still be starting on their
+# machines (a 502 until one answers; on a loaded 2-core box a worker took 20-30 s to start, and
+# waiting for /liveness through them killed a front whose workers were only late).
 deadline=$((SECONDS + 20))
-until curl -fs -o /dev/null --max-time 2 "http://127.0.0.1:$PORT/liveness"; do
+until [[ "$(curl -s -o /dev/null --max-time 2 -w '%{http_code}' "http://127.0.0.1:$PORT/liveness")" != 000 ]]; do
 	kill -0 "$nginx_pid" 2>/dev/null || die "nginx terminó ($RUN_DIR/error.log)"
 	((SECONDS < deadline)) || die "nginx no respondió en 127.0.0.1:$PORT ($RUN_DIR/error.log)"
 	sleep 0.2

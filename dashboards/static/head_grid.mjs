@@ -176,29 +176,39 @@ export function render({ model, el }) {
     })
     box.appendChild(table)
 
-    // Every number of the map, folded.
+    // Every number of the map, folded: the table is built when it is opened (n × n cells that
+    // nobody reads otherwise, and every one is work for each layout of the page).
     const details = document.createElement("details")
     details.dataset.key = "minilm-numbers"
-    details.open = open
     const summary = document.createElement("summary")
     summary.textContent = spec.texts.numbers_title
     details.appendChild(summary)
     const wrap = document.createElement("div")
     wrap.className = "c04-headgrid-numbers"
-    let html = `<table data-testid="minilm-numbers"><tr><th scope="col"><span class="c04-sr">${esc(spec.texts.query_key)}</span></th>`
-    for (let j = 0; j < n; j++) html += `<th scope="col">${esc(spec.pieces[j])}</th>`
-    html += "</tr>"
-    for (let i = 0; i < n; i++) {
-      html += `<tr><th scope="row">${esc(spec.pieces[i])}</th>`
-      for (let j = 0; j < n; j++) {
-        const w = weights[i * n + j]
-        const ink = w > 0.55 ? "#fff" : "#1b1b1b"
-        html += `<td style="background:${shade(w)};color:${ink}">${Math.round(100 * w)}</td>`
-      }
+    const fillNumbers = () => {
+      if (wrap.firstChild) return
+      let html = `<table data-testid="minilm-numbers"><tr><th scope="col"><span class="c04-sr">${esc(spec.texts.query_key)}</span></th>`
+      for (let j = 0; j < n; j++) html += `<th scope="col">${esc(spec.pieces[j])}</th>`
       html += "</tr>"
+      for (let i = 0; i < n; i++) {
+        html += `<tr><th scope="row">${esc(spec.pieces[i])}</th>`
+        for (let j = 0; j < n; j++) {
+          const w = weights[i * n + j]
+          const ink = w > 0.55 ? "#fff" : "#1b1b1b"
+          html += `<td style="background:${shade(w)};color:${ink}">${Math.round(100 * w)}</td>`
+        }
+        html += "</tr>"
+      }
+      wrap.innerHTML = html + "</table>"
     }
-    wrap.innerHTML = html + "</table>"
+    details.addEventListener("toggle", () => {
+      if (details.open) fillNumbers()
+    })
     details.appendChild(wrap)
+    if (open) {
+      fillNumbers()
+      details.open = true
+    }
     box.appendChild(details)
   }
 

@@ -118,6 +118,14 @@ def test_the_pieces_and_their_counts_are_the_model_s(lang):
     assert out["sentence_text"] == DEFAULT_SENTENCE
 
 
+def test_words_are_counted_as_the_caps_count_them_not_the_tokenizer_s():
+    # The tokenizer makes "today." two words ("today", "."); the cap (40 words) counts spaces.
+    sentence = "The weather is lovely today."
+    assert len(model().encode(sentence).words) == 6
+    items = {i["testid"]: i["value"] for i in render_sentence(sentence)["readouts"]["items"]}
+    assert items["minilm-words"] == "5"
+
+
 @pytest.mark.parametrize("lang", languages())
 @pytest.mark.parametrize("toy_sentence", SENTENCES)
 def test_each_toy_head_is_shown_beside_its_real_head(toy_sentence, lang):
