@@ -380,8 +380,13 @@ class MiniLMView(DemoView):
                 ),
                 "modelo",
             ),
-            pn.Row(self.sentence_input, self.english_button, sizing_mode="stretch_width"),
-            self.sentence_error,
+            # The refusal beside the box, as the explorer's (no empty row when there is none).
+            pn.Row(
+                self.sentence_input,
+                self.english_button,
+                self.sentence_error,
+                sizing_mode="stretch_width",
+            ),
             self._kept_control(self.sentence_select, t("minilm.examples")),
             self.export_note,
             self.readouts,
