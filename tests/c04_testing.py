@@ -14,9 +14,12 @@ from __future__ import annotations
 import functools
 import html
 import json
+import math
 import os
 import re
 import shutil
+import subprocess
+import sys
 import time
 from html.parser import HTMLParser
 from pathlib import Path
@@ -26,6 +29,25 @@ import pytest
 
 from attnmodel.formatting import es_percent
 from attnmodel.training import N_HEADS
+
+# ---------------------------------------------------------------------------------------------
+# A fresh interpreter
+
+# The packages the models must never import (they drive the tests, the handout and the docs).
+UI_PACKAGES = ("panel", "bokeh")
+# A Python expression, for a script run by ``run_fresh``: the UI modules imported so far.
+UI_MODULES = f"sorted(m for m in sys.modules if m.split('.')[0] in {set(UI_PACKAGES)!r})"
+
+
+def run_fresh(script: str, timeout: float = 120) -> dict:
+    """Run ``script`` in a new Python process (nothing imported yet) and read the last line it
+    prints as JSON; its error output is the failure message."""
+    completed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False, timeout=timeout
+    )
+    assert completed.returncode == 0, completed.stderr
+    return json.loads(completed.stdout.strip().splitlines()[-1])
+
 
 # ---------------------------------------------------------------------------------------------
 # HTML without a browser
@@ -742,6 +764,132 @@ def expect_training(page, rendered: dict, what, timeout: float = 15.0) -> None:
         page.wait_for_timeout(100)
     wait_for_source(page, MARKER_SOURCE, rendered["marker_source"])
     wait_for_source(page, PROBABILITIES_SOURCE, rendered["probabilities_source"])
+
+
+# "Un modelo de verdad" (dashboards/minilm.py), live and exported: the grid of head_grid.mjs,
+# read through its shadow roots, against the section's own renders.
+
+# Every tile of the grid: data-testid → aria-label.
+MINILM_TILES_JS = """() => {
+  const out = {};
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      const tid = el.getAttribute('data-testid');
+      if (tid && tid.startsWith('minilm-tile-')) out[tid] = el.getAttribute('aria-label');
+      if (el.shadowRoot) walk(el.shadowRoot);
+    }
+  };
+  walk(document);
+  return out;
+}"""
+MINILM_TILES_ARE_JS = f"""(want) => {{
+  const got = ({MINILM_TILES_JS})();
+  const keys = Object.keys(want);
+  return Object.keys(got).length === keys.length && keys.every((k) => got[k] === want[k]);
+}}"""
+
+
+def minilm_tile(page, layer: int, head: int):
+    """The tile of ``layer``, ``head`` (1-based, as its data-testid)."""
+    return page.locator(f'[data-testid="minilm-tile-{layer}-{head}"]')
+
+
+def labelled_select(page, label: str):
+    """The <select> of the Panel Select whose input group shows ``label``."""
+    return page.locator(".bk-input-group", has_text=label).locator("select")
+
+
+def minilm_tiles(sentence: str, lang: str = "es") -> dict[str, str]:
+    """data-testid → aria-label of the 72 tiles, as grid_spec names them for ``sentence``."""
+    from attnmodel.minilm import N_HEADS as HEADS
+    from attnmodel.minilm import N_LAYERS
+    from dashboards.minilm import grid_spec
+
+    tiles = grid_spec(sentence, lang)["tiles"]
+    return {
+        f"minilm-tile-{la + 1}-{h + 1}": tiles[la][h]["aria"]
+        for la in range(N_LAYERS)
+        for h in range(HEADS)
+    }
+
+
+def expect_minilm_tiles(page, sentence: str, lang: str = "es", timeout: float = 15_000) -> None:
+    """Wait until the 72 tiles carry the names grid_spec gives ``sentence`` (one evaluation of
+    all of them per try); on failure, say which differ."""
+    want = minilm_tiles(sentence, lang)
+    try:
+        page.wait_for_function(MINILM_TILES_ARE_JS, arg=want, timeout=timeout)
+    except Exception:
+        got = page.evaluate(MINILM_TILES_JS)
+        differ = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
+        extra = sorted(set(got) - set(want))
+        pytest.fail(f"{sentence!r} ({lang}): {len(differ)} tiles differ {differ}, extra {extra}")
+
+
+def expect_minilm_sentence(page, sentence: str, lang: str = "es", timeout: float = 15_000):
+    """The pieces line, both readouts and every tile show Python's render of ``sentence``."""
+    from playwright.sync_api import expect
+
+    from dashboards.minilm import render_sentence
+
+    rendered = render_sentence(sentence, lang)
+    pieces = page.locator('[data-testid="minilm-pieces"]')
+    expect(pieces).to_have_text(label_text(rendered["pieces"]["text"]), timeout=timeout)
+    for tid in ("minilm-words", "minilm-pieces-count"):
+        value = label_text(spec_find(rendered["readouts"], tid)["value"])
+        expect(readout(page, tid)).to_have_text(value)
+    expect_minilm_tiles(page, sentence, lang, timeout)
+
+
+def minilm_page_weights(sentence: str, layer: int, head: int) -> np.ndarray:
+    """The head's map as the page decodes it: the model's attention to 4 decimals."""
+    from attnmodel.minilm import MiniLMDemo
+
+    state = MiniLMDemo(sentence=sentence).state
+    return np.round(np.asarray(state.attention[layer, head], dtype=np.float64) * 1e4) / 1e4
+
+
+def js_round(x: float) -> int:
+    """JavaScript's Math.round (halves up) of a non-negative number."""
+    return math.floor(x + 0.5)
+
+
+def minilm_expected_top(sentence: str, layer: int, head: int, lang: str = "es") -> list[str]:
+    """What each piece looks at most, as head_grid.mjs lists it: on the 4-decimal weights the
+    page decodes, the first largest key and Math.round of its percentage."""
+    from attnmodel.i18n import text
+    from attnmodel.minilm import MiniLMDemo
+
+    pieces = MiniLMDemo(sentence=sentence).state.pieces
+    items = []
+    for i, row in enumerate(minilm_page_weights(sentence, layer, head)):
+        best = int(np.argmax(row))  # the first of equal largest, as the page's strict >
+        share = text("format.percent", lang, value=js_round(100 * row[best]))
+        items.append(
+            text("minilm.grid.top_item", lang, query=pieces[i], key=pieces[best], share=share)
+        )
+    return items
+
+
+def expect_minilm_detail(page, sentence: str, layer: int, head: int, lang: str = "es") -> None:
+    """The head ``layer``, ``head`` (0-based) of ``sentence`` is the chosen one, in large: its
+    tile pressed (the only one), its title, its measured shares, what each piece looks at."""
+    from playwright.sync_api import expect
+
+    from dashboards.minilm import grid_spec
+
+    spec = grid_spec(sentence, lang)
+    expect(minilm_tile(page, layer + 1, head + 1)).to_have_attribute("aria-pressed", "true")
+    expect(page.locator('[data-testid^="minilm-tile-"][aria-pressed="true"]')).to_have_count(1)
+    expect(page.locator('[data-testid="minilm-detail-title"]')).to_have_text(
+        spec["tiles"][layer][head]["title"]
+    )
+    scores = page.locator('[data-testid="minilm-scores"]')
+    expect(scores.locator("caption")).to_have_text(spec["texts"]["scores_title"])
+    expect(scores.locator("th")).to_have_text(spec["role_names"])
+    expect(scores.locator("td")).to_have_text(spec["scores"][layer][head])
+    top = page.locator('[data-testid="minilm-top"] li')
+    expect(top).to_have_text(minilm_expected_top(sentence, layer, head, lang))
 
 
 # Time every C04.update of an exported page (what one control change costs in the browser) and,

@@ -10,6 +10,7 @@
  *                Python's f"{x:.{d}f}" (C04.fmt.fixed), byte for byte
  *   C04.html  <- dashboards/common.py (esc), byte for byte
  *   C04.spec  <- dashboards/common.py (matrix_spec): the specs markup.js draws
+ *   C04.embedded  what the export embeds for each twin (#c04-states), parsed once
  *   C04.math  <- attnmodel/core.py (softmax, scaled_dot_product_attention, causal_mask,
  *                sinusoidal_encoding, entropy_bits, softmax_jacobian_norm, letter_trigrams,
  *                trigram_vectors with its hash_words), within 1e-12
@@ -856,6 +857,27 @@
     return ms;
   }
 
+  // ---------------------------------------------------------------------------------------------
+  // C04.embedded: a twin's part of what the export embeds (dashboards/export.py, STATES_ID), the
+  // page's JSON parsed once for every twin. ``fields``: what the part must hold; ``optional``:
+  // null instead of an error when the part is missing (links.js on a page without links).
+
+  const STATES_ID = "c04-states";
+  let embeddedParts = null;
+
+  function embedded(key, fields = [], optional = false) {
+    if (embeddedParts === null) {
+      const node = root.document ? root.document.getElementById(STATES_ID) : null;
+      embeddedParts = node ? JSON.parse(node.textContent) : {};
+    }
+    const part = embeddedParts[key];
+    if (part && fields.every((field) => part[field] !== undefined && part[field] !== null)) {
+      return part;
+    }
+    if (optional) return null;
+    throw new Error(`${key}: faltan los estados en #${STATES_ID}.`);
+  }
+
   const previous = root.C04;
   const C04 = {
     fmt: { number, fixed, percent, parseNumber },
@@ -880,6 +902,7 @@
     },
     util: { pyRepr, pyStr, pyFloatRepr },
     views: (previous && previous.views) || {},
+    embedded,
     apply,
     update,
     lastUpdate: null,

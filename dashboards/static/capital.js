@@ -20,18 +20,7 @@
   const C04 = (window.C04 = window.C04 || {});
   C04.views = C04.views || {};
 
-  let CONSTANTS = null;
-
-  function constants() {
-    if (CONSTANTS === null) {
-      const el = document.getElementById("c04-states");
-      const states = el ? JSON.parse(el.textContent) : {};
-      const found = states.capital && states.capital.constants;
-      if (!found) throw new Error("capital: faltan las constantes del modelo en #c04-states.");
-      CONSTANTS = found;
-    }
-    return CONSTANTS;
-  }
+  const constants = () => C04.embedded("capital", ["constants"]).constants;
 
   const fmt = (x, decimals = 2) => C04.fmt.number(x, decimals);
   const t = (key, values) => C04.t(key, values);

@@ -27,17 +27,7 @@
   const WHITESPACE =
     /[\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+/;
 
-  let constants = null;
-
-  function consts() {
-    if (constants === null) {
-      const el = document.getElementById("c04-states");
-      const found = el ? JSON.parse(el.textContent).explorer : undefined;
-      if (!found) throw new Error("explorer: faltan las constantes del modelo en #c04-states.");
-      constants = found;
-    }
-    return constants;
-  }
+  const consts = () => C04.embedded("explorer");
 
   function splitWords(text) {
     return String(text).split(WHITESPACE).filter((word) => word.length > 0);

@@ -89,14 +89,8 @@
   // ---------------------------------------------------------------------------------------------
   // The export: the fragment is the link
 
-  let SPEC;
-  function exportSpec() {
-    if (SPEC === undefined) {
-      const el = document.getElementById("c04-states");
-      SPEC = (el && JSON.parse(el.textContent).links) || null;
-    }
-    return SPEC;
-  }
+  // Served pages load this file without c04.js (no C04.embedded) and embed nothing: null.
+  const exportSpec = () => (C04.embedded ? C04.embedded("links", [], true) : null);
 
   // links.py's PAGE_KEYS (the export's fragment is read here, without Python).
   const PAGE_KEYS = ["lang", "seccion", "modo", "profesor"];

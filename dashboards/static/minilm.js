@@ -15,20 +15,7 @@
   const C04 = (window.C04 = window.C04 || {});
   C04.views = C04.views || {};
 
-  let EMBEDDED = null;
-
-  function embedded() {
-    if (EMBEDDED === null) {
-      const el = document.getElementById("c04-states");
-      const all = el ? JSON.parse(el.textContent) : {};
-      const found = all.minilm;
-      if (!found || !found.sentences || !found.toys) {
-        throw new Error("minilm: faltan los estados en #c04-states.");
-      }
-      EMBEDDED = found;
-    }
-    return EMBEDDED;
-  }
+  const embedded = () => C04.embedded("minilm", ["sentences", "toys"]);
 
   function readState(args) {
     return { sentence: args.w_sentence.value, toy: args.w_toy.value };

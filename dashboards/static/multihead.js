@@ -20,14 +20,7 @@
   const C04 = window.C04;
   const DEMO = "multihead";
 
-  let table = null;
-
-  function states() {
-    if (table === null) {
-      table = JSON.parse(document.getElementById("c04-states").textContent)[DEMO];
-    }
-    return table;
-  }
+  const states = () => C04.embedded(DEMO);
 
   // === dashboards.multihead.state_key
   function key(state) {

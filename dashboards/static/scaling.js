@@ -22,17 +22,7 @@
   const C04 = (window.C04 = window.C04 || {});
   C04.views = C04.views || {};
 
-  let STATES = null;
-
-  function states() {
-    if (STATES === null) {
-      const el = document.getElementById("c04-states");
-      const all = el ? JSON.parse(el.textContent) : {};
-      if (!all.scaling) throw new Error("scaling: faltan los estados en #c04-states.");
-      STATES = all.scaling;
-    }
-    return STATES;
-  }
+  const states = () => C04.embedded("scaling");
 
   const key = (state) => `d_k=${state.d_k}|seed=${state.seed}`;
 

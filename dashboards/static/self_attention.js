@@ -261,12 +261,7 @@
 
   const VIEWS = new Map();
 
-  function embedded() {
-    const el = document.getElementById("c04-states");
-    const found = el ? JSON.parse(el.textContent).self_attention : undefined;
-    if (!found) throw new Error("self_attention: faltan los datos iniciales en #c04-states.");
-    return found;
-  }
+  const embedded = () => C04.embedded("self_attention", ["matrices"]);
 
   function viewState(args) {
     const key = args.q.id;

@@ -27,21 +27,8 @@
   const C04 = (window.C04 = window.C04 || {});
   C04.views = C04.views || {};
 
-  let EMBEDDED = null;
-
   // states.training: {run, hand, states, constants}.
-  function embedded() {
-    if (EMBEDDED === null) {
-      const el = document.getElementById("c04-states");
-      const all = el ? JSON.parse(el.textContent) : {};
-      const found = all.training;
-      if (!found || !found.states || !found.hand || !found.constants) {
-        throw new Error("training: faltan los estados en #c04-states.");
-      }
-      EMBEDDED = found;
-    }
-    return EMBEDDED;
-  }
+  const embedded = () => C04.embedded("training", ["states", "hand", "constants"]);
 
   // dashboards.training.state_key
   const key = (state) => `${state.step}|${state.country}`;

@@ -6,10 +6,6 @@ them against the similarity table sbert.net publishes for the model.
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-
 import numpy as np
 import pytest
 
@@ -33,6 +29,8 @@ from attnmodel.minilm import (
     word_attention,
 )
 from attnmodel.multihead import RELATIONS, SENTENCES
+
+from c04_testing import UI_MODULES, run_fresh
 
 # sbert.net's quickstart for all-MiniLM-L6-v2 ("Usage", similarity of three sentences).
 SBERT_SENTENCES = [
@@ -105,30 +103,21 @@ def test_the_model_is_loaded_once():
     assert model() is model()
 
 
-LOAD_SCRIPT = """
+LOAD_SCRIPT = f"""
 import json, sys
 import attnmodel.minilm as m
 before = m.model.cache_info().currsize
 m.MiniLMDemo()  # the class and its default sentence: the model is not needed yet
 created = m.model.cache_info().currsize
 m.model().attention("The cat sleeps")
-ui = sorted(name for name in sys.modules if name.split(".")[0] in ("panel", "bokeh"))
-print(json.dumps({"before": before, "created": created, "after": m.model.cache_info().currsize,
-                  "ui": ui}))
+print(json.dumps({{"before": before, "created": created, "after": m.model.cache_info().currsize,
+                  "ui": {UI_MODULES}}}))
 """
 
 
 def test_loading_the_model_imports_neither_panel_nor_bokeh():
     # tests/attnmodel/test_no_panel_import.py imports every module; this one also loads the weights.
-    done = subprocess.run(
-        [sys.executable, "-c", LOAD_SCRIPT],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = run_fresh(LOAD_SCRIPT)
     assert result["before"] == 0  # importing does not load the weights
     assert result["created"] == 0  # nor does building the model with its default sentence
     assert result["after"] == 1  # the check sees a load

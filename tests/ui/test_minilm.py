@@ -11,9 +11,6 @@ Every text comes from the catalogue (``attnmodel.i18n.text``) or from the sectio
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
 import pytest
 from playwright.sync_api import expect
 
@@ -29,9 +26,18 @@ from attnmodel.minilm import (
 )
 from attnmodel.multihead import SENTENCES
 from dashboards import links
-from dashboards.minilm import grid_spec, render_sentence, render_toy
+from dashboards.minilm import grid_spec, render_toy
 
-from c04_testing import label_text, readout, spec_find
+from c04_testing import (
+    expect_minilm_detail,
+    expect_minilm_sentence,
+    js_round,
+    label_text,
+    labelled_select,
+    minilm_page_weights,
+    minilm_tile,
+    minilm_tiles,
+)
 
 pytestmark = pytest.mark.ui
 
@@ -40,131 +46,26 @@ FIRST_LOAD_MS = 60_000  # the server reads the weights (~90 MB) the first time t
 # A sentence typed in «Frase»: test data, not a text of the page (a few words of several pieces).
 TYPED_SENTENCE = "The students compute attention weights by hand"
 
-# Every tile of the grid, through the shadow roots: data-testid → aria-label.
-TILES_JS = """() => {
-  const out = {};
-  const walk = (root) => {
-    for (const el of root.querySelectorAll('*')) {
-      const tid = el.getAttribute('data-testid');
-      if (tid && tid.startsWith('minilm-tile-')) out[tid] = el.getAttribute('aria-label');
-      if (el.shadowRoot) walk(el.shadowRoot);
-    }
-  };
-  walk(document);
-  return out;
-}"""
 # The data-testid of the element that has the focus, through every shadow root.
 FOCUSED_JS = """() => {
   let el = document.activeElement;
   while (el && el.shadowRoot && el.shadowRoot.activeElement) el = el.shadowRoot.activeElement;
   return el ? el.getAttribute('data-testid') : null;
 }"""
-TILES_ARE_JS = f"""(want) => {{
-  const got = ({TILES_JS})();
-  const keys = Object.keys(want);
-  return Object.keys(got).length === keys.length && keys.every((k) => got[k] === want[k]);
-}}"""
-
-
-def tile(page, layer: int, head: int):
-    """The tile of ``layer``, ``head`` (1-based, as its data-testid)."""
-    return page.locator(f'[data-testid="minilm-tile-{layer}-{head}"]')
 
 
 def detail_title(page):
     return page.locator('[data-testid="minilm-detail-title"]')
 
 
-def select(page, label: str):
-    return page.locator(".bk-input-group", has_text=label).locator("select")
-
-
 def sentence_box(page, lang: str = "es"):
     return page.get_by_label(text("minilm.sentence", lang), exact=True)
-
-
-def expected_tiles(sentence: str, lang: str = "es") -> dict[str, str]:
-    tiles = grid_spec(sentence, lang)["tiles"]
-    return {
-        f"minilm-tile-{la + 1}-{h + 1}": tiles[la][h]["aria"]
-        for la in range(N_LAYERS)
-        for h in range(N_HEADS)
-    }
-
-
-def expect_tiles(page, sentence: str, lang: str = "es", timeout: float = 15_000) -> None:
-    """Wait until the 72 tiles carry the names grid_spec gives ``sentence`` (one evaluation of
-    all of them per try); on failure, say which differ."""
-    want = expected_tiles(sentence, lang)
-    try:
-        page.wait_for_function(TILES_ARE_JS, arg=want, timeout=timeout)
-    except Exception:
-        got = page.evaluate(TILES_JS)
-        differ = {k: (got.get(k), v) for k, v in want.items() if got.get(k) != v}
-        extra = sorted(set(got) - set(want))
-        pytest.fail(f"{sentence!r} ({lang}): {len(differ)} tiles differ {differ}, extra {extra}")
-
-
-def expect_sentence(page, sentence: str, lang: str = "es", timeout: float = 15_000) -> None:
-    """The pieces line, both readouts and every tile show Python's render of ``sentence``."""
-    rendered = render_sentence(sentence, lang)
-    pieces = page.locator('[data-testid="minilm-pieces"]')
-    expect(pieces).to_have_text(label_text(rendered["pieces"]["text"]), timeout=timeout)
-    for tid in ("minilm-words", "minilm-pieces-count"):
-        value = label_text(spec_find(rendered["readouts"], tid)["value"])
-        expect(readout(page, tid)).to_have_text(value)
-    expect_tiles(page, sentence, lang, timeout)
-
-
-def page_weights(sentence: str, layer: int, head: int) -> np.ndarray:
-    """The head's map as the page decodes it: the model's attention to 4 decimals."""
-    state = MiniLMDemo(sentence=sentence).state
-    return np.round(np.asarray(state.attention[layer, head], dtype=np.float64) * 1e4) / 1e4
-
-
-def js_round(x: float) -> int:
-    """JavaScript's Math.round (halves up) of a non-negative number."""
-    return math.floor(x + 0.5)
-
-
-def expected_top(sentence: str, layer: int, head: int, lang: str = "es") -> list[str]:
-    """What each piece looks at most, as head_grid.mjs lists it: on the 4-decimal weights the
-    page decodes, the first largest key and Math.round of its percentage."""
-    state = MiniLMDemo(sentence=sentence).state
-    items = []
-    for i, row in enumerate(page_weights(sentence, layer, head)):
-        best = int(np.argmax(row))  # the first of equal largest, as the page's strict >
-        share = text("format.percent", lang, value=js_round(100 * row[best]))
-        items.append(
-            text(
-                "minilm.grid.top_item",
-                lang,
-                query=state.pieces[i],
-                key=state.pieces[best],
-                share=share,
-            )
-        )
-    return items
-
-
-def expect_detail(page, sentence: str, layer: int, head: int, lang: str = "es") -> None:
-    """The head ``layer``, ``head`` (0-based) of ``sentence`` is the chosen one, in large."""
-    spec = grid_spec(sentence, lang)
-    expect(tile(page, layer + 1, head + 1)).to_have_attribute("aria-pressed", "true")
-    expect(page.locator('[data-testid^="minilm-tile-"][aria-pressed="true"]')).to_have_count(1)
-    expect(detail_title(page)).to_have_text(spec["tiles"][layer][head]["title"])
-    scores = page.locator('[data-testid="minilm-scores"]')
-    expect(scores.locator("caption")).to_have_text(spec["texts"]["scores_title"])
-    expect(scores.locator("th")).to_have_text(spec["role_names"])
-    expect(scores.locator("td")).to_have_text(spec["scores"][layer][head])
-    top = page.locator('[data-testid="minilm-top"] li')
-    expect(top).to_have_text(expected_top(sentence, layer, head, lang))
 
 
 def open_model(page, url: str, lang: str = "es"):
     page.goto(url)
     page.locator(f'[data-testid="section-{SECTION}"]').first.wait_for(state="attached")
-    expect(tile(page, 1, 1)).to_be_attached(timeout=FIRST_LOAD_MS)
+    expect(minilm_tile(page, 1, 1)).to_be_attached(timeout=FIRST_LOAD_MS)
     return page
 
 
@@ -173,26 +74,26 @@ def test_the_grid_and_the_chosen_head_by_click_and_keyboard(page, watch, lecture
     model = MiniLMDemo()
     tiles = page.locator('[data-testid^="minilm-tile-"]')
     expect(tiles).to_have_count(N_LAYERS * N_HEADS)
-    expect_sentence(page, model.sentence)
+    expect_minilm_sentence(page, model.sentence)
     expect(page.locator('[data-testid="minilm-grid"] [role="grid"]')).to_have_attribute(
         "aria-label", text("minilm.grid.grid_label")
     )
     # The model's head at first: layer 1, head 3, the one that looks at the previous piece.
     assert (model.layer, model.head) == (0, 2)
     assert model.roles[0][2].role == "previous"
-    expect_detail(page, model.sentence, 0, 2)
+    expect_minilm_detail(page, model.sentence, 0, 2)
 
     # A click elsewhere, then back on layer 1, head 3.
-    tile(page, 4, 7).click()
-    expect_detail(page, model.sentence, 3, 6)
-    expect(tile(page, 1, 3)).to_have_attribute("aria-pressed", "false")
-    tile(page, 1, 3).click()
-    expect_detail(page, model.sentence, 0, 2)
+    minilm_tile(page, 4, 7).click()
+    expect_minilm_detail(page, model.sentence, 3, 6)
+    expect(minilm_tile(page, 1, 3)).to_have_attribute("aria-pressed", "false")
+    minilm_tile(page, 1, 3).click()
+    expect_minilm_detail(page, model.sentence, 0, 2)
 
     # The keyboard: one Tab stop (the chosen tile), arrows through the grid, End along the row.
     expect(tiles.and_(page.locator('[tabindex="0"]'))).to_have_count(1)
-    expect(tile(page, 1, 3)).to_have_attribute("tabindex", "0")
-    select(page, text("minilm.examples")).focus()
+    expect(minilm_tile(page, 1, 3)).to_have_attribute("tabindex", "0")
+    labelled_select(page, text("minilm.examples")).focus()
     for _ in range(10):
         page.keyboard.press("Tab")
         if (page.evaluate(FOCUSED_JS) or "").startswith("minilm-tile-"):
@@ -209,14 +110,14 @@ def test_the_grid_and_the_chosen_head_by_click_and_keyboard(page, watch, lecture
         ("ArrowDown", (1, 0)),
     ):
         page.keyboard.press(key)
-        expect(tile(page, layer + 1, head + 1)).to_be_focused()
-        expect(tile(page, layer + 1, head + 1)).to_have_attribute("tabindex", "0")
-        expect_detail(page, model.sentence, layer, head)
+        expect(minilm_tile(page, layer + 1, head + 1)).to_be_focused()
+        expect(minilm_tile(page, layer + 1, head + 1)).to_have_attribute("tabindex", "0")
+        expect_minilm_detail(page, model.sentence, layer, head)
     # Tab leaves the grid at once; Shift+Tab comes back to the chosen tile.
     page.keyboard.press("Tab")
     assert not (page.evaluate(FOCUSED_JS) or "").startswith("minilm-tile-")
     page.keyboard.press("Shift+Tab")
-    expect(tile(page, 2, 1)).to_be_focused()
+    expect(minilm_tile(page, 2, 1)).to_be_focused()
 
     # The folded numbers open and stay open when another head is chosen.
     numbers = page.locator('[data-testid="minilm-numbers"]')
@@ -228,10 +129,10 @@ def test_the_grid_and_the_chosen_head_by_click_and_keyboard(page, watch, lecture
     expect(rows.first.locator("th")).to_have_text([corner, *model.pieces])
     for layer, head in ((1, 0), (5, 11)):
         if (layer, head) != (1, 0):
-            tile(page, layer + 1, head + 1).click()
-            expect_detail(page, model.sentence, layer, head)
+            minilm_tile(page, layer + 1, head + 1).click()
+            expect_minilm_detail(page, model.sentence, layer, head)
         expect(numbers).to_be_visible()
-        weights = page_weights(model.sentence, layer, head)
+        weights = minilm_page_weights(model.sentence, layer, head)
         expect(rows).to_have_count(len(model.pieces) + 1)
         for i in (1, len(model.pieces) // 2, len(model.pieces)):
             cells = [str(js_round(100 * w)) for w in weights[i - 1]]
@@ -242,7 +143,7 @@ def test_the_grid_and_the_chosen_head_by_click_and_keyboard(page, watch, lecture
 
 def test_a_typed_sentence_a_refused_one_and_the_english_example(page, watch, lecture_url):
     open_model(page, f"{lecture_url}?seccion={SECTION}")
-    expect_sentence(page, DEFAULT_SENTENCE)
+    expect_minilm_sentence(page, DEFAULT_SENTENCE)
     error = page.locator('[data-testid="minilm-sentence-error"]')
     expect(error).to_have_count(0)
     box = sentence_box(page)
@@ -252,8 +153,8 @@ def test_a_typed_sentence_a_refused_one_and_the_english_example(page, watch, lec
     assert TYPED_SENTENCE not in LECTURE_SENTENCES
     box.fill(TYPED_SENTENCE)
     box.press("Enter")
-    expect_sentence(page, TYPED_SENTENCE)
-    expect_detail(page, TYPED_SENTENCE, 0, 2)
+    expect_minilm_sentence(page, TYPED_SENTENCE)
+    expect_minilm_detail(page, TYPED_SENTENCE, 0, 2)
     assert grid_spec(TYPED_SENTENCE)["pieces"] != grid_spec(DEFAULT_SENTENCE)["pieces"]
     # The server's model has the sentence: the address it writes says so.
     link = links.encode({SECTION: MiniLMDemo(sentence=TYPED_SENTENCE)}, SECTION)
@@ -266,23 +167,23 @@ def test_a_typed_sentence_a_refused_one_and_the_english_example(page, watch, lec
     box.fill(too_long)
     box.press("Enter")
     expect(error).to_have_text(f"{say(refused.value)} {text('minilm.kept')}")
-    expect_sentence(page, TYPED_SENTENCE)
+    expect_minilm_sentence(page, TYPED_SENTENCE)
     expect(detail_title(page)).to_have_text(grid_spec(TYPED_SENTENCE)["tiles"][0][2]["title"])
 
     # «Ejemplo en inglés»: one click; the box and «Frases de la clase» say it, the error goes.
     page.get_by_role("button", name=text("minilm.english")).click()
-    expect_sentence(page, ENGLISH_SENTENCE)
-    expect_detail(page, ENGLISH_SENTENCE, 0, 2)
+    expect_minilm_sentence(page, ENGLISH_SENTENCE)
+    expect_minilm_detail(page, ENGLISH_SENTENCE, 0, 2)
     expect(error).to_have_count(0)
     expect(box).to_have_value(ENGLISH_SENTENCE)
-    expect(select(page, text("minilm.examples"))).to_have_value(ENGLISH_SENTENCE)
+    expect(labelled_select(page, text("minilm.examples"))).to_have_value(ENGLISH_SENTENCE)
     link = links.encode({SECTION: MiniLMDemo(sentence=ENGLISH_SENTENCE)}, SECTION)
     page.wait_for_function("(link) => location.search === '?' + link", arg=link)
 
     # A sentence of the lecture, from its select.
     capital = LECTURE_SENTENCES[-1]
-    select(page, text("minilm.examples")).select_option(label=capital)
-    expect_sentence(page, capital)
+    labelled_select(page, text("minilm.examples")).select_option(label=capital)
+    expect_minilm_sentence(page, capital)
     expect(box).to_have_value(capital)
     assert watch.console_errors == []
     assert watch.external == []
@@ -290,7 +191,7 @@ def test_a_typed_sentence_a_refused_one_and_the_english_example(page, watch, lec
 
 def test_the_toy_heads_beside_the_real_ones(page, watch, lecture_url):
     open_model(page, f"{lecture_url}?seccion={SECTION}")
-    toy_select = select(page, text("minilm.toy.sentence"))
+    toy_select = labelled_select(page, text("minilm.toy.sentence"))
     expect(toy_select).to_have_value(SENTENCES[0])
     for sentence in (SENTENCES[0], SENTENCES[2]):
         if sentence != SENTENCES[0]:
@@ -307,11 +208,11 @@ def test_the_toy_heads_beside_the_real_ones(page, watch, lecture_url):
 
 def test_english_page(page, watch, lecture_url):
     open_model(page, f"{lecture_url}?lang=en&seccion={SECTION}", "en")
-    expect_sentence(page, DEFAULT_SENTENCE, "en")
-    assert expected_tiles(DEFAULT_SENTENCE, "en") != expected_tiles(DEFAULT_SENTENCE, "es")
-    expect_detail(page, DEFAULT_SENTENCE, 0, 2, "en")
-    tile(page, 2, 5).click()
-    expect_detail(page, DEFAULT_SENTENCE, 1, 4, "en")
+    expect_minilm_sentence(page, DEFAULT_SENTENCE, "en")
+    assert minilm_tiles(DEFAULT_SENTENCE, "en") != minilm_tiles(DEFAULT_SENTENCE, "es")
+    expect_minilm_detail(page, DEFAULT_SENTENCE, 0, 2, "en")
+    minilm_tile(page, 2, 5).click()
+    expect_minilm_detail(page, DEFAULT_SENTENCE, 1, 4, "en")
     expect(page.get_by_role("button", name=text("minilm.english", "en"))).to_be_visible()
     expect(sentence_box(page, "en")).to_have_value(DEFAULT_SENTENCE)
     for key, tid in (("words", "minilm-words"), ("pieces", "minilm-pieces-count")):
