@@ -409,7 +409,11 @@ def stamp_part(name: str, measured: str) -> None:
     data = load_part(name)
     if data is not None:
         data["commit"] = measured
-        data.setdefault("machine", {})["cpu"] = cpu_model()
+        machine = data.get("machine")
+        # bench_flood.py writes its platform string there: kept, beside the CPU.
+        if not isinstance(machine, dict):
+            machine = {"platform": machine} if machine else {}
+        data["machine"] = {**machine, "cpu": cpu_model()}
         part_file(name).write_text(json.dumps(data, indent=2, ensure_ascii=False), "utf-8")
 
 

@@ -120,9 +120,9 @@ def js_state(state: dict) -> dict:
 # ||J||_F = sqrt(f), f = s2 - 2 s3 + s2^2, cancels for a nearly one-hot row: weights off by a
 # few ulps (numpy's SIMD exp against V8's Math.exp; numpy's kernel depends on the CPU) move f by
 # ~1e-16 and so the root by ~1e-16 / (2 ||J||). Measured: preset 4.2.6, causal and scaled, row 2
-# (||J|| = 5.9e-6, just above GRADIENT_FLOOR) differs by 3e-6 relative on an AMD EPYC and not
-# at all on the CI machine of stop 28. A bar's width (percent) is compared within that bound;
-# its printed value is compared exactly with the rest.
+# (||J|| = 5.9e-6, just above GRADIENT_FLOOR) differs by 3e-6 relative on an Intel Xeon of this
+# workplace (2026-12-02), where CI on the earlier AMD EPYC machines saw no difference. A bar's
+# width (percent) is compared within that bound; its printed value exactly, with the rest.
 F_NOISE = 1e-15
 
 
