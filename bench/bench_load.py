@@ -665,7 +665,7 @@ def client_figures(stats: Stats, opened: int) -> dict:
 
 def arrivals_result(result: dict, stats: Stats, times: dict) -> dict:
     """A class arriving: opening and changes overlap, so the server's CPU is one total."""
-    (w0, s0, _), (w1, s1, _) = times["samples"]
+    (w0, s0, c0), (w1, s1, c1) = times["samples"]
     total = None if s0 is None else sum(s1.values()) - sum(s0.values())
     result.update(
         client_figures(stats, times["live"]),
@@ -673,6 +673,9 @@ def arrivals_result(result: dict, stats: Stats, times: dict) -> dict:
         wall_s=times["measure_wall_s"],
         server_cpu_s=total,
         server_cpu_cores=None if total is None else total / (w1 - w0),
+        # This process (every tab's client) shares the two cores with the server.
+        client_cpu_s=c1 - c0,
+        client_cpu_cores=(c1 - c0) / (w1 - w0),
         loadavg_after=os.getloadavg()[0],
     )
     result["meets_target"] = (

@@ -15,10 +15,9 @@ import math
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, CustomJSTickFormatter, FactorRange, HoverTool, Range1d
-from bokeh.plotting import figure
+from bokeh.models import CustomJSTickFormatter
 
-from attnmodel.formatting import number, percent, tick_js
+from attnmodel.formatting import number, percent
 from attnmodel.i18n import DEFAULT_LANG, text
 from attnmodel.scaling import ScalingDemo
 from dashboards.common import (
@@ -29,9 +28,7 @@ from dashboards.common import (
     announcer,
     apply_render,
     client_update,
-    lean_renderers,
     math_md,
-    plot_alternative,
     readout_spec,
     rich,
     section_header,
@@ -54,39 +51,23 @@ def sqrt_text(d_k: int, lang: str = DEFAULT_LANG) -> str:
     return f"√{d_k} ≈ {number(root, lang=lang)}"
 
 
-def bars_data(weights, lang: str = DEFAULT_LANG) -> dict[str, list]:
-    """Bars of one query over its keys, with the percentage drawn above each bar in ``lang``.
+def bars_spec(weights, which: str, d_k: int, lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.bars``: one query's attention over its keys, a row per key with its
+    percentage and a bar, titled as the chart it is; ``which`` is "unscaled" or "scaled".
 
-    The column names are data, the same in every language (the axes' labels are translated)."""
+    HTML drawn by markup.js rather than a Bokeh figure: two figures were ~50 Bokeh models and
+    two canvases of every new session's first section (bench_sessions.py, bench_phone.py)."""
     w = np.asarray(weights, dtype=float)
     return {
-        "llave": [str(j + 1) for j in range(len(w))],
-        "peso": w.tolist(),
-        # Inside the fixed 0..1 range even for a bar of height 1.
-        "label_y": (np.minimum(w, 0.86) + 0.07).tolist(),
-        "label": [percent(x, 1, lang) for x in w],
-    }
-
-
-def weights_table(unscaled, scaled, lang: str = DEFAULT_LANG) -> dict:
-    """``C04.markup.matrix``: the bars' percentages, a row per chart, shaded by weight (the
-    numbers a screen reader cannot read from the canvas)."""
-
-    def row(key: str, weights) -> dict:
-        w = [float(x) for x in weights]
-        return {
-            "label": text(f"scaling.{key}", lang),
-            "cells": [percent(x, 1, lang) for x in w],
-            "shade": w,
-            "sum": None,
-        }
-
-    return {
-        "testid": "scaling-weights",
-        "title": text("scaling.weights_table", lang),
-        "cols": [text("scaling.key_column", lang, j=j + 1) for j in range(len(unscaled))],
-        "rows": [row("row_unscaled", unscaled), row("row_scaled", scaled)],
-        "note": None,
+        "testid": f"scaling-{which}-bars",
+        "caption": text(f"scaling.{which}_title", lang, d_k=d_k),
+        "corner": text("scaling.key_axis", lang),
+        "head": text("scaling.weight_axis", lang),
+        "color": UNSCALED_COLOR if which == "unscaled" else SCALED_COLOR,
+        "rows": [
+            {"label": str(j + 1), "value": percent(x, 1, lang), "width": 100 * x, "note": ""}
+            for j, x in enumerate(w.tolist())
+        ],
     }
 
 
@@ -95,11 +76,11 @@ def render(model: ScalingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """Everything on screen that follows the model, in ``lang``, by target name (see
     ``client_targets``).
 
-    The specs of ``readouts``, ``gradient_readouts``, ``status`` (markup.js); the bars' data
-    ``unscaled_source``, ``scaled_source``; the figure titles ``unscaled_title``,
-    ``scaled_title``; the drawn query's own entropy under each figure, ``unscaled_entropy``,
-    ``scaled_entropy`` (readout specs). The export embeds this dict for every (d_k, seed) it
-    offers; the browser (``C04.views.scaling`` in dashboards/static/scaling.js) only looks it up.
+    The specs of ``readouts``, ``gradient_readouts``, ``status``, the bars of one query
+    ``unscaled_bars``, ``scaled_bars`` and its own entropy under each, ``unscaled_entropy``,
+    ``scaled_entropy`` (all drawn by markup.js). The export embeds this dict for every
+    (d_k, seed) it offers; the browser (``C04.views.scaling`` in dashboards/static/scaling.js)
+    only looks it up.
     """
     return render_state(client_state(model, lang), model.d_k, model.seed, lang)
 
@@ -108,9 +89,6 @@ def render_state(state: dict, d_k: int, seed: int, lang: str = DEFAULT_LANG) -> 
     """``render`` from one embedded ``client_state``: what ``C04.views.scaling.render`` does in
     the browser, line by line (the texts from the catalogue, the numbers already in ``state``)."""
     score, entropy_u, entropy_s, grad_u, grad_s, sample_u, sample_s, n = state["t"]
-
-    def t(key: str, **values) -> str:
-        return text(f"scaling.{key}", lang, **values)
 
     def r(key: str, **fields) -> list:
         return rich(f"scaling.{key}", lang, **fields)
@@ -154,14 +132,11 @@ def render_state(state: dict, d_k: int, seed: int, lang: str = DEFAULT_LANG) -> 
         "readouts": {"items": readouts},
         "gradient_readouts": {"items": gradient_readouts},
         "status": {"testid": None, "cls": "c04-note", "text": status},
-        "unscaled_source": bars_data(state["wu"], lang),
-        "scaled_source": bars_data(state["ws"], lang),
-        "weights_table": weights_table(state["wu"], state["ws"], lang),
+        "unscaled_bars": bars_spec(state["wu"], "unscaled", d_k, lang),
+        "scaled_bars": bars_spec(state["ws"], "scaled", d_k, lang),
         "announce": announce_spec(
             "scaling", lang, d_k=str(d_k), n=str(n), unscaled=entropy_u, scaled=entropy_s
         ),
-        "unscaled_title": t("unscaled_title", d_k=d_k),
-        "scaled_title": t("scaled_title", d_k=d_k),
         "unscaled_entropy": readout_spec(
             r("sample_entropy_unscaled_label"),
             sample_u,
@@ -182,8 +157,8 @@ def client_state(model: ScalingDemo, lang: str = DEFAULT_LANG) -> dict[str, obje
     language), the number of queries the means are over, and the two bar vectors.
 
     ``C04.views.scaling.render`` rebuilds ``render(model, lang)`` from it, byte for byte (the
-    readouts' texts from the page's catalogue, √d_k, the status line, the titles, the bars'
-    labels and label heights); the full render dicts would be six times larger (0,27 MB vs
+    readouts' texts from the page's catalogue, √d_k, the status line, the bars with their
+    titles and percentages); the full render dicts would be six times larger (0,27 MB vs
     0,04 MB for 110 states), and the whole-lecture page must stay under 6 MB.
     """
     m = model
@@ -277,7 +252,7 @@ class ScalingView(DemoView):
       over the model's ``n_trials`` queries, unscaled (2 decimals).
     - ``scaling-entropy-scaled``: ``scaling.entropy_scaled_label``, the same mean after dividing
       by √d_k.
-    - ``scaling-sample-entropy-unscaled``, ``scaling-sample-entropy-scaled``: under each figure,
+    - ``scaling-sample-entropy-unscaled``, ``scaling-sample-entropy-scaled``: under each chart,
       the entropy in bits of the one query drawn there (``scaling.sample_entropy_*_label``,
       2 decimals).
     - ``scaling-gradient-unscaled``, ``scaling-gradient-scaled``: mean softmax-gradient size
@@ -286,11 +261,9 @@ class ScalingView(DemoView):
     - ``scaling-export-note``: the note on how "New sample" cycles the embedded samples,
       visible only in the offline export (``export_note``, shown by ``enable_client_side``).
 
-    Plots: ``bars_unscaled`` and ``bars_scaled`` are plain Bokeh figures (Bokeh names
-    ``scaling-unscaled-figure``, ``scaling-scaled-figure``). A change only replaces their titles
-    and the data of their sources ``unscaled_source``/``scaled_source`` (Bokeh names
-    ``scaling-unscaled-source``, ``scaling-scaled-source``; columns ``llave``, ``peso``,
-    ``label_y``, ``label``: data, the same in every language).
+    - ``scaling-unscaled-bars``, ``scaling-scaled-bars``: the bars of one sample query over
+      its keys (``bars_spec``: a table titled by its ``caption``, a row per key with its
+      percentage in ``scaling-unscaled-bars-<key>`` / ``scaling-scaled-bars-<key>`` and a bar).
 
     Every text is in ``lang``: the catalogue's table ``[scaling]``.
     """
@@ -332,17 +305,9 @@ class ScalingView(DemoView):
         # The drawn query's own entropy, under its bars.
         self.unscaled_entropy = Markup(kind="readout", margin=(0, 10, 10, 0))
         self.scaled_entropy = Markup(kind="readout", margin=(0, 10, 10, 0))
-        self.weights_table = Markup(kind="matrix", margin=(0, 10, 10, 0))
+        self.unscaled_bars = Markup(kind="bars", margin=(0, 20, 4, 0))
+        self.scaled_bars = Markup(kind="bars", margin=(0, 20, 4, 0))
         self.announcer = announcer()
-
-        # Bokeh models belong to one document: figures and sources per view (per session).
-        keys = [str(j + 1) for j in range(m.n_keys)]
-        self.unscaled_source, self.bars_unscaled = self._bars_figure(
-            keys, "scaling-unscaled", UNSCALED_COLOR
-        )
-        self.scaled_source, self.bars_scaled = self._bars_figure(
-            keys, "scaling-scaled", SCALED_COLOR
-        )
 
         self._refresh()
         m.param.watch(self._on_change, ["d_k", "seed"])
@@ -354,14 +319,9 @@ class ScalingView(DemoView):
             self.readouts,
             math_md(self.t("scaling.caption")),
             pn.Row(
-                pn.Column(
-                    pn.pane.Bokeh(self.bars_unscaled, margin=(0, 10, 0, 0)), self.unscaled_entropy
-                ),
-                pn.Column(
-                    pn.pane.Bokeh(self.bars_scaled, margin=(0, 10, 0, 0)), self.scaled_entropy
-                ),
+                pn.Column(self.unscaled_bars, self.unscaled_entropy, margin=0),
+                pn.Column(self.scaled_bars, self.scaled_entropy, margin=0),
             ),
-            self.weights_table,
             self.gradient_readouts,
             LiveHTML(
                 f'<div class="c04-note">{self.t("scaling.gradient_note", n=m.n_trials)}</div>',
@@ -408,18 +368,15 @@ class ScalingView(DemoView):
         apply_render(self.client_targets(), render(self.model, self.lang))
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (pane / source / Bokeh model, kind), for the names of ``render``."""
+        """Target name -> (pane, kind), for the names of ``render``."""
         return {
             "readouts": (self.readouts, "markup"),
             "gradient_readouts": (self.gradient_readouts, "markup"),
             "status": (self.status, "markup"),
-            "unscaled_source": (self.unscaled_source, "data"),
-            "scaled_source": (self.scaled_source, "data"),
-            "unscaled_title": (self.bars_unscaled.title, "prop:text"),
-            "scaled_title": (self.bars_scaled.title, "prop:text"),
+            "unscaled_bars": (self.unscaled_bars, "markup"),
+            "scaled_bars": (self.scaled_bars, "markup"),
             "unscaled_entropy": (self.unscaled_entropy, "markup"),
             "scaled_entropy": (self.scaled_entropy, "markup"),
-            "weights_table": (self.weights_table, "markup"),
             "announce": (self.announcer, "markup"),
         }
 
@@ -460,53 +417,6 @@ class ScalingView(DemoView):
         self.d_k_slider.slider.jscallback(value=code, args=args)
         self.sample_button.jscallback(clicks=code, args=args)
         return len(table)
-
-    def _bars_figure(
-        self, keys: list[str], name: str, color: str
-    ) -> tuple[ColumnDataSource, figure]:
-        """One bar panel, built once; a change only replaces its source's data and title."""
-        source = ColumnDataSource(
-            {"llave": [], "peso": [], "label_y": [], "label": []}, name=f"{name}-source"
-        )
-        fig = figure(
-            name=f"{name}-figure",
-            html_attributes=plot_alternative(self, name.replace("-", "_")),
-            x_range=FactorRange(factors=keys),
-            y_range=Range1d(0, 1),
-            width=400,
-            height=260,
-            toolbar_location=None,
-            tools="",
-            x_axis_label=self.t("scaling.key_axis"),
-            y_axis_label=self.t("scaling.weight_axis"),
-        )
-        bars = fig.vbar(x="llave", top="peso", width=0.8, source=source, color=color, alpha=0.85)
-        # Percentages over each bar, as the page's language writes them (bars_data).
-        fig.text(
-            x="llave",
-            y="label_y",
-            text="label",
-            source=source,
-            text_font_size="8pt",
-            text_color="#333",
-            text_align="center",
-            text_baseline="middle",
-        )
-        fig.add_tools(
-            HoverTool(
-                renderers=[bars],
-                tooltips=[
-                    (self.t("scaling.key_axis"), "@llave"),
-                    (self.t("scaling.weight_axis"), "@label"),
-                ],
-            )
-        )
-        # Bokeh's own tick text uses a decimal point: the language's separator instead.
-        fig.yaxis.formatter = CustomJSTickFormatter(code=tick_js(1, lang=self.lang))
-        fig.xgrid.visible = False
-        fig.yaxis.minor_tick_line_color = None
-        lean_renderers(fig)
-        return source, fig
 
     def __panel__(self):
         return self._layout

@@ -113,21 +113,25 @@
   }
 
   /**
-   * Per row, a value, a bar and a note (the softmax gradient of "Autoatención"). spec:
-   * {testid, head, rows: [{label, value, width: 0–100 (% of the bar), note}]}; the value cells
-   * are <testid>-1, <testid>-2, …
+   * Per row, a value, a bar and a note (the softmax gradient of "Autoatención", the attention
+   * of one query in "¿Por qué dividir por √d_k?"). spec: {testid, head, rows: [{label, value,
+   * width: 0–100 (% of the bar), note}]} and, optional, caption (the table's title), corner
+   * (the label column's header) and color (the bars'); the value cells are <testid>-1, …
    */
   function bars(spec) {
+    const color = spec.color || "#1f5fa8";
     const rows = spec.rows.map(
       (row, i) =>
         `<tr><th>${esc(row.label)}</th><td${testid(`${spec.testid}-${i + 1}`)}>${esc(row.value)}</td>` +
-        '<td style="border:none; min-width:8em"><div style="background:#1f5fa8; height:10px; ' +
+        `<td style="border:none; min-width:8em"><div style="background:${esc(color)}; height:10px; ` +
         `width:${(clip01(row.width / 100) * 100).toFixed(1)}%"></div></td>` +
         `<td class="c04-sum" style="color:#a40000">${esc(row.note)}</td></tr>`
     );
+    const caption = spec.caption ? `<caption>${esc(spec.caption)}</caption>` : "";
     return (
-      `<table class="c04-matrix"${testid(spec.testid)}>` +
-      `<tr><th></th><th>${esc(spec.head)}</th><th></th><th></th></tr>${rows.join("")}</table>`
+      `<table class="c04-matrix"${testid(spec.testid)}>${caption}` +
+      `<tr><th>${esc(spec.corner || "")}</th><th>${esc(spec.head)}</th><th></th><th></th></tr>` +
+      `${rows.join("")}</table>`
     );
   }
 

@@ -7,8 +7,7 @@
  * softmax ("wu", "ws"). render(state) looks the state up and rebuilds the dict of the Python
  * render(model, lang) from it (specs for markup.js), as dashboards.scaling.render_state does: every
  * word from the page's catalogue (C04.t, table [scaling] of attnmodel/locales/<lang>), √d_k and
- * the bars' labels with C04.fmt (the page language's decimal separator and percent), the label
- * heights.
+ * the bars' percentages with C04.fmt (the page language's decimal separator and percent).
  *
  * readState(args): d_k is the stop of the slider (args.w_d_k is the Bokeh Slider inside Panel's
  * DiscreteSlider: its value is the index into args.options). "New sample" (args.trigger is
@@ -67,30 +66,23 @@
     return `√${dk} ≈ ${C04.fmt.number(root)}`;
   }
 
-  // dashboards.scaling.bars_data
-  function barsData(weights) {
-    return {
-      llave: weights.map((_, j) => String(j + 1)),
-      peso: weights.slice(),
-      label_y: weights.map((w) => Math.min(w, 0.86) + 0.07),
-      label: weights.map((w) => C04.fmt.percent(w, 1)),
-    };
-  }
+  // dashboards.scaling.UNSCALED_COLOR, SCALED_COLOR: the spec is rebuilt here, with no Python.
+  const COLORS = { unscaled: "#a40000", scaled: "#1f5fa8" };
 
-  // dashboards.scaling.weights_table
-  function weightsTable(unscaled, scaled) {
-    const row = (k, w) => ({
-      label: t(k),
-      cells: w.map((x) => C04.fmt.percent(x, 1)),
-      shade: w.slice(),
-      sum: null,
-    });
+  // dashboards.scaling.bars_spec
+  function barsSpec(weights, which, dk) {
     return {
-      testid: "scaling-weights",
-      title: t("weights_table"),
-      cols: unscaled.map((_, j) => t("key_column", { j: j + 1 })),
-      rows: [row("row_unscaled", unscaled), row("row_scaled", scaled)],
-      note: null,
+      testid: `scaling-${which}-bars`,
+      caption: t(`${which}_title`, { d_k: dk }),
+      corner: t("key_axis"),
+      head: t("weight_axis"),
+      color: COLORS[which],
+      rows: weights.map((w, j) => ({
+        label: String(j + 1),
+        value: C04.fmt.percent(w, 1),
+        width: 100 * w,
+        note: "",
+      })),
     };
   }
 
@@ -145,17 +137,14 @@
         ],
       },
       status: { testid: null, cls: "c04-note", text: status },
-      unscaled_source: barsData(found.wu),
-      scaled_source: barsData(found.ws),
-      weights_table: weightsTable(found.wu, found.ws),
+      unscaled_bars: barsSpec(found.wu, "unscaled", dk),
+      scaled_bars: barsSpec(found.ws, "scaled", dk),
       announce: C04.spec.announce("scaling", {
         d_k: String(dk),
         n: String(n),
         unscaled: entropyU,
         scaled: entropyS,
       }),
-      unscaled_title: t("unscaled_title", { d_k: dk }),
-      scaled_title: t("scaled_title", { d_k: dk }),
       unscaled_entropy: readout(
         r("sample_entropy_unscaled_label"),
         sampleU,

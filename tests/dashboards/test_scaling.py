@@ -9,7 +9,6 @@ import re
 import numpy as np
 import panel as pn
 import pytest
-from bokeh.models import HoverTool
 
 from attnmodel.formatting import es_number, number, percent
 from attnmodel.i18n import text
@@ -70,19 +69,21 @@ def assert_shows_model(view: ScalingView) -> None:
     assert span(top, "scaling-sqrt-dk") == sqrt_text(m.d_k, lang)
     assert span(view.status.spec, "scaling-dk") == f"d_k = {m.d_k}"
     assert span(view.status.spec, "scaling-seed") == str(m.seed)
-    for source, weights in (
-        (view.unscaled_source, m.weights_unscaled),
-        (view.scaled_source, m.weights_scaled),
+    for pane, which, weights in (
+        (view.unscaled_bars, "unscaled", m.weights_unscaled),
+        (view.scaled_bars, "scaled", m.weights_scaled),
     ):
-        np.testing.assert_allclose(bars(source), weights)
-        assert source.data["llave"] == [str(j + 1) for j in range(m.n_keys)]
-        assert source.data["label"] == [percent(w, 1, lang) for w in weights]
-    assert view.bars_unscaled.title.text == text("scaling.unscaled_title", lang, d_k=m.d_k)
-    assert view.bars_scaled.title.text == text("scaling.scaled_title", lang, d_k=m.d_k)
+        spec = pane.spec
+        assert spec["testid"] == f"scaling-{which}-bars"
+        np.testing.assert_allclose(bars(pane), weights)
+        assert [r["label"] for r in spec["rows"]] == [str(j + 1) for j in range(m.n_keys)]
+        assert [r["value"] for r in spec["rows"]] == [percent(w, 1, lang) for w in weights]
+        assert spec["caption"] == text(f"scaling.{which}_title", lang, d_k=m.d_k)
 
 
-def bars(source) -> np.ndarray:
-    return np.asarray(source.data["peso"])
+def bars(pane: Markup) -> np.ndarray:
+    """The bars' weights, from their widths (percent of the bar cell)."""
+    return np.asarray([row["width"] for row in pane.spec["rows"]]) / 100
 
 
 @pytest.fixture
@@ -162,14 +163,14 @@ def test_sample_entropy_readouts_are_the_drawn_querys(view):
             "scaling-sample-entropy-unscaled",
             SAMPLE_ENTROPY_UNSCALED_LABEL,
             m.sample_entropy_unscaled,
-            bars(view.unscaled_source),
+            bars(view.unscaled_bars),
         ),
         (
             view.scaled_entropy,
             "scaling-sample-entropy-scaled",
             SAMPLE_ENTROPY_SCALED_LABEL,
             m.sample_entropy_scaled,
-            bars(view.scaled_source),
+            bars(view.scaled_bars),
         ),
     ):
         shown_label, shown_unit = label_and_unit(pane.spec, testid)
@@ -188,18 +189,12 @@ def test_sample_entropy_readouts_are_the_drawn_querys(view):
 
 def test_sample_entropy_sits_under_its_bars(view):
     layout = view.__panel__()
-    for fig, pane in (
-        (view.bars_unscaled, view.unscaled_entropy),
-        (view.bars_scaled, view.scaled_entropy),
+    for chart, pane in (
+        (view.unscaled_bars, view.unscaled_entropy),
+        (view.scaled_bars, view.scaled_entropy),
     ):
-        (column,) = [
-            c
-            for c in layout.select(pn.Column)
-            if any(getattr(o, "object", None) is fig for o in c.objects)
-        ]
-        bokeh_pane, below = column.objects
-        assert bokeh_pane.object is fig
-        assert below is pane
+        (column,) = [c for c in layout.select(pn.Column) if chart in c.objects]
+        assert column.objects == [chart, pane]
 
 
 def test_default_readouts_are_the_models(view):
@@ -232,7 +227,7 @@ def test_larger_d_k_collapses_the_unscaled_softmax(view):
     high = (view.model.entropy_unscaled, view.model.gradient_unscaled)
     assert high[0] < low[0]
     assert high[1] < low[1]
-    assert max(bars(view.unscaled_source)) > 0.99  # one key takes it all
+    assert max(bars(view.unscaled_bars)) > 0.99  # one key takes it all
 
 
 def test_model_d_k_moves_the_slider(view):
@@ -246,10 +241,10 @@ def test_model_d_k_moves_the_slider(view):
 
 
 def test_new_sample_changes_the_seed_and_the_bars(view):
-    old_bars = bars(view.unscaled_source)
+    old_bars = bars(view.unscaled_bars)
     view.sample_button.clicks += 1
     assert view.model.seed == 1
-    assert not np.allclose(bars(view.unscaled_source), old_bars)
+    assert not np.allclose(bars(view.unscaled_bars), old_bars)
     assert_shows_model(view)
     view.model.seed = 7
     assert span(view.status.spec, "scaling-seed") == "7"
@@ -265,19 +260,17 @@ def test_out_of_range_d_k_is_refused_by_the_model(view):
     assert view.readouts.spec == before
 
 
-def test_plots_are_built_once_with_fixed_axes(view):
-    figures = (view.bars_unscaled, view.bars_scaled)
-    sources = (view.unscaled_source, view.scaled_source)
-    assert [s.name for s in sources] == ["scaling-unscaled-source", "scaling-scaled-source"]
+def test_bars_are_built_once_with_fixed_columns(view):
+    charts = (view.unscaled_bars, view.scaled_bars)
+    assert all(chart.kind == "bars" for chart in charts)
     view.d_k_slider.value = 1024
     view.sample_button.clicks += 1
-    assert (view.bars_unscaled, view.bars_scaled) == figures
-    assert (view.unscaled_source, view.scaled_source) == sources
-    for fig in figures:
-        assert (fig.y_range.start, fig.y_range.end) == (0, 1)
-        assert list(fig.x_range.factors) == [str(j + 1) for j in range(8)]
-        assert fig.xaxis.axis_label == "llave"
-        assert fig.yaxis.axis_label == "peso"
+    assert (view.unscaled_bars, view.scaled_bars) == charts
+    for chart in charts:
+        assert (chart.spec["corner"], chart.spec["head"]) == ("llave", "peso")
+        assert len(chart.spec["rows"]) == 8
+    # Each chart its own colour, as the readouts' "sin escalar" / "con escalado".
+    assert view.unscaled_bars.spec["color"] != view.scaled_bars.spec["color"]
     assert_shows_model(view)
 
 
@@ -307,11 +300,6 @@ def test_view_uses_the_given_model(panel_cleanup):
 # ---------------------------------------------------------------------------------------------
 # English: the same view with lang="en"
 
-# The bars' column names: data shared by Python, the export's JS and the tests, the same in
-# every language (their axis labels and hover names are translated). c04_testing's
-# viewable_texts reads a ColumnDataSource's column names too.
-DATA_COLUMNS = {"llave", "peso"}
-
 
 @pytest.fixture
 def english(panel_cleanup):
@@ -321,14 +309,10 @@ def english(panel_cleanup):
 
 
 def test_english_view_has_no_spanish_left(english):
-    assert set(english.unscaled_source.data) >= DATA_COLUMNS
     assert spanish_words_left(viewable_texts(english)) == set()
-    # What a student reads of those columns is English: the axes and the hover.
-    for fig in (english.bars_unscaled, english.bars_scaled):
-        assert (fig.xaxis.axis_label, fig.yaxis.axis_label) == ("key", "weight")
-        (hover,) = fig.select(type=HoverTool)
-        assert [name for name, _ in hover.tooltips] == ["key", "weight"]
-        assert '"."' in fig.yaxis.formatter.code  # tick labels with a decimal point
+    # The bars' columns are named in English.
+    for chart in (english.unscaled_bars, english.scaled_bars):
+        assert (chart.spec["corner"], chart.spec["head"]) == ("key", "weight")
     assert english.sample_button.label == "New sample"
     # The export's note names the button as the page shows it.
     assert "“New sample”" in english.export_note.object
@@ -348,10 +332,11 @@ def test_english_numbers_use_a_decimal_point(english):
     )
     assert span(english.status.spec, "scaling-seed") == "0"
     assert "sample" in spec_text(english.status.spec)
-    assert english.unscaled_source.data["label"][0].endswith("%")
-    assert " %" not in "".join(english.unscaled_source.data["label"])
-    assert english.bars_unscaled.title.text == "Unscaled (d_k = 64)"
-    assert english.bars_scaled.title.text == "Scaled (÷ √64)"
+    values = [row["value"] for row in english.unscaled_bars.spec["rows"]]
+    assert values[0].endswith("%")
+    assert " %" not in "".join(values)
+    assert english.unscaled_bars.spec["caption"] == "Unscaled (d_k = 64)"
+    assert english.scaled_bars.spec["caption"] == "Scaled (÷ √64)"
     assert_shows_model(english)
     assert english.readouts.spec == render(m, "en")["readouts"]
 
@@ -362,7 +347,7 @@ def test_english_slider_changes_the_english_numbers(english):
     assert english.model.d_k == 128
     assert english.readouts.spec != before
     assert span(english.readouts.spec, "scaling-sqrt-dk") == "√128 ≈ 11.31"
-    assert english.bars_unscaled.title.text == "Unscaled (d_k = 128)"
+    assert english.unscaled_bars.spec["caption"] == "Unscaled (d_k = 128)"
     assert_shows_model(english)
     english.sample_button.clicks += 1
     assert span(english.status.spec, "scaling-seed") == "1"

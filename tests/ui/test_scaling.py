@@ -10,7 +10,7 @@ from attnmodel.i18n import text
 from attnmodel.scaling import ScalingDemo
 from dashboards.scaling import sqrt_text
 
-from c04_testing import readout, wait_for_source
+from c04_testing import readout
 
 pytestmark = pytest.mark.ui
 
@@ -19,16 +19,18 @@ SECTION = "autoatencion"
 
 
 def expect_bars(page, model: ScalingDemo) -> None:
-    """The bars and labels of each panel, once its Bokeh source (found by name) holds them."""
-    for name, weights in (
-        ("scaling-unscaled-source", model.weights_unscaled),
-        ("scaling-scaled-source", model.weights_scaled),
+    """Each chart's title, its percentages (one per key) and its bars' widths."""
+    for which, weights in (
+        ("unscaled", model.weights_unscaled),
+        ("scaled", model.weights_scaled),
     ):
-        wait_for_source(
-            page,
-            name,
-            {"peso": [float(w) for w in weights], "label": [es_percent(w, 1) for w in weights]},
-        )
+        chart = page.locator(f'[data-testid="scaling-{which}-bars"]')
+        expect(chart.locator("caption")).to_have_text(text(f"scaling.{which}_title", d_k=model.d_k))
+        expect(chart.locator("td[data-testid]")).to_have_text([es_percent(w, 1) for w in weights])
+        widths = chart.locator("td div").evaluate_all("(bars) => bars.map((b) => b.style.width)")
+        # markup.js writes each width with one decimal ("10.2%"; the browser reads "0.0%" as "0%").
+        shown = [float(width.removesuffix("%")) for width in widths]
+        assert shown == [float(f"{100 * min(max(float(w), 0.0), 1.0):.1f}") for w in weights]
 
 
 def expect_readouts(page, model: ScalingDemo) -> None:
@@ -96,15 +98,6 @@ def test_readouts_follow_d_k_and_new_sample(page, watch, open_lecture_section):
     expect_readouts(page, model)
     expect(page.locator('[data-testid="scaling-dk"]')).to_have_text("d_k = 32")
     expect_bars(page, model)
-    # The titles are drawn on the canvas: read them from the figures' Bokeh models.
-    page.wait_for_function(
-        """(title) => Bokeh.documents.some((doc) => {
-            const fig = doc.get_model_by_name("scaling-unscaled-figure");
-            return fig && fig.title.text === title;
-        })""",
-        arg=text("scaling.unscaled_title", d_k=32),
-        timeout=10_000,
-    )
 
     page.get_by_role("button", name=text("scaling.new_sample")).click()
     model.seed = 1
