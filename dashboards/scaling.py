@@ -41,6 +41,7 @@ D_K_OPTIONS = [2**i for i in range(11)]  # 1, 2, 4, …, 1024
 EXPORT_SEEDS = 10
 UNSCALED_COLOR = "#a40000"
 SCALED_COLOR = "#1f5fa8"
+BAR_EM = 14  # the bar column's width: a weight of 1 is a 14 em bar
 
 
 def sqrt_text(d_k: int, lang: str = DEFAULT_LANG) -> str:
@@ -64,6 +65,7 @@ def bars_spec(weights, which: str, d_k: int, lang: str = DEFAULT_LANG) -> dict:
         "corner": text("scaling.key_axis", lang),
         "head": text("scaling.weight_axis", lang),
         "color": UNSCALED_COLOR if which == "unscaled" else SCALED_COLOR,
+        "bar_em": BAR_EM,
         "rows": [
             {"label": str(j + 1), "value": percent(x, 1, lang), "width": 100 * x, "note": ""}
             for j, x in enumerate(w.tolist())

@@ -160,6 +160,7 @@ def main() -> int:
     parser.add_argument("--token", help="el token del profesor de esa clase (modo clase)")
     parser.add_argument("--out", type=Path, default=ROOT / "docs" / "img")
     args = parser.parse_args()
+    args.out = args.out.resolve()  # the log names each file relative to the project
     if args.url:
         capture(args.url, args.out, args.token)
     else:

@@ -116,14 +116,16 @@
    * Per row, a value, a bar and a note (the softmax gradient of "Autoatención", the attention
    * of one query in "¿Por qué dividir por √d_k?"). spec: {testid, head, rows: [{label, value,
    * width: 0–100 (% of the bar), note}]} and, optional, caption (the table's title), corner
-   * (the label column's header) and color (the bars'); the value cells are <testid>-1, …
+   * (the label column's header), color (the bars') and bar_em (the bar column's width, in em);
+   * the value cells are <testid>-1, …
    */
   function bars(spec) {
     const color = spec.color || "#1f5fa8";
+    const barEm = Number(spec.bar_em) || 8;
     const rows = spec.rows.map(
       (row, i) =>
         `<tr><th>${esc(row.label)}</th><td${testid(`${spec.testid}-${i + 1}`)}>${esc(row.value)}</td>` +
-        `<td style="border:none; min-width:8em"><div style="background:${esc(color)}; height:10px; ` +
+        `<td style="border:none; min-width:${barEm}em"><div style="background:${esc(color)}; height:10px; ` +
         `width:${(clip01(row.width / 100) * 100).toFixed(1)}%"></div></td>` +
         `<td class="c04-sum" style="color:#a40000">${esc(row.note)}</td></tr>`
     );

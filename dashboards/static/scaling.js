@@ -77,6 +77,7 @@
       corner: t("key_axis"),
       head: t("weight_axis"),
       color: COLORS[which],
+      bar_em: 14, // dashboards.scaling.BAR_EM
       rows: weights.map((w, j) => ({
         label: String(j + 1),
         value: C04.fmt.percent(w, 1),
