@@ -144,7 +144,7 @@ def test_twin_rebuilds_every_embedded_state(page, lang):
                 assert js[name] == expected, where
                 continue
             assert name in SPECS, where  # everything else is drawn by markup.js
-            assert_twin_equal(expected, js[name], where)
+            assert_twin_equal(expected, js[name], where, TOL)
 
     # The new readouts, spelled out: the drawn query's own entropy under its bars, and the
     # means that say they are means over the model's n_trials queries.
