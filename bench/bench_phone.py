@@ -1,6 +1,7 @@
 """First render of every section on a phone-class client, live and in the export (issue 17).
 
     make bench            # or: .venv/bin/python bench/bench_phone.py [--repeat 3] [--rate 4]
+                          #     [--secciones cabezas …]
 
 Debian's Chromium with a phone's screen (390×844, 3× pixels, touch) and its CPU slowed down
 ``--rate`` times through DevTools (``Emulation.setCPUThrottlingRate``, what Chrome's
@@ -110,6 +111,13 @@ def main(argv=None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="samples per section and mode")
     parser.add_argument("--rate", type=float, default=4.0, help="CPU slowdown (DevTools)")
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "phone_results.json")
+    parser.add_argument(
+        "--secciones",
+        nargs="+",
+        choices=[s.id for s in registry.SECTIONS],
+        metavar="SECCIÓN",
+        help="solo estas secciones",
+    )
     args = parser.parse_args(argv)
     if not (1 <= args.repeat <= 20 and 1 <= args.rate <= 20):
         parser.error("límites: 1 ≤ --repeat ≤ 20, 1 ≤ --rate ≤ 20")
@@ -131,6 +139,8 @@ def main(argv=None) -> int:
             for mode in ("vivo", "export"):
                 for section in registry.SECTIONS:
                     if mode == "export" and section.id not in exported:
+                        continue
+                    if args.secciones and section.id not in args.secciones:
                         continue
                     if mode == "vivo":
                         url = f"http://127.0.0.1:{port}/lecture?seccion={section.id}"

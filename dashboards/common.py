@@ -88,15 +88,6 @@ def contrast(a: str, b: str) -> float:
     return (la + 0.05) / (lb + 0.05)
 
 
-def ink(background: str) -> str:
-    """The text colour on ``background``: white or black, whichever contrasts more (at least
-    4.6:1 whatever the background). For the text Bokeh draws on a canvas (multihead's cells,
-    embedded per state); markup.js's ``ink`` does the same in the browser, where the export
-    shades cells the student's own numbers decide."""
-    white, black = contrast("#ffffff", background), contrast("#000000", background)
-    return "#ffffff" if white >= black else "#000000"
-
-
 CSS = """
 :host { --accent: #1f5fa8; --code-text-color: #174a87 !important; }
 .c04-matrix { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 2px 0; }
@@ -639,6 +630,7 @@ class Markup(pn.custom.JSComponent):
             "heatmap",
             "focus_row",
             "tokens",
+            "head_plot",
             "announce",
         ],
         constant=True,

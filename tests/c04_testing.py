@@ -939,18 +939,42 @@ def export_and_live(open_export, offline, open_live, filename: str, section: str
     return exported, served
 
 
-def hover_until_faded(page, heat: str, read, before: dict) -> dict:
-    """Move the mouse down the middle column of the matrix ``heat`` (a CSS selector) until the
-    arc data ``read()`` returns differs in "alpha" from ``before``; return it. Fails if no row
-    of the matrix changes the arcs."""
-    matrix = page.locator(heat)
+# The arcs of a "Varias cabezas" drawing as drawn (markup.js, head_plot), one list per column:
+# each path.c04-head-arc's row i ("fila") and column j ("col"), its weight α ("peso": the
+# stroke-opacity), the opacity it shows ("alpha": α times the hover's fade, if any), its stroke
+# width and its tooltip's HTML.
+HEAD_ARCS_JS = """(paths) => {
+  const out = {fila: [], col: [], peso: [], alpha: [], width: [], tip: []};
+  for (const p of paths) {
+    const a = Number(p.getAttribute("stroke-opacity"));
+    out.fila.push(Number(p.dataset.row));
+    out.col.push(Number(p.dataset.col));
+    out.peso.push(a);
+    out.alpha.push(p.style.opacity === "" ? a : a * Number(p.style.opacity));
+    out.width.push(Number(p.getAttribute("stroke-width")));
+    out.tip.push(p.dataset.tip);
+  }
+  return out;
+}"""
+
+
+def head_arcs(page, testid: str) -> dict:
+    """The arcs drawn in the "Varias cabezas" drawing ``testid`` (``HEAD_ARCS_JS``)."""
+    return page.locator(f'[data-testid="{testid}"] path.c04-head-arc').evaluate_all(HEAD_ARCS_JS)
+
+
+def hover_until_faded(page, testid: str, before: dict) -> dict:
+    """Move the mouse down the middle column of the matrix of the drawing ``testid`` until its
+    arcs' "alpha" differs from ``before``; return the arcs. Fails if no row of the matrix
+    changes the arcs."""
+    matrix = page.locator(f'[data-testid="{testid}"] svg.c04-head-matrix')
     matrix.scroll_into_view_if_needed()
     box = matrix.bounding_box()
     assert box is not None
     for frac in (0.1, 0.2, 0.3, 0.4):
         page.mouse.move(box["x"] + 0.6 * box["width"], box["y"] + frac * box["height"])
         page.wait_for_timeout(150)
-        after = read()
+        after = head_arcs(page, testid)
         if after["alpha"] != before["alpha"]:
             return after
     pytest.fail("pasar el ratón por la matriz no cambió la opacidad de ningún arco")
@@ -962,6 +986,38 @@ def assert_one_row_highlighted(arcs: dict, fade: float) -> None:
     kept = np.isclose(alpha, peso)
     assert len(set(fila[kept])) == 1, "solo se resaltan los arcos de una fila"
     np.testing.assert_allclose(alpha[~kept], fade * peso[~kept])
+
+
+def head_token_html(token) -> str:
+    """A token of a head drawing's spec as its tooltip writes it (markup.js, label())."""
+    if isinstance(token, dict):
+        return f'<span lang="{html.escape(token["lang"])}">{html.escape(token["text"])}</span>'
+    return html.escape(token)
+
+
+def head_cell_tip(spec: dict, i: int, j: int) -> str:
+    """The tooltip (HTML) of cell (i, j) of a head drawing's matrix."""
+    texts, tokens = spec["texts"], spec["tokens"]
+    return (
+        f"{html.escape(texts['query'])}: {head_token_html(tokens[i])}<br>"
+        f"{html.escape(texts['key'])}: {head_token_html(tokens[j])}<br>"
+        f"α: {html.escape(spec['tips'][i][j])}"
+    )
+
+
+def assert_arcs_drawn(arcs: dict, spec: dict, arc_width: float) -> None:
+    """The arcs drawn are the spec's (a ``plot_spec``): from query i to attended j, opacity α_ij
+    and stroke width ``arc_width`` · α_ij, none faded, the tooltip "i → j: α = <cell>"."""
+    weights = spec["weights"]
+    assert list(zip(arcs["fila"], arcs["col"], strict=True)) == [tuple(a) for a in spec["arcs"]]
+    expected = [weights[i][j] for i, j in spec["arcs"]]
+    assert arcs["peso"] == expected
+    assert arcs["alpha"] == expected
+    np.testing.assert_allclose(arcs["width"], arc_width * np.array(expected), rtol=1e-15)
+    words = [head_token_html(t) for t in spec["tokens"]]
+    assert arcs["tip"] == [
+        f"{words[i]} → {words[j]}: α = {html.escape(spec['cells'][i][j])}" for i, j in spec["arcs"]
+    ]
 
 
 # -- class mode (tests/ui/test_classroom.py, tests/ui/test_serve_prod.py) ---------------------

@@ -234,6 +234,232 @@
     );
   }
 
+  // -- One head of "Varias cabezas" (dashboards/multihead.py, plot_spec) ---------------------
+  //
+  // Drawn here, as SVG, from the head's weights: it was two Bokeh canvases per head (ten for
+  // four heads and their sum), the slowest section to paint (make bench, browser and phone).
+  // Only this file knows the geometry; Python sends the numbers and the texts.
+  const HEAD = {
+    fade: 0.1, // opacity factor of the arcs of the rows not hovered
+    arc_width: 8, // an arc's stroke width is arc_width · α (drawing units), its opacity α
+    // The arc diagram: tokens at x = 0 … n − 1 in [−0.6, n − 0.4], y in [−0.45, 3.0].
+    arcs: { width: 600, height: 300, y0: -0.45, y1: 3.0 },
+    base_y: 0.18, // arcs start and end just above the token labels
+    loop: 0.16, // i = j: a loop of this radius above the token
+    arc_height: [0.35, 0.28], // i ≠ j: height a + b·|i − j| (leftward arcs) …
+    rightward: 0.8, // … times this for rightward arcs (j > i), so i→j and j→i do not overlap
+    arrow: [0.09, 0.16], // arrowhead at j: half width and height of the "V"
+    // The matrix: square cells in a fixed frame, room for the labels around it.
+    matrix: { width: 370, height: 320, left: 96, right: 6, top: 6, bottom: 70, gap: 5 },
+  };
+
+  const fixed = (v) => (Math.round(v * 10) / 10).toString();
+
+  // A token of a drawing: a text, or {text, lang} (a word kept in another language): its
+  // plain text (an SVG text's) and the attribute that marks its language.
+  const plain = (token) => (token !== null && typeof token === "object" ? String(token.text) : String(token));
+  const langOf = (token) =>
+    token !== null && typeof token === "object" && token.lang ? ` lang="${esc(token.lang)}"` : "";
+  // A tooltip is HTML (below, showTip), kept in the element's data-tip: an SVG <title> is plain
+  // text, so a word kept in Spanish could not be marked there, and no phone shows it.
+  const tip = (html) => ` data-tip="${esc(html)}"`;
+
+  function headArcs(spec, n) {
+    const { width, height, y0, y1 } = HEAD.arcs;
+    const dx = width / (n + 0.2);
+    const sy = height / (y1 - y0);
+    const X = (x) => (x + 0.6) * dx;
+    const Y = (y) => height - (y - y0) * sy;
+    const base = Y(HEAD.base_y);
+    const parts = [
+      `<svg class="c04-head-arcs" viewBox="0 0 ${width} ${height}" role="img" ` +
+        `aria-label="${esc(spec.texts.arcs)}">`,
+    ];
+    for (const [i, j] of spec.arcs) {
+      const a = spec.weights[i][j];
+      let d;
+      if (i === j) {
+        // A loop above the token: two half ellipses (a circle in the data's units).
+        const rx = HEAD.loop * dx;
+        const ry = HEAD.loop * sy;
+        d = `M${fixed(X(i))} ${fixed(base)}a${fixed(rx)} ${fixed(ry)} 0 1 1 0 ${fixed(-2 * ry)}` +
+          `a${fixed(rx)} ${fixed(ry)} 0 1 1 0 ${fixed(2 * ry)}`;
+      } else {
+        // Half an ellipse from i to j above the line, then a "V" pointing down at j.
+        const [h0, h1] = HEAD.arc_height;
+        const h = (h0 + h1 * Math.abs(i - j)) * (j < i ? 1 : HEAD.rightward);
+        const sweep = j > i ? 1 : 0;
+        const wingX = HEAD.arrow[0] * dx;
+        const wingY = Y(HEAD.base_y + HEAD.arrow[1]);
+        d = `M${fixed(X(i))} ${fixed(base)}A${fixed((Math.abs(i - j) / 2) * dx)} ${fixed(h * sy)} ` +
+          `0 0 ${sweep} ${fixed(X(j))} ${fixed(base)}M${fixed(X(j) - wingX)} ${fixed(wingY)}` +
+          `L${fixed(X(j))} ${fixed(base)}L${fixed(X(j) + wingX)} ${fixed(wingY)}`;
+      }
+      parts.push(
+        `<path class="c04-head-arc" data-row="${i}" data-col="${j}" d="${d}" fill="none" ` +
+          `stroke="${esc(spec.color)}" stroke-opacity="${a}" stroke-width="${HEAD.arc_width * a}" ` +
+          `stroke-linecap="round" stroke-linejoin="round"` +
+          tip(`${label(spec.tokens[i])} → ${label(spec.tokens[j])}: α = ${esc(spec.cells[i][j])}`) +
+          "/>"
+      );
+    }
+    parts.push(`<g fill="#888">`);
+    for (let i = 0; i < n; i++) parts.push(`<circle cx="${fixed(X(i))}" cy="${fixed(base)}" r="2"/>`);
+    parts.push(`</g><g font-size="16" fill="#111" text-anchor="middle">`);
+    spec.tokens.forEach((token, i) => {
+      parts.push(
+        `<text${langOf(token)} x="${fixed(X(i))}" y="${fixed(Y(0))}" dy="0.9em">` +
+          `${esc(plain(token))}</text>`
+      );
+    });
+    parts.push("</g></svg>");
+    return parts.join("");
+  }
+
+  function headMatrix(spec, n) {
+    const { width, height, left, right, top, bottom, gap } = HEAD.matrix;
+    const side = Math.min((width - left - right) / n, (height - top - bottom) / n);
+    const t = spec.texts;
+    const parts = [
+      `<svg class="c04-head-matrix" viewBox="0 0 ${width} ${height}" role="img" ` +
+        `aria-label="${esc(t.matrix)}">`,
+    ];
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        const a = clip01(spec.weights[i][j]);
+        const x = left + j * side;
+        const y = top + i * side;
+        parts.push(
+          `<rect class="c04-head-cell" data-row="${i}" data-col="${j}" x="${fixed(x)}" y="${fixed(y)}" ` +
+            `width="${fixed(side)}" height="${fixed(side)}" fill="rgba(31,95,168,${a.toFixed(3)})"` +
+            tip(
+              `${esc(t.query)}: ${label(spec.tokens[i])}<br>${esc(t.key)}: ` +
+                `${label(spec.tokens[j])}<br>α: ${esc(spec.tips[i][j])}`
+            ) +
+            "/>"
+        );
+        if (spec.cells[i][j]) {
+          parts.push(
+            `<text x="${fixed(x + side / 2)}" y="${fixed(y + side / 2)}" fill="${ink(a)}" ` +
+              // Not a target: the pointer stays on the cell (its row, its tooltip) under it.
+              `font-size="10.5" text-anchor="middle" dominant-baseline="central" ` +
+              `pointer-events="none">` +
+              `${esc(spec.cells[i][j])}</text>`
+          );
+        }
+      }
+    }
+    const below = top + n * side + gap;
+    parts.push(`<g font-size="11" fill="#444" dominant-baseline="central" text-anchor="end">`);
+    spec.tokens.forEach((token, i) => {
+      parts.push(
+        `<text${langOf(token)} x="${left - gap}" y="${fixed(top + (i + 0.5) * side)}">` +
+          `${esc(plain(token))}</text>`
+      );
+    });
+    spec.tokens.forEach((token, j) => {
+      const x = fixed(left + (j + 0.5) * side);
+      parts.push(
+        `<text${langOf(token)} x="${x}" y="${fixed(below)}" ` +
+          `transform="rotate(-45 ${x} ${fixed(below)})">${esc(plain(token))}</text>`
+      );
+    });
+    const middleX = left + (width - left - right) / 2;
+    const middleY = top + (height - top - bottom) / 2;
+    parts.push(
+      `</g><g font-size="11" font-style="italic" fill="#444" text-anchor="middle">` +
+        `<text x="${middleX}" y="${height - 4}">${esc(t.key_axis)}</text>` +
+        `<text transform="translate(4 ${middleY}) rotate(-90)" dominant-baseline="hanging">` +
+        `${esc(t.query_axis)}</text></g></svg>`
+    );
+    return parts.join("");
+  }
+
+  /**
+   * One head of "Varias cabezas": its arc diagram and its matrix, side by side (one under the
+   * other on a narrow screen). spec: {testid, color (the arcs'), tokens (texts, or {text, lang}
+   * for a word kept in another language), weights: [[α_ij]], arcs: [[i, j]] (the arcs drawn,
+   * from query token i to attended token j), cells: [[text]] (the number drawn in cell (i, j),
+   * "" for none), tips: [[text]] (the weight and its percentage, a cell's tooltip), texts:
+   * {arcs, matrix (what each drawing shows, for a screen reader), key_axis, query_axis, query,
+   * key (the tooltip's labels)}}. An arc is path.c04-head-arc, a cell rect.c04-head-cell,
+   * both with data-row = i and data-col = j; hovering (or touching) a cell of row i fades the arcs of
+   * the other rows to HEAD.fade of their opacity, and an arc or a cell under the pointer shows
+   * its tooltip (div.c04-tip) (below, one listener for the page).
+   */
+  function head_plot(spec) {
+    const n = spec.tokens.length;
+    return (
+      `<div class="c04-head"${testid(spec.testid)}>${headArcs(spec, n)}${headMatrix(spec, n)}` +
+      '<div class="c04-tip" role="tooltip" hidden></div></div>'
+    );
+  }
+
+  // Which head's arcs are faded, and for which row; which head shows a tooltip, and whose
+  // (one pointer: at most one of each at a time).
+  let fadedHead = null;
+  let fadedRow = null;
+  let tipHead = null;
+  let tipOf = null;
+
+  function showTip(head, target, event) {
+    if (tipHead && tipHead !== head) tipHead.querySelector(".c04-tip").hidden = true;
+    tipHead = head;
+    if (!head) return;
+    const box = head.querySelector(".c04-tip");
+    if (target !== tipOf) {
+      box.innerHTML = target.dataset.tip;
+      tipOf = target;
+    }
+    box.hidden = false;
+    // Beside the pointer, inside the drawing: left of it near the right edge.
+    const frame = head.getBoundingClientRect();
+    let x = event.clientX - frame.left + 14;
+    if (x + box.offsetWidth > frame.width) x = Math.max(0, x - box.offsetWidth - 28);
+    box.style.left = `${x}px`;
+    box.style.top = `${event.clientY - frame.top + 14}px`;
+  }
+
+  function fadeArcs(head, row) {
+    for (const arc of head.querySelectorAll("path.c04-head-arc")) {
+      arc.style.opacity = row === null || arc.dataset.row === row ? "" : String(HEAD.fade);
+    }
+  }
+
+  /** The pointer over a cell of row i keeps that row's arcs and fades the others; anywhere
+   * else, they come back. Through shadow roots: the event's composed path holds the cell.
+   * On every pointer move (and touch): Chromium sent no pointerover when the pointer jumped
+   * from a cell to another part of the page (tests/ui/test_multihead.py), so the arcs stayed
+   * faded. A move that changes nothing costs the walk up the path only. */
+  function hoverHead(event) {
+    const path = event.composedPath ? event.composedPath() : [];
+    let row = null;
+    let target = null;
+    let head = null;
+    for (const el of path) {
+      if (!el || !el.classList) continue;
+      if (target === null && el.dataset && el.dataset.tip !== undefined) target = el;
+      if (el.classList.contains("c04-head-cell")) row = el.dataset.row;
+      if (el.classList.contains("c04-head")) {
+        head = el;
+        break;
+      }
+    }
+    showTip(target && head, target, event);
+    if (row === null) head = null;
+    if (head === fadedHead && row === fadedRow) return;
+    if (fadedHead && fadedHead !== head) fadeArcs(fadedHead, null);
+    if (head) fadeArcs(head, row);
+    fadedHead = head;
+    fadedRow = row;
+  }
+
+  if (typeof document !== "undefined") {
+    for (const type of ["pointermove", "pointerdown"]) {
+      document.addEventListener(type, hoverHead, { capture: true, passive: true });
+    }
+  }
+
   /**
    * A change's key figure, for the page's live region (C04.a11y.announce). spec: {text (a
    * label)}. Nothing is drawn where the component sits: said(spec) is what is announced.
@@ -303,6 +529,6 @@
 
   C04.markup = {
     esc, ink, label, matrix, bars, readout, readouts, note, heatmap, focus_row, tokens,
-    announce, said, numbers, compare,
+    head_plot, HEAD, announce, said, numbers, compare,
   };
 })();

@@ -3,8 +3,7 @@
 Both controls are discrete: the page carries the Python render of all 16 states and
 dashboards/static/multihead.js looks them up (tests/ui/test_twin_multihead.py checks the lookup
 against Python for every state). Here, in the real exported file: the defaults, the sentence and
-heads controls, the hover on the matrices (client-side Bokeh code, no server), and the same
-control changes in the live app giving the same text and the same numbers.
+heads controls, the drawings (markup.js) and the hover on the matrices, with no server.
 """
 
 from __future__ import annotations
@@ -19,9 +18,15 @@ from playwright.sync_api import expect
 
 from attnmodel.i18n import text
 from attnmodel.multihead import SENTENCES, MultiHeadDemo
-from dashboards.multihead import FADE, MAX_HEADS, jsonable, render, state_key
+from dashboards.multihead import MAX_HEADS, render, state_key
 
-from c04_testing import assert_one_row_highlighted, expected_top, hover_until_faded
+from c04_testing import (
+    assert_arcs_drawn,
+    assert_one_row_highlighted,
+    expected_top,
+    head_arcs,
+    hover_until_faded,
+)
 
 SECTION = "cabezas"
 FILE = "cabezas.html"
@@ -29,39 +34,23 @@ MAX_BYTES = 6_000_000
 
 TITLE_IDS = [f"head-{k}-title" for k in range(1, MAX_HEADS + 1)]
 LIST_IDS = [f"head-{k}-top" for k in range(1, MAX_HEADS + 1)] + ["combined-top"]
-# render() target -> Bokeh name of the source in the page.
-SOURCE_NAMES = {
-    "tokens": "multihead-tokens",
-    **{f"arcs_{k}": f"multihead-arcs-{k}" for k in range(1, MAX_HEADS + 1)},
-    **{f"heat_{k}": f"multihead-heat-{k}" for k in range(1, MAX_HEADS + 1)},
-    "arcs_suma": "multihead-arcs-suma",
-    "heat_suma": "multihead-heat-suma",
-}
+PLOTS = [f"plot_{k}" for k in range(1, MAX_HEADS + 1)] + ["plot_suma"]
 
-# Every multihead source of the page as plain JSON (typed arrays -> arrays), by Bokeh name.
-SOURCES_JS = """() => {
-  const plain = (v) => (v != null && typeof v === "object" && typeof v.length === "number")
-    ? Array.from(v, plain) : v;
+# The spec of every head drawing the page holds (its Markup component's), by its testid.
+PLOT_SPECS_JS = """() => {
   const out = {};
   for (const doc of window.Bokeh.documents) {
     for (const m of doc.all_models) {
-      if (typeof m.name === "string" && m.name.startsWith("multihead-") && m.data) {
-        const data = m.data instanceof Map ? Object.fromEntries(m.data) : m.data;
-        out[m.name] = Object.fromEntries(Object.entries(data).map(([c, v]) => [c, plain(v)]));
+      const data = m.data;
+      if (data && data.kind === "head_plot" && data.spec_json) {
+        const spec = JSON.parse(data.spec_json);
+        out[spec.testid] = spec;
       }
     }
   }
   return out;
 }"""
-
-# line_alpha, peso and fila of one arc source (for the hover).
-ARCS_JS = """(name) => {
-  for (const doc of window.Bokeh.documents) for (const m of doc.all_models)
-    if (m.name === name)
-      return {alpha: Array.from(m.data.line_alpha), peso: Array.from(m.data.peso),
-              fila: Array.from(m.data.fila, Number)};
-  return null;
-}"""
+HEAD_JS = "() => window.C04.markup.HEAD"
 
 # Change a control the way a click does (its Bokeh property), then wait for two frames: the
 # time until the browser has painted the new state. C04.lastUpdate.ms is the callback alone.
@@ -91,13 +80,16 @@ def screen(page) -> dict:
     for tid in LIST_IDS:
         out[tid] = page.locator(f'[data-testid="{tid}"] li').all_text_contents()
     out["head-dims"] = page.locator('[data-testid="head-dims"]').all_text_contents()
-    out["shown"] = [page.locator(f".mh-heat-{k}").is_visible() for k in range(1, MAX_HEADS + 1)]
-    out["sources"] = page.evaluate(SOURCES_JS)
+    out["shown"] = [page.locator(f".mh-plot-{k}").is_visible() for k in range(1, MAX_HEADS + 1)]
+    out["plots"] = page.evaluate(PLOT_SPECS_JS)
+    out["arcs"] = {testid: head_arcs(page, testid) for testid in out["plots"]}
+    out["arc_width"] = page.evaluate(HEAD_JS)["arc_width"]
     return out
 
 
 def assert_screen_is_python(got: dict, model: MultiHeadDemo) -> None:
-    """The page shows exactly Python's render(model): every text, every number (same doubles)."""
+    """The page shows exactly Python's render(model): every text, every number (same doubles),
+    and draws each head's arcs from them."""
     values = render(model)
     h = model.n_heads
     assert got["shown"] == [k < h for k in range(MAX_HEADS)]
@@ -112,12 +104,11 @@ def assert_screen_is_python(got: dict, model: MultiHeadDemo) -> None:
         else:
             assert titles == top == []
     assert got["combined-top"] == expected_top(model, model.combined)
-    sources = got["sources"]
-    for target, name in SOURCE_NAMES.items():
-        expected = jsonable(values[target])
-        assert set(sources[name]) == set(expected), name
-        for column, column_values in expected.items():
-            assert sources[name][column] == column_values, f"{name}.{column}"
+    shown = [values[name] for name in PLOTS if values[name]]
+    assert set(got["plots"]) == {spec["testid"] for spec in shown}
+    for spec in shown:
+        assert got["plots"][spec["testid"]] == json.loads(json.dumps(spec)), spec["testid"]
+        assert_arcs_drawn(got["arcs"][spec["testid"]], spec, got["arc_width"])
 
 
 @pytest.fixture
@@ -178,17 +169,13 @@ def test_sentence_and_heads_controls_in_the_export(exported_page, offline):
 
 def test_hovering_a_matrix_row_fades_the_other_arcs_offline(exported_page, offline):
     page = exported_page
-    name = "multihead-arcs-2"
-    before = page.evaluate(ARCS_JS, name)
+    before = head_arcs(page, "head-2-plot")
     assert before["alpha"] == before["peso"]
-    after = hover_until_faded(page, ".mh-heat-2", lambda: page.evaluate(ARCS_JS, name), before)
-    assert_one_row_highlighted(after, FADE)
+    after = hover_until_faded(page, "head-2-plot", before)
+    assert_one_row_highlighted(after, page.evaluate(HEAD_JS)["fade"])
     page.mouse.move(2, 2)
-    page.wait_for_function(
-        f"(name) => {{ const a = ({ARCS_JS})(name); "
-        "return a.alpha.every((x, k) => x === a.peso[k]); }",
-        arg=name,
-    )
+    faded = page.locator('[data-testid="head-2-plot"] path.c04-head-arc[style*="opacity"]')
+    expect(faded).to_have_count(0)
     # A lookup after hovering gives the untouched weights again (nothing faded stays behind).
     page.locator(".mh-heads-control").get_by_role("button", name="3", exact=True).click()
     page.locator(".mh-heads-control").get_by_role("button", name="4", exact=True).click()

@@ -8,28 +8,20 @@ from playwright.sync_api import expect
 
 from attnmodel.i18n import text
 from attnmodel.multihead import SENTENCES, MultiHeadDemo
-from dashboards.multihead import FADE
+from dashboards.multihead import render
 
-from c04_testing import assert_one_row_highlighted, expected_top, hover_until_faded
+from c04_testing import (
+    assert_arcs_drawn,
+    assert_one_row_highlighted,
+    expected_top,
+    head_arcs,
+    head_cell_tip,
+    hover_until_faded,
+)
 
 SECTION = "cabezas"
-
-# line_alpha, peso and fila of every arc source the page holds, by Bokeh name.
-ARC_SOURCES_JS = """() => {
-  const out = {};
-  for (const doc of window.Bokeh.documents) {
-    for (const m of doc.all_models) {
-      if (typeof m.name === "string" && m.name.startsWith("multihead-arcs-") && m.data) {
-        out[m.name] = {
-          alpha: Array.from(m.data.line_alpha),
-          peso: Array.from(m.data.peso),
-          fila: Array.from(m.data.fila, Number),
-        };
-      }
-    }
-  }
-  return out;
-}"""
+# The drawings' constants (markup.js): the arcs' stroke width per unit of α, the hover's fade.
+HEAD_JS = "() => window.C04.markup.HEAD"
 
 
 def top_list(page, testid: str):
@@ -74,12 +66,18 @@ def test_sentence_and_heads_controls(section, watch):
         )
     expect(top_list(page, "combined-top")).to_have_text(expected_top(m, m.combined))
     # The arcs drawn in the browser are the model's, for the new sentence.
-    sources = page.evaluate(ARC_SOURCES_JS)
+    head = page.evaluate(HEAD_JS)
+    values = render(m)
     for k in range(4):
-        arcs = sources[f"multihead-arcs-{k + 1}"]
+        arcs = head_arcs(page, f"head-{k + 1}-plot")
         assert arcs["fila"] == [i for i, _, _ in m.arcs(k)]
-        np.testing.assert_allclose(arcs["peso"], [a for _, _, a in m.arcs(k)])
-        np.testing.assert_allclose(arcs["alpha"], arcs["peso"])
+        np.testing.assert_array_equal(arcs["peso"], [a for _, _, a in m.arcs(k)])
+        assert_arcs_drawn(arcs, values[f"plot_{k + 1}"], head["arc_width"])
+    # Every cell of a matrix, its number drawn where the spec says.
+    matrix = page.locator('[data-testid="head-2-plot"] svg.c04-head-matrix')
+    expect(matrix.locator("rect.c04-head-cell")).to_have_count(len(m.tokens) ** 2)
+    drawn = [c for row in values["plot_2"]["cells"] for c in row if c]
+    expect(matrix.locator("text[pointer-events]")).to_have_text(drawn)
 
     page.locator(".mh-heads-control").get_by_role("button", name="2", exact=True).click()
     m.n_heads = 2
@@ -88,9 +86,9 @@ def test_sentence_and_heads_controls(section, watch):
     )
     for k in (1, 2):
         expect(page.locator(f'[data-testid="head-{k}-title"]')).to_be_visible()
-        expect(page.locator(f".mh-heat-{k}")).to_be_visible()
+        expect(page.locator(f".mh-plot-{k}")).to_be_visible()
     for k in (3, 4):
-        expect(page.locator(f".mh-heat-{k}")).to_be_hidden()
+        expect(page.locator(f".mh-plot-{k}")).to_be_hidden()
         expect(page.locator(f'[data-testid="head-{k}-title"]')).to_have_count(0)
     expect(top_list(page, "combined-top")).to_have_text(expected_top(m, m.combined))
     assert watch.console_errors == []
@@ -99,34 +97,31 @@ def test_sentence_and_heads_controls(section, watch):
 
 def test_hovering_a_matrix_row_fades_the_other_arcs(section, watch):
     page = section
-    name = "multihead-arcs-2"
-    page.wait_for_function(
-        f"() => window.Bokeh && window.Bokeh.documents.some("
-        f"d => Array.from(d.all_models).some(m => m.name === '{name}'))"
-    )
-    before = page.evaluate(ARC_SOURCES_JS)[name]
-    np.testing.assert_allclose(before["alpha"], before["peso"])
+    fade = page.evaluate(HEAD_JS)["fade"]
+    before = head_arcs(page, "head-2-plot")
+    assert before["alpha"] == before["peso"]
 
     # Middle column of the matrix, rows from the top down until a row is highlighted.
-    after = hover_until_faded(
-        page, ".mh-heat-2", lambda: page.evaluate(ARC_SOURCES_JS)[name], before
-    )
-    assert_one_row_highlighted(after, FADE)
+    after = hover_until_faded(page, "head-2-plot", before)
+    assert_one_row_highlighted(after, fade)
+    # The cell under the pointer says what it is: query, attended token, weight.
+    plot = page.locator('[data-testid="head-2-plot"]')
+    plot.locator('rect.c04-head-cell[data-row="2"][data-col="1"]').hover()
+    tip = page.locator('[data-testid="head-2-plot"] .c04-tip')
+    expect(tip).to_be_visible()
+    spec = render(MultiHeadDemo())["plot_2"]
+    assert tip.evaluate("e => e.innerHTML") == head_cell_tip(spec, 2, 1)
+    expect(tip).to_contain_text(f"α: {spec['tips'][2][1]}")
+    assert spec["tips"][2][1] == "0,97 (97 %)"
     # The other heads are untouched.
-    others = page.evaluate(ARC_SOURCES_JS)
-    np.testing.assert_allclose(
-        others["multihead-arcs-3"]["alpha"], others["multihead-arcs-3"]["peso"]
-    )
+    others = head_arcs(page, "head-3-plot")
+    assert others["alpha"] == others["peso"]
 
     # Leaving the matrix brings every arc back.
     page.mouse.move(2, 2)
-    page.wait_for_function(
-        f"""() => {{
-          for (const d of window.Bokeh.documents) for (const m of d.all_models)
-            if (m.name === '{name}')
-              return Array.from(m.data.line_alpha).every((a, k) => a === m.data.peso[k]);
-          return false;
-        }}"""
-    )
+    faded = page.locator('[data-testid="head-2-plot"] path.c04-head-arc[style*="opacity"]')
+    expect(faded).to_have_count(0)
+    expect(tip).to_be_hidden()
+    assert head_arcs(page, "head-2-plot")["alpha"] == before["peso"]
     assert watch.console_errors == []
     assert watch.external == []
