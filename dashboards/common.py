@@ -45,6 +45,7 @@ log = logging.getLogger("dashboards.common")
 
 __all__ = [
     "CSS",
+    "HEAD_PLOT_CSS",
     "DemoView",
     "LangColumn",
     "LiveHTML",
@@ -80,6 +81,22 @@ def luminance(color: str) -> float:
     channels = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
     r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+# A drawing of C04.markup.head_plot (a head of "Varias cabezas", the heat map of A): the arcs
+# and the matrix side by side, the matrix under the arcs when the page is narrower than both;
+# each scales down to the page's width. Its tooltip sits beside the pointer.
+HEAD_PLOT_CSS = """
+.c04-head { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 4px 12px;
+  position: relative; }
+.c04-head-arcs, .c04-head-matrix { max-width: 100%; height: auto; }
+.c04-head-matrix rect.c04-head-cell:hover { stroke: #111; stroke-width: 1.5; }
+.c04-head text { font-family: inherit; }
+.c04-head-title { flex: 0 0 100%; font-weight: 600; margin: 0 0 2px; }
+.c04-tip { position: absolute; z-index: 2; pointer-events: none; white-space: nowrap;
+  padding: 3px 7px; border: 1px solid #c9d0da; border-radius: 3px; background: #fff;
+  box-shadow: 0 1px 4px rgba(0, 0, 0, 0.15); font-size: 85%; line-height: 1.35; }
+"""
 
 
 def contrast(a: str, b: str) -> float:

@@ -40,6 +40,7 @@ from attnmodel.multihead import (
 )
 from dashboards.common import (
     CATEGORY_COLORS,
+    HEAD_PLOT_CSS,
     HIDDEN_LABEL_CSS,
     DemoView,
     LangColumn,
@@ -77,19 +78,6 @@ CSS = """
 .mh-top li.mh-strong { border-color: #1f5fa8; background: #eef3fa; font-weight: 600; }
 .mh-top-label { font-size: 85%; color: #555; margin-top: 2px; }
 .mh-dims { font-family: monospace; font-size: 105%; margin-top: 4px; }
-"""
-# A head's drawing (C04.markup.head_plot): the arcs and the matrix side by side, the matrix
-# under the arcs when the page is narrower than both; each scales down to the page's width.
-PLOT_CSS = """
-.c04-head { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 4px 12px;
-  position: relative; }
-.c04-head-arcs { width: 600px; max-width: 100%; height: auto; }
-.c04-head-matrix { width: 370px; max-width: 100%; height: auto; }
-.c04-head-matrix rect.c04-head-cell:hover { stroke: #111; stroke-width: 1.5; }
-.c04-head text { font-family: inherit; }
-.c04-tip { position: absolute; z-index: 2; pointer-events: none; white-space: nowrap;
-  padding: 3px 7px; border: 1px solid #c9d0da; border-radius: 3px; background: #fff;
-  box-shadow: 0 1px 4px rgba(0, 0, 0, 0.15); font-size: 85%; line-height: 1.35; }
 """
 # The note of pages in another language than the sentences' (kept_example_html).
 KEPT_CSS = ".mh-kept ul { margin: 2px 0 0; padding-left: 1.2em; }"
@@ -244,6 +232,7 @@ def plot_texts(lang: str = DEFAULT_LANG) -> dict[str, str]:
         "query_axis": text("multihead.query_axis", lang),
         "query": text("multihead.hover_query", lang),
         "key": text("multihead.hover_key", lang),
+        "weight": "α",
     }
 
 
@@ -538,7 +527,7 @@ class MultiHeadView(DemoView):
         return Markup(
             kind="head_plot",
             css_classes=[css_class],
-            stylesheets=[PLOT_CSS],
+            stylesheets=[HEAD_PLOT_CSS],
             sizing_mode="stretch_width",
             margin=(0, 10),
         )

@@ -11,14 +11,12 @@ import logging
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, FactorRange, HoverTool, LinearColorMapper
-from bokeh.palettes import Blues256
-from bokeh.plotting import figure
 
 from attnmodel.formatting import number, percent
 from attnmodel.i18n import DEFAULT_LANG, catalogue, text
 from attnmodel.self_attention import CUSTOM, MATRICES, PRESETS, SelfAttention
 from dashboards.common import (
+    HEAD_PLOT_CSS,
     DemoView,
     LiveHTML,
     Markup,
@@ -28,10 +26,8 @@ from dashboards.common import (
     apply_render,
     client_update,
     first_max,
-    lean_renderers,
     math_md,
     matrix_spec,
-    plot_alternative,
     rich,
     section_header,
     serve_demo,
@@ -81,7 +77,9 @@ GRADIENT_FLOOR = 5e-6
 MODEL_PARAMS = ["X", "W_Q", "W_K", "W_V", "causal", "scaled"]
 
 # Light for 0, dark blue for 1 (Bokeh's sequential palettes run dark -> light).
-HEAT_PALETTE = tuple(reversed(Blues256))
+# The heat map's frame (C04.markup.head_plot's matrix): its viewBox and the room for the token
+# labels left of the rows and, at 45°, under the columns.
+HEATMAP_FRAME = {"width": 250, "height": 210, "left": 62, "bottom": 58}
 
 
 def _decimals(matrix: np.ndarray) -> int:
@@ -125,16 +123,31 @@ def gradient_spec(gradient: np.ndarray, lang: str = DEFAULT_LANG) -> dict:
     return {"testid": "sa-gradient", "head": "‖J‖", "rows": rows}
 
 
-def heatmap_data(weights: np.ndarray, lang: str = DEFAULT_LANG) -> dict[str, list]:
-    """One row per cell (query i, key j) of A, with its hover text in ``lang``. The columns
-    are named in English (key, query, weight): names in code, never shown."""
-    w = np.asarray(weights, dtype=float)
-    cells = [(i, j) for i in range(3) for j in range(3)]
+def heatmap_spec(weights: np.ndarray, lang: str = DEFAULT_LANG) -> dict:
+    """A as a heat map: the spec of ``C04.markup.head_plot`` without arcs, its matrix alone.
+    Each cell shaded by its weight, its tooltip the query, the key and the weight (4 decimals,
+    as in the table); no number drawn in the cells, the table beside it has them."""
+    rows = np.asarray(weights, dtype=float).tolist()
+    key_axis, query_axis = (
+        text("self_attention.key_axis", lang),
+        text("self_attention.query_axis", lang),
+    )
     return {
-        "key": [TOKENS[j] for _, j in cells],
-        "query": [TOKENS[i] for i, _ in cells],
-        "weight": [float(w[i, j]) for i, j in cells],
-        "label": [number(w[i, j], 4, lang=lang) for i, j in cells],
+        "testid": "sa-heatmap",
+        "title": text("self_attention.heatmap_title", lang),
+        "tokens": list(TOKENS),
+        "weights": rows,
+        "cells": [[""] * len(row) for row in rows],
+        "tips": [[number(w, 4, lang=lang) for w in row] for row in rows],
+        "frame": HEATMAP_FRAME,
+        "texts": {
+            "matrix": text("a11y.plot.sa_heatmap", lang),
+            "key_axis": key_axis,
+            "query_axis": query_axis,
+            "query": query_axis,
+            "key": key_axis,
+            "weight": text("self_attention.weight", lang),
+        },
     }
 
 
@@ -164,7 +177,7 @@ def render(model: SelfAttention, lang: str = DEFAULT_LANG) -> dict[str, object]:
 
     The specs of ``q``, ``k``, ``v``, ``scores``, ``weights``, ``z`` (``C04.markup.matrix``)
     and ``gradient`` (``C04.markup.bars``), the HTML of ``scores_title`` and the heat map's
-    data ``weights_source``, text and numbers in ``lang``. The
+    spec ``heatmap`` (``C04.markup.head_plot``), text and numbers in ``lang``. The
     browser twin (``C04.views.self_attention`` in dashboards/static/self_attention.js) returns
     the same dict in its page's language.
     """
@@ -183,7 +196,7 @@ def render(model: SelfAttention, lang: str = DEFAULT_LANG) -> dict[str, object]:
         ),
         "z": matrix_spec(z, TOKENS, DIMS, 4, testid="sa-Z", **lg),
         "gradient": gradient_spec(gradient, lang),
-        "weights_source": heatmap_data(weights, lang),
+        "heatmap": heatmap_spec(weights, lang),
         "announce": announce(weights, lang),
     }
 
@@ -214,9 +227,8 @@ class SelfAttentionView(DemoView):
     - ``sa-gradient``: softmax gradient size per row; ``sa-gradient-1`` … ``sa-gradient-3`` are
       its value cells.
 
-    Plot: ``heatmap`` is a plain Bokeh figure of A (Bokeh name ``sa-heatmap``); a change only
-    replaces the data of its source ``weights_source`` (Bokeh name ``sa-weights-source``;
-    columns ``key``, ``query``, ``weight``, ``label``).
+    - ``sa-heatmap``: A as a heat map (``heatmap``, SVG by markup.js: a cell is
+      ``rect.c04-head-cell`` with ``data-row`` and ``data-col``, its tooltip its ``data-tip``).
 
     CSS classes for the browser tests: ``sa-editor-X`` (… ``-W_Q``, ``-W_K``, ``-W_V``) wraps each
     editor (cells: ``.c04-cell input``), ``sa-preset`` (select), ``sa-causal``, ``sa-scaled``
@@ -272,7 +284,9 @@ class SelfAttentionView(DemoView):
         self.z_pane = Markup(kind="matrix", **html)
         self.gradient_pane = Markup(kind="bars", **html)
 
-        self.weights_source, self.heatmap = self._heatmap_figure()
+        self.heatmap = Markup(
+            kind="head_plot", stylesheets=[HEAD_PLOT_CSS], width=260, margin=(20, 0, 0, 0)
+        )
         self.announcer = announcer()
 
         self._refresh()
@@ -302,7 +316,7 @@ class SelfAttentionView(DemoView):
             pn.Row(
                 pn.Column(self.scores_title, self.scores_pane, margin=(4, 16, 4, 0)),
                 titled(self.t("self_attention.weights_title"), self.weights_pane, 390),
-                pn.pane.Bokeh(self.heatmap, margin=(20, 0, 0, 0)),
+                self.heatmap,
             ),
             pn.Row(
                 titled(self.t("self_attention.output_title"), self.z_pane, 220),
@@ -361,7 +375,7 @@ class SelfAttentionView(DemoView):
             "weights": (self.weights_pane, "markup"),
             "z": (self.z_pane, "markup"),
             "gradient": (self.gradient_pane, "markup"),
-            "weights_source": (self.weights_source, "data"),
+            "heatmap": (self.heatmap, "markup"),
             "announce": (self.announcer, "markup"),
         }
 
@@ -394,55 +408,6 @@ class SelfAttentionView(DemoView):
         for widget in (self.preset_select, self.causal_toggle, self.scaled_toggle, *cells):
             widget.jscallback(value=code, args=args)
         return 0
-
-    def _heatmap_figure(self) -> tuple[ColumnDataSource, figure]:
-        """A as a heat map, built once; only its source's data changes afterwards."""
-        source = ColumnDataSource(
-            heatmap_data(self.model.weights, self.lang), name="sa-weights-source"
-        )
-        key_axis, query_axis = (
-            self.t("self_attention.key_axis"),
-            self.t("self_attention.query_axis"),
-        )
-        fig = figure(
-            name="sa-heatmap",
-            html_attributes=plot_alternative(self, "sa_heatmap"),
-            title=self.t("self_attention.heatmap_title"),
-            x_range=FactorRange(factors=list(TOKENS)),
-            # Token 1 on top, as in the table.
-            y_range=FactorRange(factors=list(reversed(TOKENS))),
-            width=250,
-            height=210,
-            toolbar_location=None,
-            tools="",
-            x_axis_label=key_axis,
-            y_axis_label=query_axis,
-        )
-        mapper = LinearColorMapper(palette=HEAT_PALETTE, low=0, high=1)
-        fig.rect(
-            x="key",
-            y="query",
-            width=1,
-            height=1,
-            source=source,
-            fill_color={"field": "weight", "transform": mapper},
-            line_color=None,
-        )
-        fig.add_tools(
-            HoverTool(
-                tooltips=[
-                    (query_axis, "@query"),
-                    (key_axis, "@key"),
-                    (self.t("self_attention.weight"), "@label"),
-                ]
-            )
-        )
-        fig.grid.visible = False
-        fig.outline_line_color = None
-        fig.axis.major_tick_line_color = None
-        fig.axis.axis_line_color = None
-        lean_renderers(fig)
-        return source, fig
 
     def __panel__(self):
         return self._layout

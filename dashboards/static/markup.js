@@ -272,7 +272,8 @@
     const Y = (y) => height - (y - y0) * sy;
     const base = Y(HEAD.base_y);
     const parts = [
-      `<svg class="c04-head-arcs" viewBox="0 0 ${width} ${height}" role="img" ` +
+      `<svg class="c04-head-arcs" viewBox="0 0 ${width} ${height}" style="width:${width}px" ` +
+        'role="img" ' +
         `aria-label="${esc(spec.texts.arcs)}">`,
     ];
     for (const [i, j] of spec.arcs) {
@@ -317,11 +318,13 @@
   }
 
   function headMatrix(spec, n) {
-    const { width, height, left, right, top, bottom, gap } = HEAD.matrix;
+    const frame = Object.assign({}, HEAD.matrix, spec.frame || {});
+    const { width, height, left, right, top, bottom, gap } = frame;
     const side = Math.min((width - left - right) / n, (height - top - bottom) / n);
     const t = spec.texts;
     const parts = [
-      `<svg class="c04-head-matrix" viewBox="0 0 ${width} ${height}" role="img" ` +
+      `<svg class="c04-head-matrix" viewBox="0 0 ${width} ${height}" style="width:${width}px" ` +
+        'role="img" ' +
         `aria-label="${esc(t.matrix)}">`,
     ];
     for (let i = 0; i < n; i++) {
@@ -334,7 +337,7 @@
             `width="${fixed(side)}" height="${fixed(side)}" fill="rgba(31,95,168,${a.toFixed(3)})"` +
             tip(
               `${esc(t.query)}: ${label(spec.tokens[i])}<br>${esc(t.key)}: ` +
-                `${label(spec.tokens[j])}<br>α: ${esc(spec.tips[i][j])}`
+                `${label(spec.tokens[j])}<br>${esc(t.weight)}: ${esc(spec.tips[i][j])}`
             ) +
             "/>"
         );
@@ -382,15 +385,19 @@
    * from query token i to attended token j), cells: [[text]] (the number drawn in cell (i, j),
    * "" for none), tips: [[text]] (the weight and its percentage, a cell's tooltip), texts:
    * {arcs, matrix (what each drawing shows, for a screen reader), key_axis, query_axis, query,
-   * key (the tooltip's labels)}}. An arc is path.c04-head-arc, a cell rect.c04-head-cell,
+   * key, weight (the tooltip's labels)}}. Optional: title (above the drawing), frame (the
+   * matrix's viewBox and margins, over HEAD.matrix's); without arcs, the matrix alone (the
+   * heat map of "Autoatención"). An arc is path.c04-head-arc, a cell rect.c04-head-cell,
    * both with data-row = i and data-col = j; hovering (or touching) a cell of row i fades the arcs of
    * the other rows to HEAD.fade of their opacity, and an arc or a cell under the pointer shows
    * its tooltip (div.c04-tip) (below, one listener for the page).
    */
   function head_plot(spec) {
     const n = spec.tokens.length;
+    const title = spec.title ? `<div class="c04-head-title">${esc(spec.title)}</div>` : "";
+    const arcs = Array.isArray(spec.arcs) ? headArcs(spec, n) : "";
     return (
-      `<div class="c04-head"${testid(spec.testid)}>${headArcs(spec, n)}${headMatrix(spec, n)}` +
+      `<div class="c04-head"${testid(spec.testid)}>${title}${arcs}${headMatrix(spec, n)}` +
       '<div class="c04-tip" role="tooltip" hidden></div></div>'
     );
   }

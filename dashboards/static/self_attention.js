@@ -193,17 +193,30 @@
     return { testid: "sa-gradient", head: "‖J‖", rows };
   }
 
-  function heatmapData(weights) {
-    const out = { key: [], query: [], weight: [], label: [] };
-    for (let i = 0; i < 3; i++) {
-      for (let j = 0; j < 3; j++) {
-        out.key.push(TOKENS[j]);
-        out.query.push(TOKENS[i]);
-        out.weight.push(weights[i][j]);
-        out.label.push(C04.fmt.number(weights[i][j], 4));
-      }
-    }
-    return out;
+  // === dashboards.self_attention.heatmap_spec (HEATMAP_FRAME repeated: the twin builds the
+  // spec with no Python)
+  const HEATMAP_FRAME = { width: 250, height: 210, left: 62, bottom: 58 };
+
+  function heatmapSpec(weights) {
+    const keyAxis = C04.t("self_attention.key_axis");
+    const queryAxis = C04.t("self_attention.query_axis");
+    return {
+      testid: "sa-heatmap",
+      title: C04.t("self_attention.heatmap_title"),
+      tokens: TOKENS.slice(),
+      weights: weights.map((row) => row.slice()),
+      cells: weights.map((row) => row.map(() => "")),
+      tips: weights.map((row) => row.map((w) => C04.fmt.number(w, 4))),
+      frame: Object.assign({}, HEATMAP_FRAME),
+      texts: {
+        matrix: C04.t("a11y.plot.sa_heatmap"),
+        key_axis: keyAxis,
+        query_axis: queryAxis,
+        query: queryAxis,
+        key: keyAxis,
+        weight: C04.t("self_attention.weight"),
+      },
+    };
   }
 
   // dashboards.self_attention.announce
@@ -251,7 +264,7 @@
       weights: table(weights, TOKENS, 4, "sa-weights", { rowSums: true, shade: true }),
       z: table(output, DIMS, 4, "sa-Z"),
       gradient: gradientSpec(gradient),
-      weights_source: heatmapData(weights),
+      heatmap: heatmapSpec(weights),
       announce: announce(weights),
     };
   }

@@ -200,32 +200,29 @@ def test_bad_cell_text_is_escaped(view):
 
 
 def test_heatmap_follows_the_model(view):
-    source = view.weights_source
-    assert source.name == "sa-weights-source"
+    heatmap = view.heatmap
+    assert heatmap.kind == "head_plot"
 
-    def heat():
-        data = source.data
-        out = np.full((3, 3), np.nan)
-        for key, query, weight in zip(data["key"], data["query"], data["weight"], strict=True):
-            out[TOKENS.index(query), TOKENS.index(key)] = weight
+    def spec():
+        out = heatmap.spec
+        assert out["testid"] == "sa-heatmap"
+        assert out["tokens"] == TOKENS  # token 1 on top, keys in order
+        assert "arcs" not in out  # the matrix alone
+        assert out["cells"] == [[""] * 3] * 3  # no number drawn: the table beside has them
         return out
 
-    def labels():
-        data = source.data
-        cells = zip(data["query"], data["key"], strict=True)
-        return dict(zip(cells, data["label"], strict=True))
-
-    np.testing.assert_allclose(heat(), view.model.weights)
-    assert labels()[("token 1", "token 3")] == es_number(view.model.weights[0, 2], 4) == "0,5760"
+    assert spec()["weights"] == view.model.weights.tolist()
+    assert spec()["tips"][0][2] == es_number(view.model.weights[0, 2], 4) == "0,5760"
+    assert spec()["title"] == text("self_attention.heatmap_title")
+    assert spec()["texts"]["weight"] == text("self_attention.weight")
+    assert spec()["texts"]["matrix"] == text("a11y.plot.sa_heatmap")
     view.causal_toggle.value = True
-    np.testing.assert_allclose(heat(), view.model.weights)
-    assert heat()[0].tolist() == [1.0, 0.0, 0.0]
-    assert labels()[("token 1", "token 1")] == "1,0000"
+    assert spec()["weights"] == view.model.weights.tolist()
+    assert spec()["weights"][0] == [1.0, 0.0, 0.0]
+    assert spec()["tips"][0][0] == "1,0000"
     view.editors["X"].cells[0][0].value = "2"
-    np.testing.assert_allclose(heat(), view.model.weights)
-    # Fixed axes: token 1 on top, keys in order; the figure is the one built in __init__.
-    assert list(view.heatmap.x_range.factors) == TOKENS
-    assert list(view.heatmap.y_range.factors) == TOKENS[::-1]
+    assert spec()["weights"] == view.model.weights.tolist()
+    assert heatmap is view.heatmap  # built once, its spec replaced
 
 
 def test_one_refresh_per_preset_change(view, monkeypatch):
@@ -275,7 +272,8 @@ def test_english_view_has_no_spanish_and_writes_decimal_points(english):
     assert table(english.q_pane.spec, "sa-Q")[1] == ["−1.00", "1.00"]
     assert sums(english.weights_pane.spec) == ["1.0000"] * 3
     assert "0.4714" in _all_text(english)  # the uniform row's gradient, in the note
-    assert english.weights_source.data["label"][2] == "0.5760"
+    assert english.heatmap.spec["tips"][0][2] == "0.5760"
+    assert english.heatmap.spec["texts"]["query"] == text("self_attention.query_axis", "en")
     assert english.causal_toggle.label == "Causal mask"
     assert english.preset_select.options["Preset 1 · large scores"] == "puntajes grandes"
     assert english.scores_title.object == text("self_attention.scores_scaled", "en", d_k=2)

@@ -5,10 +5,10 @@ Opened from file:// with every non-file request blocked, the page computes every
 browser (C04.views.self_attention). After each step of the same sequence of control changes —
 the causal mask, a typed Spanish number, a refused text, a number outside the model's bound, a
 preset, the √d_k checkbox, cells typed until the matrices match another preset — the page must
-show exactly what the live view shows for it: each data-testid table as the HTML Python renders
-(parsed by the same browser), the editors' error messages, the cells' text, the preset, the
-scores' caption and the heat map's data. The same steps in the served lecture must give the
-same snapshot.
+show exactly what the live view shows for it: each data-testid table and the heat map as the
+HTML markup.js draws from Python's specs (parsed by the same browser), the editors' error
+messages, the cells' text, the preset and the scores' caption. The same steps in the served
+lecture must give the same snapshot.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from __future__ import annotations
 import html
 import time
 
-import numpy as np
 import pytest
 from playwright.sync_api import expect
 
@@ -25,7 +24,6 @@ from dashboards.self_attention import SelfAttentionView, preset_options
 
 from c04_testing import (
     SA_SNAPSHOT_START_JS,
-    SA_TABLES,
     TIMER_JS,
     export_and_live,
     format_times,
@@ -37,7 +35,6 @@ from c04_testing import (
 
 pytestmark = pytest.mark.ui
 
-TOL = 1e-12
 FILE, SECTION = "autoatencion.html", "autoatencion"
 LABELS = {value: label for label, value in preset_options().items()}
 
@@ -93,10 +90,6 @@ SNAPSHOT_JS = (
     out.cells[name] = hosts('input', editor.shadowRoot || editor).map((i) => i.value);
   }
   const models = [...doc.all_models];
-  const source = doc.get_model_by_name('sa-weights-source');
-  const col = (k) => Array.from(source.data instanceof Map ? source.data.get(k) : source.data[k]);
-  out.source = {key: col('key'), query: col('query'), weight: col('weight'),
-                label: col('label')};
   out.title = models.filter((m) => typeof m.text === 'string' && m.text.includes('Puntajes $$'))
     .map((m) => m.text);
   const pick = (cls) => models.find((m) => (m.css_classes || []).includes(cls));
@@ -129,9 +122,12 @@ def expected_snapshots() -> list[dict]:
 
 def _python_snapshot(view: SelfAttentionView) -> dict:
     return {
-        "specs": {tid: [pane.kind, pane.spec] for tid, pane in sa_panes(view).items()},
+        # The tables and the heat map (markup.js draws each spec; compared as HTML).
+        "specs": {
+            **{tid: [pane.kind, pane.spec] for tid, pane in sa_panes(view).items()},
+            "sa-heatmap": [view.heatmap.kind, view.heatmap.spec],
+        },
         **sa_editors(view),
-        "source": dict(view.weights_source.data),
         "title": html.escape(view.scores_title.object),
         "preset": view.model.preset,
         "causal": view.model.causal,
@@ -156,18 +152,12 @@ def matches(snap: dict | None, want: dict, tables: dict[str, str]) -> list[str]:
     """What differs between the page and Python (empty when they agree)."""
     if snap is None:
         return ["sin documento"]
-    diff = [tid for tid in SA_TABLES if snap["tables"][tid] != tables[tid]]
+    diff = [tid for tid in tables if snap["tables"][tid] != tables[tid]]
     for key in ("errors", "cells", "preset", "causal", "scaled"):
         if snap[key] != want[key]:
             diff.append(key)
     if snap["title"] != [want["title"]]:
         diff.append("title")
-    source = want["source"]
-    for column in ("key", "query", "label"):
-        if snap["source"][column] != source[column]:
-            diff.append(f"source.{column}")
-    if not np.allclose(snap["source"]["weight"], source["weight"], rtol=TOL, atol=TOL):
-        diff.append("source.weight")
     return diff
 
 
@@ -175,7 +165,7 @@ def wait_for(page, want: dict, timeout: float = 15.0) -> dict:
     tables = normalised(page, want)
     deadline = time.monotonic() + timeout
     while True:
-        snap = page.evaluate(SNAPSHOT_JS, list(SA_TABLES))
+        snap = page.evaluate(SNAPSHOT_JS, list(tables))
         diff = matches(snap, want, tables)
         if not diff:
             return snap
@@ -257,6 +247,3 @@ def test_export_and_live_app_show_the_same(offline, open_export, open_live):
     for n, (a, b) in enumerate(zip(exported, served, strict=True)):
         for key in ("tables", "errors", "cells", "title", "preset", "causal", "scaled"):
             assert a[key] == b[key], f"paso {n}: {key}"
-        for column in ("key", "query", "label"):
-            assert a["source"][column] == b["source"][column], f"paso {n}: {column}"
-        np.testing.assert_allclose(a["source"]["weight"], b["source"]["weight"], rtol=TOL, atol=TOL)

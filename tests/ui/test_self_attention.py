@@ -9,7 +9,7 @@ from attnmodel.formatting import es_number
 from attnmodel.i18n import text
 from attnmodel.self_attention import SelfAttention
 
-from c04_testing import table_row, wait_for_source
+from c04_testing import table_row
 
 pytestmark = pytest.mark.ui
 
@@ -31,8 +31,31 @@ def open_second_session(browser, url: str, errors: list[str]):
 
 
 def expect_heatmap(page, weights) -> None:
-    """The heat map's source (found by its Bokeh name) holds A row by row."""
-    wait_for_source(page, "sa-weights-source", {"weight": [float(w) for w in weights.ravel()]})
+    """The heat map draws A: one cell per weight, row by row, each shaded by its weight and
+    saying it (4 decimals) in its tooltip."""
+    cells = page.locator('[data-testid="sa-heatmap"] rect.c04-head-cell')
+    expect(cells).to_have_count(weights.size)
+    page.wait_for_function(
+        """([tips]) => {
+             const found = [];
+             const walk = (root) => {
+               for (const n of root.querySelectorAll("*")) {
+                 if (n.matches('[data-testid="sa-heatmap"] rect.c04-head-cell')) found.push(n);
+                 if (n.shadowRoot) walk(n.shadowRoot);
+               }
+             };
+             walk(document);
+             return found.length === tips.length
+               && found.every((c, k) => c.dataset.tip.endsWith(": " + tips[k]));
+           }""",
+        arg=[[es_number(float(w), 4) for w in weights.ravel()]],
+        timeout=10_000,
+    )
+    # The shade is the weight's: markup.js's rgba opacity, 3 decimals.
+    fills = cells.evaluate_all("cs => cs.map((c) => c.getAttribute('fill'))")
+    assert [float(f.rsplit(",", 1)[1].rstrip(")")) for f in fills] == pytest.approx(
+        [float(w) for w in weights.ravel()], abs=5e-4
+    )
 
 
 def numbers(values, decimals: int = 4) -> list[str]:
