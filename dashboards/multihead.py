@@ -331,9 +331,9 @@ def client_table(threshold: float = 0.1, lang: str = DEFAULT_LANG) -> dict[str, 
     arcs (every α ≥ threshold, row by row). So each ``plot_<k>`` is packed as ``[testid,
     color, weights, tips]`` (``None`` for a hidden head), the state's ``tokens`` once (as the
     specs write them, ``kept_label``), and ``_shared`` holds the threshold and the texts;
-    multihead.js rebuilds
-    each spec with copies and comparisons only, so the result is exactly ``render`` (the twin
-    test checks every state for equality). Everything else is as ``render`` gives it.
+    multihead.js rebuilds each spec with copies and comparisons only, so the result is exactly
+    ``render`` (the twin test checks every state for equality). Everything else is as
+    ``render`` gives it.
     """
     table: dict[str, dict] = {}
     for sentence in SENTENCES:

@@ -128,10 +128,8 @@ def heatmap_spec(weights: np.ndarray, lang: str = DEFAULT_LANG) -> dict:
     Each cell shaded by its weight, its tooltip the query, the key and the weight (4 decimals,
     as in the table); no number drawn in the cells, the table beside it has them."""
     rows = np.asarray(weights, dtype=float).tolist()
-    key_axis, query_axis = (
-        text("self_attention.key_axis", lang),
-        text("self_attention.query_axis", lang),
-    )
+    key_axis = text("self_attention.key_axis", lang)
+    query_axis = text("self_attention.query_axis", lang)
     return {
         "testid": "sa-heatmap",
         "title": text("self_attention.heatmap_title", lang),

@@ -234,11 +234,13 @@
     );
   }
 
-  // -- One head of "Varias cabezas" (dashboards/multihead.py, plot_spec) ---------------------
+  // -- One head of "Varias cabezas" (dashboards/multihead.py, plot_spec), and the heat map of
+  // A (dashboards/self_attention.py, heatmap_spec: the matrix alone) ------------------------
   //
-  // Drawn here, as SVG, from the head's weights: it was two Bokeh canvases per head (ten for
-  // four heads and their sum), the slowest section to paint (make bench, browser and phone).
-  // Only this file knows the geometry; Python sends the numbers and the texts.
+  // Drawn here, as SVG, from the weights: it was two Bokeh canvases per head (ten for four
+  // heads and their sum), the slowest section to paint (make bench, browser and phone), and
+  // one more figure in the first section of every session. Only this file knows the geometry;
+  // Python sends the numbers and the texts.
   const HEAD = {
     fade: 0.1, // opacity factor of the arcs of the rows not hovered
     arc_width: 8, // an arc's stroke width is arc_width · α (drawing units), its opacity α
@@ -380,7 +382,7 @@
 
   /**
    * One head of "Varias cabezas": its arc diagram and its matrix, side by side (one under the
-   * other on a narrow screen). spec: {testid, color (the arcs'), tokens (texts, or {text, lang}
+   * other on a narrow screen), or a matrix alone. spec: {testid, color (the arcs'), tokens (texts, or {text, lang}
    * for a word kept in another language), weights: [[α_ij]], arcs: [[i, j]] (the arcs drawn,
    * from query token i to attended token j), cells: [[text]] (the number drawn in cell (i, j),
    * "" for none), tips: [[text]] (the weight and its percentage, a cell's tooltip), texts:
@@ -388,9 +390,9 @@
    * key, weight (the tooltip's labels)}}. Optional: title (above the drawing), frame (the
    * matrix's viewBox and margins, over HEAD.matrix's); without arcs, the matrix alone (the
    * heat map of "Autoatención"). An arc is path.c04-head-arc, a cell rect.c04-head-cell,
-   * both with data-row = i and data-col = j; hovering (or touching) a cell of row i fades the arcs of
-   * the other rows to HEAD.fade of their opacity, and an arc or a cell under the pointer shows
-   * its tooltip (div.c04-tip) (below, one listener for the page).
+   * both with data-row = i and data-col = j; hovering (or touching) a cell of row i fades the
+   * arcs of the other rows to HEAD.fade of their opacity, and an arc or a cell under the
+   * pointer shows its tooltip (div.c04-tip) (below, one listener for the page).
    */
   function head_plot(spec) {
     const n = spec.tokens.length;
