@@ -134,7 +134,7 @@ def top_html(tokens, weights, testid: str, lang: str = DEFAULT_LANG) -> str:
 
 def weights_table(tokens, weights, testid: str, lang: str = DEFAULT_LANG) -> dict:
     """``C04.markup.matrix``, folded under "Los números de esta matriz": every weight of a
-    matrix the canvas draws (the drawn cells show only those ≥ the threshold), with the drawn
+    matrix the drawing shows (its cells print only those ≥ the threshold), with the drawn
     cells' 2 decimals; the sentence's words marked Spanish on a page in another language."""
     spec = matrix_spec(
         weights,
@@ -535,7 +535,7 @@ class MultiHeadView(DemoView):
     # --- updates -------------------------------------------------------------------------
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (pane / source / Bokeh model, kind), the names of ``render``."""
+        """Target name -> (pane / Markup component / column, kind), the names of ``render``."""
         targets: dict[str, tuple[object, str]] = {}
         for k in range(MAX_HEADS):
             targets[f"panel_{k + 1}"] = (self.head_panels[k], "prop:styles")

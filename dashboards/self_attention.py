@@ -76,7 +76,6 @@ GRADIENT_FLOOR = 5e-6
 
 MODEL_PARAMS = ["X", "W_Q", "W_K", "W_V", "causal", "scaled"]
 
-# Light for 0, dark blue for 1 (Bokeh's sequential palettes run dark -> light).
 # The heat map's frame (C04.markup.head_plot's matrix): its viewBox and the room for the token
 # labels left of the rows and, at 45°, under the columns.
 HEATMAP_FRAME = {"width": 250, "height": 210, "left": 62, "bottom": 58}

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -35,22 +37,10 @@ def expect_heatmap(page, weights) -> None:
     saying it (4 decimals) in its tooltip."""
     cells = page.locator('[data-testid="sa-heatmap"] rect.c04-head-cell')
     expect(cells).to_have_count(weights.size)
-    page.wait_for_function(
-        """([tips]) => {
-             const found = [];
-             const walk = (root) => {
-               for (const n of root.querySelectorAll("*")) {
-                 if (n.matches('[data-testid="sa-heatmap"] rect.c04-head-cell')) found.push(n);
-                 if (n.shadowRoot) walk(n.shadowRoot);
-               }
-             };
-             walk(document);
-             return found.length === tips.length
-               && found.every((c, k) => c.dataset.tip.endsWith(": " + tips[k]));
-           }""",
-        arg=[[es_number(float(w), 4) for w in weights.ravel()]],
-        timeout=10_000,
-    )
+    # Playwright's locators reach into the components' shadow roots and retry until it holds.
+    for k, w in enumerate(weights.ravel()):
+        tip = re.compile(re.escape(": " + es_number(float(w), 4)) + "$")
+        expect(cells.nth(k)).to_have_attribute("data-tip", tip, timeout=10_000)
     # The shade is the weight's: markup.js's rgba opacity, 3 decimals.
     fills = cells.evaluate_all("cs => cs.map((c) => c.getAttribute('fill'))")
     assert [float(f.rsplit(",", 1)[1].rstrip(")")) for f in fills] == pytest.approx(
