@@ -70,7 +70,12 @@ _next_update: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def client_writes(widget) -> tuple[str, ...]:
-    """The Bokeh properties a browser writes for ``widget`` (("value",) for any other kind)."""
+    """The Bokeh properties a browser writes for ``widget``: a component's own
+    ``client_writes`` (a matrix's cells: ``commit``), else by its widget class, else
+    ("value",)."""
+    own = getattr(type(widget), "client_writes", None)
+    if own is not None:
+        return tuple(own)
     for cls, props in CLIENT_WRITES:
         if isinstance(widget, cls):
             return props
@@ -130,7 +135,9 @@ def guard_widget(widget) -> None:
     if getattr(widget, "_c04_guarded", False):
         return
     accepted = client_writes(widget)
-    params = [p for p in VALUE_PARAMS if p in widget.param]
+    # What a refusal restores: the value parameters, and a component's own writes (a matrix's
+    # commit, whose forged value the browser would otherwise be sent back).
+    params = [p for p in dict.fromkeys((*VALUE_PARAMS, *accepted)) if p in widget.param]
     process = widget._process_events  # Panel's: the client's changes → the widget's params
 
     def checked(events: dict) -> None:
@@ -200,10 +207,19 @@ def _spent(doc, seconds: float) -> None:
         _next_update[doc] = time.monotonic() + min(seconds * (1 - SHARE) / SHARE, MAX_WAIT_S)
 
 
-def guard(root) -> int:
-    """Every widget under ``root`` (a layout or a Viewer) behind the check; returns how many."""
+def controls(root) -> list:
+    """What a browser writes to under ``root`` (a layout or a Viewer): its widgets and the
+    components that say what a browser writes (``client_writes``)."""
     view = root.__panel__() if isinstance(root, pn.viewable.Viewer) else root
-    widgets = view.select(pn.widgets.Widget)
+    return view.select(
+        lambda obj: isinstance(obj, pn.widgets.Widget) or hasattr(type(obj), "client_writes")
+    )
+
+
+def guard(root) -> int:
+    """Every control under ``root`` (a layout or a Viewer) behind the check; returns how
+    many."""
+    widgets = controls(root)
     for widget in widgets:
         guard_widget(widget)
     return len(widgets)

@@ -227,9 +227,9 @@ class SelfAttentionView(DemoView):
     - ``sa-heatmap``: A as a heat map (``heatmap``, SVG by markup.js: a cell is
       ``rect.c04-head-cell`` with ``data-row`` and ``data-col``, its tooltip its ``data-tip``).
 
-    CSS classes for the browser tests: ``sa-editor-X`` (… ``-W_Q``, ``-W_K``, ``-W_V``) wraps each
-    editor (cells: ``.c04-cell input``), ``sa-preset`` (select), ``sa-causal``, ``sa-scaled``
-    (checkboxes).
+    CSS classes for the browser tests: ``sa-editor-X`` (… ``-W_Q``, ``-W_K``, ``-W_V``) is each
+    editor (cells: ``.c04-cell input``, row by row), ``sa-preset`` (select), ``sa-causal``,
+    ``sa-scaled`` (checkboxes).
     """
 
     model = param.ClassSelector(class_=SelfAttention)
@@ -239,13 +239,17 @@ class SelfAttentionView(DemoView):
         super().__init__(**params)
         m = self.model
 
+        titles = {"X": self.t("self_attention.editor_x")}
         self.editors = {
-            "X": MatrixEditor(
-                model=m, name_param="X", title=self.t("self_attention.editor_x"), lang=self.lang
-            ),
-            "W_Q": MatrixEditor(model=m, name_param="W_Q", title="$$W_Q$$", lang=self.lang),
-            "W_K": MatrixEditor(model=m, name_param="W_K", title="$$W_K$$", lang=self.lang),
-            "W_V": MatrixEditor(model=m, name_param="W_V", title="$$W_V$$", lang=self.lang),
+            # A class per editor so the browser tests can find X's cells.
+            name: MatrixEditor(
+                model=m,
+                name_param=name,
+                title=titles.get(name, f"$${name}$$"),
+                lang=self.lang,
+                css_classes=[f"sa-editor-{name}"],
+            )
+            for name in MATRICES
         }
         for name, editor in self.editors.items():
             editor.error.param.watch(lambda e, name=name: self._log_rejected(name, e), "object")
@@ -296,14 +300,7 @@ class SelfAttentionView(DemoView):
         self._layout = pn.Column(
             section_header(self.t("demo.autoatencion"), self.t("self_attention.intro")),
             math_md(FORMULA),
-            pn.Row(
-                *(
-                    # A class per editor so the browser tests can find X's cells.
-                    pn.Column(editor, css_classes=[f"sa-editor-{name}"], margin=0)
-                    for name, editor in self.editors.items()
-                ),
-                sizing_mode="stretch_width",
-            ),
+            pn.Row(*self.editors.values(), sizing_mode="stretch_width"),
             pn.Row(self.preset_select, self.causal_toggle, self.scaled_toggle),
             pn.Row(
                 titled("$$Q = XW_Q$$", self.q_pane, 200),
@@ -379,13 +376,14 @@ class SelfAttentionView(DemoView):
     def enable_client_side(self, states: dict | None = None) -> int:
         """Wire every control to the browser twin (``C04.views.self_attention``); export only.
 
-        Each editable cell, the preset select and both checkboxes get a jscallback whose args
-        are every target of ``client_targets``, the controls (``w_preset``, ``w_causal``,
-        ``w_scaled`` and the cells ``w_X_0_0`` … ``w_W_V_1_1``, 0-based), each editor's error
-        pane (``err_X`` … ``err_W_V``) and ``trigger`` (the control that changed). Everything is
-        computed in the browser: no embedded states; ``states["self_attention"]`` only gets
-        ``client_init`` (the last valid matrices before the first edit, the presets, the cell
-        bound), once per page rather than in each of the 27 callbacks.
+        Each editor's cells (a commit), the preset select and both checkboxes get a jscallback
+        whose args are every target of ``client_targets``, the controls (``w_preset``,
+        ``w_causal``, ``w_scaled`` and the cells of each matrix, ``w_X`` … ``w_W_V``), each
+        editor's error pane (``err_X`` … ``err_W_V``) and ``trigger`` (the control that
+        changed). Everything is computed in the browser: no embedded states;
+        ``states["self_attention"]`` only gets ``client_init`` (the last valid matrices before
+        the first edit, the presets, the cell bound), once per page rather than in each of the
+        7 callbacks.
         """
         if states is not None:
             states["self_attention"] = client_init(self.model)
@@ -394,16 +392,14 @@ class SelfAttentionView(DemoView):
             "w_causal": self.causal_toggle,
             "w_scaled": self.scaled_toggle,
         }
-        cells = []
         for name, editor in self.editors.items():
             controls[f"err_{name}"] = editor.error
-            for i, row in enumerate(editor.cells):
-                for j, widget in enumerate(row):
-                    controls[f"w_{name}_{i}_{j}"] = widget
-                    cells.append(widget)
+            controls[f"w_{name}"] = editor.grid
         code, args = client_update("self_attention", self.client_targets(), **controls)
-        for widget in (self.preset_select, self.causal_toggle, self.scaled_toggle, *cells):
+        for widget in (self.preset_select, self.causal_toggle, self.scaled_toggle):
             widget.jscallback(value=code, args=args)
+        for editor in self.editors.values():
+            editor.grid.jscallback(commit=code, args=args)
         return 0
 
     def __panel__(self):

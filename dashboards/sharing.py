@@ -198,8 +198,8 @@ def opened_with() -> str:
 # The export
 
 
-def _css(field: links.Field, *where: int) -> str:
-    return "-".join(["c04-link", field.demo, field.param, *map(str, where)])
+def _css(field: links.Field) -> str:
+    return "-".join(["c04-link", field.demo, field.param])
 
 
 def _tag(widget, css: str) -> None:
@@ -211,12 +211,12 @@ def _widget_field(field: links.Field, widget, lang: str) -> dict:
     map from the link's text to the property's value, the values the widget offers)."""
     out: dict = {"css": _css(field)}
     if isinstance(widget, MatrixEditor):
-        _tag_cells(field, widget)
+        _tag(widget.grid, out["css"])
         p = widget.model.param[field.param]
         out.update(
-            prop="value",
-            rows=len(widget.cells),
-            cols=len(widget.cells[0]),
+            prop="texts_json",
+            rows=len(widget.texts),
+            cols=len(widget.texts[0]),
             max_abs=p.max_abs,
             label=p.label_es or p.name,  # as Matrix's refusal names it
             bound=p.bound_text,
@@ -243,12 +243,6 @@ def _widget_field(field: links.Field, widget, lang: str) -> dict:
     else:  # a slider: the link's number is its value, within its range and on its steps
         out.update(prop="value", range=[widget.start, widget.end, widget.step])
     return out
-
-
-def _tag_cells(field: links.Field, editor: MatrixEditor) -> None:
-    for i, row in enumerate(editor.cells):
-        for j, cell in enumerate(row):
-            _tag(cell, _css(field, i, j))
 
 
 def export_fields(demo_id: str, view, lang: str = DEFAULT_LANG) -> list[dict]:

@@ -482,12 +482,24 @@ def sa_panes(view) -> dict:
     return dict(zip(SA_TABLES, panes, strict=True))
 
 
+def commit(editor, i: int, j: int, text: str) -> None:
+    """What a student's Enter in cell (i, j) of a MatrixEditor sends: a commit of its grid."""
+    n = editor.grid.commit.get("n", 0) + 1
+    editor.grid.commit = {"row": i, "col": j, "text": text, "n": n}
+
+
+def cell_texts(editor) -> list[list[str]]:
+    """What a MatrixEditor's boxes show, row by row: the texts its grid sent to the browser,
+    with what the student committed since (the server does not send a box its own text)."""
+    return [row[:] for row in editor.texts]
+
+
 def sa_editors(view) -> dict:
     """A SelfAttentionView's editors as the page shows them: each error message (unescaped
     text) and each matrix's cell texts, row by row."""
     return {
         "errors": {n: html.unescape(e.error.object) for n, e in view.editors.items()},
-        "cells": {n: [w.value for row in e.cells for w in row] for n, e in view.editors.items()},
+        "cells": {n: [t for row in cell_texts(e) for t in row] for n, e in view.editors.items()},
     }
 
 

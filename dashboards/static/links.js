@@ -226,8 +226,7 @@
     const spec = exportSpec();
     for (const f of spec.fields) {
       if (f.hook) continue;
-      const css = f.kind === "matrix" ? `${f.css}-0-0` : f.css;
-      if (!found[css]) return null; // not all drawn yet
+      if (!found[f.css]) return null; // not all drawn yet
     }
     MODELS = found;
     return found;
@@ -266,12 +265,13 @@
       return;
     }
     if (field.kind === "matrix") {
+      // Each cell that differs committed as a student would (the view's twin takes it).
+      const grid = found[field.css];
       for (let i = 0; i < field.rows; i++) {
         for (let j = 0; j < field.cols; j++) {
-          const cell = found[`${field.css}-${i}-${j}`];
           const text = cellText(v[i][j]);
-          if (cell.value !== text) {
-            cell.value = text;
+          if (C04.cells.read(grid)[i][j] !== text) {
+            C04.cells.commit(grid, i, j, text);
             await tick();
           }
         }
@@ -293,15 +293,8 @@
       return seed === null ? field.default : String(seed);
     }
     if (field.kind === "matrix") {
-      const rows = [];
-      for (let i = 0; i < field.rows; i++) {
-        const row = [];
-        for (let j = 0; j < field.cols; j++) {
-          row.push(realText(C04.fmt.parseNumber(found[`${field.css}-${i}-${j}`].value)));
-        }
-        rows.push(row.join(","));
-      }
-      return rows.join(";");
+      const texts = C04.cells.read(found[field.css]);
+      return texts.map((row) => row.map((x) => realText(C04.fmt.parseNumber(x))).join(",")).join(";");
     }
     const value = found[field.css][field.prop];
     if (field.map) {
@@ -429,15 +422,10 @@
     const spec = exportSpec();
     for (const field of spec.fields) {
       if (field.hook) continue;
-      const targets =
-        field.kind === "matrix"
-          ? Array.from({ length: field.rows * field.cols }, (_, n) =>
-              found[`${field.css}-${Math.floor(n / field.cols)}-${n % field.cols}`])
-          : [found[field.css]];
-      for (const m of targets) {
-        // After the widget's own callback (a tick later), so the twin has drawn it.
-        m.property(field.prop).change.connect(() => setTimeout(() => writeHash(false), 0));
-      }
+      // A matrix's texts are on its grid's data model.
+      const m = field.kind === "matrix" ? C04.cells.data(found[field.css]) : found[field.css];
+      // After the widget's own callback (a tick later), so the twin has drawn it.
+      m.property(field.prop).change.connect(() => setTimeout(() => writeHash(false), 0));
     }
     // "Nueva muestra" changes the seed and no widget's value: a click anywhere may change the
     // state, and writeHash writes only a change.

@@ -6,8 +6,9 @@
  * (weights_source).
  *
  * readState(args) also does, in the page, what the live app's MatrixEditor and model do around
- * a change (args.trigger is the control that changed):
- *   - a typed cell is read as a number, "1,5" or "1.5" (C04.fmt.parseNumber); a bad one (or one
+ * a change (args.trigger is the control that changed; for a cell, its matrix's grid, whose
+ * commit says which cell and what text: C04.cells):
+ *   - a committed cell is read as a number, "1,5" or "1.5" (C04.fmt.parseNumber); a bad one (or one
  *     outside ±max_abs) shows the live app's message, in the page's language (C04.t), in that
  *     editor's error pane, puts the last valid value back in the cell and keeps the last valid
  *     matrices;
@@ -17,8 +18,9 @@
  * The last valid matrices live here, per view (keyed by the Bokeh id of its Q pane), starting
  * from what the export embeds in <script id="c04-states"> under "self_attention"
  * (dashboards.self_attention.client_init: the model's matrices, the presets, the cell bound).
- * Setting a cell or the select from here fires its callback again (Bokeh runs CustomJS
- * asynchronously): those echoes are recognised (pending) and change nothing.
+ * Setting the select from here fires its callback again (Bokeh runs CustomJS asynchronously):
+ * those echoes are recognised (pending) and change nothing. Writing the cells' texts fires no
+ * callback (only a commit does).
  *
  * Every text comes from the page's catalogue (C04.t: self_attention.*, core.*, input.*) and
  * every number from C04.fmt, so the same file serves the Spanish and the English export.
@@ -284,7 +286,7 @@
       st = {
         init,
         matrices: clone(init.matrices),
-        pending: new Map(), // Bokeh id -> value we set ourselves (its callback is an echo)
+        pending: new Map(), // the select's Bokeh id -> value we set (its callback is an echo)
       };
       VIEWS.set(key, st);
     }
@@ -329,15 +331,21 @@
     C04.apply(args, { [`err_${name}`]: html }, { [`err_${name}`]: "html" });
   }
 
-  // MatrixEditor._from_model: rewrite the cells whose number is not the model's.
-  function syncCells(args, st, names) {
+  // MatrixEditor._from_model: rewrite the cells whose number is not the model's. `shown`: a
+  // matrix's texts already read (with a commit's text in), else they are read from its boxes.
+  function syncCells(args, st, names, shown = {}) {
     for (const name of names) {
+      const texts = shown[name] || C04.cells.read(args[`w_${name}`]);
+      let changed = Boolean(shown[name]);
       st.matrices[name].forEach((row, i) =>
         row.forEach((v, j) => {
-          const widget = args[`w_${name}_${i}_${j}`];
-          if (parseOrNull(widget.value) !== v) setWidget(st, widget, cellText(v));
+          if (parseOrNull(texts[i][j]) !== v) {
+            texts[i][j] = cellText(v);
+            changed = true;
+          }
         })
       );
+      if (changed) C04.cells.write(args[`w_${name}`], texts);
     }
   }
 
@@ -353,14 +361,20 @@
     return CUSTOM;
   }
 
-  // MatrixEditor._on_edit
+  // MatrixEditor.edit: the commit's text is what the box shows, then the model takes the
+  // number, or the message says why not and the box shows the last valid value again.
   function editCell(args, st, name, i, j, text) {
+    const grid = args[`w_${name}`];
+    const texts = C04.cells.read(grid);
+    const recorded = texts[i][j] !== text;
+    texts[i][j] = text;
     const current = st.matrices[name][i][j];
     let value;
     try {
       value = C04.fmt.parseNumber(text);
       if (value === current) {
         setError(args, name, "");
+        if (recorded) C04.cells.write(grid, texts);
         return;
       }
       if (Math.abs(value) > st.init.max_abs) {
@@ -373,12 +387,13 @@
         name,
         esc(C04.t("input.cell_refused", { name, row: i + 1, col: j + 1, message: err.message }))
       );
-      setWidget(st, args[`w_${name}_${i}_${j}`], cellText(current));
+      texts[i][j] = cellText(current);
+      C04.cells.write(grid, texts);
       return;
     }
     st.matrices[name] = st.matrices[name].map((row) => row.slice());
     st.matrices[name][i][j] = value;
-    syncCells(args, st, [name]);
+    syncCells(args, st, [name], { [name]: texts });
     const preset = detectPreset(st);
     if (args.w_preset.value !== preset) setWidget(st, args.w_preset, preset);
     setError(args, name, "");
@@ -392,13 +407,10 @@
     syncCells(args, st, MATRICES);
   }
 
-  function findCell(args, widget) {
+  // The matrix whose cells committed (`trigger` is then its grid's data model), or null.
+  function findGrid(args, trigger) {
     for (const name of MATRICES) {
-      for (let i = 0; args[`w_${name}_${i}_0`] !== undefined; i++) {
-        for (let j = 0; args[`w_${name}_${i}_${j}`] !== undefined; j++) {
-          if (args[`w_${name}_${i}_${j}`] === widget) return [name, i, j];
-        }
-      }
+      if (C04.cells.data(args[`w_${name}`]) === trigger) return name;
     }
     return null;
   }
@@ -407,12 +419,14 @@
     const st = viewState(args);
     const trigger = args.trigger;
     if (trigger && trigger.id !== undefined) {
-      const echo = st.pending.has(trigger.id) && st.pending.get(trigger.id) === trigger.value;
-      st.pending.delete(trigger.id);
-      if (!echo) {
-        const cell = findCell(args, trigger);
-        if (cell) editCell(args, st, cell[0], cell[1], cell[2], trigger.value);
-        else if (trigger === args.w_preset) applyPreset(args, st, trigger.value);
+      const name = findGrid(args, trigger);
+      if (name !== null) {
+        const { row, col, text } = trigger.commit;
+        editCell(args, st, name, row, col, text);
+      } else {
+        const echo = st.pending.has(trigger.id) && st.pending.get(trigger.id) === trigger.value;
+        st.pending.delete(trigger.id);
+        if (!echo && trigger === args.w_preset) applyPreset(args, st, trigger.value);
       }
     }
     return {

@@ -13,6 +13,7 @@ from dashboards import clients
 from dashboards.explorer import ExplorerView
 from dashboards.multihead import MultiHeadView
 from dashboards.scaling import ScalingView
+from dashboards.self_attention import SelfAttentionView
 
 
 @pytest.fixture
@@ -98,14 +99,18 @@ def test_an_option_that_does_not_exist_is_refused(caplog):
 
 
 def test_every_widget_of_every_demo_is_guarded():
+    from dashboards.common import MatrixGrid
     from dashboards.registry import DEMOS
 
     for demo in DEMOS:
         view = demo.view_class()()
         count = clients.guard(view)
-        widgets = view.__panel__().select(pn.widgets.Widget)
+        widgets = view.__panel__().select(lambda o: isinstance(o, pn.widgets.Widget | MatrixGrid))
         assert count == len(widgets) > 0
         assert all(getattr(w, "_c04_guarded", False) for w in widgets), demo.id
+    # «Autoatención»'s four matrices (their cells write a commit, and only that).
+    grids = SelfAttentionView().__panel__().select(MatrixGrid)
+    assert [clients.client_writes(g) for g in grids] == [("commit",)] * 4
 
 
 def test_a_document_without_a_server_is_never_paced():

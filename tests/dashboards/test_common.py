@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import importlib
+import json
 import logging
 import types
 from concurrent.futures import ThreadPoolExecutor
@@ -19,6 +20,8 @@ from tornado.websocket import WebSocketClosedError
 from attnmodel.i18n import languages
 from dashboards import common, links, registry
 from dashboards.common import LiveHTML, configure, quiet_closed_websockets, respond_immediately
+
+import c04_testing
 
 pytestmark = pytest.mark.usefixtures("panel_cleanup")
 
@@ -134,24 +137,69 @@ def test_shared_pages_are_kept_per_language():
     assert common.session_key(request(profesor="x" * 20))[3] is True
 
 
-def test_a_refused_cell_is_reset_once_per_enter():
-    """The browser sends the cell's new value, then "enter-pressed": the value must be handled
-    once, so the reset is the last word (before, Panel set the refused text again from the
-    event and reset it a second time, a message that could overwrite the next typing)."""
+def test_a_refused_cell_is_shown_again_once():
+    """A refused commit sends the boxes their texts once more (the counter moves even where the
+    texts are the ones the server sent before: the browser's box holds the refused text)."""
     from attnmodel import SelfAttention
-    from dashboards.common import CellInput, MatrixEditor
+    from dashboards.common import MatrixEditor
 
-    editor = MatrixEditor(model=SelfAttention(), name_param="W_V")
-    cell = editor.cells[1][0]
-    assert isinstance(cell, CellInput)
-    before = cell.value
-    seen = []
-    cell.param.watch(lambda event: seen.append(event.new), "value")
-    cell.value = "2e6"  # the browser's change: refused, reset
-    cell._process_event(types.SimpleNamespace(event_name="enter-pressed", value_input="2e6"))
-    # Two changes (the refused text, the reset), not four: the event does not set it again.
-    assert sorted(seen) == sorted(["2e6", before])
-    assert cell.value == before
+    model = SelfAttention()
+    editor = MatrixEditor(model=model, name_param="W_V")
+    before = json.loads(editor.grid.texts_json)
+    sent = []
+    editor.grid.param.watch(lambda event: sent.append(json.loads(event.new)), "texts_json")
+    c04_testing.commit(editor, 1, 0, "2e6")
+    assert sent == [{"texts": before["texts"], "n": before["n"] + 1}]
+    assert editor.error.object.startswith("W_V[2,1]: ")
+    np.testing.assert_array_equal(model.W_V, SelfAttention().W_V)
+
+
+def test_a_committed_cell_keeps_its_text_and_others_follow_the_model():
+    """A valid commit keeps the student's text ("2,0" stays); a change of the model from
+    elsewhere rewrites the cells whose number it is not, in one message."""
+    from attnmodel import SelfAttention
+    from dashboards.common import MatrixEditor
+
+    model = SelfAttention()
+    editor = MatrixEditor(model=model, name_param="X")
+    c04_testing.commit(editor, 0, 0, "2,0")
+    assert model.X[0, 0] == 2.0
+    assert c04_testing.cell_texts(editor)[0][0] == "2,0"
+    sent = []
+    editor.grid.param.watch(lambda event: sent.append(event.new), "texts_json")
+    model.X = [[2.0, 0.5], [0, 1], [1, 1]]
+    assert len(sent) == 1
+    assert c04_testing.cell_texts(editor)[0] == ["2,0", "0,5"]
+
+
+@pytest.mark.parametrize(
+    ("forged", "refusal"),
+    [
+        ({}, ValueError),
+        ({"row": 0, "col": 0}, ValueError),
+        ({"row": 7, "col": 0, "text": "1"}, IndexError),
+        ({"row": -1, "col": 0, "text": "1"}, IndexError),
+        ({"row": "0", "col": 0, "text": "1"}, TypeError),
+        ({"row": True, "col": 0, "text": "1"}, TypeError),
+        ({"row": 0, "col": 0, "text": 5}, TypeError),
+    ],
+)
+def test_a_forged_commit_is_refused(forged, refusal):
+    """A commit the page never sends (no cell, a cell off the grid, a number for the text) is
+    refused with one of the errors dashboards/clients.py turns into one INFO line; the matrix
+    and the boxes stay."""
+    from attnmodel import SelfAttention
+    from dashboards.clients import REFUSED
+    from dashboards.common import MatrixEditor
+
+    assert issubclass(refusal, REFUSED)
+    model = SelfAttention()
+    editor = MatrixEditor(model=model, name_param="X")
+    before = editor.grid.texts_json
+    with pytest.raises(refusal):
+        editor.grid.commit = {**forged, "n": 1}
+    assert editor.grid.texts_json == before
+    np.testing.assert_array_equal(model.X, SelfAttention().X)
 
 
 def test_the_lean_update_of_properties_gives_what_panel_s_gives():

@@ -147,7 +147,7 @@ def test_preset_select_loads_the_matrices(view):
     m = view.model
     assert m.preset == "puntajes grandes"
     np.testing.assert_array_equal(m.X, 3 * np.array([[1, 0], [0, 1], [1, 1]]))
-    assert view.editors["X"].cells[2][1].value == "3"
+    assert c04_testing.cell_texts(view.editors["X"])[2][1] == "3"
     assert_shows_model(view)
     # The softmax saturates: every row is practically one-hot, the gradient fades.
     assert c04_testing.spec_text(view.gradient_pane.spec).count("el gradiente se apaga") == 3
@@ -161,8 +161,7 @@ def test_preset_select_loads_the_matrices(view):
 
 
 def test_typing_a_spanish_number_edits_the_model(view):
-    cell = view.editors["X"].cells[0][0]
-    cell.value = "1,5"
+    c04_testing.commit(view.editors["X"], 0, 0, "1,5")
     m = view.model
     assert m.X[0, 0] == 1.5
     assert m.preset == "personalizado"
@@ -177,14 +176,13 @@ def test_typing_a_spanish_number_edits_the_model(view):
 def test_bad_cell_keeps_the_model_and_shows_a_message(view, text, caplog):
     before = view.weights_pane.spec
     x_before = view.model.X.copy()
-    cell = view.editors["X"].cells[0][0]
     with caplog.at_level(logging.INFO, logger="dashboards.self_attention"):
-        cell.value = text
+        c04_testing.commit(view.editors["X"], 0, 0, text)
     np.testing.assert_array_equal(view.model.X, x_before)
     assert view.weights_pane.spec == before
     message = view.editors["X"].error.object
     assert message.endswith(i18n.text("input.kept"))
-    assert cell.value == "1"  # back to the last valid value
+    assert c04_testing.cell_texts(view.editors["X"])[0][0] == "1"  # the last valid value
     assert view.model.preset == "4.2.6"
     ours = [r for r in caplog.records if r.name == "dashboards.self_attention"]
     assert [r.levelno for r in ours] == [logging.INFO]
@@ -193,7 +191,7 @@ def test_bad_cell_keeps_the_model_and_shows_a_message(view, text, caplog):
 
 
 def test_bad_cell_text_is_escaped(view):
-    view.editors["W_V"].cells[0][0].value = "<b>x</b>"
+    c04_testing.commit(view.editors["W_V"], 0, 0, "<b>x</b>")
     message = view.editors["W_V"].error.object
     assert "<b>" not in message
     assert "&lt;b&gt;" in message
@@ -220,7 +218,7 @@ def test_heatmap_follows_the_model(view):
     assert spec()["weights"] == view.model.weights.tolist()
     assert spec()["weights"][0] == [1.0, 0.0, 0.0]
     assert spec()["tips"][0][0] == "1,0000"
-    view.editors["X"].cells[0][0].value = "2"
+    c04_testing.commit(view.editors["X"], 0, 0, "2")
     assert spec()["weights"] == view.model.weights.tolist()
     assert heatmap is view.heatmap  # built once, its spec replaced
 
@@ -238,7 +236,7 @@ def test_views_do_not_share_state(panel_cleanup):
     assert a.model is not b.model
     assert a.causal_toggle is not b.causal_toggle
     a.causal_toggle.value = True
-    a.editors["X"].cells[0][0].value = "2"
+    c04_testing.commit(a.editors["X"], 0, 0, "2")
     assert b.model.causal is False
     assert b.model.X[0, 0] == 1.0
     assert table(b.weights_pane.spec, "sa-weights")[0] == ["0,2840", "0,1400", "0,5760"]
@@ -285,7 +283,7 @@ def test_english_controls_change_the_english_numbers(english):
     assert table(english.gradient_pane.spec, "sa-gradient")[0] == ["0.0000"]
     assert text("self_attention.one_hot", "en") in c04_testing.spec_text(english.gradient_pane.spec)
     english.causal_toggle.value = False
-    english.editors["X"].cells[0][0].value = "1.5"  # an English decimal point
+    c04_testing.commit(english.editors["X"], 0, 0, "1.5")  # an English decimal point
     m = english.model
     assert m.X[0, 0] == 1.5
     assert english.preset_select.value == "personalizado"
@@ -293,9 +291,10 @@ def test_english_controls_change_the_english_numbers(english):
     assert table(english.weights_pane.spec, "sa-weights") == [
         [number(w, 4, lang="en") for w in row] for row in m.weights
     ]
-    assert english.editors["X"].cells[0][0].value == "1.5"
+    assert c04_testing.cell_texts(english.editors["X"])[0][0] == "1.5"
     m.X = [[1.25, 0.0], [0.0, 1.0], [1.0, 1.0]]
-    assert english.editors["X"].cells[0][0].value == "1.25"  # the cell, written in English
+    # The cell, written in English.
+    assert c04_testing.cell_texts(english.editors["X"])[0][0] == "1.25"
 
 
 @pytest.mark.parametrize(
@@ -307,9 +306,9 @@ def test_english_controls_change_the_english_numbers(english):
 )
 def test_english_bad_cell_says_why_in_english(english, typed, message):
     before = english.weights_pane.spec
-    english.editors["X"].cells[0][0].value = typed
+    c04_testing.commit(english.editors["X"], 0, 0, typed)
     assert english.weights_pane.spec == before
     error = english.editors["X"].error.object
     assert error == text("input.cell_refused", "en", name="X", row=1, col=1, message=message)
     assert c04_testing.spanish_words_left(error) == set()
-    assert english.editors["X"].cells[0][0].value == "1"
+    assert c04_testing.cell_texts(english.editors["X"])[0][0] == "1"

@@ -32,7 +32,14 @@ from attnmodel.self_attention import MATRICES, SelfAttention
 from dashboards.lecture import SECTIONS
 from dashboards.self_attention import SelfAttentionView
 
-from c04_testing import SA_SNAPSHOT_START_JS, SA_TABLES, sa_editors, sa_panes, spec_td_texts
+from c04_testing import (
+    SA_SNAPSHOT_START_JS,
+    SA_TABLES,
+    commit,
+    sa_editors,
+    sa_panes,
+    spec_td_texts,
+)
 
 pytestmark = pytest.mark.ui
 
@@ -128,7 +135,7 @@ def sa_plan() -> list[tuple[tuple, dict]]:
     for step in sa_steps():
         name, i, j, text, value, message = step
         before = getattr(view.model, name).copy()
-        view.editors[name].cells[i][j].value = text
+        commit(view.editors[name], i, j, text)
         after = getattr(view.model, name)
         error = html.unescape(view.editors[name].error.object)
         if value is None:  # refused: message beside the cell, the model untouched

@@ -25,6 +25,7 @@ from dashboards.self_attention import SelfAttentionView, preset_options
 from c04_testing import (
     SA_SNAPSHOT_START_JS,
     TIMER_JS,
+    commit,
     export_and_live,
     format_times,
     sa_editors,
@@ -115,7 +116,7 @@ def expected_snapshots() -> list[dict]:
             view.preset_select.value = step[1]
         else:
             _, name, i, j, text = step
-            view.editors[name].cells[i][j].value = text
+            commit(view.editors[name], i, j, text)
         out.append(_python_snapshot(view))
     return out
 

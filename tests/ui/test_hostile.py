@@ -42,6 +42,7 @@ WIDGETS = {
     "panel.models.widgets.TextInput": ("value", "value_input"),
     "panel.models.widgets.RadioButtonGroup": ("active",),
     "panel.models.widgets.Button": (),
+    "MatrixGrid1": ("commit",),  # «Autoatención»'s cells: a commit {row, col, text, n}
 }
 NOT_A_VALUE = ["abc", None, True, [1, 2], {"x": 1}, math.nan, math.inf, -math.inf]
 HUGE = [1e308, -1e308, 2**63, 10**30]
@@ -50,11 +51,28 @@ FORGED = {
     "value": [*NOT_A_VALUE, *HUGE, "no-existe"],
     "value_throttled": [*NOT_A_VALUE, *HUGE],
     "active": [*NOT_A_VALUE, *HUGE, 999, -1, 2.5],
+    "commit": [
+        *NOT_A_VALUE,
+        {"row": 9, "col": 0, "text": "1", "n": 1},
+        {"row": -1, "col": 0, "text": "1", "n": 2},
+        {"row": "0", "col": 0, "text": "1", "n": 3},
+        {"row": 0, "col": 0, "text": 5, "n": 4},
+        {"row": 0, "col": 0, "n": 5},
+        {"row": 0, "col": 0, "text": "abc", "n": 6},  # a student's refused text
+        {"row": 0, "col": 0, "text": "é" * 300_000, "n": 7},
+    ],
 }
 # A text box gets texts: a model's refusal leaves its text in the box (as for a typed one), so
 # only the model's state is checked. Over the model's caps, under the websocket's limit.
 TEXTS = ["", " " * 50, "x" * (MAX_SENTENCE_CHARS + 1), "palabra" * 20, "é" * 300_000]
-NEVER_WRITTEN = {"max_length": 10**9, "options": ["x"], "start": -1e9, "end": 1e9, "labels": []}
+NEVER_WRITTEN = {
+    "max_length": 10**9,
+    "options": ["x"],
+    "start": -1e9,
+    "end": 1e9,
+    "labels": [],
+    "texts_json": '{"texts": [["9"]], "n": 99}',
+}
 
 # Per app: a valid change (widget, property, value) and the model it leads to (the announce
 # spec of that model's render is what the server must send).
@@ -161,7 +179,7 @@ async def forge_everything(base: str, app: str) -> None:
         await forger.until(lambda: any(True for _ in widgets(forger)), 30)
         before = announced(forger)
         values_before = await forger.pull()
-        boxes = [i for i, n in widgets(forger) if n.endswith("TextInput")]
+        boxes = [i for i, n in widgets(forger) if n.endswith("TextInput") or n == "MatrixGrid1"]
         first_box = boxes[0] if boxes else None
         last = None
         for model_id, name in widgets(forger):
@@ -171,6 +189,8 @@ async def forge_everything(base: str, app: str) -> None:
                     values = [v for v in values if not isinstance(v, bool)]
                 if name.endswith("TextInput"):  # the 600 kB text once per app is enough
                     values = TEXTS if model_id == first_box else TEXTS[:-1]
+                if name == "MatrixGrid1" and model_id != first_box:
+                    values = values[:-1]
                 for value in values:
                     last = await forger.change(model_id, prop, value)
             for prop, value in NEVER_WRITTEN.items():
@@ -180,10 +200,11 @@ async def forge_everything(base: str, app: str) -> None:
         # The model's key figure is the one before, and so is every widget's value on the
         # server (a text box keeps a refused text beside its message, as for a typed one).
         assert await forger.until(lambda: announced(forger) == before, 10)
+        # A text box, and a matrix's cells, keep the last text committed (beside its message).
         kept = [
             (model_id, prop)
             for model_id, name in widgets(forger)
-            if not name.endswith("TextInput")
+            if not name.endswith("TextInput") and name != "MatrixGrid1"
             for prop in WIDGETS[name]
         ]
 

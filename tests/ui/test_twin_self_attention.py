@@ -27,7 +27,7 @@ import pytest
 from attnmodel.self_attention import MATRICES, MAX_ABS, PRESETS, SelfAttention
 from dashboards.self_attention import UNIFORM_GRADIENT, SelfAttentionView, client_init, render
 
-from c04_testing import assert_twin_equal, twin_html
+from c04_testing import assert_twin_equal, cell_texts, commit, twin_html
 
 pytestmark = pytest.mark.ui
 
@@ -163,22 +163,24 @@ def test_render_matches_python(page, lang):
     assert errors == []
 
 
-# readState on stand-in widgets (the objects Bokeh passes to the callbacks, reduced to what
-# the twin reads and writes): typing in X's first cell, one text after the other.
+# readState on stand-in models (the objects Bokeh passes to the callbacks, reduced to what
+# the twin reads and writes): committing X's first cell, one text after the other, as the
+# grid's ESM does (C04.cells.commit); the cell is what the grid's boxes then show.
 EDITS_JS = """(typed) => {
   const args = {q: {id: "q"}, w_preset: {id: "preset", value: "4.2.6"},
                 w_causal: {active: false}, w_scaled: {active: true}};
   for (const name of ["X", "W_Q", "W_K", "W_V"]) {
     args["err_" + name] = {text: ""};
     const init = C04.embedded("self_attention").matrices[name];
-    init.forEach((row, i) => row.forEach((v, j) => {
-      args[`w_${name}_${i}_${j}`] = {id: `${name}${i}${j}`, value: C04.fmt.number(v, 0)};
-    }));
+    const texts = init.map((row) => row.map((v) => C04.fmt.number(v, 0)));
+    args["w_" + name] = {data: {id: "grid" + name, texts_json: "", commit: {}}};
+    C04.cells.write(args["w_" + name], texts);
   }
   return typed.map((value) => {
-    args.w_X_0_0.value = value;
-    C04.views.self_attention.readState({...args, trigger: args.w_X_0_0});
-    return {error: args.err_X.text, cell: args.w_X_0_0.value, preset: args.w_preset.value};
+    C04.cells.commit(args.w_X, 0, 0, value);
+    C04.views.self_attention.readState({...args, trigger: args.w_X.data});
+    const cell = C04.cells.read(args.w_X)[0][0];
+    return {error: args.err_X.text, cell, preset: args.w_preset.value};
   });
 }"""
 
@@ -190,14 +192,14 @@ def test_cells_and_messages_follow_the_page_language(page):
     errors = load_twin(page, "en", {"self_attention": client_init(SelfAttention())})
     got = page.evaluate(EDITS_JS, typed)
     view = SelfAttentionView(lang="en")
-    cell, expected = view.editors["X"].cells[0][0], []
+    editor, expected = view.editors["X"], []
     for value in typed:
-        cell.value = value
+        commit(editor, 0, 0, value)
         expected.append(
             {
                 # Panel sends a pane's HTML escaped once more; C04.apply does the same.
-                "error": html.escape(view.editors["X"].error.object),
-                "cell": cell.value,
+                "error": html.escape(editor.error.object),
+                "cell": cell_texts(editor)[0][0],
                 "preset": view.model.preset,
             }
         )
