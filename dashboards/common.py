@@ -1077,7 +1077,8 @@ export function render({ model, el }) {
       // A box being typed in (focused, not committed) keeps what the student is typing.
       if (input === el.getRootNode().activeElement && input.value !== input.dataset.sent) return
       if (input.value !== text) input.value = text
-      input.dataset.sent = text
+      // Written only when it differs: an attribute's change makes the browser restyle.
+      if (input.dataset.sent !== text) input.dataset.sent = text
     })
   }
   model.on("texts_json", show)
