@@ -125,7 +125,7 @@ class Lecture(pn.viewable.Viewer):
         # Bokeh checks each property of each model built here against its type: the values are
         # Panel's and the views' own, and every section's document JSON is the same without
         # the check (compared section by section). Measured (in process, a new session's
-        # open, paired runs): ~10 % of its CPU.
+        # open, paired runs): 3–11 % of its CPU.
         with validate(False):
             if section_id not in self._built:
                 self._built[section_id] = build_section(self, self.sections[section_id])

@@ -294,7 +294,8 @@
     }
     if (field.kind === "matrix") {
       const texts = C04.cells.read(found[field.css]);
-      return texts.map((row) => row.map((x) => realText(C04.fmt.parseNumber(x))).join(",")).join(";");
+      const row = (cells) => cells.map((x) => realText(C04.fmt.parseNumber(x))).join(",");
+      return texts.map(row).join(";");
     }
     const value = found[field.css][field.prop];
     if (field.map) {

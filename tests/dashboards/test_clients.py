@@ -78,6 +78,34 @@ def test_an_oversized_sentence_is_refused_by_the_model_at_once(explorer):
     assert explorer.sentence_error.spec  # the message in the page's language
 
 
+@pytest.mark.parametrize(
+    "forged",
+    [{"row": 9, "col": 0, "text": "2", "n": 1}, {"row": 0, "text": "2", "n": 1}, {"x": 1}],
+)
+def test_a_forged_commit_of_a_matrix_is_refused_and_put_back(caplog, forged):
+    """A matrix's cells take a commit {row, col, text, n} from a browser and nothing else: a
+    commit off the grid or without a cell leaves the matrix, sends the grid's last commit back
+    and says one INFO line naming the matrix; a forged ``texts_json`` is not taken."""
+    clients.install_log_filters()
+    view = SelfAttentionView()
+    clients.guard(view)
+    grid = view.editors["X"].grid
+    before, shown = view.model.X.copy(), grid.texts_json
+    with caplog.at_level(logging.INFO):
+        grid._process_events({"commit": forged})
+        grid._process_events({"texts_json": '{"texts": [["9"]], "n": 99}'})
+    assert view.model.X.tolist() == before.tolist()
+    assert (grid.commit, grid.texts_json) == ({}, shown)
+    assert errors(caplog) == []
+    lines = [r.getMessage() for r in caplog.records if r.name == "dashboards.clients"]
+    assert len(lines) == 2
+    assert "«X»" in lines[0]
+    assert "texts_json" in lines[1]
+    clients.guard(view)  # idempotent
+    grid._process_events({"commit": {"row": 0, "col": 0, "text": "2", "n": 2}})
+    assert view.model.X[0, 0] == 2.0
+
+
 def test_an_index_past_a_discrete_slider_is_refused():
     view = ScalingView()
     clients.guard(view)
