@@ -382,17 +382,17 @@
 
   /**
    * One head of "Varias cabezas": its arc diagram and its matrix, side by side (one under the
-   * other on a narrow screen), or a matrix alone. spec: {testid, color (the arcs'), tokens (texts, or {text, lang}
-   * for a word kept in another language), weights: [[α_ij]], arcs: [[i, j]] (the arcs drawn,
-   * from query token i to attended token j), cells: [[text]] (the number drawn in cell (i, j),
-   * "" for none), tips: [[text]] (the weight and its percentage, a cell's tooltip), texts:
-   * {arcs, matrix (what each drawing shows, for a screen reader), key_axis, query_axis, query,
-   * key, weight (the tooltip's labels)}}. Optional: title (above the drawing), frame (the
-   * matrix's viewBox and margins, over HEAD.matrix's); without arcs, the matrix alone (the
-   * heat map of "Autoatención"). An arc is path.c04-head-arc, a cell rect.c04-head-cell,
-   * both with data-row = i and data-col = j; hovering (or touching) a cell of row i fades the
-   * arcs of the other rows to HEAD.fade of their opacity, and an arc or a cell under the
-   * pointer shows its tooltip (div.c04-tip) (below, one listener for the page).
+   * other on a narrow screen), or a matrix alone. spec: {testid, color (the arcs'), tokens
+   * (texts, or {text, lang} for a word kept in another language), weights: [[α_ij]], arcs:
+   * [[i, j]] (the arcs drawn, from query token i to attended token j), cells: [[text]] (the
+   * number drawn in cell (i, j), "" for none), tips: [[text]] (the weight and its percentage,
+   * a cell's tooltip), texts: {arcs, matrix (what each drawing shows, for a screen reader),
+   * key_axis, query_axis, query, key, weight (the tooltip's labels)}}. Optional: title (above
+   * the drawing), frame (the matrix's viewBox and margins, over HEAD.matrix's); without arcs,
+   * the matrix alone (the heat map of "Autoatención"). An arc is path.c04-head-arc, a cell
+   * rect.c04-head-cell, both with data-row = i and data-col = j; hovering (or touching) a cell
+   * of row i fades the arcs of the other rows to HEAD.fade of their opacity, and an arc or a
+   * cell under the pointer shows its tooltip (div.c04-tip) (below, one listener for the page).
    */
   function head_plot(spec) {
     const n = spec.tokens.length;
