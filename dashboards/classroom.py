@@ -151,6 +151,9 @@ class Hub:
         # meanwhile drops its callbacks: the queue must not wait for it forever).
         self._inflight: tuple[object, float] | None = None
         self._watchdog: threading.Thread | None = None
+        # The highest ``seq`` this process has ever been told: a broker restarted empty numbers
+        # from it (RedisBroker._next_seq), even after a resync emptied ``latest``.
+        self._highest_seq = 0
 
     def schedule(self, session, first: bool = False) -> None:
         """Give ``session`` a turn to update (once, however often it is asked before it)."""
@@ -236,24 +239,35 @@ class Hub:
         with self._lock:
             return list(self._sessions)
 
-    def receive(self, kind: str, payload: dict | None) -> None:
+    def receive(self, kind: str, payload: dict | None, *, resync: bool = False) -> None:
         """A change of the class (``payload`` None: cleared). An older state than the one kept
-        (a resync crossing a newer message) is dropped."""
+        (a message published before a resync read the keys, delivered after it) is dropped. A
+        ``resync`` is the broker's keys read again after a reconnection: the truth, kept as it
+        is: a worker that reconnects late to a restarted broker may hold a higher ``seq`` than
+        the broker's, and must not keep its students on the old state (seen on CI)."""
         if kind not in KINDS:
             return
         with self._lock:
             old = self.latest[kind]
             if (
-                kind == "state"
+                not resync
+                and kind == "state"
                 and payload is not None
                 and old is not None
                 and payload.get("seq", 0) < old.get("seq", 0)
             ):
                 return
             self.latest[kind] = payload
+            if payload is not None and isinstance(payload.get("seq"), int):
+                self._highest_seq = max(self._highest_seq, payload["seq"])
             sessions = list(self._sessions)
         for session in sessions:
             session.notify(kind)
+
+    def highest_seq(self) -> int:
+        """The highest ``seq`` of a state or question this process was ever told."""
+        with self._lock:
+            return self._highest_seq
 
     def set_connected(self, connected: bool) -> None:
         changed = connected != self.connected
@@ -459,22 +473,22 @@ class RedisBroker:
         """Read the class's keys again and hand them to the hub (at start and after a broker
         restart)."""
         state, question = self._get("state"), self._get("question")
-        self.hub.receive("state", state)
-        self.hub.receive("question", question)
+        self.hub.receive("state", state, resync=True)
+        self.hub.receive("question", question, resync=True)
         if question is not None:
             count = self._call(self.client.hlen, PREFIX + f"respuestas:{question['seq']}")
-            self.hub.receive("count", {"qseq": question["seq"], "count": count})
+            self.hub.receive("count", {"qseq": question["seq"], "count": count}, resync=True)
         else:
-            self.hub.receive("count", None)
+            self.hub.receive("count", None, resync=True)
 
     # -- what sessions do ----------------------------------------------------------------------
 
     def _next_seq(self) -> int:
         """The class's next sequence number. A restarted broker is empty and its counter would
         start over, below what every worker's hub holds (which drops an older state): the
-        counter starts from the highest number this process has seen instead."""
-        latest = self.hub.snapshot()
-        floor = max((p.get("seq", 0) for p in latest.values() if p and "seq" in p), default=0)
+        counter starts from the highest number this process was ever told instead (not what
+        its hub holds now: a resync after the restart emptied it)."""
+        floor = self.hub.highest_seq()
         if floor:
             self._call(partial(self.client.set, nx=True), PREFIX + "seq", floor)
         return self._call(self.client.incr, PREFIX + "seq")

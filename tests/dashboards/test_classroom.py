@@ -89,11 +89,15 @@ def test_the_hub_keeps_the_newest_state_and_tells_every_session():
     hub.receive("state", {"seq": 4, "query": "old", "live": True})  # a resync crossing it
     assert hub.latest["state"]["query"] == "x"
     assert a.told == b.told == ["state"]
+    hub.receive("state", {"seq": 2, "query": "y", "live": True}, resync=True)  # the broker's
+    assert hub.latest["state"]["query"] == "y"
+    assert hub.highest_seq() == 5
+    assert a.told == b.told == ["state", "state"]
     hub.leave(b)
     hub.receive("question", None)
     hub.receive("nonsense", {})
-    assert a.told == ["state", "question"]
-    assert b.told == ["state"]
+    assert a.told == ["state", "state", "question"]
+    assert b.told == ["state", "state"]
 
 
 class Served:
@@ -325,9 +329,15 @@ def test_a_restarted_broker_never_numbers_a_state_below_what_the_workers_hold(re
         for hub in (lecturer.hub, student.hub):
             _until(lambda hub=hub: (hub.latest["state"] or {}).get("seq") == last["seq"])
         redis.Redis.from_url(url).flushdb()  # what a restarted redis-server holds
+        lecturer.resync()  # the lecturer's worker reconnected first: its hub now holds nothing
+        assert lecturer.hub.latest["state"] is None
         again = lecturer.publish_state("seccion=cabezas", live=True)
         assert again["seq"] > last["seq"]
         _until(lambda: (student.hub.latest["state"] or {}).get("query") == "seccion=cabezas")
+        # A worker that reconnects later reads the broker's state, whatever it holds.
+        student.hub.receive("state", {**last, "seq": again["seq"] + 5})
+        student.resync()
+        assert student.hub.latest["state"]["query"] == "seccion=cabezas"
         assert lecturer.ask("identity_zero")["seq"] > again["seq"]
     finally:
         lecturer.close()
