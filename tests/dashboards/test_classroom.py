@@ -86,7 +86,7 @@ def test_the_hub_keeps_the_newest_state_and_tells_every_session():
     hub.join(a)
     hub.join(b)
     hub.receive("state", {"seq": 5, "query": "x", "live": True})
-    hub.receive("state", {"seq": 4, "query": "old", "live": True})  # a resync crossing it
+    hub.receive("state", {"seq": 4, "query": "old", "live": True})  # a message older than it
     assert hub.latest["state"]["query"] == "x"
     assert a.told == b.told == ["state"]
     hub.receive("state", {"seq": 2, "query": "y", "live": True}, resync=True)  # the broker's
