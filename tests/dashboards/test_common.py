@@ -324,6 +324,157 @@ def test_edit_readonly_unlocks_and_locks_back_as_panel_s_own():
     assert Thing.param.shown.readonly
 
 
+def _row_of(pane) -> dict:
+    row = pane.layout
+    assert list(row.objects) == [pane]
+    values = row.param.values()
+    return {"type": type(row), **{k: v for k, v in values.items() if k not in ("name", "objects")}}
+
+
+def _pane_life(make):
+    """A pane's Row as read after its sizing changed, and again after a later change."""
+    pane = make()
+    pane.param.update(width=150, height=40)
+    first = _row_of(pane)
+    pane.margin = (3, 7)
+    pane.sizing_mode = "stretch_width"
+    return first, _row_of(pane)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: pn.pane.Markdown("uno", width=100, margin=(5, 10), styles={"color": "red"}),
+        lambda: pn.pane.HTML("<b>dos</b>", sizing_mode="stretch_width", min_height=20),
+        lambda: LiveHTML("tres", margin=4, visible=False),
+        lambda: pn.pane.Str("cuatro"),
+    ],
+    ids=["markdown", "html", "live-html", "str"],
+)
+def test_a_pane_s_lazy_row_is_panel_s_own_when_read(make, monkeypatch):
+    """configure()'s lazy pane layout: the Row a pane keeps around itself, built when first read,
+    is the one Panel's own __init__ builds and syncs (its sizing, margins and styles), before
+    and after the pane's sizing changes."""
+    from panel.pane.base import PaneBase
+
+    lazy = _pane_life(make)
+    assert "_c04_layout" in make().__dict__ or "_c04_layout_kwargs" in make().__dict__
+    monkeypatch.setattr(PaneBase, "__init__", PaneBase.__init__.c04_original)
+    monkeypatch.setattr(PaneBase, "_sync_layoutable", PaneBase._sync_layoutable.c04_original)
+    monkeypatch.delattr(PaneBase, "layout")
+    assert _pane_life(make) == lazy
+
+
+def test_a_pane_is_still_its_own_root_and_takes_a_new_row():
+    """pn.panel() of a pane (its Row, or the pane itself) and a Row set by hand, as Panel does it
+    (the Param pane sets its own)."""
+    pane = pn.pane.Markdown("raíz", width=90)
+    assert pn.panel(pane) is pane
+    root = pane.get_root(Document())
+    assert root.text
+    assert pane.layout.width == 90 + 2 * pane.margin[1]  # Panel adds the margins
+    row = pn.Row(pane)
+    pane.layout = row
+    assert pane.layout is row
+    assert isinstance(pn.Param(_Toy(), parameters=["weight"]).layout, pn.Column)
+
+
+def test_the_first_section_builds_no_hidden_row():
+    """What the lazy layout saves: a new session's lecture and its first section, built into a
+    served document, leave every pane's Row unbuilt."""
+    from panel.io.state import set_curdoc
+    from panel.pane.base import PaneBase
+
+    from dashboards import lecture
+
+    doc = Document()
+    with set_curdoc(doc):
+        view = pn.panel(lecture.create_lecture())
+        doc.add_root(view.get_root(doc))
+        pn.state._on_load(doc)
+    panes = [p for p in view.select(PaneBase) if p._models]
+    assert len(panes) > 20
+    assert [p for p in panes if {"layout", "_c04_layout"} & p.__dict__.keys()] == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Hola, **mundo**: $\\mathrm{softmax}(QK^\\top/\\sqrt{d_k})V$",
+        "| a | b |\n|---|---|\n| 1 | 2 |\n\n- uno\n- dos",
+        "    sangrado\n    y más",
+        "",
+    ],
+)
+def test_a_markdown_pane_s_html_is_panel_s_own_and_rendered_once(text, monkeypatch):
+    """configure()'s cache of Markdown's rendered HTML: the same HTML as Panel's own for every
+    option the rendering reads; a text rendered once per process."""
+    from panel.pane.markup import Markdown
+
+    cached = Markdown._transform_object
+    original = cached.c04_original
+    calls = []
+
+    def counting(self, obj):
+        calls.append(obj)
+        return original(self, obj)
+
+    monkeypatch.setattr(cached, "c04_original", counting)
+    options = [
+        {},
+        {"dedent": False},
+        {"hard_line_break": True},
+        {"disable_anchors": False},
+        {"renderer": "markdown"},
+        {"renderer_options": {"breaks": True}},
+    ]
+    for params in options:
+        pane = Markdown(text, **params)
+        assert cached(pane, text) == original(pane, text), params
+    rendered = len(calls)
+    for params in options:
+        pane = Markdown(text, **params)
+        assert cached(pane, text) == original(pane, text), params
+    assert len(calls) == rendered  # the second time, each from the cache
+
+
+def test_the_markdown_cache_is_bounded():
+    from panel.pane.markup import Markdown
+
+    cached = Markdown._transform_object
+    pane = Markdown()
+    for i in range(1100):
+        assert cached(pane, f"número {i}") == cached.c04_original(pane, f"número {i}")
+    assert len(cached.c04_rendered) == 1024
+
+
+def test_a_design_s_modifiers_are_panel_s_own_and_each_caller_s_copy():
+    """configure()'s design modifiers per class: what a component's design gives it (its
+    stylesheets, its settings, its children's) is what Panel's own gives, for several classes,
+    themes and isolation; a caller changing its copy changes no one else's."""
+    from panel.theme import Design
+    from panel.theme.native import Native
+
+    from dashboards.common import Markup
+
+    cached = Design._get_modifiers.__func__
+    original = cached.c04_original
+    design = Native(theme="default")
+    viewables = [pn.Column(), pn.pane.Markdown("x"), pn.widgets.Checkbox(), Markup(), LiveHTML("y")]
+    for viewable in viewables:
+        for theme in (design.theme, type(design.theme)):
+            for isolated in (True, False):
+                args = (Native, viewable, theme, isolated)
+                assert cached(*args) == original(*args), (type(viewable), theme, isolated)
+    modifiers, children = cached(Native, pn.Column(), design.theme, True)
+    assert modifiers["stylesheets"]
+    modifiers["stylesheets"].append("ajena.css")
+    modifiers["sizing_mode"] = "ajeno"
+    children["ajeno"] = 1
+    again = cached(Native, pn.Column(), design.theme, True)
+    assert again == original(Native, pn.Column(), design.theme, True)
+
+
 # -- shared_render ------------------------------------------------------------------------------
 
 
