@@ -28,6 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from urllib.parse import parse_qsl, quote, urlencode
 
+import numpy as np
 import param
 
 from attnmodel._params import Matrix
@@ -274,10 +275,21 @@ def decode(
                 continue
             p = model.param[f.param]
             try:
-                model.param.update({f.param: from_text(f, given[f.key], p)})
+                value = from_text(f, given[f.key], p)
+                if not _same(f, getattr(model, f.param), value):
+                    model.param.update({f.param: value})
             except Exception as exc:  # any refusal of a link's value: said, never raised
                 ignored.append(Ignored(f.key, _reason(exc, f, p, lang)))
     return ignored
+
+
+def _same(f: Field, current, value) -> bool:
+    """A link's value is the model's already: nothing to set. param calls a model's watchers
+    again for an equal matrix (it does not compare arrays), and every new session's page
+    applies its link, or the defaults: ~5 ms of an open recomputed the fresh models."""
+    if f.kind == "matrix":
+        return bool(np.array_equal(np.asarray(current, dtype=float), np.asarray(value, float)))
+    return type(current) is type(value) and current == value
 
 
 def notice(ignored: list[Ignored], lang: str = DEFAULT_LANG) -> str:

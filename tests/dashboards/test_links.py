@@ -106,6 +106,22 @@ def test_a_changed_state_round_trips_through_its_link_with_the_same_numbers(demo
     assert links.encode(opened, "capital") == link
 
 
+def test_a_link_that_is_the_state_already_recomputes_nothing():
+    """Every new page applies its link (or, with none, the defaults) to fresh models: a value
+    the model has is not set again (a matrix set again would recompute the model)."""
+    models = fresh()
+    set_again = []
+    for demo_id, model in models.items():
+        names = [f.param for f in links.fields(demo_id)]
+        model.param.watch(lambda *events, d=demo_id: set_again.append(d), names)
+    assert links.decode([], models) == []
+    assert links.decode(links.parse("autoatencion.X=1,0;0,1;1,1"), models) == []
+    assert set_again == []
+    links.decode(links.parse("autoatencion.X=2,0;0,1;1,1"), models)
+    assert set(set_again) == {"autoatencion"}  # X, then the preset it no longer matches
+    assert models["autoatencion"].X[0, 0] == 2.0
+
+
 def test_a_preset_stands_for_its_matrices():
     models = fresh()
     models["autoatencion"].param.update(preset="puntajes grandes", scaled=False)
