@@ -569,6 +569,7 @@ def _markdown_html_cache() -> None:
             return original(self, obj)
         key = (
             obj,
+            type(self),
             self.renderer,
             self.dedent,
             self.hard_line_break,
