@@ -201,6 +201,7 @@ def configure() -> None:
     _lazy_pane_layout()
     _markdown_html_cache()
     _design_modifiers_per_class()
+    _bokeh_overridden_defaults_per_class()
 
 
 def _design_params_only_for_stylesheets() -> None:
@@ -630,6 +631,35 @@ def _design_modifiers_per_class() -> None:
     _get_modifiers.c04_per_class = True
     _get_modifiers.c04_original = original
     Design._get_modifiers = classmethod(_get_modifiers)
+
+
+def _bokeh_overridden_defaults_per_class() -> None:
+    """Private Bokeh API, bokeh 3.9.2's ``HasProps._overridden_defaults``: each read of a
+    container default (a model's ``css_classes``, ``stylesheets``, ``styles``…, filled in for
+    every model built) merges the ``__overridden_defaults__`` of every class of the model's
+    MRO into a new dict. Those are class attributes, set when Bokeh creates the class, so the
+    merge is made once per class; its one reader (``Property.themed_default``) only looks
+    names up, and gets a read-only view. Measured: ~1 300 merges in a new session's open
+    (cProfile), 3.9 µs each for Panel's HTML model (timeit, 14 classes) and 0.08 µs cached:
+    ~5 ms of an open; paired opens in process, p50 141 → 136 ms, same document."""
+    import types
+
+    from bokeh.core.has_props import HasProps
+
+    original = HasProps.__dict__["_overridden_defaults"].__func__
+    if getattr(original, "c04_per_class", False):
+        return
+    merged: dict[type, types.MappingProxyType] = {}
+
+    def _overridden_defaults(cls):
+        found = merged.get(cls)
+        if found is None:
+            found = merged[cls] = types.MappingProxyType(original(cls))
+        return found
+
+    _overridden_defaults.c04_per_class = True
+    _overridden_defaults.c04_original = original
+    HasProps._overridden_defaults = classmethod(_overridden_defaults)
 
 
 def quiet_closed_websockets() -> None:

@@ -475,6 +475,28 @@ def test_a_design_s_modifiers_are_panel_s_own_and_each_caller_s_copy():
     assert again == original(Native, pn.Column(), design.theme, True)
 
 
+def test_bokeh_s_overridden_defaults_per_class_are_bokeh_s_own():
+    """configure()'s merge of Bokeh's overridden defaults once per class: for every model class
+    Bokeh knows (Panel's and the lecture's included), the same names and values as Bokeh's own
+    merge, and a view nobody can change."""
+    from bokeh.core.has_props import HasProps
+    from bokeh.model import Model
+
+    from dashboards.common import Markup
+
+    Markup().get_root(Document())  # Panel makes its data-model classes when first rendered
+    cached = HasProps._overridden_defaults.__func__
+    original = cached.c04_original
+    classes = list(Model.model_class_reverse_map.values())
+    assert len(classes) > 300
+    assert sum(bool(original(cls)) for cls in classes) > 10  # classes that override some
+    for cls in classes:
+        assert dict(cls._overridden_defaults()) == original(cls), cls
+    assert cls._overridden_defaults() is cls._overridden_defaults()
+    with pytest.raises(TypeError):
+        cls._overridden_defaults()["ajeno"] = 1
+
+
 # -- shared_render ------------------------------------------------------------------------------
 
 
