@@ -497,6 +497,34 @@ def test_bokeh_s_overridden_defaults_per_class_are_bokeh_s_own():
         cls._overridden_defaults()["ajeno"] = 1
 
 
+def test_bokeh_s_unstable_defaults_per_class_are_bokeh_s_own():
+    """configure()'s answer per (property, class) to whether a default is made anew for each
+    model: Bokeh's own answer for every property of every model class Bokeh knows, whatever
+    instance asks first."""
+    from bokeh.core.property.descriptors import PropertyDescriptor
+    from bokeh.model import Model
+
+    from dashboards.common import Markup
+
+    Markup().get_root(Document())  # Panel makes its data-model classes when first rendered
+    cached = PropertyDescriptor.has_unstable_default
+    original = cached.c04_original
+    answers = set()
+    for cls in list(Model.model_class_reverse_map.values()):
+        try:
+            a, b = cls(), cls()
+        except Exception:  # an abstract or argument-taking class: no instance to ask about
+            continue
+        for name in cls.properties(_with_props=True):  # what HasProps.__init__ asks about
+            descriptor = cls.lookup(name)
+            if not isinstance(descriptor, PropertyDescriptor):  # an alias answers on its own
+                continue
+            answer = cached(descriptor, a)
+            assert answer == original(descriptor, b) == cached(descriptor, b), (cls, name)
+            answers.add(answer)
+    assert answers == {True, False}
+
+
 # -- shared_render ------------------------------------------------------------------------------
 
 
