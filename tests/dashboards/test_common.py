@@ -408,18 +408,13 @@ def test_the_first_section_builds_no_hidden_row():
 )
 def test_a_markdown_pane_s_html_is_panel_s_own_and_rendered_once(text, monkeypatch):
     """configure()'s cache of Markdown's rendered HTML: the same HTML as Panel's own for every
-    option the rendering reads; a text rendered once per process."""
+    option the rendering reads; a text rendered once per process (the second time, with both
+    renderers broken, it still comes back: from the cache)."""
+    import markdown
     from panel.pane.markup import Markdown
 
     cached = Markdown._transform_object
     original = cached.c04_original
-    calls = []
-
-    def counting(self, obj):
-        calls.append(obj)
-        return original(self, obj)
-
-    monkeypatch.setattr(cached, "c04_original", counting)
     options = [
         {},
         {"dedent": False},
@@ -428,14 +423,21 @@ def test_a_markdown_pane_s_html_is_panel_s_own_and_rendered_once(text, monkeypat
         {"renderer": "markdown"},
         {"renderer_options": {"breaks": True}},
     ]
+    first = []
     for params in options:
         pane = Markdown(text, **params)
-        assert cached(pane, text) == original(pane, text), params
-    rendered = len(calls)
-    for params in options:
-        pane = Markdown(text, **params)
-        assert cached(pane, text) == original(pane, text), params
-    assert len(calls) == rendered  # the second time, each from the cache
+        first.append(cached(pane, text))
+        assert first[-1] == original(pane, text), params
+
+    def broken(*args, **kwargs):
+        raise AssertionError("rendered again")
+
+    monkeypatch.setattr(Markdown, "_get_parser", classmethod(broken))
+    monkeypatch.setattr(markdown, "markdown", broken)
+    with pytest.raises(AssertionError, match="rendered again"):
+        original(Markdown(text), text)
+    for params, html in zip(options, first, strict=True):
+        assert cached(Markdown(text, **params), text) == html, params
 
 
 def test_the_markdown_cache_is_bounded():
