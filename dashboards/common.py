@@ -1018,7 +1018,7 @@ export function render({ model, el }) {
     // A folded table the student opened stays open when its numbers change.
     const open = new Set(Array.from(el.querySelectorAll("details[open]"), (d) => d.dataset.key))
     const before = window.C04.markup.numbers(el)
-    el.innerHTML = spec && Object.keys(spec).length ? window.C04.markup[model.kind](spec) : ""
+    window.C04.markup.draw(el, model.kind, spec)
     for (const d of el.querySelectorAll("details[data-key]")) {
       if (open.has(d.dataset.key)) d.open = true
     }

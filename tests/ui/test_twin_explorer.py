@@ -416,6 +416,48 @@ def test_forty_token_sentence_through_successive_changes_renders_what_python_ren
         assert_twin_equal(python_render(state), js, str(state))
 
 
+# markup.js's draw(): each map drawn over the one before (heatmap.update), then compared with a
+# new drawing of the same spec, and whether the cells were kept (the point of drawing in place).
+# isEqualNode: the same nodes, texts and attributes (in any order: one set in place comes after
+# the others). The pairs go as one JSON text (Playwright passes a nested argument value by
+# value: 10 s for these maps).
+JS_REDRAW = """(text) => JSON.parse(text).map(([first, second, mark]) => {
+  const el = document.createElement("div");
+  C04.markup.draw(el, "heatmap", first);
+  const cell = el.querySelector("td");
+  if (mark) {  // compare()'s marks of "antes → ahora" on every number
+    for (const td of el.querySelectorAll("td")) {
+      td.dataset.before = "9 %";
+      td.classList.add("c04-before");
+    }
+  }
+  C04.markup.draw(el, "heatmap", second);
+  const fresh = document.createElement("div");
+  fresh.innerHTML = C04.markup.heatmap(second);
+  return {same: el.isEqualNode(fresh), kept: el.querySelector("td") === cell};
+})"""
+
+
+def test_the_map_redrawn_in_place_is_the_map_drawn_anew(twin, rng):
+    """``C04.markup.draw`` sets a map of the same size in place (its cells kept) and leaves the
+    same DOM as a new drawing of the spec; a map of another size is drawn anew."""
+    states = random_states(rng, 16) + edge_states()[::24]
+    pairs = []
+    for first, second in zip(states, states[1:] + states[:1], strict=True):
+        # The same sentence at another setting, and whatever comes next (any size).
+        n = len(first["tokens"])
+        again = dict(second, tokens=first["tokens"], focus=min(second["focus"], n - 1))
+        a = python_render(first)["table"]
+        for after in (again, second):
+            b = python_render(after)["table"]
+            pairs += [[a, b, False], [a, b, True]]
+    got = twin.evaluate(JS_REDRAW, json.dumps(pairs))
+    for (a, b, mark), result in zip(pairs, got, strict=True):
+        assert result["same"], (a["tokens"], b["tokens"], mark)
+        assert result["kept"] == (len(a["tokens"]) == len(b["tokens"])), (a, b)
+    assert sum(r["kept"] for r in got) >= 2 * len(states)  # every "again" pair at least
+
+
 # --- the page's language: the same twin on an English page ---------------------------------
 
 # A refused sentence typed into the box: the message readState gives (the page's language).
