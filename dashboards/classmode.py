@@ -87,7 +87,8 @@ class ClassPanel(pn.custom.JSComponent):
     labels_json = param.String(default="{}", doc="The class.* texts of the page's language.")
 
     _esm = """
-export function render({ model, el }) {
+export function render({ model, el, view }) {
+  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
   const stop = window.C04.classroom.render(model, el)
   model.on("remove", stop)
 }

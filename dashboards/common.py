@@ -1012,7 +1012,8 @@ class Markup(pn.custom.JSComponent):
     _rename: ClassVar[dict] = {"spec": None}
 
     _esm = """
-export function render({ model, el }) {
+export function render({ model, el, view }) {
+  window.C04.markup.unobserved(view)
   const draw = () => {
     const spec = model.spec_json ? JSON.parse(model.spec_json) : null
     // A folded table the student opened stays open when its numbers change.
@@ -1242,7 +1243,8 @@ class MatrixGrid(pn.custom.JSComponent):
     ]
 
     _esm = """
-export function render({ model, el }) {
+export function render({ model, el, view }) {
+  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
   const grid = document.createElement("div")
   grid.className = "c04-grid"
   const labels = model.labels

@@ -57,7 +57,8 @@ class Presenter(pn.custom.JSComponent):
     mode = param.Selector(default="live", objects=["live", "export"], constant=True)
 
     _esm = """
-export function render({ model, el }) {
+export function render({ model, el, view }) {
+  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
   const stop = window.C04.present.renderPresenter(model, el)
   model.on("remove", stop)
 }
@@ -110,7 +111,8 @@ class Stepper(pn.custom.JSComponent):
     steps = param.Integer(default=8, bounds=(1, None))
 
     _esm = """
-export function render({ model, el }) {
+export function render({ model, el, view }) {
+  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
   const stop = window.C04.present.renderStepper(model, el)
   model.on("remove", stop)
 }

@@ -91,7 +91,8 @@ class CopyLink(pn.custom.JSComponent):
     labels = param.Dict(default={}, doc="copy, copied, copy_manual, copy_label in the language.")
 
     _esm = """
-export function render({ model, el }) {
+export function render({ model, el, view }) {
+  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
   el.innerHTML = window.C04.links.copyButton(model.labels)
   el.querySelector("button").addEventListener("click", () =>
     window.C04.links.copy(el, model.section, model.labels))

@@ -243,3 +243,43 @@ def test_export_and_live_app_show_the_same(offline, open_export, open_live):
         for tid in TESTIDS:
             assert export_texts[tid] == live_texts[tid], (step, tid)
         assert_same(export_bars, live_bars)
+
+
+# How many times Bokeh lays out the whole page (a root view's compute_layout) while one view's
+# box grows by 300 px: the first displayed view whose model is of ``type`` (and named ``name``).
+JS_LAYOUTS_ON_GROWTH = """async ([type, name]) => {
+  const views = [];
+  const walk = (v) => {
+    views.push(v);
+    for (const c of v.child_views || []) walk(c);
+  };
+  const roots = Object.values(Bokeh.index);
+  roots.forEach(walk);
+  let layouts = 0;
+  for (const root of roots) {
+    const own = root.compute_layout;
+    root.compute_layout = function () { layouts += 1; return own.call(this); };
+  }
+  const view = views.find((v) => v.model.type === type && (!name || v.model.name === name) &&
+    v.el.getBoundingClientRect().height > 0);
+  const frames = () => new Promise((done) => requestAnimationFrame(() =>
+    requestAnimationFrame(() => requestAnimationFrame(done))));
+  await frames();
+  layouts = 0;
+  view.el.style.paddingBottom = "300px";
+  await frames();
+  view.el.style.paddingBottom = "";
+  await frames();
+  return layouts;
+}"""
+
+
+def test_a_fragment_growing_does_not_lay_out_the_whole_page(page, offline, open_export):
+    """Every change of a Markup's text may change its size: Bokeh's own watch of its box would
+    lay out the whole page each time (markup.js, ``unobserved``). A pane of Panel's still
+    does, which shows the count can see it."""
+    open_export("capital.html", "capital")
+    wait_for(page, CapitalWalkthrough())
+    assert page.evaluate(JS_LAYOUTS_ON_GROWTH, ["panel.models.esm.ReactiveESM", "Markup"]) == 0
+    assert page.evaluate(JS_LAYOUTS_ON_GROWTH, ["panel.models.markup.HTML", ""]) >= 1
+    assert offline.console_errors == []
