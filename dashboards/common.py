@@ -234,13 +234,44 @@ def _stable_bokeh_defaults_once() -> None:
     is serialized. A stable default (not a container, model or callable; not themed) is the
     same for every instance of a class, so it is computed once per (property, class, theme).
     Measured in process (a new session: the lecture, its first section, the document's JSON;
-    30 sessions, with the diagnostics setting above): p50/p95 1 134/1 273 → 783/890 ms."""
+    30 sessions, with the diagnostics setting above): p50/p95 1 134/1 273 → 783/890 ms.
+
+    An unstable default that is an empty list, set or dict of a plain ``List``, ``Set`` or
+    ``Dict`` property (the class does not override it, no theme sets it) is made here as
+    Bokeh's ``prepare_value`` would make it (an empty container always validates, and
+    ``transform`` leaves it as it is): each model fills ~27 of them when it is built, ~3 500 an
+    open, and Bokeh's own path cost 27 ms of a 210 ms open (timed in process). Measured (the
+    lecture's open in process, paired with the patch before this, 30 opens each): p50 155 →
+    136 ms, mean 162 → 142 ms; the document's JSON is the same."""
+    from bokeh.core.property.container import Dict, List, Set
     from bokeh.core.property.descriptors import PropertyDescriptor
 
     original = PropertyDescriptor._get_default
     if getattr(original, "c04_cached", False):
         return
     stable: dict[tuple, object] = {}
+    empty_makers: dict[tuple, type | None] = {}
+
+    def empty_maker(descriptor, cls) -> type | None:
+        """``list``, ``set`` or ``dict`` when the default of ``descriptor`` on ``cls`` is a new
+        empty one of those on a plain List, Set or Dict property; None otherwise."""
+        key = (descriptor, cls)
+        try:
+            return empty_makers[key]
+        except KeyError:
+            pass
+        prop = descriptor.property
+        default = prop._default
+        maker = None
+        if (
+            type(prop) in (List, Set, Dict)
+            and descriptor.name not in cls._overridden_defaults()
+            and type(default) in (list, set, dict)
+            and not default
+        ):
+            maker = type(default)
+        empty_makers[key] = maker
+        return maker
 
     def _get_default(self, obj):
         # A theme's values are one dict shared by the instances it themes (Bokeh's
@@ -253,10 +284,22 @@ def _stable_bokeh_defaults_once() -> None:
             entry = None
         if entry is not None and entry[0] is themed:
             return entry[1]
+        # Bokeh's own order: the dict of the themed or of the plain unstable values, then a
+        # value made anew.
+        is_themed = themed is not None and self.name in themed
+        unstable = obj._unstable_themed_values if is_themed else obj._unstable_default_values
+        if self.name in unstable:
+            return unstable[self.name]
         if self.name in obj._unstable_default_values or self.name in obj._unstable_themed_values:
             return original(self, obj)
         if self.has_unstable_default(obj):
-            return original(self, obj)
+            maker = empty_maker(self, type(obj))
+            if maker is None or is_themed:
+                return original(self, obj)
+            value = self.property.wrap(maker())
+            value._register_owner(obj, self)
+            obj._unstable_default_values[self.name] = value
+            return value
         value = self.instance_default(obj)
         stable[key] = (themed, value)
         return value

@@ -527,6 +527,63 @@ def test_bokeh_s_unstable_defaults_per_class_are_bokeh_s_own():
     assert answers == {True, False}
 
 
+def test_empty_container_defaults_are_made_as_bokeh_makes_them():
+    """configure()'s empty list, set and dict defaults: for every property of every model class
+    Bokeh knows, a fresh model's default equals Bokeh's own for another fresh model (the same
+    wrapper type, value and owner), is kept for the next read and is that model's alone; a
+    themed property still takes Bokeh's own path."""
+    from bokeh.core.property.descriptors import PropertyDescriptor
+    from bokeh.core.property.wrappers import PropertyValueContainer
+    from bokeh.model import Model
+    from bokeh.models import Div
+    from bokeh.themes import Theme
+
+    from dashboards.common import Markup
+
+    common.configure()
+    Markup().get_root(Document())  # Panel makes its data-model classes when first rendered
+    cached = PropertyDescriptor._get_default
+    original = cached.c04_original
+    made = 0
+    for cls in list(Model.model_class_reverse_map.values()):
+        try:
+            a, b = cls.__new__(cls), cls.__new__(cls)
+            for model in (a, b):  # HasProps.__init__ without its filling of the defaults
+                model._property_values = {}
+                model._unstable_default_values = {}
+                model._unstable_themed_values = {}
+        except Exception:
+            continue
+        for name in cls.properties(_with_props=True):
+            descriptor = cls.lookup(name)
+            if not isinstance(descriptor, PropertyDescriptor):
+                continue
+            if not descriptor.has_unstable_default(a):
+                continue
+            try:
+                theirs = original(descriptor, b)
+            except Exception:  # a default Bokeh itself cannot make without a full model
+                continue
+            ours = cached(descriptor, a)
+            assert type(ours) is type(theirs), (cls, name)
+            if isinstance(theirs, PropertyValueContainer) and not theirs:  # not a new model
+                assert ours == theirs, (cls, name)
+                made += 1
+                assert ours._owners == {(a, descriptor)}, (cls, name)
+                assert a._unstable_default_values[name] is ours is cached(descriptor, a)
+                assert ours is not cached(descriptor, b)
+    assert made > 1000
+    a, b = Div(), Div()
+    a.css_classes.append("solo-a")
+    assert (a.css_classes, b.css_classes) == (["solo-a"], [])
+    theme = Theme(json={"attrs": {"Div": {"css_classes": ["del-tema"]}}})
+    doc = Document(theme=theme)
+    doc.add_root(b)
+    assert b.css_classes == ["del-tema"]
+    doc.theme = None
+    assert b.css_classes == []
+
+
 # -- shared_render ------------------------------------------------------------------------------
 
 
