@@ -198,10 +198,10 @@
   /** Redraw ``heatmap(spec)`` in ``el`` over the map it already holds when that map has as many
    * tokens: each cell's text, class and shade, each heading's text and the focus row are set
    * where they changed, and ``el`` ends up as ``innerHTML = heatmap(spec)`` would leave it
-   * (tests/ui/test_markup.py). A map of 40 tokens is 1 600 cells, and building them all again
-   * made the browser create and style every cell on each change of the temperature (make
-   * bench, browser, export: painted p50 76 → 44 ms). False (nothing done) when the map has
-   * another size. */
+   * (tests/ui/test_twin_explorer.py). A map of 40 tokens is 1 600 cells, and building them all
+   * again made the browser create and style every cell on each change of the temperature
+   * (bench/bench_browser.py, the explorer, runs back to back: the export's painted p50 76 → 44
+   * ms, live 122 → 88 ms). False (nothing done) when the map has another size. */
   heatmap.update = function (el, spec) {
     const table = el.querySelector("table.c04-map");
     const n = spec.tokens.length;
@@ -606,9 +606,10 @@
    * from its root (LayoutDOMView.compute_layout: every view's box read, every plot measured).
    * A fragment's box follows its text, and nothing Bokeh lays out depends on it (the page's
    * rows and columns are CSS; a plot beside it watches its own box). Called by every
-   * component of the lecture's own (dashboards/*.py, ``_esm``). Measured (make bench, browser,
-   * painted p50): the export's country of «La capital» 69 → 28 ms, its heads 2 ↔ 4 45 → 31 ms,
-   * its positions 44 → 31 ms; live, every control but the 40-word sentence ≤ 100 ms at p95. */
+   * component of the lecture's own (dashboards/*.py, ``_esm``). Measured: the country of «La
+   * capital» spent 35 of its 114 ms of main-thread work in those layouts (Chrome's profiler, the
+   * export), none after; bench/bench_browser.py, runs back to back, painted p50 in the export:
+   * the country 69 → 28 ms, heads 2 ↔ 4 45 → 31 ms, positions 44 → 31 ms. */
   function unobserved(view) {
     if (view && view._resize_observer) view._resize_observer.disconnect();
   }
