@@ -290,8 +290,6 @@ def _stable_bokeh_defaults_once() -> None:
         unstable = obj._unstable_themed_values if is_themed else obj._unstable_default_values
         if self.name in unstable:
             return unstable[self.name]
-        if self.name in obj._unstable_default_values or self.name in obj._unstable_themed_values:
-            return original(self, obj)
         if self.has_unstable_default(obj):
             maker = empty_maker(self, type(obj))
             if maker is None or is_themed:

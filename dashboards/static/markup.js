@@ -163,6 +163,14 @@
    * where ink() says white.
    * Built as one list of strings: a 40-token sentence is 1600 cells.
    */
+  /** Cell (i, j) of the map: its class ("m" masked, "d" white text, null) and its style (the
+   * shade by weight, null when masked); heatmap() and heatmap.update() both draw it. */
+  function mapCell(spec, i, j) {
+    if (spec.causal && j > i) return ["m", null];
+    const w = clip01(spec.weights[i][j]);
+    return [ink(w) === "#fff" ? "d" : null, `background:rgba(31,95,168,${w.toFixed(3)})`];
+  }
+
   function heatmap(spec) {
     const names = spec.tokens.map(esc);
     const parts = [
@@ -175,19 +183,12 @@
       parts.push(i === spec.focus ? '<tr class="f">' : "<tr>");
       parts.push(`<th>${names[i]}</th>`);
       const cells = spec.cells[i];
-      const weights = spec.weights[i];
       for (let j = 0; j < names.length; j++) {
-        const cell = esc(cells[j]);
-        if (spec.causal && j > i) {
-          parts.push(`<td class="m" data-testid="cell-${i}-${j}">${cell}</td>`);
-        } else {
-          const w = clip01(weights[j]);
-          const dark = ink(w) === "#fff" ? ' class="d"' : "";
-          parts.push(
-            `<td${dark} style="background:rgba(31,95,168,${w.toFixed(3)})" ` +
-              `data-testid="cell-${i}-${j}">${cell}</td>`
-          );
-        }
+        const [cls, style] = mapCell(spec, i, j);
+        parts.push(
+          `<td${cls ? ` class="${cls}"` : ""}${style ? ` style="${style}"` : ""} ` +
+            `data-testid="cell-${i}-${j}">${esc(cells[j])}</td>`
+        );
       }
       parts.push("</tr>");
     }
@@ -215,20 +216,13 @@
       const row = table.rows[i + 1];
       setAttr(row, "class", i === spec.focus ? "f" : null);
       setText(row.cells[0], spec.tokens[i]);
-      const cells = spec.cells[i];
-      const weights = spec.weights[i];
       for (let j = 0; j < n; j++) {
         const td = row.cells[j + 1];
-        if (spec.causal && j > i) {
-          setAttr(td, "class", "m");
-          setAttr(td, "style", null);
-        } else {
-          const w = clip01(weights[j]);
-          setAttr(td, "class", ink(w) === "#fff" ? "d" : null);
-          setAttr(td, "style", `background:rgba(31,95,168,${w.toFixed(3)})`);
-        }
+        const [cls, style] = mapCell(spec, i, j);
+        setAttr(td, "class", cls);
+        setAttr(td, "style", style);
         setAttr(td, "data-before", null); // compare()'s mark of the drawing before
-        setText(td, cells[j]);
+        setText(td, spec.cells[i][j]);
       }
     }
     return true;
