@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import re
 import shlex
+import tomllib
 from pathlib import Path
 
 import yaml
@@ -103,6 +104,36 @@ def test_readme_quick_start_is_the_two_commands():
     quick = readme.split("## Inicio rápido", 1)[1].split("\n## ", 1)[0]
     commands = re.findall(r"^make \w+", quick, re.MULTILINE)
     assert commands == ["make serve", "make test"]
+
+
+def test_runtime_pins_allow_only_the_tested_major_minor():
+    """pyproject's and anaconda-project's runtime dependencies allow exactly the major.minor of
+    the version constraints.txt locks (what the suite runs against), no older and no newer."""
+    from packaging.requirements import Requirement
+    from packaging.version import Version
+
+    locked = {}
+    for line in (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines():
+        name, _, version = line.partition("==")
+        locked[name.strip().lower().replace("_", "-")] = Version(version)
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    conda_names = {"redis-py": "redis"}
+    specs = [Requirement(r) for r in pyproject["project"]["dependencies"]]
+    for pkg in _project()["packages"]:
+        name = pkg.split(">", 1)[0].split("<", 1)[0].split("=", 1)[0]
+        if name not in ("pip", "python"):
+            specs.append(Requirement(conda_names.get(name, name) + pkg[len(name) :]))
+    assert len(specs) == 2 * len(pyproject["project"]["dependencies"])
+    for req in specs:
+        tested = locked[req.name]
+        major, minor = tested.release[:2]
+        assert tested in req.specifier, f"{req} excludes the tested {tested}"
+        for outside in (
+            f"{major}.{minor - 1}.99" if minor else f"{major - 1}.99",
+            f"{major}.{minor + 1}.0",
+            f"{major + 1}.0",
+        ):
+            assert Version(outside) not in req.specifier, f"{req} allows the untested {outside}"
 
 
 def test_test_extra_lists_what_the_tests_import():
