@@ -130,6 +130,16 @@ CSS = """
 /* Projector mode (dashboards/static/present.js sets the custom properties): the paragraphs of
    prose panes fold away, their headings and formulas stay. */
 :host(.c04-prose) p:not(:has(mjx-container)) { display: var(--c04-prose-p, block); }
+/* Projector mode (present.js sets --c04-projector and lifts the page's 1400 px): a card is as
+   wide as its widest row of tables (its 28 px numbers overflowed the fixed width into the next
+   card) and a row of fixed-size items wraps instead of running off the screen (stretched items
+   have a flex basis of 0 and never wrap); a card's own rows keep their tables side by side. */
+:host(.bk-panel-models-layout-Card) { --c04-in-card: 1; }
+@container style(--c04-projector: 1) {
+  :host(.bk-panel-models-layout-Card) { width: min-content !important; flex: 0 0 auto !important; }
+  :host(.bk-Row) { flex-wrap: wrap !important; }
+}
+@container style(--c04-in-card: 1) { :host(.bk-Row) { flex-wrap: nowrap !important; } }
 @media (prefers-reduced-motion: reduce) {
   /* Nothing moves by itself for a student who asked the system for less motion. */
   *, *::before, *::after, :host { animation: none !important; transition: none !important;
@@ -144,6 +154,13 @@ CSS = """
      table, a plot, a long formula) scrolls inside its own box. */
   :host { max-width: 100% !important; min-width: 0 !important; flex: 0 0 auto !important; }
   :host(.bk-Row) { flex-direction: column !important; }
+  /* That column (and a card's title row) takes its container's width: shrink-wrapped, its
+     width came from its items, whose "100% - 20px" then cut 20 px off them (a table's last
+     column, a title wrapped word by word). */
+  :host(.bk-Row) { width: auto !important; align-self: stretch !important; }
+  :host(.card-header-row) { flex: 1 1 0 !important; }
+  /* An HTML pane's text wraps at the pane's width, not at the fixed width of a desktop. */
+  :host(.bk-panel-models-markup-HTML) > div { width: auto !important; min-width: 0 !important; }
   :host(:not(.bk-Row):not(.bk-Column):not(.bk-GridBox):not([class*="-layout-"])) {
     max-width: calc(100% - 20px) !important; }
   :host(.bk-panel-models-esm-ReactiveESM), :host(.bk-panel-models-markup-HTML) {

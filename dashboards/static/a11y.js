@@ -137,6 +137,18 @@
     target.scrollIntoView({ block: "start" });
   }
 
+  /** The number a slider shows ("−0,93", "0.5"), for its aria-valuenow: noUiSlider writes its
+   * value with one decimal ("-0.9"), which is not what the page says. Null when the text is not
+   * a number, or not that value (a discrete slider's value is an index: d_k = 64 is index 6,
+   * and aria-valuetext already says 64). The lecture writes no thousands separator. */
+  function shownNumber(shown, noUiNow) {
+    const m = /^\s*([\u2212+-]?)(\d+)(?:[.,](\d+))?\s*$/.exec(shown || "");
+    const raw = parseFloat(noUiNow);
+    if (!m || !Number.isFinite(raw)) return null;
+    const value = Number(`${m[1] === "+" ? "" : m[1] ? "-" : ""}${m[2]}.${m[3] || "0"}`);
+    return Math.abs(value - raw) <= 0.05 + 1e-9 ? String(value) : null;
+  }
+
   function mend(root) {
     for (const link of root.querySelectorAll("a.c04-skip:not([data-c04-wired])")) {
       link.setAttribute("data-c04-wired", "");
@@ -158,6 +170,10 @@
       name(handle, title.textContent.replace(shown, "").replace(/[:\s]+$/, "").trim());
       if (shown && handle.getAttribute("aria-valuetext") !== shown) {
         handle.setAttribute("aria-valuetext", shown);
+      }
+      const now = shownNumber(shown, handle.getAttribute("aria-valuenow"));
+      if (now !== null && handle.getAttribute("aria-valuenow") !== now) {
+        handle.setAttribute("aria-valuenow", now);
       }
     }
     // A number input's arrows (Bokeh's Spinner: the training's seed) are bare buttons.
@@ -198,7 +214,7 @@
   });
   const OPTIONS = {
     childList: true, subtree: true, characterData: true,
-    attributes: true, attributeFilter: ["aria-valuetext", "class"],
+    attributes: true, attributeFilter: ["aria-valuetext", "aria-valuenow", "class"],
   };
   function watch(root) {
     observer.observe(root, OPTIONS);

@@ -23,10 +23,13 @@
   // markup.js's (Python's html.escape), looked up when called.
   const esc = (s) => root.C04.markup.esc(s);
 
-  // Read by the lecture's stylesheet in every shadow root (custom properties are inherited).
+  // Read by the lecture's stylesheet in every shadow root (custom properties are inherited;
+  // --c04-projector turns on its @container style(…) rules). The page's own column (a root,
+  // in the document) drops its 1400 px: on a projector the whole width is the class's.
   const SHEET = `
 html.${CLASS} { --c04-value-size: 44px; --c04-cell-size: 28px; --c04-prose-p: none;
-  --c04-muted: #111; --c04-note-color: #222; --c04-label-size: 20px; }
+  --c04-muted: #111; --c04-note-color: #222; --c04-label-size: 20px; --c04-projector: 1; }
+html.${CLASS} body > div > .bk-panel-models-layout-Column { max-width: none; }
 `;
 
   function installSheet() {
@@ -66,8 +69,12 @@ html.${CLASS} { --c04-value-size: 44px; --c04-cell-size: 28px; --c04-prose-p: no
     }
   }
 
+  // Read as the page loads: offline, links.js rewrites the #fragment with the demos' state
+  // before the presenter draws, and that rewrite dropped the mode the link asked for.
+  const OPENED_IN_PROJECTOR = params().get(MODE_KEY) === MODE;
+
   function fromAddress() {
-    if (params().get(MODE_KEY) === MODE) setProjector(true);
+    if (OPENED_IN_PROJECTOR || params().get(MODE_KEY) === MODE) setProjector(true);
   }
 
   // -- the help overlay -----------------------------------------------------------------------

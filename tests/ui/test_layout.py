@@ -1,0 +1,203 @@
+"""The lecture's layout in Chromium, live and offline: at a phone's 360 × 740 nothing in «La
+capital»'s steps is cut off (a table's last column, a step's title wrapped word by word) and
+«Autoatención»'s gradient note wraps inside its box; at 1920 × 1080 in projector mode the
+section uses the whole width and no card's numbers spill out of it; the identity slider tells
+assistive technology the value the page shows."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from attnmodel.formatting import number
+from attnmodel.i18n import catalogue, text
+
+from c04_testing import SETTLED_JS
+
+pytestmark = pytest.mark.ui
+
+PHONE = {"width": 360, "height": 740}
+PROJECTOR = {"width": 1920, "height": 1080}
+
+# Every element of the page, through every shadow root, as a JS helper.
+DEEP = """const deep = (root, out = []) => {
+  for (const el of root.querySelectorAll('*')) {
+    out.push(el);
+    if (el.shadowRoot) deep(el.shadowRoot, out);
+  }
+  return out;
+};"""
+
+# Capital's step cards at a phone's width: the panes in them whose content is wider than what
+# they show (scrolled sideways or cut), and each step title's number of lines.
+CARDS_JS = f"""() => {{
+  {DEEP}
+  const cards = deep(document).filter(e => /(^| )c04-step-\\d+( |$)/.test(e.className)
+    && e.classList.contains('card'));
+  const clipped = [], titles = {{}}, tables = {{}};
+  for (const card of cards) {{
+    const step = card.className.match(/c04-step-(\\d+)/)[1];
+    const inside = deep(card.shadowRoot);
+    for (const el of inside) {{
+      const pane = el.matches('.bk-panel-models-esm-ReactiveESM, .bk-panel-models-markup-HTML');
+      if (pane && el.scrollWidth > el.clientWidth + 1)
+        clipped.push(`${{step}}: ${{el.scrollWidth}} > ${{el.clientWidth}}`);
+      const id = el.getAttribute('data-testid');
+      if (id === 'capital-logits' || id === 'capital-probabilities')
+        tables[id] = Math.round(el.getBoundingClientRect().right);
+    }}
+    const h3 = inside.find(e => e.classList.contains('card-title'));
+    const head = h3 && h3.shadowRoot && h3.shadowRoot.querySelector('h3');
+    const cs = head && getComputedStyle(head);
+    const line = cs && (parseFloat(cs.lineHeight) || 1.25 * parseFloat(cs.fontSize));
+    titles[step] = head ? Math.round(head.getBoundingClientRect().height / line) : null;
+  }}
+  return {{clipped, titles, tables, width: document.documentElement.clientWidth}};
+}}"""
+
+# The self-attention gradient note (found by its first words): its pane's visible and full
+# widths, its right edge and its number of lines.
+NOTE_JS = f"""(start) => {{
+  {DEEP}
+  const note = deep(document).find(e => e.classList.contains('c04-note')
+    && e.textContent.trim().startsWith(start));
+  if (!note) return null;
+  const host = note.getRootNode().host;
+  const cs = getComputedStyle(note);
+  const line = parseFloat(cs.lineHeight) || 1.25 * parseFloat(cs.fontSize);
+  return {{scroll: host.scrollWidth, client: host.clientWidth,
+    right: note.getBoundingClientRect().right, width: document.documentElement.clientWidth,
+    lines: Math.round(note.getBoundingClientRect().height / line)}};
+}}"""
+
+# At a projector's width: the right edge of the section's content, the page's width, and the
+# tables that reach past the right edge of the card that holds them.
+PROJECTOR_JS = f"""() => {{
+  {DEEP}
+  const all = deep(document);
+  const main = all.find(e => e.hasAttribute('data-c04-content'));
+  const spill = [];
+  for (const card of all.filter(e => e.classList.contains('card'))) {{
+    const right = card.getBoundingClientRect().right;
+    for (const t of deep(card.shadowRoot).filter(e => e.matches('table.c04-matrix')))
+      if (t.getBoundingClientRect().right > right + 1)
+        spill.push(`${{card.className}}: ${{t.getAttribute('data-testid')}}`);
+  }}
+  return {{right: main.getBoundingClientRect().right, page: document.documentElement.scrollWidth,
+    cards: all.filter(e => e.classList.contains('card')).length, spill}};
+}}"""
+
+
+@pytest.fixture
+def sized(page):
+    """``sized(size)``: the shared page at that viewport for one test, then back."""
+    before = page.viewport_size
+
+    def _set(size):
+        page.set_viewport_size(size)
+        return page
+
+    yield _set
+    page.set_viewport_size(before)
+
+
+def _gradient_note_start() -> str:
+    return catalogue("es")["self_attention.gradient_note"].split("{")[0][:40]
+
+
+def _capital_fits_a_phone(page) -> None:
+    page.wait_for_function(SETTLED_JS, timeout=30_000)
+    page.wait_for_function(
+        f"() => ({CARDS_JS})().tables['capital-probabilities'] !== undefined", timeout=30_000
+    )
+    found = page.evaluate(CARDS_JS)
+    assert found["clipped"] == []
+    assert found["titles"] == {str(n): 1 for n in range(1, 9)}
+    assert max(found["tables"].values()) <= found["width"]
+
+
+def _gradient_note_wraps(page) -> None:
+    page.wait_for_function(
+        f"(s) => ({NOTE_JS})(s) !== null", arg=_gradient_note_start(), timeout=30_000
+    )
+    note = page.evaluate(NOTE_JS, _gradient_note_start())
+    assert note["scroll"] <= note["client"]
+    assert note["right"] <= note["width"]
+    assert note["lines"] >= 2
+
+
+def test_capital_steps_fit_a_phone_live(sized, watch, open_lecture_section):
+    sized(PHONE)
+    page = open_lecture_section("capital")
+    _capital_fits_a_phone(page)
+    assert watch.console_errors == []
+
+
+def test_capital_steps_fit_a_phone_offline(sized, offline, open_export):
+    sized(PHONE)
+    page = open_export("capital.html", "capital")
+    _capital_fits_a_phone(page)
+    assert offline.console_errors == []
+
+
+def test_the_gradient_note_wraps_on_a_phone_live(sized, watch, open_lecture_section):
+    sized(PHONE)
+    _gradient_note_wraps(open_lecture_section("autoatencion"))
+    assert watch.console_errors == []
+
+
+def test_the_gradient_note_wraps_on_a_phone_offline(sized, offline, open_export):
+    sized(PHONE)
+    _gradient_note_wraps(open_export("autoatencion.html", "autoatencion"))
+    assert offline.console_errors == []
+
+
+def _projector_uses_the_width(page) -> None:
+    expect(page.locator("html")).to_have_class("c04-projector")
+    page.wait_for_function(SETTLED_JS, timeout=30_000)
+    page.wait_for_function(f"() => ({PROJECTOR_JS})().cards === 8", timeout=30_000)
+    found = page.evaluate(PROJECTOR_JS)
+    assert found["right"] >= 0.95 * PROJECTOR["width"]
+    assert found["page"] <= PROJECTOR["width"]
+    assert found["spill"] == []
+
+
+def test_projector_mode_uses_the_whole_width_live(sized, watch, lecture_url):
+    page = sized(PROJECTOR)
+    page.goto(f"{lecture_url}?seccion=capital&modo=proyector")
+    page.locator('[data-testid="section-capital"]').first.wait_for(state="attached")
+    _projector_uses_the_width(page)
+    assert watch.console_errors == []
+
+
+def test_projector_mode_from_an_offline_link_uses_the_whole_width(sized, offline, exported):
+    """The README's offline link (#…&modo=proyector) opens projector mode, full width."""
+    page = sized(PROJECTOR)
+    page.goto(f"{(exported / 'capital.html').as_uri()}#modo=proyector")
+    page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0", timeout=30_000)
+    _projector_uses_the_width(page)
+    assert "modo=proyector" in page.url
+    assert offline.console_errors == []
+
+
+def _identity_slider_says_what_it_shows(page, lang: str) -> None:
+    shown = number(-0.93, 2, lang=lang)  # "−0,93" / "−0.93": what the slider's title shows
+    title = page.locator(".bk-slider-title", has_text=text("capital.identity", lang))
+    expect(title.locator(".bk-slider-value")).to_have_text(shown)
+    handle = page.get_by_role("slider", name=text("capital.identity", lang))
+    expect(handle).to_have_attribute("aria-valuetext", shown)
+    expect(handle).to_have_attribute("aria-valuenow", str(-0.93))
+
+
+def test_the_identity_slider_says_the_value_it_shows_live(page, watch, lecture_url):
+    page.goto(f"{lecture_url}?seccion=capital&capital.identity=-0.93")
+    page.locator('[data-testid="section-capital"]').first.wait_for(state="attached")
+    _identity_slider_says_what_it_shows(page, "es")
+    assert watch.console_errors == []
+
+
+def test_the_identity_slider_says_the_value_it_shows_offline(page, offline, exported):
+    page.goto(f"{(exported / 'en' / 'capital.html').as_uri()}#capital.identity=-0.93")
+    page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0", timeout=30_000)
+    _identity_slider_says_what_it_shows(page, "en")
+    assert offline.console_errors == []
