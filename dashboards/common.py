@@ -21,7 +21,6 @@ from typing import ClassVar
 import numpy as np
 import panel as pn
 import param
-from bokeh.core.property.validation import validate
 from bokeh.models import GlyphRenderer
 from bokeh.settings import settings as bokeh_settings
 from panel.io.resources import BASE_TEMPLATE, LOCAL_DIST
@@ -1624,10 +1623,9 @@ def apply_render(targets: dict[str, tuple[object, str]], values: dict[str, objec
     browser twin (``C04.apply``) does the same with the same names, so the live app and the
     export show the same thing.
     """
-    # Bokeh checks every value against its property type; these values come from ``render``,
-    # whose output the tests check, and the check was a fifth of a multihead update in
-    # process (2.5 → 2.0 ms).
-    with pn.io.hold(), validate(False):
+    # Bokeh's property checks stay on: besides catching a wrong value, bokeh 3.9 decides by
+    # that check how a colour string is serialized (a column or a colour), see Lecture._show.
+    with pn.io.hold():
         for name, value in values.items():
             obj, kind = targets[name]
             if kind == "html":

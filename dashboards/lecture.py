@@ -10,13 +10,14 @@ text from the catalogue of that language).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import panel as pn
 import param
-from bokeh.core.property.validation import validate
 
+from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG, languages, text
 from dashboards import (
     classmode,
@@ -122,18 +123,17 @@ class Lecture(pn.viewable.Viewer):
             self.nav.value = section_id
 
     def _show(self, section_id: str) -> None:
-        # Bokeh checks each property of each model built here against its type: the values are
-        # Panel's and the views' own, and every section's document JSON is the same without
-        # the check (compared section by section). Measured (in process, a new session's
-        # open, paired runs): 3–11 % of its CPU.
-        with validate(False):
-            if section_id not in self._built:
-                self._built[section_id] = build_section(self, self.sections[section_id])
-                respond_immediately(self._built[section_id])
-                clients.guard(self._built[section_id])
-            self.section = section_id
-            self._languages.object = self.language_links()  # to this section in the other language
-            self.main.objects = [self._built[section_id]]
+        # Bokeh's property checks stay on here: bokeh 3.9.2 serializes a ColorSpec string as a
+        # column or as a colour by that same check (DataSpec.to_serializable), and the section
+        # goes to the browser in the PATCH-DOC made by the assignment below. With the checks
+        # off, the bars' ``color="color"`` went out as the colour "color": no bars drawn.
+        if section_id not in self._built:
+            self._built[section_id] = build_section(self, self.sections[section_id])
+            respond_immediately(self._built[section_id])
+            clients.guard(self._built[section_id])
+        self.section = section_id
+        self._languages.object = self.language_links()  # to this section in the other language
+        self.main.objects = [self._built[section_id]]
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             freeze_survivors()
 

@@ -1,0 +1,334 @@
+"""Every chart of the lecture draws its marks: live and exported, in Spanish and in English.
+
+A chart can show its axes and nothing else while every number around it is right (issue 35:
+the probability bars of "La capital" and of the training section went out live with the colour
+"color", the text, instead of the source's column). So each page is loaded once and every chart
+on it is read as the browser drew it:
+
+- a Bokeh plot (by name): each glyph renderer's kind and data length as expected, each mark's
+  colour as BokehJS resolved it (``visuals.fill`` or ``visuals.line`` of the renderer's view) a
+  real, not transparent colour, and pixels of those colours on the plot's canvas; the image of
+  the positional encoding painted in every pixel;
+- markup.js's head drawings (the heat map of A, each head of "Varias cabezas" and their sum):
+  n × n cells of non-zero size, in each row a cell shaded at least as its largest weight (≥ 1/n,
+  the row sums to 1), and arcs that can be seen;
+- markup.js's bars (‖J‖ and the √d_k bars): a coloured bar each row, one at least with a width;
+- the explorer's map: n × n cells, each row shaded as its largest weight;
+- MiniLM's grid (head_grid.mjs): a painted tile per head, each row of a tile with a shade, and
+  the chosen head's arcs.
+
+The expected sizes come from the models (attnmodel), not from the views.
+"""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+from attnmodel import (
+    AttentionExplorer,
+    CapitalWalkthrough,
+    MultiHeadDemo,
+    PositionalEncodingDemo,
+    SelfAttention,
+    TrainingDemo,
+)
+from attnmodel.minilm import N_HEADS, N_LAYERS
+from attnmodel.training import FACTS
+from dashboards.positional import CURVE_STARTS
+
+pytestmark = pytest.mark.ui
+
+LANGS = ("es", "en")
+
+
+def _no_charts() -> dict:
+    return {"plots": {}, "head_plots": {}, "bars": [], "maps": {}, "grids": {}}
+
+
+def _charts() -> dict[str, dict]:
+    """Section id -> the charts it shows (the argument of MARKS_JS)."""
+    sa_tokens = SelfAttention().X.shape[0]
+    heads = MultiHeadDemo()
+    n_words = len(heads.tokens)
+    pe = PositionalEncodingDemo()
+    capital = CapitalWalkthrough()
+    training = TrainingDemo()
+    charts = {section: _no_charts() for section in SECTIONS}
+    charts["autoatencion"]["head_plots"] = {"sa-heatmap": [sa_tokens, False]}
+    charts["autoatencion"]["bars"] = ["sa-gradient", "scaling-unscaled-bars", "scaling-scaled-bars"]
+    charts["cabezas"]["head_plots"] = {
+        **{f"head-{k + 1}-plot": [n_words, True] for k in range(heads.n_heads)},
+        "combined-plot": [n_words, True],
+    }
+    charts["posicion"]["plots"] = {
+        "pe-heatmap": [["Image", 1]],
+        "pe-similarity": [["Line", pe.n_positions - start] for start in CURVE_STARTS],
+    }
+    charts["capital"]["plots"] = {
+        "capital-attention-bars": [["VBar", len(capital.tokens)]],
+        "capital-probability-bars": [["VBar", len(capital.vocabulary)]],
+    }
+    charts["entrenamiento"]["plots"] = {
+        "training-loss-figure": [["Line", len(training.loss_curve)], ["Scatter", 1]],
+        # One bar per capital and one for every other word.
+        "training-probability-bars": [["VBar", len(set(FACTS.values())) + 1]],
+    }
+    charts["explorador"]["maps"] = {"explorer-table": len(AttentionExplorer().tokens)}
+    charts["modelo"]["grids"] = {"minilm-grid": N_LAYERS * N_HEADS}
+    return charts
+
+
+SECTIONS = (
+    "autoatencion",
+    "cabezas",
+    "posicion",
+    "capital",
+    "entrenamiento",
+    "explorador",
+    "modelo",
+)
+CHARTS = _charts()
+
+
+def _all_charts() -> dict:
+    """Every section's charts at once (clase04.html has every section)."""
+    out = _no_charts()
+    for charts in CHARTS.values():
+        for key, value in charts.items():
+            if isinstance(value, list):
+                out[key] = [*out[key], *value]
+            else:
+                out[key] = {**out[key], **value}
+    return out
+
+
+# A JS function of the expected charts: every problem found with their marks, [] when every one
+# is drawn. Read through every shadow root (each Bokeh and Panel view renders into one).
+MARKS_JS = """(want) => {
+  const problems = [];
+  const deepAll = (root, sel, out = []) => {
+    out.push(...root.querySelectorAll(sel));
+    for (const el of root.querySelectorAll("*")) {
+      if (el.shadowRoot) deepAll(el.shadowRoot, sel, out);
+    }
+    return out;
+  };
+  // A colour as the browser paints it, [r, g, b, a] in 0..255; null for no valid colour.
+  const probe = document.createElement("canvas").getContext("2d", { willReadFrequently: true });
+  const rgba = (color) => {
+    if (typeof color === "number") {  // BokehJS's packed RGBA
+      return [(color >>> 24) & 255, (color >>> 16) & 255, (color >>> 8) & 255, color & 255];
+    }
+    if (typeof color !== "string" || !CSS.supports("color", color)) return null;
+    probe.clearRect(0, 0, 1, 1);
+    probe.fillStyle = "#000";
+    probe.fillStyle = color;
+    probe.fillRect(0, 0, 1, 1);
+    return Array.from(probe.getImageData(0, 0, 1, 1).data);
+  };
+  const alpha = (color) => (rgba(color) ?? [0, 0, 0, 0])[3];
+  const seen = (el) => {
+    const box = el.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 && getComputedStyle(el).visibility !== "hidden";
+  };
+  const shown = (el) => el.getClientRects().length > 0;
+  const one = (selector, what) => {
+    const found = deepAll(document, selector).filter(shown);
+    if (found.length !== 1) problems.push(`${what}: ${found.length} shown, expected 1`);
+    return found.length === 1 ? found[0] : null;
+  };
+
+  // Bokeh plots, by name: each glyph renderer's data, its resolved colours, its pixels.
+  const plots = {};
+  for (const doc of Bokeh.documents) {
+    for (const m of doc.all_models) {
+      if (m.type === "Figure" && m.name in want.plots) plots[m.name] = m;
+    }
+  }
+  for (const [name, glyphs] of Object.entries(want.plots)) {
+    const plot = plots[name];
+    const view = plot && Bokeh.index.find_one(plot);
+    if (!view) {
+      problems.push(`${name}: no plot view`);
+      continue;
+    }
+    if (!seen(view.el)) problems.push(`${name}: the plot has no size`);
+    const renderers = plot.renderers.filter((r) => r.type === "GlyphRenderer");
+    const drawn = JSON.stringify(renderers.map((r) => [r.glyph.type, r.data_source.get_length()]));
+    if (drawn !== JSON.stringify(glyphs)) {
+      problems.push(`${name}: glyphs and lengths ${drawn}, expected ${JSON.stringify(glyphs)}`);
+    }
+    const canvas = view.canvas_view.primary.canvas;
+    const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
+    for (const r of renderers) {
+      const rv = Bokeh.index.find_one(r);
+      const where = `${name} ${r.glyph.type}`;
+      if (!rv) {
+        problems.push(`${where}: no view`);
+        continue;
+      }
+      const glyph = rv.glyph;
+      if (r.glyph.type === "Image") {
+        for (const img of glyph.image_data ?? [null]) {
+          const size = img ? img.width * img.height : 0;
+          const ctx = img && img.getContext("2d");
+          const data = size ? ctx.getImageData(0, 0, img.width, img.height).data : [];
+          const painted = data.filter((v, k) => k % 4 === 3 && v > 0).length;
+          if (!size || painted !== size) {
+            problems.push(`${where}: ${painted} of ${size} pixels of the image painted`);
+          }
+        }
+        continue;
+      }
+      // The colour each mark is drawn with: its fill where it has one, else its line.
+      const kind = glyph.visuals.fill ? "fill" : "line";
+      const visual = glyph.visuals[kind];
+      const colors = new Set();
+      for (let i = 0; i < r.data_source.get_length(); i++) {
+        const color = visual[`${kind}_color`].get(i);
+        const c = rgba(color);
+        if (c === null || c[3] === 0 || !(visual[`${kind}_alpha`].get(i) > 0)) {
+          problems.push(`${where}: mark ${i} has no colour (${JSON.stringify(color)})`);
+        } else {
+          colors.add(c.slice(0, 3).join());
+        }
+      }
+      // The canvas has pixels of those colours (not each one's: a bar may be under a pixel).
+      const rgbs = [...colors].map((s) => s.split(",").map(Number));
+      const near = (k) =>
+        rgbs.some(([R, G, B]) =>
+          Math.abs(pixels[k] - R) + Math.abs(pixels[k + 1] - G) + Math.abs(pixels[k + 2] - B) < 24
+        );
+      let hits = 0;
+      for (let k = 0; k < pixels.length; k += 4) if (pixels[k + 3] > 0 && near(k)) hits++;
+      if (hits < 30) problems.push(`${where}: ${hits} pixels of its colours on the canvas`);
+    }
+  }
+
+  // markup.js's head drawings (head_plot): n × n cells with a size, in each row a cell shaded
+  // at least as the row's largest weight (≥ 1/n); arcs that can be seen.
+  for (const [testid, [n, withArcs]] of Object.entries(want.head_plots)) {
+    const head = one(`.c04-head[data-testid="${testid}"]`, testid);
+    if (!head) continue;
+    const cells = [...head.querySelectorAll("rect.c04-head-cell")];
+    if (cells.length !== n * n) problems.push(`${testid}: ${cells.length} cells, not ${n * n}`);
+    if (!cells.every(seen)) problems.push(`${testid}: a cell of no size`);
+    for (let i = 0; i < n; i++) {
+      const row = cells.filter((c) => c.dataset.row === String(i));
+      const best = Math.max(0, ...row.map((c) => alpha(getComputedStyle(c).fill)));
+      if (!(best >= 255 / n - 1)) problems.push(`${testid}: row ${i} shaded ${best}/255 at most`);
+    }
+    const arcs = [...head.querySelectorAll("path.c04-head-arc")];
+    if (withArcs && arcs.length === 0) problems.push(`${testid}: no arcs`);
+    for (const arc of arcs) {
+      const style = getComputedStyle(arc);
+      const width = parseFloat(style.strokeWidth);
+      if (!seen(arc) || !alpha(style.stroke) || !(style.strokeOpacity > 0) || !(width > 0)) {
+        problems.push(`${testid}: arc ${arc.dataset.row}→${arc.dataset.col} not visible`);
+      }
+    }
+  }
+
+  // markup.js's bars: a coloured bar each row, one at least with a width.
+  for (const testid of want.bars) {
+    const table = one(`table[data-testid="${testid}"]`, testid);
+    if (!table) continue;
+    const bars = [...table.rows].slice(1).map((tr) => tr.querySelector("td > div"));
+    if (bars.length === 0 || bars.some((bar) => !bar)) {
+      problems.push(`${testid}: ${bars.length} rows, a bar missing`);
+      continue;
+    }
+    for (const bar of bars) {
+      const height = bar.getBoundingClientRect().height;
+      if (!alpha(getComputedStyle(bar).backgroundColor) || !(height > 0)) {
+        problems.push(`${testid}: a bar not coloured`);
+      }
+    }
+    if (!bars.some(seen)) problems.push(`${testid}: every bar of no width`);
+  }
+
+  // The explorer's map (markup.js heatmap): n × n cells, each row shaded as its largest weight.
+  for (const [testid, n] of Object.entries(want.maps)) {
+    const table = one(`table.c04-map[data-testid="${testid}"]`, testid);
+    if (!table) continue;
+    const rows = [...table.tBodies[0].rows];
+    if (rows.length !== n) problems.push(`${testid}: ${rows.length} rows, not ${n}`);
+    rows.forEach((tr, i) => {
+      const cells = [...tr.querySelectorAll("td")];
+      if (cells.length !== n || !cells.every(seen)) {
+        problems.push(`${testid}: row ${i} has ${cells.length} cells or one of no size`);
+      }
+      const best = Math.max(0, ...cells.map((c) => alpha(getComputedStyle(c).backgroundColor)));
+      if (!(best >= 255 / n - 1)) problems.push(`${testid}: row ${i} shaded ${best}/255 at most`);
+    });
+  }
+
+  // MiniLM's grid (head_grid.mjs): a painted tile per head, each row of a tile with a shade
+  // (the tile goes from white to blue, and a row's weights sum to 1); the chosen head's arcs.
+  for (const [testid, tiles] of Object.entries(want.grids)) {
+    const grid = one(`[data-testid="${testid}"]`, testid);
+    if (!grid) continue;
+    const canvases = [...grid.querySelectorAll(".c04-headgrid-table button canvas")];
+    if (canvases.length !== tiles) {
+      problems.push(`${testid}: ${canvases.length} tiles, not ${tiles}`);
+    }
+    canvases.forEach((canvas, t) => {
+      const { width: w, height: h } = canvas;
+      const data = w && h ? canvas.getContext("2d").getImageData(0, 0, w, h).data : [];
+      let shaded = 0;
+      for (let i = 0; i < h; i++) {
+        for (let j = 0; j < w; j++) {
+          const k = 4 * (i * w + j);
+          if (data[k + 3] > 0 && data[k] < 250) {
+            shaded++;
+            break;
+          }
+        }
+      }
+      if (!seen(canvas) || h === 0 || shaded !== h) {
+        problems.push(`${testid}: tile ${t} has ${shaded} of ${h} rows shaded`);
+      }
+    });
+    const arcs = [...grid.querySelectorAll(".c04-headgrid-arcs svg > path")];
+    if (arcs.length === 0) problems.push(`${testid}: the chosen head draws no arcs`);
+    for (const arc of arcs) {
+      const style = getComputedStyle(arc);
+      if (!seen(arc) || !alpha(style.stroke) || !(style.strokeOpacity > 0)) {
+        problems.push(`${testid}: an arc not visible`);
+      }
+    }
+  }
+  return problems;
+}"""
+
+
+def assert_marks(page, want: dict, where: str) -> None:
+    """Wait until every chart of ``want`` on ``page`` draws its marks; else fail with what
+    MARKS_JS found wrong."""
+    try:
+        page.wait_for_function(
+            f"(want) => ({MARKS_JS})(want).length === 0", arg=want, polling=250, timeout=30_000
+        )
+    except PlaywrightTimeoutError:
+        problems = page.evaluate(MARKS_JS, want)
+        pytest.fail(f"{where}: charts without their marks:\n" + "\n".join(problems))
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("section", SECTIONS)
+def test_live_charts_draw_their_marks(page, watch, lecture_url, section, lang):
+    page.goto(f"{lecture_url}?lang={lang}&seccion={section}")
+    page.locator(f'[data-testid="section-{section}"]').first.wait_for(
+        state="attached", timeout=30_000
+    )
+    assert_marks(page, CHARTS[section], f"live {lang} {section}")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("section", [*SECTIONS, "clase04"])
+def test_exported_charts_draw_their_marks(open_export, section, lang):
+    filename = f"{section}.html" if lang == "es" else f"{lang}/{section}.html"
+    page = open_export(filename)
+    want = _all_charts() if section == "clase04" else CHARTS[section]
+    assert_marks(page, want, f"export {filename}")
