@@ -423,8 +423,13 @@ class ClassSession:
     def _choices(self) -> dict:
         section = self.lecture.sections[self.lecture.nav.value]
         here = [e.id for d in section.demos for e in exercises.of_demo(d)]
+        # The section on screen's questions first (the lecturer asks about what the class
+        # sees), then the others in the file's order; redrawn at each change of section.
+        everything = exercises.exercises()
+        ordered = [e for e in everything if e.id in here]
+        ordered += [e for e in everything if e.id not in here]
         options = []
-        for exercise in exercises.exercises():
+        for exercise in ordered:
             title = registry.demo(exercise.demo).title(self.lang)
             question = exercise.text("question", self.lang)
             question = question if len(question) <= 90 else question[:89] + "…"

@@ -210,9 +210,11 @@ class Exercise:
     key: str  # its text: exercise.<key>
     section: str
     apply: Callable[[Lecture], None]
+    # The numbers its text quotes (lang -> its fields), written as the language writes them.
+    values: Callable[[str], dict[str, str]] | None = None
 
     def text(self, lang: str = "es") -> str:
-        return text(f"exercise.{self.key}", lang)
+        return text(f"exercise.{self.key}", lang, **(self.values(lang) if self.values else {}))
 
 
 def _causal(lecture: Lecture) -> None:
@@ -235,6 +237,25 @@ def _identity_minus(lecture: Lecture) -> None:
     lecture.capital.identity = -0.90
 
 
+@functools.cache
+def _identity_probabilities() -> tuple[float, float]:
+    """p(Roma) at identity −0.90 and p(París) at +0.90, as the model computes them."""
+    model = registry.demo("capital").model_class()
+    return (
+        model(identity=-0.90).probabilities["Roma"],
+        model(identity=0.90).probabilities["París"],
+    )
+
+
+def _identity_minus_values(lang: str) -> dict[str, str]:
+    roma, paris = _identity_probabilities()
+    return {
+        "identity": number(-0.90, 2, lang=lang),
+        "roma": number(roma, 2, lang=lang),
+        "paris": number(paris, 2, lang=lang),
+    }
+
+
 # The seed's "Para seguir jugando", each bullet a one-click action. The lecture numbers the demos
 # as the seed does: 1 autoatención (with √d_k), 2 cabezas, 3 posición, 4 la capital.
 EXERCISES = (
@@ -242,7 +263,7 @@ EXERCISES = (
     Exercise("large_scores", "autoatencion", _large_scores),
     Exercise("wk_equals_wq", "autoatencion", _wk_equals_wq),
     Exercise("identity_zero", "capital", _identity_zero),
-    Exercise("identity_minus", "capital", _identity_minus),
+    Exercise("identity_minus", "capital", _identity_minus, _identity_minus_values),
 )
 
 

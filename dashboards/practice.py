@@ -5,6 +5,10 @@ The cards are drawn by ``C04.exercises`` (dashboards/static/exercises.js), a dem
 model to the exercise's state and sets the verdict the model computes (dashboards/exercises.py).
 In the export each card holds the answer Python computed for that state (``expected``) and the
 exercise's link, and checks in the browser. The progress lives in the student's browser only.
+
+Checking moves the demo, but the student's own state (an edited cell, their sentence, the
+training step) is never lost: the block keeps the demo's link from before the check, the card
+says the demo moved and "Volver a lo que tenía" puts it back exactly (dashboards/links.py).
 """
 
 from __future__ import annotations
@@ -27,6 +31,9 @@ LABELS = (
     "done_right",
     "done_wrong",
     "unreadable",
+    "moved",
+    "restore",
+    "restored",
 )
 PROGRESS_LABELS = ("progress", "progress_none", "reset", "reset_done", "stored")
 
@@ -40,6 +47,7 @@ CARD_CSS = """
 :host input[type=text] { width: 7em; font: inherit; padding: 3px 6px; }
 :host button { font: inherit; margin-top: 8px; padding: 4px 14px; cursor: pointer; color: #fff;
   background: #1f5fa8; border: 1px solid #174a87; border-radius: 4px; }
+:host button.c04-secondary { color: #174a87; background: #fff; margin-top: 0; }
 :host button:focus-visible, :host input:focus-visible { outline: 3px solid #174a87;
   outline-offset: 2px; }
 :host .c04-past { margin-left: 10px; font-size: 90%; color: #444; }
@@ -77,24 +85,45 @@ export function render({ model, el, view }) {
 """
     _stylesheets: ClassVar[list[str]] = [CARD_CSS]
 
-    def __init__(self, on_answer: Callable[[str, str], dict] | None = None, **params):
+    def __init__(
+        self,
+        on_answer: Callable[[str, str], dict] | None = None,
+        on_restore: Callable[[str], bool] | None = None,
+        **params,
+    ):
         params.setdefault("sizing_mode", "stretch_width")
         super().__init__(**params)
         self._on_answer = on_answer
+        self._on_restore = on_restore
 
     def _handle_msg(self, msg) -> None:
         # Whatever a client sends: only a known id and a short string are read.
         if not isinstance(msg, dict) or self._on_answer is None:
             return
         exercise_id, answer = msg.get("id"), msg.get("answer")
-        if not isinstance(exercise_id, str) or not isinstance(answer, str):
-            return
-        verdict = self._on_answer(exercise_id, answer[: exercises.MAX_ANSWER_CHARS + 1])
-        if verdict is None:
+        if not isinstance(exercise_id, str):
             return
         verdicts = json.loads(self.verdicts_json) if self.verdicts_json else {}
-        verdict["n"] = verdicts.get(exercise_id, {}).get("n", 0) + 1
-        verdicts[exercise_id] = verdict
+        if msg.get("action") == "restore":
+            if self._on_restore is None or not self._on_restore(exercise_id):
+                return
+            for other in verdicts.values():  # one state to go back to: no card offers it now
+                other["offer"] = False
+            if exercise_id in verdicts:
+                verdicts[exercise_id]["restored"] = True
+        else:
+            if not isinstance(answer, str):
+                return
+            verdict = self._on_answer(exercise_id, answer[: exercises.MAX_ANSWER_CHARS + 1])
+            if verdict is None:
+                return
+            verdict["n"] = verdicts.get(exercise_id, {}).get("n", 0) + 1
+            if verdict.get("right") is None:  # not read, the demo not moved: the offer stays
+                verdict["offer"] = verdicts.get(exercise_id, {}).get("offer", False)
+            elif verdict.get("offer"):  # the latest card that moved the demo offers the way back
+                for other in verdicts.values():
+                    other["offer"] = False
+            verdicts[exercise_id] = verdict
         self.verdicts_json = json.dumps(verdicts, ensure_ascii=False)
 
 
@@ -165,15 +194,39 @@ def block(demo_id: str, lang: str = DEFAULT_LANG, model=None) -> ExerciseBlock |
         "cards": cards,
     }
 
+    # The demo's state before its exercises moved it (its link), and the question's it went to.
+    saved: dict[str, str | None] = {"mine": None, "question": None}
+
+    def state() -> str:
+        return links.encode({demo_id: model})
+
     def on_answer(exercise_id: str, answer: str) -> dict | None:
         exercise = mine.get(exercise_id)
         if exercise is None:
             return None
+        before = state()
         verdict = exercises.check(exercise, model, answer, lang)
-        return {"right": verdict.right, "message": verdict.message}
+        out = {"right": verdict.right, "message": verdict.message, "offer": False}
+        if verdict.right is None:  # not read: the demo did not move
+            return out
+        after = state()
+        # A second check without a change in between keeps the first "what I had".
+        if saved["mine"] is None or before != saved["question"]:
+            saved["mine"] = before
+        saved["question"] = after
+        out["offer"] = saved["mine"] != after
+        return out
+
+    def on_restore(exercise_id: str) -> bool:
+        if exercise_id not in mine or saved["mine"] is None:
+            return False
+        link, saved["mine"], saved["question"] = saved["mine"], None, None
+        links.decode(links.parse(link), {demo_id: model}, lang)
+        return True
 
     return ExerciseBlock(
         on_answer=on_answer if model is not None else None,
+        on_restore=on_restore if model is not None else None,
         block_json=json.dumps(heading, ensure_ascii=False),
         margin=(10, 10, 0, 10),
     )

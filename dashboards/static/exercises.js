@@ -9,6 +9,9 @@
  * The verdict is kept in this browser only (localStorage "c04-ejercicios": id → right or not),
  * shown again on the next visit and cleared by the progress's "Borrar mi progreso". Nothing is
  * sent anywhere else.
+ * Moving the demo must not lose the student's own work (an edited cell, their sentence, the
+ * step): what the demo had before is kept (live by the server, offline as its link) and the
+ * card says so, with "Volver a lo que tenía" to put it back.
  */
 (function (root) {
   "use strict";
@@ -89,6 +92,7 @@
       `<button type="submit" data-testid="exercise-check-${id}">${esc(spec.labels.check)}</button>` +
       `<span class="c04-past" data-testid="exercise-past-${id}"></span>` +
       `<div class="c04-verdict" role="status" aria-live="polite" data-testid="exercise-verdict-${id}"></div>` +
+      `<div class="c04-restore" role="status" aria-live="polite" data-testid="exercise-moved-${id}"></div>` +
       `</form>`
     );
   }
@@ -116,8 +120,9 @@
       (verdict.right === null ? "" : `<p>${esc(spec.labels.why)} ${said(spec.explanation)}</p>`);
   }
 
-  function showPast(el, spec) {
-    const past = stored()[spec.id];
+  /** The attempt before the one on screen (an earlier visit's or check's), never the verdict
+   * just given. */
+  function showPast(el, spec, past) {
     el.querySelector(".c04-past").textContent = past
       ? past.right
         ? spec.labels.done_right
@@ -147,17 +152,56 @@
     return { right, message: right ? e.right : e.wrong };
   }
 
-  /** One card in ``slot``: ``send(answer)`` asks the server (live); offline it checks here.
+  /** The line under a verdict when checking moved the demo: said, with the button back to
+   * what the student had (``offer``), or that it is back (``restored``). */
+  function showRestore(el, spec, state) {
+    const box = el.querySelector(".c04-restore");
+    const L = spec.labels;
+    let html = "";
+    if (state && state.offer) {
+      html =
+        `<p class="c04-note">${esc(L.moved)} ` +
+        `<button type="button" class="c04-secondary" data-testid="exercise-restore-${esc(spec.id)}">${esc(L.restore)}</button></p>`;
+    } else if (state && state.restored) {
+      html = `<p class="c04-note">${esc(L.restored)}</p>`;
+    }
+    if (box.innerHTML !== html) box.innerHTML = html;
+  }
+
+  /** The export's memory of a demo's state before an exercise moved it (its link; the
+   * export's twin of the server's, dashboards/practice.py). */
+  function encodeNow() {
+    try {
+      return C04.links && C04.links.encode ? C04.links.encode() : null;
+    } catch (e) {
+      return null; // a widget holds a value being typed: nothing to go back to
+    }
+  }
+
+  /** One card in ``slot``: ``send(msg)`` asks the server (live); offline it checks here.
+   * ``block`` is what the demo's cards share (offline: the state to go back to).
    * Returns {id, show(verdict)} for the server's verdicts. */
-  function mountCard(spec, slot, send) {
+  function mountCard(spec, slot, send, block) {
     slot.innerHTML = card(spec);
     const form = slot.querySelector("form");
     let last = null;
+    // The stored attempt before the verdict on screen (an earlier visit's or check's).
+    let previous = stored()[spec.id];
+    let checked = false;
+    const verdictGiven = (right) => {
+      previous = stored()[spec.id];
+      checked = true;
+      remember(spec.id, right);
+      showPast(slot, spec, previous);
+    };
     const show = (verdict) => {
-      if (!verdict || verdict.n === last) return;
-      last = verdict.n;
-      showVerdict(slot, spec, verdict);
-      if (verdict.right !== null && verdict.right !== undefined) remember(spec.id, verdict.right);
+      if (!verdict) return;
+      if (verdict.n !== last) {
+        last = verdict.n;
+        showVerdict(slot, spec, verdict);
+        if (verdict.right !== null && verdict.right !== undefined) verdictGiven(verdict.right);
+      }
+      showRestore(slot, spec, verdict);
     };
     form.addEventListener("submit", async (event) => {
       event.preventDefault();
@@ -165,21 +209,47 @@
       if (spec.expected) {
         const verdict = checkOffline(spec, answer);
         if (verdict.right !== null && C04.links && C04.links.apply) {
+          const before = encodeNow();
           await C04.links.apply(spec.link, spec.demo);
+          const after = encodeNow();
+          // A second check without a change in between keeps the first "what I had".
+          if (!block.saved || before !== block.saved.question) block.saved = { mine: before };
+          block.saved.question = after;
+          const offer = block.saved.mine !== null && after !== null && block.saved.mine !== after;
+          block.offer(spec.id, offer);
         }
         showVerdict(slot, spec, verdict);
-        if (verdict.right !== null) remember(spec.id, verdict.right);
+        if (verdict.right !== null) verdictGiven(verdict.right);
       } else {
-        send(answer);
+        send({ id: spec.id, answer });
       }
     });
-    const past = () => showPast(slot, spec);
-    const reset = () => {
-      showPast(slot, spec);
-      showVerdict(slot, spec, null);
+    slot.addEventListener("click", async (event) => {
+      if (!event.target.closest(`[data-testid="exercise-restore-${spec.id}"]`)) return;
+      if (!spec.expected) {
+        send({ id: spec.id, action: "restore" });
+        return;
+      }
+      const saved = block.saved;
+      block.saved = null;
+      if (saved && saved.mine !== null) await C04.links.apply(saved.mine, spec.demo);
+      block.offer(null, false);
+      showRestore(slot, spec, { restored: true });
+    });
+    // Another card's verdict stored: this card's line changes only if it was never checked
+    // here (the same exercise elsewhere on the page).
+    const past = () => {
+      if (!checked) showPast(slot, spec, (previous = stored()[spec.id]));
     };
-    showPast(slot, spec);
-    return { id: spec.id, show, past, reset };
+    const reset = () => {
+      previous = undefined;
+      checked = false;
+      showPast(slot, spec, previous);
+      showVerdict(slot, spec, null);
+      showRestore(slot, spec, null);
+    };
+    showPast(slot, spec, previous);
+    return { id: spec.id, show, past, reset, restore: (state) => showRestore(slot, spec, state) };
   }
 
   /** A demo's exercises (dashboards.practice.ExerciseBlock): its heading, then one card each. */
@@ -189,8 +259,15 @@
       `<h3>${esc(block.heading)}</h3><p class="c04-intro">${esc(block.intro)}</p>` +
       block.cards.map(() => '<div class="c04-card"></div>').join("");
     const slots = el.querySelectorAll(".c04-card");
+    // Offline, the demo's state before its exercises moved it, and the one card offering it.
+    const shared = {
+      saved: null,
+      offer: (id, on) => {
+        for (const c of cards) c.restore(c.id === id && on ? { offer: true } : null);
+      },
+    };
     const cards = block.cards.map((spec, i) =>
-      mountCard(spec, slots[i], (answer) => model.send_msg({ id: spec.id, answer })),
+      mountCard(spec, slots[i], (msg) => model.send_msg(msg), shared),
     );
     const verdicts = () => {
       const all = model.verdicts_json ? JSON.parse(model.verdicts_json) : {};

@@ -249,3 +249,19 @@ def test_a_follower_recomputes_only_the_demo_the_lecturer_changed(open_lecture, 
     lecturer.capital.identity = 0.3
     assert student.capital.identity == 0.3
     assert touched == []
+
+
+def test_the_lecturer_s_list_starts_with_the_section_on_screen_and_follows_it(open_lecture, token):
+    lecturer = open_lecture(token, section="capital")
+    by_demo: dict[str, list[str]] = {}
+    for e in exercises.exercises():  # the file's order, grouped by demo
+        by_demo.setdefault(e.demo, []).append(e.id)
+    everything = [e.id for e in exercises.exercises()]
+    for section, demos in (("capital", ["capital"]), ("cabezas", ["cabezas"]), ("jugar", [])):
+        lecturer.go(section)
+        choices = view(lecturer)["exercises"]
+        ids = [o["id"] for o in choices["options"]]
+        here = [i for d in demos for i in by_demo[d]]
+        assert ids[: len(here)] == here, section
+        assert sorted(ids) == sorted(everything)  # every question still offered, once
+        assert choices["current"] == (here[0] if here else everything[0])

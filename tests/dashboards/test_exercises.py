@@ -232,3 +232,65 @@ def test_progress_counts_the_page_s_exercises():
     assert json.loads(p.ids_json) == ids
     assert json.loads(p.labels_json)["reset"] == text("exercises.reset", "en")
     assert np.all([isinstance(i, str) for i in ids])
+
+
+def test_checking_moves_the_demo_and_one_click_puts_the_student_s_own_state_back():
+    lecture = Lecture(section="autoatencion")
+    model = lecture.self_attention
+    block = next(
+        b
+        for b in lecture._built["autoatencion"].select(practice.ExerciseBlock)
+        if "causal" in b.block_json
+    )
+    mine = np.array(model.X, dtype=float)
+    mine[1][0] = 0.37  # the student's own cell: the preset becomes theirs
+    model.X = mine.tolist()
+    model.scaled = False
+    own = {"X": mine.copy(), "W_Q": np.array(model.W_Q), "preset": model.preset, "scaled": False}
+    assert own["preset"] == "personalizado"
+    block._handle_msg({"id": "causal", "answer": "100"})
+    verdict = json.loads(block.verdicts_json)["causal"]
+    assert verdict["right"] is True
+    assert verdict["offer"] is True
+    assert model.causal is True  # at the question's state
+    assert model.preset != "personalizado"
+    # A second check without a change in between: still back to the student's, not the first
+    # question's; only the latest card offers it.
+    block._handle_msg({"id": "large_scores", "answer": "1"})
+    verdicts = json.loads(block.verdicts_json)
+    assert verdicts["large_scores"]["offer"] is True
+    assert verdicts["causal"]["offer"] is False
+    block._handle_msg({"id": "large_scores", "action": "restore"})
+    verdicts = json.loads(block.verdicts_json)
+    assert verdicts["large_scores"]["restored"] is True
+    assert not any(v["offer"] for v in verdicts.values())
+    assert model.preset == own["preset"]
+    assert model.scaled is False
+    assert model.causal is False
+    np.testing.assert_array_equal(np.array(model.X, dtype=float), own["X"])
+    np.testing.assert_array_equal(np.array(model.W_Q, dtype=float), own["W_Q"])
+    # Nothing left to go back to: a second click does nothing.
+    before = block.verdicts_json
+    block._handle_msg({"id": "large_scores", "action": "restore"})
+    assert block.verdicts_json == before
+    # At the question's state already (the defaults): nothing to go back to, nothing offered.
+    fresh = Lecture(section="autoatencion")
+    (block,) = (
+        b
+        for b in fresh._built["autoatencion"].select(practice.ExerciseBlock)
+        if "default_row" in b.block_json
+    )
+    block._handle_msg({"id": "default_row", "answer": "2"})
+    assert json.loads(block.verdicts_json)["default_row"]["offer"] is False
+
+
+def test_the_readme_counts_the_questions_of_the_file():
+    import re
+    import tomllib
+
+    with exercises.EXERCISES_FILE.open("rb") as f:
+        n = len(tomllib.load(f)["exercise"])
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    said = re.findall(r"\((\d+) en total", readme) + re.findall(r"ofrece las (\d+)", readme)
+    assert len(said) == 2
+    assert said == [str(n)] * 2

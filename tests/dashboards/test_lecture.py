@@ -298,3 +298,19 @@ def test_the_address_chooses_the_language(monkeypatch, asked, lang):
     args = {} if asked is None else {"lang": [asked.encode()]}
     monkeypatch.setattr(type(common.pn.state), "session_args", property(lambda self: args))
     assert common.requested_lang() == lang
+
+
+@pytest.mark.parametrize(("lang", "decimal", "other"), [("es", ",", "."), ("en", ".", ",")])
+def test_para_seguir_jugando_writes_its_numbers_as_the_language_does(lang, decimal, other):
+    from attnmodel import CapitalWalkthrough
+
+    lect = create_lecture("jugar", lang)
+    bullets = [m.object for m in lect._built["jugar"].select(pn.pane.Markdown)][1:]
+    said = " ".join(bullets)
+    # Every decimal number of the bullets uses the language's separator, never the other's.
+    assert not re.search(rf"\d{re.escape(other)}\d", said)
+    roma = CapitalWalkthrough(identity=-0.9).probabilities["Roma"]
+    paris = CapitalWalkthrough(identity=0.9).probabilities["París"]
+    for x in (-0.9, roma, paris):
+        shown = f"{abs(x):.2f}".replace(".", decimal)
+        assert shown in said, shown

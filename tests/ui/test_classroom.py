@@ -64,3 +64,29 @@ def test_a_lecturer_and_two_students_live(browser, class_server):
     finally:
         for c in contexts:
             c.close()
+
+
+def test_the_lecturer_s_questions_start_with_the_section_on_screen(browser, class_server):
+    from dashboards import exercises, registry
+
+    base, _log = class_server
+    url = f"{base}/lecture?profesor={TOKEN}&seccion=capital"
+    c, lecturer, watch = open_class_page(browser, url)
+    try:
+        select = lecturer.get_by_test_id("class-exercise")
+        ids = [e.id for e in exercises.exercises()]
+        for section in ("capital", "cabezas", "posicion"):
+            if section != "capital":  # the lecturer moves on: the list follows
+                lecturer.get_by_role("button", name=text(f"section.{section}")).click()
+            demos = next(s.demos for s in registry.SECTIONS if s.id == section)
+            here = [e.id for d in demos for e in exercises.of_demo(d)]
+            options = select.locator("option")
+            expect(options.nth(0)).to_have_attribute("value", here[0])
+            expect(select).to_have_value(here[0])
+            got = options.evaluate_all("os => os.map((o) => o.value)")
+            assert got[: len(here)] == here, section
+            assert sorted(got) == sorted(ids)
+        end_class(lecturer, [])
+        assert watch.console_errors == []
+    finally:
+        c.close()

@@ -15,7 +15,7 @@ from attnmodel.i18n import catalogue, text
 from dashboards import exercises
 from dashboards.self_attention import preset_label
 
-from c04_testing import readout
+from c04_testing import readout, wcag_violations
 
 pytestmark = pytest.mark.ui
 
@@ -115,3 +115,103 @@ def test_a_choice_answered_right_live_in_english_moves_the_demo(page, watch, lec
     # The select shows the preset's label in the page's language.
     expect(page.locator(".sa-preset select")).to_have_value(preset_label("W_K = W_Q", 2, "en"))
     assert watch.console_errors == []
+
+
+def _country(page, lang: str):
+    label = text("capital.country", lang)
+    return page.locator(".bk-input-group", has_text=label).locator("select")
+
+
+def test_checking_keeps_the_student_s_own_state_and_one_click_brings_it_back_live(
+    page, watch, lecture_url
+):
+    # The student's own state (their link): another country, an identity of their own.
+    page.goto(f"{lecture_url}?seccion=capital&capital.country=Italia&capital.identity=0.25")
+    page.locator('[data-testid="section-capital"]').first.wait_for(state="attached")
+    page.evaluate(f"localStorage.removeItem('{KEY}')")
+    mine = number(CapitalWalkthrough(country="Italia", identity=0.25).probability, 4)
+    expect(readout(page, "capital-probability")).to_have_text(mine)
+    _answer_choice(page, "identity_zero", 0)
+    expect(_verdict(page, "identity_zero")).to_have_text(_said("identity_zero", "es", False))
+    # The demo went to the question's state, and the card says so with the way back.
+    tie = number(CapitalWalkthrough(identity=0.0).probability, 4)
+    expect(readout(page, "capital-probability")).to_have_text(tie)
+    moved = page.get_by_test_id("exercise-moved-identity_zero")
+    expect(moved).to_contain_text(text("exercises.moved"))
+    assert wcag_violations(page) == {}
+    page.get_by_test_id("exercise-restore-identity_zero").click()
+    expect(readout(page, "capital-probability")).to_have_text(mine)
+    expect(_country(page, "es")).to_have_value("Italia")
+    expect(moved).to_have_text(text("exercises.restored"))
+    page.wait_for_function(
+        "() => location.search.includes('capital.country=Italia')"
+        " && location.search.includes('capital.identity=0.25')"
+    )
+    assert watch.console_errors == []
+
+
+def test_checking_offline_keeps_the_student_s_own_state_and_brings_it_back(
+    page, offline, open_export
+):
+    open_export("en/capital.html", "capital")
+    page.wait_for_function("() => window.C04 && C04.links && C04.links.ready")
+    page.evaluate(f"localStorage.removeItem('{KEY}')")
+    italy = text("capital.country_name.Italia", "en")  # the option as the English page says it
+    _country(page, "en").select_option(italy)
+    mine = number(CapitalWalkthrough(country="Italia").probability, 4, lang="en")
+    expect(readout(page, "capital-probability")).to_have_text(mine)
+    page.wait_for_function(
+        "() => location.hash.includes('capital.country=Italia')"
+        " && location.hash.includes('capital.identity=-0.9')"
+    )
+    mine_hash = page.evaluate("location.hash")
+    _answer_choice(page, "identity_zero", 0)
+    expect(_verdict(page, "identity_zero")).to_have_text(_said("identity_zero", "en", False))
+    tie = number(CapitalWalkthrough(identity=0.0).probability, 4, lang="en")
+    expect(readout(page, "capital-probability")).to_have_text(tie)
+    moved = page.get_by_test_id("exercise-moved-identity_zero")
+    expect(moved).to_contain_text(text("exercises.moved", "en"))
+    page.get_by_test_id("exercise-restore-identity_zero").click()
+    expect(readout(page, "capital-probability")).to_have_text(mine)
+    expect(_country(page, "en")).to_have_value(italy)
+    expect(moved).to_have_text(text("exercises.restored", "en"))
+    page.wait_for_function("h => location.hash === h", arg=mine_hash)
+    assert offline.external == []
+    assert offline.console_errors == []
+
+
+def _last_time_only_for_an_earlier_attempt(page, lang: str) -> None:
+    past = page.get_by_test_id("exercise-past-identity_minus")
+    _answer_number(page, "identity_minus", "0,5" if lang == "es" else "0.5")
+    expect(_verdict(page, "identity_minus")).to_have_text(_said("identity_minus", lang, False))
+    # The answer just given is the verdict, not "last time".
+    expect(past).to_have_text("")
+    # A second check: the first one is the attempt before it.
+    _answer_number(page, "identity_minus", "0,1" if lang == "es" else "0.1")
+    expect(_verdict(page, "identity_minus")).to_have_text(_said("identity_minus", lang, False))
+    expect(past).to_have_text(text("exercises.done_wrong", lang))
+
+
+def test_last_time_is_said_only_of_an_earlier_attempt_live(page, watch, open_lecture_section):
+    open_lecture_section("capital")
+    page.evaluate(f"localStorage.removeItem('{KEY}')")
+    page.reload()
+    page.locator('[data-testid="section-capital"]').first.wait_for(state="attached")
+    _last_time_only_for_an_earlier_attempt(page, "es")
+    # The next visit: the earlier attempt is said.
+    page.reload()
+    page.locator('[data-testid="section-capital"]').first.wait_for(state="attached")
+    expect(page.get_by_test_id("exercise-past-identity_minus")).to_have_text(
+        text("exercises.done_wrong")
+    )
+    assert watch.console_errors == []
+
+
+def test_last_time_is_said_only_of_an_earlier_attempt_offline(page, offline, open_export):
+    open_export("en/capital.html", "capital")
+    page.wait_for_function("() => window.C04 && C04.links && C04.links.ready")
+    page.evaluate(f"localStorage.removeItem('{KEY}')")
+    page.reload()
+    page.wait_for_function("() => window.C04 && C04.links && C04.links.ready")
+    _last_time_only_for_an_earlier_attempt(page, "en")
+    assert offline.console_errors == []
