@@ -428,6 +428,15 @@ class MiniLMDemo(param.Parameterized):
         doc="Frase de «Varias cabezas» en la que se comparan sus cabezas con las reales.",
     )
 
+    @staticmethod
+    def installed() -> bool:
+        """Whether the weights' package (optional: ``make`` installs it) is on this machine."""
+        try:
+            _package_dir()
+        except ModelMissing:
+            return False
+        return True
+
     @property
     def state(self) -> MiniLMState:
         return _compute(self.sentence)

@@ -46,6 +46,9 @@ CLIENT_WRITES: tuple[tuple[type, tuple[str, ...]], ...] = (
     (pn.widgets.TextInput, ("value", "value_input")),
     (pn.widgets.IntSlider, ("value", "value_throttled")),
     (pn.widgets.FloatSlider, ("value", "value_throttled")),
+    # A number box (Bokeh's Spinner) sends value_throttled with value on Enter or leaving it.
+    (pn.widgets.IntInput, ("value", "value_throttled")),
+    (pn.widgets.FloatInput, ("value", "value_throttled")),
     (pn.widgets.Select, ("value",)),
     (pn.widgets.RadioButtonGroup, ("active",)),
     (pn.widgets.Checkbox, ("active",)),

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import logging
 import math
 import operator
 import os
@@ -33,7 +34,10 @@ import numpy as np
 import attnmodel
 from attnmodel.formatting import number, parse_es_number, percent
 from attnmodel.i18n import DEFAULT_LANG, catalogue, languages, text
+from attnmodel.minilm import ModelMissing
 from dashboards import links, registry
+
+log = logging.getLogger("dashboards.exercises")
 
 EXERCISES_FILE = Path(__file__).resolve().parent / "exercises.toml"
 # A lecturer's own file instead (make serve, make export and the served apps read it).
@@ -217,7 +221,13 @@ def load(path: Path | None = None) -> tuple[Exercise, ...]:
     for n, entry in enumerate(entries, start=1):
         name = entry.get("id") if isinstance(entry, dict) else None
         where = f"{path.name}, ejercicio n.º {n}" + (f" («{name}»)" if name else "")
-        exercise = _entry(entry, where, models)
+        try:
+            exercise = _entry(entry, where, models)
+        except ModelMissing:
+            # An optional model not installed (MiniLM's weights): only its exercises are left
+            # out; its section says how to install it.
+            log.warning("%s: se omite, falta el modelo (%s)", where, entry["demo"])
+            continue
         if exercise.id in seen:
             raise ExerciseError(f"{where}: el id «{exercise.id}» ya lo usa otro ejercicio")
         seen.add(exercise.id)
@@ -287,7 +297,7 @@ def _entry(entry, where: str, models: dict) -> Exercise:
     model = models[exercise.demo]()
     try:
         value = solve(exercise, model)
-    except ExerciseError:
+    except (ExerciseError, ModelMissing):
         raise
     except Exception as exc:  # a wrong parameter, attribute or index: said with the entry
         raise ExerciseError(f"{where}: {type(exc).__name__}: {exc}") from None

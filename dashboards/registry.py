@@ -46,6 +46,12 @@ class Demo:
     def model_class(self) -> type:
         return getattr(attnmodel, self.model)
 
+    def available(self) -> bool:
+        """False when the model's optional data are not installed (MiniLM's weights: its
+        ``installed()``); the export leaves such a demo's section out."""
+        installed = getattr(self.model_class(), "installed", None)
+        return installed is None or bool(installed())
+
     def title(self, lang: str = DEFAULT_LANG) -> str:
         return text(f"demo.{self.id}", lang)
 
