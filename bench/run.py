@@ -17,7 +17,8 @@ this runner records each part's wall time and exit status, then merges the parts
 bench/results.json with one row per target of issues #5 and #6: target, measured, holds or not.
 A part that fails does not stop the others. A missed target is a result, not a failure: the
 table is written and the exit status is 0; it is 1 only if a part could not run (it crashed,
-or measured nothing).
+or measured nothing). The soak, not in the default run, is the exception: `make soak` is a
+check, and bench_soak.py exits 1 when one of its checks fails (tests/dashboards/test_soak.py).
 """
 
 from __future__ import annotations
