@@ -13,7 +13,8 @@ and stops it at the end whatever happens (then checks that none of its processes
 2. N followers open ``/lecture`` through nginx (least_conn spreads them over both workers), their
    arrivals spread over ``--ramp`` seconds, at most ``--open-concurrency`` opening at once (a
    session costs the server about a second of CPU to open: without the bound the last ones
-   would queue past every timeout). Each follows the class by default (dashboards/classmode.py).
+   would queue past every timeout). Each follows the class by default
+   (dashboards/classroom/classmode.py).
 3. Once all are open, the lecturer moves the √d_k demo's "Dimensión d_k" slider (first section,
    "autoatencion") once a second for ``--seconds``: a PATCH-DOC with the slider's ``value`` and
    ``value_throttled`` (what BokehJS sends on a click on the slider), to the next stop each time
@@ -69,7 +70,7 @@ from bench_load import (
 )
 from tornado.httpclient import AsyncHTTPClient
 
-from dashboards.scaling import D_K_OPTIONS
+from dashboards.demos.scaling import D_K_OPTIONS
 
 # tests/c04_client.py (bench_load put tests/ on sys.path): the other protocol client's pieces.
 from c04_client import DOCUMENT_READY, find_objects
@@ -399,7 +400,8 @@ def summarize(run: dict, server_pids: dict[int, str]) -> dict:
     lat: list[float] = []
     missed = superseded = 0
     by_change = []
-    # Latest state wins (dashboards/classroom.py): a follower busy while two changes came shows
+    # Latest state wins (dashboards/classroom/shared_state.py): a follower busy while two changes
+    # came shows
     # the newer one only, so change i reached it when it showed change i or any later one.
     shown = [[tab.reached(j) for j in range(len(sent))] for tab in live]
     for i, (t, _, d_k) in enumerate(sent):

@@ -23,7 +23,7 @@ websocket with that token and an Origin header, pull the document, and then, onc
 are open, toggle the self-attention "Máscara causal" checkbox once a second. The latency of one
 change is the time from sending the checkbox's PATCH-DOC (the message a browser sends) until the
 server's PATCH-DOC that rewrites the attention weights table arrives (the views handle a
-widget change on the server's next tick: dashboards.common.respond_immediately). A session
+widget change on the server's next tick: dashboards.components.views.respond_immediately). A session
 waits for its answer before its next change (as a student would), so a slow server shows up as
 latency, not as a pile of queued clicks.
 
@@ -231,7 +231,7 @@ def bokeh_client_check(app_url: str) -> dict:
 
     # The lecture's modules define the data models of its components (Markup, ClassPanel1, …),
     # which the client must know to decode the page.
-    import dashboards.lecture  # noqa: F401
+    import dashboards.app.lecture  # noqa: F401
 
     loop = IOLoop()
     start = time.perf_counter()

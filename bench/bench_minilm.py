@@ -78,8 +78,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     repeat = max(3, args.repeat)
 
-    from dashboards.common import configure
-    from dashboards.minilm import MiniLMView
+    from dashboards.app.session import configure
+    from dashboards.demos.minilm import MiniLMView
 
     configure()
     gc.collect()

@@ -36,7 +36,7 @@ from _browser import CHROMIUM, CHROMIUM_ARGS, DEEP_FIND_JS, OFFLINE_PREFIXES, Pa
 from bench_browser import DIST, ensure_export
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from dashboards import registry
+from dashboards.demos import registry
 
 TARGET_MS = 3000.0
 PHONE = {

@@ -55,8 +55,8 @@ from panel.io.state import set_curdoc
 from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
 from tornado.ioloop import IOLoop
 
-from dashboards.common import configure
-from dashboards.lecture import create_lecture
+from dashboards.app.lecture import create_lecture
+from dashboards.app.session import configure
 
 # The server's environment beyond `make serve`'s (_server.SERVE_ENV): ``--env NAME=VALUE``
 # (``--env PYTHONMALLOC=pymalloc`` measures CPython's own allocator).
@@ -123,7 +123,7 @@ def time_in_process(n: int, warmup: int = 3) -> dict[str, dict]:
             whole.append((sent - start) * 1e3)
         del lecture, doc, context
 
-    app = build_single_handler_application(str(ROOT / "dashboards" / "lecture.py"))
+    app = build_single_handler_application(str(ROOT / "dashboards" / "app" / "lecture.py"))
     for k in range(warmup + n):
         doc, context = served_document()
         start = time.perf_counter()

@@ -40,14 +40,15 @@ from attnmodel import (  # noqa: E402
     TrainingDemo,
 )
 from attnmodel.multihead import SENTENCES  # noqa: E402
-from dashboards.capital import CapitalView  # noqa: E402
-from dashboards.common import clear_shared_renders, configure  # noqa: E402
-from dashboards.explorer import ExplorerView  # noqa: E402
-from dashboards.multihead import MultiHeadView  # noqa: E402
-from dashboards.positional import PositionalView  # noqa: E402
-from dashboards.scaling import ScalingView  # noqa: E402
-from dashboards.self_attention import SelfAttentionView  # noqa: E402
-from dashboards.training import TrainingView  # noqa: E402
+from dashboards.app.session import configure  # noqa: E402
+from dashboards.components.render import clear_shared_renders  # noqa: E402
+from dashboards.demos.capital import CapitalView  # noqa: E402
+from dashboards.demos.explorer import ExplorerView  # noqa: E402
+from dashboards.demos.multihead import MultiHeadView  # noqa: E402
+from dashboards.demos.positional import PositionalView  # noqa: E402
+from dashboards.demos.scaling import ScalingView  # noqa: E402
+from dashboards.demos.self_attention import SelfAttentionView  # noqa: E402
+from dashboards.demos.training import TrainingView  # noqa: E402
 
 TARGET_MS = 30.0
 

@@ -23,7 +23,7 @@ def usage(lang: str) -> str:
 
 
 def demos(lang: str | None = None) -> str:
-    from dashboards import registry
+    from dashboards.demos import registry
 
     lang = lang or user_lang()
     lines = []

@@ -14,7 +14,8 @@ it asks the network for nothing:
   as data: URIs);
 - the favicon / apple-touch-icon ``<link>``s go;
 - the embedded states (``<script type="application/json" id="c04-states">``), the browser twin
-  (``dashboards/static/c04.js``, then every other ``dashboards/static/*.js``) and the
+  (``dashboards/static/c04.js``, then every other ``dashboards/static/*.js`` and each demo's
+  ``dashboards/demos/*.js``, by name) and the
   navigation helper go into ``<head>`` before Bokeh's scripts, so ``window.C04`` exists before
   any callback runs.
 
@@ -44,27 +45,26 @@ from bokeh.resources import INLINE, Resources
 
 from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG, catalogue_json, languages, text, user_lang
-from dashboards import exercises, practice, present, registry, sharing
-from dashboards.common import (
-    CONTENT_ATTRIBUTES,
-    VIEWPORT_META,
-    LangColumn,
-    LiveHTML,
-    configure,
-    esc,
-    language_links,
-    math_md,
-    skip_link,
-)
-from dashboards.lecture import EXERCISES, SECTIONS, section_marker
+from dashboards.app import present
+from dashboards.app.lecture import EXERCISES, SECTIONS, section_marker
+from dashboards.app.session import configure
+from dashboards.components.markup import esc, math_md
+from dashboards.components.page import CONTENT_ATTRIBUTES, VIEWPORT_META, language_links, skip_link
+from dashboards.components.views import LangColumn, LiveHTML
+from dashboards.demos import registry
+from dashboards.sharing import exercises, live_link, practice
 
 # Relative to where the command runs (the project folder for make; anywhere for `clase04 export`
 # after `pip install .`, which must not write into site-packages).
 DEFAULT_OUT = Path("dist")
+# The browser code the export inlines: the page's scripts (dashboards/static/, the served pages
+# load them from /c04/) and each demo's browser twin beside its view (dashboards/demos/*.js).
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+DEMOS_DIR = Path(__file__).resolve().parent / "demos"
+SCRIPT_DIRS = (STATIC_DIR, DEMOS_DIR)
 PANEL_DIST = Path(pn.__file__).resolve().parent / "dist"
 CORE_SCRIPT = "c04.js"
-# Class mode and the server's changes need the server (dashboards/classmode.py,
+# Class mode and the server's changes need the server (dashboards/classroom/classmode.py,
 # static/server_changes.js): not in a handout.
 LIVE_ONLY = frozenset({"classroom.js", "server_changes.js"})
 STATES_ID = "c04-states"
@@ -162,7 +162,7 @@ class Wiring:
         if hasattr(view, "enable_client_side"):
             self.count += int(view.enable_client_side(self.states) or 0)
         if demo_id is not None:
-            sharing.export_spec(self.states, demo_id, view, self.lang, self.sections)
+            live_link.export_spec(self.states, demo_id, view, self.lang, self.sections)
         return view
 
 
@@ -187,7 +187,7 @@ def _section(section_id: str, wire: Wiring) -> LangColumn:
         present.mark_compare(demo.id, view)
         parts += [
             section_marker(demo.id),
-            sharing.copy_link(section_id, wire.lang),
+            live_link.copy_link(section_id, wire.lang),
             wire(view, demo.id),
             practice.block(demo.id, wire.lang),
         ]
@@ -251,7 +251,7 @@ def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
         math_md(text("lecture.intro", lang), margin=(0, 20), css_classes=["c04-prose"]),
         nav,
         present.presenter(lang, mode="export"),
-        sharing.notice_pane(),
+        live_link.notice_pane(),
         LangColumn(
             *sections,
             _exercises(lang),
@@ -271,7 +271,7 @@ def _section_page(section_id: str) -> Callable[[Wiring], pn.viewable.Viewable]:
             skip_link(wire.lang),
             _bar(f"{section_id}.html", wire.lang),
             present.presenter(wire.lang, [section_id], mode="export"),
-            sharing.notice_pane(),
+            live_link.notice_pane(),
             content,
             practice.progress(list(wire.exercises), wire.lang),
             sizing_mode="stretch_width",
@@ -342,12 +342,20 @@ _CSS_URL = re.compile(r"url\(\s*(['\"]?)([^'\")]+)\1\s*\)")
 _REMOTE = re.compile(r"^\s*(?:https?:)?//", re.I)
 
 
-def static_scripts(static_dir: Path = STATIC_DIR) -> list[tuple[str, str]]:
-    """(name, text) of the browser twin: ``c04.js`` first, then the other ``*.js`` sorted."""
-    if not static_dir.is_dir():
-        return []
-    files = sorted(static_dir.glob("*.js"), key=lambda p: (p.name != CORE_SCRIPT, p.name))
+def static_scripts(*dirs: Path) -> list[tuple[str, str]]:
+    """(name, text) of the browser twin, the ``*.js`` of ``dirs`` (default: SCRIPT_DIRS):
+    ``c04.js`` first, then the others sorted by name."""
+    scripts = (p for d in dirs or SCRIPT_DIRS if d.is_dir() for p in d.glob("*.js"))
+    files = sorted(scripts, key=lambda p: (p.name != CORE_SCRIPT, p.name))
     return [(p.name, p.read_text(encoding="utf-8")) for p in files if p.name not in LIVE_ONLY]
+
+
+def script_path(name: str) -> Path:
+    """The file of the browser script ``name`` (``markup.js``, ``capital.js``, …)."""
+    for folder in SCRIPT_DIRS:
+        if (folder / name).is_file():
+            return folder / name
+    raise FileNotFoundError(name)
 
 
 def _local_css_path(url: str, dist_dir: Path) -> Path:

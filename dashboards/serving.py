@@ -27,8 +27,8 @@ import urllib.request
 from pathlib import Path
 
 from attnmodel.i18n import text, user_lang
-from dashboards import classroom
-from dashboards.registry import APPS
+from dashboards.classroom import shared_state
+from dashboards.demos.registry import APP_FILES
 
 ROOT = Path(__file__).resolve().parents[1]
 # The system allocator gives memory back when a class closes its sessions; with CPython's own
@@ -73,7 +73,7 @@ def command(
     return [
         *panel_command(),
         "serve",
-        *(f"dashboards/{name}.py" for name in APPS),
+        *APP_FILES,
         "--address",
         address,
         "--port",
@@ -81,7 +81,7 @@ def command(
         *origin_flags,
         "--index",
         INDEX,
-        # The markup renderer the pages load by URL (dashboards.common.MARKUP_URL).
+        # The markup renderer the pages load by URL (dashboards.app.session.MARKUP_URL).
         "--static-dirs",
         "c04=dashboards/static",
         "--websocket-max-message-size",
@@ -197,7 +197,7 @@ def argv(
 def check_exercises(lang: str | None = None) -> None:
     """Stop before serving when the exercises' file has a mistake, with the message naming the
     entry (every session would otherwise meet it)."""
-    from dashboards import exercises
+    from dashboards.sharing import exercises
 
     try:
         exercises.load()
@@ -223,11 +223,12 @@ def main(
 
 
 def class_token(known, lang: str) -> dict[str, str]:
-    """The lecturer's token (dashboards/classroom.py): the environment's (``C04_CLASS_TOKEN``,
+    """The lecturer's token (dashboards/classroom/shared_state.py): the environment's
+    (``C04_CLASS_TOKEN``,
     serve-prod's, said only by its first characters), or a new random one printed with the two
     links, as Jupyter prints its own. Exits on a token too short to be safe."""
-    token = classroom.server_token()
-    problem = classroom.token_problem(token)
+    token = shared_state.server_token()
+    problem = shared_state.token_problem(token)
     if problem:
         print(text(problem, lang), file=sys.stderr)
         sys.exit(2)
@@ -235,12 +236,12 @@ def class_token(known, lang: str) -> dict[str, str]:
     base = f"http://{host}:{known.port}{(known.prefix or '').rstrip('/')}/"
     print(text("class.students_link", lang, url=base))
     if token is not None:
-        shown = classroom.lecturer_link(base, classroom.masked(token))
-        print(text("class.lecturer_link", lang, url=shown + f" ({classroom.TOKEN_ENV})"))
+        shown = shared_state.lecturer_link(base, shared_state.masked(token))
+        print(text("class.lecturer_link", lang, url=shown + f" ({shared_state.TOKEN_ENV})"))
         return {}
-    token = classroom.new_token()
-    print(text("class.lecturer_link", lang, url=classroom.lecturer_link(base, token)))
-    return {classroom.TOKEN_ENV: token}
+    token = shared_state.new_token()
+    print(text("class.lecturer_link", lang, url=shared_state.lecturer_link(base, token)))
+    return {shared_state.TOKEN_ENV: token}
 
 
 if __name__ == "__main__":

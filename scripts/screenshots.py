@@ -23,13 +23,14 @@ from playwright.sync_api import sync_playwright
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
-from dashboards import classroom, serving  # noqa: E402
-from dashboards.lecture import SECTIONS  # noqa: E402
+from dashboards import serving  # noqa: E402
+from dashboards.app.lecture import SECTIONS  # noqa: E402
+from dashboards.classroom import shared_state  # noqa: E402
 
 from c04_testing import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 # The lecturer's token of the server this script starts (class mode's picture).
-TOKEN = classroom.new_token()
+TOKEN = shared_state.new_token()
 
 
 @contextlib.contextmanager
@@ -37,7 +38,7 @@ def served_lecture():
     """`make serve`'s server on a free port, stopped on exit; yields the lecture's URL."""
     port = serving.free_port()
     with tempfile.TemporaryDirectory() as tmp:
-        proc = serving.start(port, Path(tmp) / "serve.log", env={classroom.TOKEN_ENV: TOKEN})
+        proc = serving.start(port, Path(tmp) / "serve.log", env={shared_state.TOKEN_ENV: TOKEN})
         try:
             yield f"http://127.0.0.1:{port}/lecture"
         finally:

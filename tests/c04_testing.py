@@ -510,11 +510,12 @@ def sa_editors(view) -> dict:
 def twin_html(*names: str, states: dict | None = None, head: str = "", lang: str = "es") -> str:
     """A blank page with what the export puts first in <head> (the embedded ``states``, the
     ``lang`` catalogue, then c04.js, markup.js and the twin files ``names`` from
-    dashboards/static/), then ``head``: the twin tests' page, built by the export's own code."""
-    from dashboards.export import STATIC_DIR, head_elements
+    dashboards/static/ or dashboards/demos/), then ``head``: the twin tests' page, built by the
+    export's own code."""
+    from dashboards.export import head_elements, script_path
 
     files = ("c04.js", "markup.js", *names)
-    scripts = [(name, (STATIC_DIR / name).read_text(encoding="utf-8")) for name in files]
+    scripts = [(name, script_path(name).read_text(encoding="utf-8")) for name in files]
     elements = "".join(head_elements(scripts, states or {}, lang))
     return (
         f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8">{elements}{head}'
@@ -730,7 +731,7 @@ TESTID_TEXTS_JS = f"""(testids) => {{
   return out;
 }}"""
 
-# The training section (dashboards/training.py), live and exported: render's targets that
+# The training section (dashboards/demos/training.py), live and exported: render's targets that
 # markup.js draws, with their kind, and the data-testid of each (the four readouts first).
 TRAINING_KINDS = {
     "readouts": "readouts",
@@ -759,7 +760,7 @@ def expect_training(page, rendered: dict, what, timeout: float = 15.0) -> None:
     marker and the next-word bars their data. ``what`` names the state in the failure."""
     from playwright.sync_api import expect
 
-    from dashboards.training import MARKER_SOURCE, PROBABILITIES_SOURCE
+    from dashboards.demos.training import MARKER_SOURCE, PROBABILITIES_SOURCE
 
     # The readouts first, one by one: a failure names the number that differs.
     for tid in TRAINING_TESTIDS[:4]:
@@ -778,7 +779,7 @@ def expect_training(page, rendered: dict, what, timeout: float = 15.0) -> None:
     wait_for_source(page, PROBABILITIES_SOURCE, rendered["probabilities_source"])
 
 
-# "Un modelo de verdad" (dashboards/minilm.py), live and exported: the grid of head_grid.mjs,
+# "Un modelo de verdad" (dashboards/demos/minilm.py), live and exported: the grid of head_grid.mjs,
 # read through its shadow roots, against the section's own renders.
 
 # Every tile of the grid: data-testid → aria-label.
@@ -815,7 +816,7 @@ def minilm_tiles(sentence: str, lang: str = "es") -> dict[str, str]:
     """data-testid → aria-label of the 72 tiles, as grid_spec names them for ``sentence``."""
     from attnmodel.minilm import N_HEADS as HEADS
     from attnmodel.minilm import N_LAYERS
-    from dashboards.minilm import grid_spec
+    from dashboards.demos.minilm import grid_spec
 
     tiles = grid_spec(sentence, lang)["tiles"]
     return {
@@ -842,7 +843,7 @@ def expect_minilm_sentence(page, sentence: str, lang: str = "es", timeout: float
     """The pieces line, both readouts and every tile show Python's render of ``sentence``."""
     from playwright.sync_api import expect
 
-    from dashboards.minilm import render_sentence
+    from dashboards.demos.minilm import render_sentence
 
     rendered = render_sentence(sentence, lang)
     pieces = page.locator('[data-testid="minilm-pieces"]')
@@ -888,7 +889,7 @@ def expect_minilm_detail(page, sentence: str, layer: int, head: int, lang: str =
     tile pressed (the only one), its title, its measured shares, what each piece looks at."""
     from playwright.sync_api import expect
 
-    from dashboards.minilm import grid_spec
+    from dashboards.demos.minilm import grid_spec
 
     spec = grid_spec(sentence, lang)
     expect(minilm_tile(page, layer + 1, head + 1)).to_have_attribute("aria-pressed", "true")
@@ -1094,8 +1095,8 @@ def class_flow(pages, lecture_url: str, token: str, check_wcag: bool = False) ->
     from playwright.sync_api import expect
 
     from attnmodel.i18n import text
-    from dashboards import exercises
-    from dashboards.capital import CapitalWalkthrough
+    from dashboards.demos.capital import CapitalWalkthrough
+    from dashboards.sharing import exercises
 
     lecturer, ana, ben = pages
     following = text("class.following")

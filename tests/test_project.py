@@ -200,3 +200,91 @@ def test_readme_load_figures_are_the_bench_s():
     assert block == run.readme_table(parts)
     for name, part in parts.items():
         assert re.fullmatch(r"[0-9a-f]{7,}(\+cambios)?", part.get("commit", "")), name
+
+
+# The layers of dashboards/, lowest first: a module imports only from its own layer or lower
+# ones (README, «Estructura»). The framework patches, the client guard and memory; the page's
+# building blocks; the demos (and their registry); links and exercises; class mode; the app
+# shell; the three commands at the top of the package.
+LAYERS = ("runtime", "components", "demos", "sharing", "classroom", "app", "")
+COMMANDS = {"cli", "serving", "export"}
+
+
+def _dashboards_modules() -> dict[str, Path]:
+    package = ROOT / "dashboards"
+    modules = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(ROOT).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return modules
+
+
+def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
+    """The dashboards modules ``path`` imports, at its top or in its functions; not in a
+    module's ``if __name__ ...`` block (a demo's file run as its own app imports the app
+    shell there, and only there)."""
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped = set()
+    for node in tree.body:
+        if isinstance(node, ast.If) and "__name__" in ast.unparse(node.test):
+            skipped |= {id(n) for n in ast.walk(node)}
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [
+                f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules else node.module
+                for a in node.names
+            ]
+        else:
+            continue
+        found |= {n for n in names if n.split(".")[0] == "dashboards"}
+    return found
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")
+    if len(parts) >= 2 and parts[1] in LAYERS[:-1]:
+        return LAYERS.index(parts[1])
+    assert (len(parts) == 2 and parts[1] in COMMANDS | {"__init__"}) or module == "dashboards", (
+        f"{module}: not in a layer of dashboards/ (tests/test_project.py, LAYERS)"
+    )
+    return len(LAYERS) - 1
+
+
+def test_dashboards_layers_import_only_downwards():
+    """No module of a lower layer imports one of a higher layer: the demos and the components
+    never import class mode, the links and exercises or the app; nothing imports the commands."""
+    modules = _dashboards_modules()
+    wrong = []
+    for module, path in modules.items():
+        for imported in _imports(path, modules):
+            if _layer(imported) > _layer(module):
+                wrong.append(f"{module} → {imported}")
+    assert not wrong, wrong
+    assert {m.split(".")[1] for m in modules if m.count(".") > 1} == set(LAYERS) - {""}
+
+
+def test_dashboards_has_no_import_cycle():
+    modules = _dashboards_modules()
+    graph = {m: _imports(p, modules) & set(modules) for m, p in modules.items()}
+    done, path = set(), []
+
+    def visit(module):
+        if module in path:
+            raise AssertionError("ciclo de imports: " + " → ".join([*path, module]))
+        if module in done:
+            return
+        path.append(module)
+        for imported in sorted(graph[module]):
+            visit(imported)
+        path.pop()
+        done.add(module)
+
+    for module in sorted(graph):
+        visit(module)

@@ -1,6 +1,6 @@
 """The servable lecture: "Clase 04 — Atención y Transformers".
 
-`make serve` runs `panel serve dashboards/lecture.py`. Every browser session gets its own models
+`make serve` runs `panel serve dashboards/app/lecture.py`. Every browser session gets its own models
 and views (built in `Lecture.__init__`, never at import); a section's view is built the first time
 it is shown. In a served session even the first section waits until the browser has loaded the
 page (``pn.state.onload``), so a new session costs the server little before its page goes out.
@@ -19,31 +19,16 @@ import param
 
 from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG, languages, text
-from dashboards import (
-    classmode,
-    clients,
-    exercises,
-    links,
-    practice,
-    present,
-    registry,
-    sharing,
-)
-from dashboards.common import (
-    CONTENT_ATTRIBUTES,
-    LangColumn,
-    LiveHTML,
-    configure,
-    esc,
-    language_links,
-    math_md,
-    requested,
-    requested_lang,
-    respond_immediately,
-    serve,
-    skip_link,
-)
-from dashboards.memory import freeze_survivors, release_memory_later
+from dashboards.app import present
+from dashboards.app.session import configure, requested, requested_lang, serve
+from dashboards.classroom import classmode
+from dashboards.components.markup import esc, math_md
+from dashboards.components.page import CONTENT_ATTRIBUTES, language_links, skip_link
+from dashboards.components.views import LangColumn, LiveHTML, respond_immediately
+from dashboards.demos import registry
+from dashboards.runtime import clients
+from dashboards.runtime.memory import freeze_survivors, release_memory_later
+from dashboards.sharing import exercises, links, live_link, practice
 
 SECTIONS = registry.SECTIONS
 
@@ -83,13 +68,13 @@ class Lecture(pn.viewable.Viewer):
         )
         self._languages = LiveHTML("", margin=(10, 10))
         self.nav.param.watch(self._on_nav, "value")
-        # The address: the section and every demo's state (dashboards/links.py), both ways.
-        self.link = sharing.LinkState(
+        # The address: the section and every demo's state (dashboards/sharing/links.py), both ways.
+        self.link = live_link.LinkState(
             {d.id: getattr(self, d.module) for d in registry.DEMOS},
             self.lang,
             section=(lambda: self.nav.value, self._go_linked),
         )
-        self.link.apply(sharing.opened_with(), navigate=False)
+        self.link.apply(live_link.opened_with(), navigate=False)
         # Class mode: the lecturer's page publishes its state; a student's follows a live class.
         self.classroom = classmode.join(self)
         self.classroom.start()
@@ -198,7 +183,7 @@ def build_section(lecture: Lecture, section: registry.Section) -> pn.viewable.Vi
         present.mark_compare(demo.id, view)
         parts += [
             section_marker(demo.id),
-            sharing.copy_link(section.id, lecture.lang),
+            live_link.copy_link(section.id, lecture.lang),
             view,
             practice.block(demo.id, lecture.lang, model),
         ]

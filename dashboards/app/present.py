@@ -1,5 +1,6 @@
-"""In front of a class: the projector switch, the keyboard shortcuts and the walkthrough's
-stepper (drawn and run by dashboards/static/present.js, live and offline alike).
+"""In front of a class: the projector switch and the keyboard shortcuts (drawn and run by
+dashboards/static/present.js, live and offline alike; the walkthrough's stepper is
+dashboards/components/stepper.py).
 
 Live, the shortcuts that change the session (the section, a reset) come to the server as
 messages: :class:`Presenter` passes them to the lecture's handler.
@@ -14,19 +15,10 @@ import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG, catalogue
-from dashboards import registry
+from dashboards.components.style import BUTTON_CSS
+from dashboards.demos import registry
 
 ACTIONS = ("next", "prev", "reset")
-
-BUTTON_CSS = """
-:host button { font: inherit; font-size: 90%; padding: 4px 10px; margin: 2px 6px 2px 0;
-  cursor: pointer; color: #174a87; background: #fff; border: 1px solid #174a87;
-  border-radius: 4px; }
-:host button[aria-pressed=true] { color: #fff; background: #174a87; }
-:host button:focus-visible { outline: 3px solid #174a87; outline-offset: 2px; }
-:host .c04-step-now { display: inline-block; min-width: 9em; font-weight: 600; }
-@media (max-width: 700px) { :host button { min-height: 44px; min-width: 44px; } }
-"""
 
 
 def _labels(lang: str, sections: list[str], demos: dict[str, list[str]]) -> dict:
@@ -101,33 +93,3 @@ def mark_compare(demo_id: str, view) -> None:
         widget = getattr(widget, "slider", widget)  # scaling's StopSlider: its IntSlider
         if "c04-compare" not in widget.css_classes:
             widget.css_classes = [*widget.css_classes, "c04-compare"]
-
-
-class Stepper(pn.custom.JSComponent):
-    """◀ step n of N ▶ and "all": shows a walkthrough's steps (layouts with the css class
-    ``c04-step-<n>``) up to the current one; space moves on (present.js)."""
-
-    labels = param.Dict(default={})
-    steps = param.Integer(default=8, bounds=(1, None))
-
-    _esm = """
-export function render({ model, el, view }) {
-  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
-  const stop = window.C04.present.renderStepper(model, el)
-  model.on("remove", stop)
-}
-"""
-    _stylesheets: ClassVar[list[str]] = [BUTTON_CSS]
-
-
-def stepper(steps: int, lang: str = DEFAULT_LANG) -> Stepper:
-    t = catalogue(lang)
-    labels = {
-        "title": t["present.step_title"],
-        "prev": t["present.step_prev"],
-        "next": t["present.step_next"],
-        "all": t["present.step_all"],
-        "now": t["present.step_now"],  # a template: present.js fills {n} and {total}
-        "showing_all": t["present.step_showing_all"],
-    }
-    return Stepper(labels=labels, steps=steps, margin=(6, 10), sizing_mode="stretch_width")

@@ -1,10 +1,11 @@
 """Class mode in a lecture session: follow the lecturer, answer the class's question; on the
 lecturer's page, ask, count, reveal, clear (drawn by dashboards/static/classroom.js).
 
-The shared state is dashboards/classroom.py's (the broker and this process's hub). Each session:
+The shared state is dashboards/classroom/shared_state.py's (the broker and this process's hub). Each
+session:
 
 - **lecturer** (opened with the server's token): its link (the section and every demo's state,
-  dashboards/links.py) goes to the broker on every change, at most every
+  dashboards/sharing/links.py) goes to the broker on every change, at most every
   ``classroom.PUBLISH_INTERVAL_S`` (the last change of a burst always goes);
 - **student**: while a class is live it follows by default: the lecturer's latest link is
   applied to this session's models (``LinkState.apply``), the newest only. A change the student
@@ -26,10 +27,12 @@ import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG, catalogue, text
-from dashboards import classroom, exercises, practice, registry
-from dashboards.classroom import BrokerDown
+from dashboards.classroom import shared_state
+from dashboards.classroom.shared_state import BrokerDown
+from dashboards.demos import registry
+from dashboards.sharing import exercises, practice
 
-log = logging.getLogger("dashboards.classmode")
+log = logging.getLogger("dashboards.classroom.classmode")
 
 LECTURER_ACTIONS = ("ask", "reveal", "clear", "end", "resume")
 STUDENT_ACTIONS = ("follow", "leave", "answer")
@@ -170,8 +173,8 @@ class ClassSession:
         self.lecture = lecture
         self.lang = getattr(lecture, "lang", DEFAULT_LANG)
         self.lecturer = lecturer
-        self.broker = classroom.broker()
-        self.hub = classroom.hub()
+        self.broker = shared_state.broker()
+        self.hub = shared_state.hub()
         doc = pn.state.curdoc
         # Served: every update runs on this session's document (its lock, its websocket).
         self.doc = doc if doc is not None and doc.session_context is not None else None
@@ -224,7 +227,7 @@ class ClassSession:
             return  # only the lecturer's page shows the count
         with self._lock:
             self._pending.add(kind)
-        # Its turn on this session's document, after the sessions before it (classroom.Hub).
+        # Its turn on this session's document, after the sessions before it (shared_state.Hub).
         self.hub.schedule(self, first=self.lecturer)
 
     def update(self) -> None:
@@ -275,7 +278,7 @@ class ClassSession:
     def _schedule_publish(self) -> None:
         if self._publish_pending:
             return  # the pending one sends the newest state
-        wait = classroom.PUBLISH_INTERVAL_S - (classroom.now() - self._last_publish)
+        wait = shared_state.PUBLISH_INTERVAL_S - (shared_state.now() - self._last_publish)
         if wait <= 0 or self.doc is None:
             self._publish_now()
             return
@@ -288,7 +291,7 @@ class ClassSession:
             self._publish_now()
 
     def _publish_now(self) -> None:
-        self._last_publish = classroom.now()
+        self._last_publish = shared_state.now()
         try:
             self.broker.publish_state(self.lecture.link.address.query, live=True)
         except BrokerDown:
@@ -350,8 +353,8 @@ class ClassSession:
             return
         voter = msg.get("voter")
         if self.voter is None:  # one voter per session, the first it says (or its own)
-            ok = isinstance(voter, str) and classroom.VOTER.match(voter)
-            self.voter = voter if ok else classroom.new_token()
+            ok = isinstance(voter, str) and shared_state.VOTER.match(voter)
+            self.voter = voter if ok else shared_state.new_token()
         count = self.broker.answer(question["seq"], self.voter, canonical(exercise, given))
         if count is None:
             self._say("class.closed")
@@ -443,7 +446,7 @@ class ClassSession:
 def session_token() -> str | None:
     """The lecturer token the page was opened with (``?profesor=``), or None."""
     args = pn.state.session_args or {}
-    values = args.get(classroom.TOKEN_KEY) or []
+    values = args.get(shared_state.TOKEN_KEY) or []
     if not values:
         return None
     value = values[0]
@@ -453,4 +456,4 @@ def session_token() -> str | None:
 def join(lecture) -> ClassSession:
     """This lecture session's part in the class: the lecturer's if it was opened with the
     server's token."""
-    return ClassSession(lecture, lecturer=classroom.is_lecturer(session_token()))
+    return ClassSession(lecture, lecturer=shared_state.is_lecturer(session_token()))

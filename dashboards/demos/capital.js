@@ -1,4 +1,4 @@
-/* Browser twin of dashboards/capital.py (the "capital" section of the export).
+/* Browser twin of dashboards/demos/capital.py (the "capital" section of the export).
  *
  * C04.views.capital.render({country, identity}) returns the same dict as the Python
  * render(model, lang) in the page's language: the specs of every step (drawn by markup.js),
@@ -8,7 +8,7 @@
  *
  * The eight steps of attnmodel.capital.CapitalWalkthrough are ported here; the model's
  * constants (embeddings, W_Q, W_K, W_V, U, vocabulary, countries…) are NOT written in
- * this file: the export embeds them from Python (dashboards.capital.client_constants) in
+ * this file: the export embeds them from Python (dashboards.demos.capital.client_constants) in
  * <script id="c04-states"> under "capital" → "constants".
  *
  * readState(args): a new country sets its identity (as the model does) and moves the identity
@@ -29,7 +29,7 @@
   // Whether this page marks the model's Spanish words (any page but the Spanish one).
   const marksSpanish = () => t("capital.kept", { word: "" }) !== "";
 
-  // dashboards.capital.kept_label: a model word, marked as Spanish on another language's page.
+  // dashboards.demos.capital.kept_label: a model word, marked as Spanish on another language's page.
   const keptLabel = (word) => (marksSpanish() ? { text: word, lang: "es" } : word);
 
   // kept_labels(): a matrix spec whose labels that are model words are written as keptLabel.
@@ -112,7 +112,7 @@
     return tokens.map((token, pos) => `${pos} · ${token}`);
   }
 
-  // dashboards.capital.tokens_spec
+  // dashboards.demos.capital.tokens_spec
   function tokensSpec(K, tokens) {
     return {
       testid: "capital-tokens",
@@ -123,7 +123,7 @@
     };
   }
 
-  // dashboards.capital.prediction_label: the most probable word, or the tied words, kept.
+  // dashboards.demos.capital.prediction_label: the most probable word, or the tied words, kept.
   function predictionLabel(words) {
     if (words.length === 1) return keptLabel(words[0]);
     const joined = [];
@@ -134,7 +134,7 @@
     return C04.rich("capital.readout.tie", { words: joined });
   }
 
-  // dashboards.capital.readouts_spec
+  // dashboards.demos.capital.readouts_spec
   function readoutsSpec(w) {
     const readout = C04.spec.readout;
     const unit = [];
@@ -161,7 +161,7 @@
     };
   }
 
-  // dashboards.capital.asymmetry_spec
+  // dashboards.demos.capital.asymmetry_spec
   function asymmetrySpec(K, w, identity) {
     const rich = C04.rich;
     const a = w.attentionRow[K.country_slot];

@@ -31,29 +31,23 @@ from attnmodel.capital import (
 )
 from attnmodel.formatting import number, tick_js
 from attnmodel.i18n import DEFAULT_LANG, text
-from dashboards.common import (
-    CATEGORY_COLORS,
-    DemoView,
-    LiveHTML,
+from dashboards.components.markup import (
     Markup,
     announce_spec,
     announcer,
-    apply_render,
-    client_update,
     esc,
     kept_labels,
-    lean_renderers,
     math_md,
     matrix_spec,
-    plot_alternative,
     readout_spec,
     rich,
     section_header,
-    serve_demo,
-    shared_render,
 )
-from dashboards.common import kept_label as common_kept_label
-from dashboards.present import stepper
+from dashboards.components.markup import kept_label as common_kept_label
+from dashboards.components.render import apply_render, client_update, shared_render
+from dashboards.components.stepper import stepper
+from dashboards.components.style import CATEGORY_COLORS
+from dashboards.components.views import DemoView, LiveHTML, lean_renderers, plot_alternative
 
 CARD_CSS = ":host { border: 1px solid #d6dbe3; border-radius: 6px; background: #fff; }"
 
@@ -233,7 +227,7 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
     ``readouts``, ``asymmetry``), the attention chart's factors (``attention_factors``, set
     before its data) and the data of the two bar charts (``attention_source``,
     ``probabilities_source``; their column names are data, the same in every language). The
-    browser twin (``C04.views.capital`` in dashboards/static/capital.js) returns the same dict
+    browser twin (``C04.views.capital`` in dashboards/demos/capital.js) returns the same dict
     from the same constants (``client_constants()``) and the page's catalogue.
     """
     tokens = model.tokens
@@ -374,7 +368,7 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
 
 def client_constants() -> dict[str, object]:
     """The toy model's constants for the browser twin (the export embeds them), so that
-    dashboards/static/capital.js computes from the very numbers of attnmodel.capital.
+    dashboards/demos/capital.js computes from the very numbers of attnmodel.capital.
 
     Taken from the model's public outputs: the embeddings at identity 0 (the identity enters
     only at [country slot, "identidad"]) and the sentence with ``None`` in the country's slot.
@@ -432,7 +426,7 @@ class CapitalView(DemoView):
     country select shows the countries' names in ``lang``; its values stay the model's.
 
     Export: ``enable_client_side`` wires both controls to the browser twin
-    (dashboards/static/capital.js), which computes the same ``render`` in the page from the
+    (dashboards/demos/capital.js), which computes the same ``render`` in the page from the
     model's constants (``client_constants()``, embedded in the page).
     """
 
@@ -615,7 +609,7 @@ class CapitalView(DemoView):
     # -- updates -------------------------------------------------------------------------------
 
     def link_widgets(self) -> dict[str, object]:
-        """The control of each parameter in the link (dashboards/sharing.py)."""
+        """The control of each parameter in the link (dashboards/sharing/live_link.py)."""
         return {"country": self.country_select, "identity": self.identity_slider}
 
     def _on_change(self, *events) -> None:
@@ -750,5 +744,7 @@ class CapitalView(DemoView):
         return self._layout
 
 
-if __name__.startswith("bokeh_app"):
+if __name__.startswith("bokeh_app"):  # run as its own app (/<module>): the app shell serves it
+    from dashboards.app.standalone import serve_demo
+
     serve_demo("capital")

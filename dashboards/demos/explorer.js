@@ -1,13 +1,13 @@
-/* Browser twin of the explorer (dashboards/explorer.py, attnmodel/explorer.py).
+/* Browser twin of the explorer (dashboards/demos/explorer.py, attnmodel/explorer.py).
  *
  * C04.views.explorer.readState(args) reads the controls of the exported page and
- * render(state) returns what dashboards.explorer.render(model) returns for the same setting:
+ * render(state) returns what dashboards.demos.explorer.render(model) returns for the same setting:
  * the specs of the map and the focus row (drawn by markup.js), the token buttons' labels/active
  * and the token
  * list's options/value as Bokeh holds them. The explorer's constants (d, salt, position weight,
  * score scale, 40 tokens, the reset values, the refused-sentence messages in the page's
  * language) come from Python through the embedded states (states["explorer"],
- * dashboards.explorer.client_constants): none is typed here. Its words ("Consulta", "Adónde
+ * dashboards.demos.explorer.client_constants): none is typed here. Its words ("Consulta", "Adónde
  * mira …") and the percent sign come from the page's catalogue (C04.t, explorer.* and
  * format.percent).
  *
@@ -92,9 +92,9 @@
     return Math.floor(100 * w + 0.5);
   }
 
-  // --- the specs markup.js draws: dashboards.explorer.heatmap_spec, row_spec, error_spec -----
+  // --- the specs markup.js draws: dashboards.demos.explorer.heatmap_spec, row_spec, error_spec -----
 
-  // dashboards.explorer._percent_texts: whole percentages as the page's language writes them
+  // dashboards.demos.explorer._percent_texts: whole percentages as the page's language writes them
   // (the catalogue's pattern once per row, not once per cell).
   function percentTexts(row) {
     const [before, after] = C04.t("format.percent", { value: "\u0000" }).split("\u0000");
@@ -129,7 +129,7 @@
     return { testid: "explorer-sentence-error", cls: "c04-error", text };
   }
 
-  // dashboards.explorer.token_labels: the second "gato" is "gato (2)"
+  // dashboards.demos.explorer.token_labels: the second "gato" is "gato (2)"
   function tokenLabels(tokens) {
     const seen = new Map();
     return tokens.map((token) => {
@@ -139,7 +139,7 @@
     });
   }
 
-  // dashboards.explorer.select_options: [str(index), "5 · gato"]
+  // dashboards.demos.explorer.select_options: [str(index), "5 · gato"]
   function selectOptions(tokens) {
     return tokens.map((token, i) => [String(i), `${i} \u00b7 ${token}`]);
   }
@@ -167,7 +167,7 @@
       const positional = Boolean(state.positional);
       const weights = attentionWeights(tokens, positional, causal, state.temperature);
       const row = rowSpec(tokens, weights[focus], focus, causal);
-      // dashboards.explorer.announce
+      // dashboards.demos.explorer.announce
       const top = C04.math.firstMax(weights[focus]);
       lastValues = {
         table: heatmapSpec(tokens, weights, focus, causal),

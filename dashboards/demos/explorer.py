@@ -32,23 +32,13 @@ from attnmodel.explorer import (
 )
 from attnmodel.formatting import tick_js
 from attnmodel.i18n import DEFAULT_LANG, say, text
-from dashboards.common import (
-    DemoView,
-    LiveHTML,
-    Markup,
-    announce_spec,
-    announcer,
-    apply_render,
-    esc,
-    first_max,
-    math_md,
-    serve_demo,
-    shared_render,
-)
+from dashboards.components.markup import Markup, announce_spec, announcer, esc, math_md
+from dashboards.components.render import apply_render, shared_render
+from dashboards.components.views import DemoView, LiveHTML, first_max
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
 # session, and every such name would leave one more logger behind.
-log = logging.getLogger("dashboards.explorer")
+log = logging.getLogger("dashboards.demos.explorer")
 
 # What the "Fíjate" buttons set (the reset button sets the model's defaults).
 COLD_TEMPERATURE = 0.1
@@ -333,7 +323,7 @@ class ExplorerView(DemoView):
     Updates: one watcher on the model (``_on_model``) puts :func:`render` on screen with
     ``apply_render`` (the token widgets' options and values, the ``.object`` of ``self.table``
     and ``self.row``) in one hold. In the export, ``enable_client_side`` makes the browser twin
-    (``dashboards/static/explorer.js``) do the same from the widgets' values.
+    (``dashboards/demos/explorer.js``) do the same from the widgets' values.
     """
 
     model = param.ClassSelector(class_=AttentionExplorer)
@@ -647,7 +637,7 @@ class ExplorerView(DemoView):
         return 0
 
     def link_widgets(self) -> dict[str, object]:
-        """The control of each parameter in the link (dashboards/sharing.py)."""
+        """The control of each parameter in the link (dashboards/sharing/live_link.py)."""
         return {
             "sentence": self.sentence_input,
             "focus": self.token_buttons,
@@ -668,5 +658,7 @@ class ExplorerView(DemoView):
         return self._layout
 
 
-if __name__.startswith("bokeh_app"):
+if __name__.startswith("bokeh_app"):  # run as its own app (/<module>): the app shell serves it
+    from dashboards.app.standalone import serve_demo
+
     serve_demo("explorador")

@@ -1,10 +1,10 @@
-// The 72 heads of MiniLM (dashboards/minilm.py, HeadGrid): a layer × head grid of small
+// The 72 heads of MiniLM (dashboards/demos/minilm.py, HeadGrid): a layer × head grid of small
 // attention maps, and the chosen head drawn large: arcs as in "Varias cabezas", what each piece
 // looks at most, the head's measured shares and, folded, every number of its map.
 //
 // An ES module of its own (Panel's JSComponent reads it): the export loads every *.js of this
 // folder as a classic script, so this one is .mjs. Everything it writes comes from the spec
-// (dashboards.minilm.grid_spec): the texts in the page's language, already filled by Python,
+// (dashboards.demos.minilm.grid_spec): the texts in the page's language, already filled by Python,
 // and the attention of every head as 4-decimal numbers (uint16 ten-thousandths, base64). The
 // page draws the chosen head from those numbers, so a click needs no server (the export too).
 
@@ -27,7 +27,7 @@ function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m))
 }
 
-// white -> the lecture's accent blue (dashboards.common.ACCENT, #1f5fa8)
+// white -> the lecture's accent blue (dashboards.components.style.ACCENT, #1f5fa8)
 function shade(p) {
   const t = Math.max(0, Math.min(1, p))
   const mix = (a, b) => Math.round(a + (b - a) * t)

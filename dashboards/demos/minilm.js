@@ -1,8 +1,8 @@
-/* Browser twin of dashboards/minilm.py ("Un modelo de verdad": MiniLM's 72 heads).
+/* Browser twin of dashboards/demos/minilm.py ("Un modelo de verdad": MiniLM's 72 heads).
  *
  * The offline export has no server and no weights (90 MB), so nothing could compute a new
  * sentence here. The export embeds, in <script id="c04-states"> under "minilm", this page's
- * render of every lecture sentence ("sentences": dashboards.minilm.render_sentence, keyed by
+ * render of every lecture sentence ("sentences": dashboards.demos.minilm.render_sentence, keyed by
  * the sentence) and of the four sentences of "Varias cabezas" ("toys": render_toy), already in
  * the page's language; this file only looks them up, so no step of the render is written twice.
  *

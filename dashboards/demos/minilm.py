@@ -2,7 +2,7 @@
 
 Everything on screen comes from ``attnmodel.minilm.MiniLMDemo``: the word pieces of the
 student's sentence, the 72 attention maps (6 layers × 12 heads) in a grid, the chosen head in
-large (``HeadGrid``, dashboards/static/head_grid.mjs, draws it from the numbers in its spec, so
+large (``HeadGrid``, dashboards/demos/head_grid.mjs, draws it from the numbers in its spec, so
 a click needs no server), and "¿dónde está la cabeza de juguete?": each hand-built head of
 "Varias cabezas" beside the real head most like it. Every word is in the catalogue, table
 ``[minilm]``.
@@ -10,7 +10,7 @@ a click needs no server), and "¿dónde está la cabeza de juguete?": each hand-
 Live, the weights are loaded the first time a session opens the section (once per process,
 shared read-only), and any sentence within the caps is computed. The offline export embeds this
 module's render of the lecture's sentences (``LECTURE_SENTENCES``) and of the four toy sentences,
-in the page's language; the browser twin ``C04.views.minilm`` (dashboards/static/minilm.js) only
+in the page's language; the browser twin ``C04.views.minilm`` (dashboards/demos/minilm.js) only
 looks them up: nothing is computed twice. Free text needs the live server, and the page says so.
 """
 
@@ -44,25 +44,21 @@ from attnmodel.minilm import (
     ModelMissing,
 )
 from attnmodel.multihead import RELATIONS, SENTENCE_LANG, SENTENCES
-from dashboards.common import (
-    HIDDEN_LABEL_CSS,
-    DemoView,
-    LangColumn,
-    LiveHTML,
+from dashboards.components.markup import (
     Markup,
     SharedSpec,
     announce_spec,
     announcer,
-    apply_render,
-    client_update,
     esc,
     kept_label,
     matrix_spec,
     readout_spec,
     section_header,
-    serve_demo,
     spec_json,
 )
+from dashboards.components.render import apply_render, client_update
+from dashboards.components.style import HIDDEN_LABEL_CSS
+from dashboards.components.views import DemoView, LangColumn, LiveHTML
 
 log = logging.getLogger(__name__)
 
@@ -108,9 +104,10 @@ class HeadGrid(pn.custom.JSComponent):
     # so a bad one is one INFO line, not param's refusal logged by Panel with a traceback.
     selected = param.Parameter(default=[0, 2], doc="[layer, head] shown in large, from 0.")
 
-    # As dashboards.common.Markup: the spec travels as one JSON text (C04.apply writes the same).
+    # As dashboards.components.markup.Markup: the spec travels as one JSON text (C04.apply writes
+    # the same).
     _rename = {"spec": None}  # noqa: RUF012 (Panel's class attribute)
-    _esm = Path(__file__).parent / "static" / "head_grid.mjs"
+    _esm = Path(__file__).parent / "head_grid.mjs"
     _stylesheets = [GRID_CSS]  # noqa: RUF012
 
     @param.depends("spec", watch=True, on_init=True)
@@ -530,8 +527,8 @@ class MiniLMView(DemoView):
     # -- links and the export ------------------------------------------------------------------
 
     def link_widgets(self) -> dict[str, object]:
-        """The control of each parameter in the link (dashboards/sharing.py): in the export the
-        sentence is one of the lecture's (the select)."""
+        """The control of each parameter in the link (dashboards/sharing/live_link.py): in the
+        export the sentence is one of the lecture's (the select)."""
         return {"sentence": self.sentence_select, "toy_sentence": self.toy_select}
 
     def enable_client_side(self, states: dict | None = None) -> int:
@@ -583,5 +580,7 @@ def _plain(values: dict) -> dict:
     return {k: dict(v) if isinstance(v, dict) else v for k, v in values.items()}
 
 
-if __name__.startswith("bokeh_app"):
+if __name__.startswith("bokeh_app"):  # run as its own app (/<module>): the app shell serves it
+    from dashboards.app.standalone import serve_demo
+
     serve_demo("modelo")

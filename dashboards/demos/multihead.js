@@ -1,8 +1,8 @@
-/* Browser twin of "Varias cabezas" (dashboards/multihead.py): a lookup, no maths.
+/* Browser twin of "Varias cabezas" (dashboards/demos/multihead.py): a lookup, no maths.
  *
  * Both controls are discrete (4 sentences × h = 1 … 4), so the export precomputes the Python
- * dashboards.multihead.render(model, lang) of all 16 states in the page's language and embeds
- * them (states["multihead"], packed by dashboards.multihead.client_table).
+ * dashboards.demos.multihead.render(model, lang) of all 16 states in the page's language and embeds
+ * them (states["multihead"], packed by dashboards.demos.multihead.client_table).
  * C04.views.multihead.render(state) unpacks the state's entry into exactly the dict Python's
  * render returns: every number is an embedded one, every string an embedded one or a piece of
  * one, every choice the comparison Python makes on the same doubles (α ≥ threshold). Nothing is
@@ -20,12 +20,12 @@
 
   const states = () => C04.embedded(DEMO);
 
-  // === dashboards.multihead.state_key
+  // === dashboards.demos.multihead.state_key
   function key(state) {
     return "sentence=" + state.sentence + "|n_heads=" + String(state.n_heads);
   }
 
-  // === dashboards.multihead.plot_spec, from [testid, color, weights, tips]: a cell draws the
+  // === dashboards.demos.multihead.plot_spec, from [testid, color, weights, tips]: a cell draws the
   // number of its tooltip ("0,97" of "0,97 (97 %)") when α ≥ threshold, and the arcs are those
   // cells, row by row (arcs_from).
   function plotSpec(packed, tokens, shared) {
@@ -72,7 +72,7 @@
       return { sentence: String(args.w_sentence.value), n_heads: Number(heads.labels[heads.active]) };
     },
 
-    // What dashboards.multihead.render(model, lang) returns for this sentence and h.
+    // What dashboards.demos.multihead.render(model, lang) returns for this sentence and h.
     render(state) {
       const all = states();
       const packed = all[key(state)];

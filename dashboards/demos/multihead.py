@@ -12,7 +12,7 @@ the browser, so it needs no server round trip and works in the static HTML expor
 What is on screen is one pure function, ``render(model, lang)`` (target name -> HTML / spec /
 property), shared by the live view (``apply_render``) and the static export, which embeds the
 render of all 16 discrete states in the page's language (``client_table``) for
-dashboards/static/multihead.js.
+dashboards/demos/multihead.js.
 
 Every text comes from the catalogue (``multihead.*``, ``demo.cabezas``). The sentences are
 Spanish data (``SENTENCE_LANG``): a page in another language keeps them, marks them
@@ -38,27 +38,21 @@ from attnmodel.multihead import (
     SENTENCES,
     MultiHeadDemo,
 )
-from dashboards.common import (
-    CATEGORY_COLORS,
-    HEAD_PLOT_CSS,
-    HIDDEN_LABEL_CSS,
-    DemoView,
-    LangColumn,
-    LiveHTML,
+from dashboards.components.markup import (
     Markup,
     SharedSpec,
     announce_spec,
     announcer,
-    apply_render,
     esc,
-    first_max,
     kept_label,
     kept_labels,
     math_md,
     matrix_spec,
     section_header,
-    serve_demo,
 )
+from dashboards.components.render import apply_render
+from dashboards.components.style import CATEGORY_COLORS, HEAD_PLOT_CSS, HIDDEN_LABEL_CSS
+from dashboards.components.views import DemoView, LangColumn, LiveHTML, first_max
 
 MAX_HEADS = max(HEAD_OPTIONS)
 
@@ -551,7 +545,7 @@ class MultiHeadView(DemoView):
         return targets
 
     def link_widgets(self) -> dict[str, object]:
-        """The control of each parameter in the link (dashboards/sharing.py)."""
+        """The control of each parameter in the link (dashboards/sharing/live_link.py)."""
         return {"sentence": self.sentence_select, "n_heads": self.heads_buttons}
 
     def _on_change(self, *events) -> None:
@@ -576,7 +570,7 @@ class MultiHeadView(DemoView):
         Fills ``states["multihead"]`` with the Python ``render`` of every sentence × n_heads in
         the view's language (key: ``state_key``; packed, see ``client_table``) and attaches to
         both controls a ``jscallback`` that looks the state up and puts it on screen
-        (``C04.update("multihead", …)``, dashboards/static/multihead.js). The hover on the
+        (``C04.update("multihead", …)``, dashboards/demos/multihead.js). The hover on the
         matrices is markup.js's, client-side anyway. Returns the number of states.
         """
         table = client_table(self.model.arc_threshold, self.lang)
@@ -598,5 +592,7 @@ class MultiHeadView(DemoView):
         return self._layout
 
 
-if __name__.startswith("bokeh_app"):
+if __name__.startswith("bokeh_app"):  # run as its own app (/<module>): the app shell serves it
+    from dashboards.app.standalone import serve_demo
+
     serve_demo("cabezas")

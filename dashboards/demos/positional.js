@@ -1,4 +1,4 @@
-/* Browser twin of dashboards/positional.py (the "posicion" section of the export).
+/* Browser twin of dashboards/demos/positional.py (the "posicion" section of the export).
  *
  * C04.views.positional.render({n_positions, d_model}) returns the same dict as the Python
  * render(model): "shape" (a C04.markup note spec), "heatmap_source" and "similarity_<start>" (source data),
@@ -20,7 +20,7 @@
   const C04 = (window.C04 = window.C04 || {});
   C04.views = C04.views || {};
 
-  // dashboards/positional.py: CURVE_STARTS, RANGES/RANGE_PROPS, BOUNDS_KEYS.
+  // dashboards/demos/positional.py: CURVE_STARTS, RANGES/RANGE_PROPS, BOUNDS_KEYS.
   const CURVE_STARTS = [0, 10, 20];
   const RANGE_PROPS = ["start", "end", "reset_start", "reset_end"];
   const BOUNDS_KEYS = {
@@ -66,17 +66,17 @@
     return flat;
   }
 
-  // dashboards.positional.error_spec: why a slider went back; no message, no element.
+  // dashboards.demos.positional.error_spec: why a slider went back; no message, no element.
   function errorSpec(message) {
     return message ? { testid: "pe-error", cls: "c04-error", text: message } : {};
   }
 
-  // dashboards.positional.shape_spec
+  // dashboards.demos.positional.shape_spec
   function shapeSpec(n, d) {
     return { testid: "pe-shape", cls: "c04-note", text: C04.t("positional.shape", { n, d }) };
   }
 
-  // dashboards.positional.TABLE_DELTAS, similarity_table
+  // dashboards.demos.positional.TABLE_DELTAS, similarity_table
   const TABLE_DELTAS = [1, 2, 5, 10, 20];
   function similarityTable(values) {
     const rows = [];

@@ -25,26 +25,21 @@ from bokeh.plotting import figure
 from attnmodel import PositionalEncodingDemo
 from attnmodel.formatting import number, tick_js
 from attnmodel.i18n import DEFAULT_LANG, Refusal, text
-from dashboards.common import (
-    CATEGORY_COLORS,
-    DemoView,
-    LiveHTML,
+from dashboards.components.markup import (
     Markup,
     announce_spec,
     announcer,
-    apply_render,
     esc,
-    lean_renderers,
     math_md,
-    plot_alternative,
     section_header,
-    serve_demo,
-    shared_render,
 )
+from dashboards.components.render import apply_render, shared_render
+from dashboards.components.style import CATEGORY_COLORS
+from dashboards.components.views import DemoView, LiveHTML, lean_renderers, plot_alternative
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
 # session, and every such name would leave one more logger behind.
-log = logging.getLogger("dashboards.positional")
+log = logging.getLogger("dashboards.demos.positional")
 
 # Every text of the section is in the catalogue: [positional] in attnmodel/locales/<lang>.d/
 # positional.toml (the title is demo.posicion). The formula has no words: the same in every
@@ -194,7 +189,7 @@ def render(model: PositionalEncodingDemo, lang: str = DEFAULT_LANG) -> dict[str,
     data), ``<range>_<prop>`` for the three ranges that follow the shape (start, end and their
     reset values, so the reset tool returns to the new shape) and ``heatmap_title``, texts and
     numbers in ``lang``. The browser
-    twin (``C04.views.positional`` in dashboards/static/positional.js) returns the same dict.
+    twin (``C04.views.positional`` in dashboards/demos/positional.js) returns the same dict.
     The worked d = 4 table does not depend on the sliders: it is set once.
 
     Precision: the image is float32 (``heatmap_data``); the twin rounds its float64 encoding to
@@ -264,7 +259,7 @@ class PositionalView(DemoView):
     ``pn.io.hold()``: ``apply_render(self.client_targets(), render(self.model))``.
 
     Export: ``enable_client_side`` wires both sliders to the browser twin
-    (dashboards/static/positional.js), which computes the same ``render`` in the page.
+    (dashboards/demos/positional.js), which computes the same ``render`` in the page.
     """
 
     model = param.ClassSelector(class_=PositionalEncodingDemo)
@@ -513,12 +508,14 @@ class PositionalView(DemoView):
         return 0
 
     def link_widgets(self) -> dict[str, object]:
-        """The control of each parameter in the link (dashboards/sharing.py)."""
+        """The control of each parameter in the link (dashboards/sharing/live_link.py)."""
         return dict(self._sliders)
 
     def __panel__(self):
         return self._layout
 
 
-if __name__.startswith("bokeh_app"):
+if __name__.startswith("bokeh_app"):  # run as its own app (/<module>): the app shell serves it
+    from dashboards.app.standalone import serve_demo
+
     serve_demo("posicion")

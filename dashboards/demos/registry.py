@@ -1,11 +1,13 @@
 """The registry of demos: the one list the lecture, the export, the served apps and the tests read.
 
-A demo is a model (``attnmodel``), a view (``dashboards/<module>.py``, which is also the demo's
-standalone app at ``/<module>``) and a title per language (``demo.<id>`` in
+A demo is a model (``attnmodel``), a view (``dashboards/demos/<module>.py``, which is also the
+demo's standalone app at ``/<module>``; its browser twin ``dashboards/demos/<module>.js`` beside it)
+and a title per language (``demo.<id>`` in
 ``attnmodel/locales/<lang>.toml``). A section of the lecture shows one or more demos under one
 navigation entry (``section.<id>``); the last section, "jugar", shows the exercises.
 
-Adding a demo: its model, its view module ending in ``serve_demo("<id>")``, one ``Demo`` line
+Adding a demo: its model, its view module ending in ``serve_demo("<id>")`` (imported there, in
+the block that runs only when the module is served as its own app), one ``Demo`` line
 here (and a ``Section`` line if it opens a section of its own), its titles in the catalogues.
 
 No Panel import here: ``dashboards.serving`` (the serve command) reads ``APPS`` without it.
@@ -24,11 +26,11 @@ from attnmodel.self_attention import CUSTOM
 @dataclass(frozen=True)
 class Demo:
     id: str  # marker (data-testid="section-<id>") and anchor; title: demo.<id>
-    module: str  # dashboards/<module>.py; the Lecture keeps the model as .<module>
+    module: str  # dashboards/demos/<module>.py; the Lecture keeps the model as .<module>
     view: str  # the pn.viewable.Viewer class in that module, built with model=…
     model: str  # the attnmodel class
-    # The model's parameters in the link (dashboards/links.py), in the order they are applied:
-    # every one a control can change.
+    # The model's parameters in the link (dashboards/sharing/links.py), in the order they are
+    # applied: every one a control can change.
     link: tuple[str, ...] = ()
     # (parameter, other, value): the parameter is in the link only while other == value.
     link_if: tuple[tuple[str, str, object], ...] = ()
@@ -38,10 +40,14 @@ class Demo:
 
     @property
     def app(self) -> str:
-        return f"dashboards/{self.module}.py"
+        return f"dashboards/demos/{self.module}.py"
+
+    @property
+    def import_name(self) -> str:
+        return f"dashboards.demos.{self.module}"
 
     def view_class(self) -> type:
-        return getattr(importlib.import_module(f"dashboards.{self.module}"), self.view)
+        return getattr(importlib.import_module(self.import_name), self.view)
 
     def model_class(self) -> type:
         return getattr(attnmodel, self.model)
@@ -149,6 +155,8 @@ SECTIONS = (
 # The servable lecture (the index page of `panel serve`), then each demo on its own.
 LECTURE_APP = "lecture"
 APPS = (LECTURE_APP, *(d.module for d in DEMOS))
+# Their scripts, as `panel serve` takes them (it names each app after its file: /lecture, …).
+APP_FILES = ("dashboards/app/lecture.py", *(d.app for d in DEMOS))
 
 _DEMOS = {d.id: d for d in DEMOS}
 # A demo that is not the first of its section opens that section (?seccion=escalado).

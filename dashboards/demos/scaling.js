@@ -1,11 +1,11 @@
-/* Browser twin of dashboards/scaling.py (demo 2 of the "autoatencion" section).
+/* Browser twin of dashboards/demos/scaling.py (demo 2 of the "autoatencion" section).
  *
  * Discrete only: the export embeds every (d_k, seed) it offers in <script id="c04-states">
- * under "scaling", keyed "d_k=<d_k>|seed=<seed>" (dashboards.scaling.state_key), each as
- * dashboards.scaling.client_state: the seven readout numbers Python wrote in the page's language
+ * under "scaling", keyed "d_k=<d_k>|seed=<seed>" (dashboards.demos.scaling.state_key), each as
+ * dashboards.demos.scaling.client_state: the seven readout numbers Python wrote in the page's language
  * and the number of queries the means are over ("t"), and the bars of the unscaled and scaled
  * softmax ("wu", "ws"). render(state) looks the state up and rebuilds the dict of the Python
- * render(model, lang) from it (specs for markup.js), as dashboards.scaling.render_state does: every
+ * render(model, lang) from it (specs for markup.js), as dashboards.demos.scaling.render_state does: every
  * word from the page's catalogue (C04.t, table [scaling] of attnmodel/locales/<lang>), √d_k and
  * the bars' percentages with C04.fmt (the page language's decimal separator and percent).
  *
@@ -59,17 +59,17 @@
     return { d_k: options[args.w_d_k.value], seed: st.seed };
   }
 
-  // dashboards.scaling.sqrt_text: "√64 = 8", "√128 ≈ 11,31" (es) / "√128 ≈ 11.31" (en).
+  // dashboards.demos.scaling.sqrt_text: "√64 = 8", "√128 ≈ 11,31" (es) / "√128 ≈ 11.31" (en).
   function sqrtText(dk) {
     const root = Math.sqrt(dk);
     if (root === Math.trunc(root)) return `√${dk} = ${root}`;
     return `√${dk} ≈ ${C04.fmt.number(root)}`;
   }
 
-  // dashboards.scaling.UNSCALED_COLOR, SCALED_COLOR: the spec is rebuilt here, with no Python.
+  // dashboards.demos.scaling.UNSCALED_COLOR, SCALED_COLOR: the spec is rebuilt here, with no Python.
   const COLORS = { unscaled: "#a40000", scaled: "#1f5fa8" };
 
-  // dashboards.scaling.bars_spec
+  // dashboards.demos.scaling.bars_spec
   function barsSpec(weights, which, dk) {
     return {
       testid: `scaling-${which}-bars`,
@@ -77,7 +77,7 @@
       corner: t("key_axis"),
       head: t("weight_axis"),
       color: COLORS[which],
-      bar_em: 14, // dashboards.scaling.BAR_EM
+      bar_em: 14, // dashboards.demos.scaling.BAR_EM
       rows: weights.map((w, j) => ({
         label: String(j + 1),
         value: C04.fmt.percent(w, 1),
@@ -87,10 +87,10 @@
     };
   }
 
-  // The catalogue's table [scaling] (dashboards.scaling.render_state's t).
+  // The catalogue's table [scaling] (dashboards.demos.scaling.render_state's t).
   const t = (key, values) => C04.t(`scaling.${key}`, values);
 
-  // dashboards.scaling.render_state
+  // dashboards.demos.scaling.render_state
   function render(state) {
     const found = states()[key(state)];
     if (!found) throw new Error(`scaling: no hay estado exportado para ${key(state)}.`);

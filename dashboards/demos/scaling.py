@@ -20,21 +20,17 @@ from bokeh.models import CustomJSTickFormatter
 from attnmodel.formatting import number, percent
 from attnmodel.i18n import DEFAULT_LANG, text
 from attnmodel.scaling import ScalingDemo
-from dashboards.common import (
-    DemoView,
-    LiveHTML,
+from dashboards.components.markup import (
     Markup,
     announce_spec,
     announcer,
-    apply_render,
-    client_update,
     math_md,
     readout_spec,
     rich,
     section_header,
-    serve_demo,
-    shared_render,
 )
+from dashboards.components.render import apply_render, client_update, shared_render
+from dashboards.components.views import DemoView, LiveHTML
 
 D_K_OPTIONS = [2**i for i in range(11)]  # 1, 2, 4, …, 1024
 # The offline export embeds every (d_k, seed) state for these seeds: "New sample" cycles them.
@@ -81,7 +77,7 @@ def render(model: ScalingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
     The specs of ``readouts``, ``gradient_readouts``, ``status``, the bars of one query
     ``unscaled_bars``, ``scaled_bars`` and its own entropy under each, ``unscaled_entropy``,
     ``scaled_entropy`` (all drawn by markup.js). The export embeds this dict for every
-    (d_k, seed) it offers; the browser (``C04.views.scaling`` in dashboards/static/scaling.js)
+    (d_k, seed) it offers; the browser (``C04.views.scaling`` in dashboards/demos/scaling.js)
     only looks it up.
     """
     return render_state(client_state(model, lang), model.d_k, model.seed, lang)
@@ -185,7 +181,7 @@ def client_state(model: ScalingDemo, lang: str = DEFAULT_LANG) -> dict[str, obje
 
 
 def state_key(d_k: int, seed: int) -> str:
-    """Key of an embedded state; dashboards/static/scaling.js builds the same string."""
+    """Key of an embedded state; dashboards/demos/scaling.js builds the same string."""
     return f"d_k={int(d_k)}|seed={int(seed)}"
 
 
@@ -339,7 +335,7 @@ class ScalingView(DemoView):
         return sorted({*D_K_OPTIONS, int(d_k)})
 
     def link_widgets(self) -> dict[str, object]:
-        """The control of each parameter in the link (dashboards/sharing.py); the seed has
+        """The control of each parameter in the link (dashboards/sharing/live_link.py); the seed has
         none: "Nueva muestra" steps it."""
         return {"d_k": self.d_k_slider, "seed": None}
 
@@ -424,5 +420,7 @@ class ScalingView(DemoView):
         return self._layout
 
 
-if __name__.startswith("bokeh_app"):
+if __name__.startswith("bokeh_app"):  # run as its own app (/<module>): the app shell serves it
+    from dashboards.app.standalone import serve_demo
+
     serve_demo("escalado")

@@ -1,4 +1,4 @@
-/* Browser twin of dashboards/self_attention.py (demo 1 of the "autoatencion" section).
+/* Browser twin of dashboards/demos/self_attention.py (demo 1 of the "autoatencion" section).
  *
  * C04.views.self_attention.render({X, W_Q, W_K, W_V, causal, scaled}) returns the same dict as
  * the Python render(model): the specs (drawn by markup.js) of Q, K, V, the scores, A, Z and
@@ -17,7 +17,7 @@
  *   - a preset loads its matrices into the cells (only the cells whose number differs).
  * The last valid matrices live here, per view (keyed by the Bokeh id of its Q pane), starting
  * from what the export embeds in <script id="c04-states"> under "self_attention"
- * (dashboards.self_attention.client_init: the model's matrices, the presets, the cell bound).
+ * (dashboards.demos.self_attention.client_init: the model's matrices, the presets, the cell bound).
  * Setting the select from here fires its callback again (Bokeh runs CustomJS asynchronously):
  * those echoes are recognised (pending) and change nothing. Writing the cells' texts fires no
  * callback (only a commit does).
@@ -164,7 +164,7 @@
   }
 
   // ---------------------------------------------------------------------------------------------
-  // render(state): dashboards.self_attention.render
+  // render(state): dashboards.demos.self_attention.render
 
   // np.round(x, 2) = rint(x · 100) / 100, rint rounding half to even.
   function round2(x) {
@@ -183,7 +183,7 @@
     return C04.fmt.number(g, g >= 1e-3 || g === 0 ? 4 : 5);
   }
 
-  // dashboards.self_attention.gradient_spec
+  // dashboards.demos.self_attention.gradient_spec
   function gradientSpec(gradient) {
     const rows = gradient.map((value, i) => {
       const g = value < GRADIENT_FLOOR ? 0 : value;
@@ -195,7 +195,7 @@
     return { testid: "sa-gradient", head: "‖J‖", rows };
   }
 
-  // === dashboards.self_attention.heatmap_spec (HEATMAP_FRAME repeated: the twin builds the
+  // === dashboards.demos.self_attention.heatmap_spec (HEATMAP_FRAME repeated: the twin builds the
   // spec with no Python)
   const HEATMAP_FRAME = { width: 250, height: 210, left: 62, bottom: 58 };
 
@@ -221,7 +221,7 @@
     };
   }
 
-  // dashboards.self_attention.announce
+  // dashboards.demos.self_attention.announce
   function announce(weights) {
     const rows = [];
     weights.forEach((row, i) => {

@@ -15,28 +15,23 @@ import param
 from attnmodel.formatting import number, percent
 from attnmodel.i18n import DEFAULT_LANG, catalogue, text
 from attnmodel.self_attention import CUSTOM, MATRICES, PRESETS, SelfAttention
-from dashboards.common import (
-    HEAD_PLOT_CSS,
-    DemoView,
-    LiveHTML,
+from dashboards.components.markup import (
     Markup,
-    MatrixEditor,
     announce_spec,
     announcer,
-    apply_render,
-    client_update,
-    first_max,
     math_md,
     matrix_spec,
     rich,
     section_header,
-    serve_demo,
-    shared_render,
 )
+from dashboards.components.matrix import MatrixEditor
+from dashboards.components.render import apply_render, client_update, shared_render
+from dashboards.components.style import HEAD_PLOT_CSS
+from dashboards.components.views import DemoView, LiveHTML, first_max
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
 # session, and every such name would leave one more logger behind.
-log = logging.getLogger("dashboards.self_attention")
+log = logging.getLogger("dashboards.demos.self_attention")
 
 TOKENS = ["token 1", "token 2", "token 3"]
 DIMS = ["dim 1", "dim 2"]
@@ -175,7 +170,7 @@ def render(model: SelfAttention, lang: str = DEFAULT_LANG) -> dict[str, object]:
     The specs of ``q``, ``k``, ``v``, ``scores``, ``weights``, ``z`` (``C04.markup.matrix``)
     and ``gradient`` (``C04.markup.bars``), the HTML of ``scores_title`` and the heat map's
     spec ``heatmap`` (``C04.markup.head_plot``), text and numbers in ``lang``. The
-    browser twin (``C04.views.self_attention`` in dashboards/static/self_attention.js) returns
+    browser twin (``C04.views.self_attention`` in dashboards/demos/self_attention.js) returns
     the same dict in its page's language.
     """
     m = model
@@ -335,7 +330,7 @@ class SelfAttentionView(DemoView):
         )
 
     def link_widgets(self) -> dict[str, object]:
-        """The control of each parameter in the link (dashboards/sharing.py)."""
+        """The control of each parameter in the link (dashboards/sharing/live_link.py)."""
         return {
             "preset": self.preset_select,
             **self.editors,
@@ -406,5 +401,7 @@ class SelfAttentionView(DemoView):
         return self._layout
 
 
-if __name__.startswith("bokeh_app"):
+if __name__.startswith("bokeh_app"):  # run as its own app (/<module>): the app shell serves it
+    from dashboards.app.standalone import serve_demo
+
     serve_demo("autoatencion")

@@ -1,11 +1,11 @@
-/* Browser twin of dashboards/training.py (section 5: "¿De dónde salen W_Q y W_K?").
+/* Browser twin of dashboards/demos/training.py (section 5: "¿De dónde salen W_Q y W_K?").
  *
  * Why this duplicates Python: the offline export has no server, so nothing can run
- * dashboards.training.render_state when the student moves the step slider or picks a country.
+ * dashboards.demos.training.render_state when the student moves the step slider or picks a country.
  * The export embeds, in <script id="c04-states"> under "training", the default run's compact
  * state at every checkpoint × probe country ("states", keyed "<step>|<country>":
- * dashboards.training.client_state, the same in every language), the hand-built side of the
- * comparison ("hand": dashboards.training.HAND) and the module's constants ("constants": the
+ * dashboards.demos.training.client_state, the same in every language), the hand-built side of the
+ * comparison ("hand": dashboards.demos.training.HAND) and the module's constants ("constants": the
  * facts, the held-out countries, the roles, the probe, the colours, the number of steps), and
  * this file rebuilds render_state(state, lang) from them in the browser: the Markup specs that
  * markup.js draws and the data of the two ColumnDataSources. Only the steps of render_state are
@@ -16,7 +16,7 @@
  *
  * The model's words (its corpus is Spanish: the probe's tokens, countries, capitals, the
  * predicted words) stay Spanish on every page: on a page in another language they are marked
- * {text, lang: "es"} (dashboards.common.kept_label / kept_labels), as capital.js does.
+ * {text, lang: "es"} (dashboards.components.markup.kept_label / kept_labels), as capital.js does.
  *
  * readState(args): step = the slider's value (args.w_step, a Bokeh Slider), country = the
  * select's value (args.w_country, a Bokeh Select: the country's name, "Francia").
@@ -30,7 +30,7 @@
   // states.training: {run, hand, states, constants}.
   const embedded = () => C04.embedded("training", ["states", "hand", "constants"]);
 
-  // dashboards.training.state_key
+  // dashboards.demos.training.state_key
   const key = (state) => `${state.step}|${state.country}`;
 
   // Every key in full (table [training]), so tests/dashboards/test_export.py finds it.
@@ -44,20 +44,20 @@
   // capital.js (capital.kept is "{word}" on the Spanish page, a <span lang="es"> elsewhere).
   const marksSpanish = () => C04.t("capital.kept", { word: "" }) !== "";
 
-  // dashboards.training.role_label: "mira al país: 92 %".
+  // dashboards.demos.training.role_label: "mira al país: 92 %".
   function roleLabel(role, share) {
     return t(`training.role.${role}`, { share: C04.fmt.percent(share, 0) });
   }
 
-  // dashboards.training.render_state
+  // dashboards.demos.training.render_state
   function render(state) {
     const { hand, constants: K } = embedded();
     const found = embedded().states[key(state)];
     if (!found) throw new Error(`training: no hay estado exportado para ${key(state)}.`);
     const num = (x, decimals = 4) => C04.fmt.number(x, decimals);
-    // dashboards.common.kept_label(w, lang, EXAMPLE_LANG)
+    // dashboards.components.markup.kept_label(w, lang, EXAMPLE_LANG)
     const word = (w) => (marksSpanish() ? { text: w, lang: K.example_lang } : w);
-    // dashboards.common.kept_labels(spec, words, lang, EXAMPLE_LANG)
+    // dashboards.components.markup.kept_labels(spec, words, lang, EXAMPLE_LANG)
     const keptLabels = (spec, kept) => {
       const set = new Set(kept);
       const mark = (label) => (set.has(label) ? word(label) : label);

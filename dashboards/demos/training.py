@@ -10,7 +10,7 @@ Live, a new seed trains in a thread (``Trainer``: one training at a time per pro
 beyond that) while the page shows the run it has and a progress bar; the session polls the
 trainer, so nothing in the training thread touches a document. The offline export embeds the
 default run's checkpoints for every probe country (``client_state``) and draws them with the
-browser twin ``C04.views.training`` (dashboards/static/training.js), from the same compact
+browser twin ``C04.views.training`` (dashboards/demos/training.js), from the same compact
 state Python renders from.
 """
 
@@ -49,27 +49,21 @@ from attnmodel.training import (
     is_trained,
     trained_run,
 )
-from dashboards.common import (
-    CATEGORY_COLORS,
-    DemoView,
-    LiveHTML,
+from dashboards.components.markup import (
     Markup,
     announce_spec,
     announcer,
-    apply_render,
-    client_update,
     kept_label,
     kept_labels,
-    lean_renderers,
     math_md,
     matrix_spec,
-    plot_alternative,
     readout_spec,
     rich,
     section_header,
-    serve_demo,
-    shared_render,
 )
+from dashboards.components.render import apply_render, client_update, shared_render
+from dashboards.components.style import CATEGORY_COLORS
+from dashboards.components.views import DemoView, LiveHTML, lean_renderers, plot_alternative
 
 EXAMPLE_LANG = "es"  # the corpus's language: its words stay Spanish on every page
 DECIMALS = 4  # the compact state's rounding: the screen shows at most 4 decimals
@@ -520,7 +514,7 @@ class TrainingView(DemoView):
     # -- links and the export ------------------------------------------------------------------
 
     def link_widgets(self) -> dict[str, object]:
-        """The control of each parameter in the link (dashboards/sharing.py)."""
+        """The control of each parameter in the link (dashboards/sharing/live_link.py)."""
         return {"seed": self.seed_input, "step": self.step_slider, "country": self.country_select}
 
     # -- training ------------------------------------------------------------------------------
@@ -639,7 +633,7 @@ class TrainingView(DemoView):
                 "run": run_state(model),
                 "hand": HAND,
                 "states": table,
-                # What the browser twin (dashboards/static/training.js) reads besides a state.
+                # What the browser twin (dashboards/demos/training.js) reads besides a state.
                 "constants": {
                     "facts": FACTS,
                     "capitals": list(CAPITALS),
@@ -728,5 +722,7 @@ class TrainingView(DemoView):
         return self._layout
 
 
-if __name__.startswith("bokeh_app"):
+if __name__.startswith("bokeh_app"):  # run as its own app (/<module>): the app shell serves it
+    from dashboards.app.standalone import serve_demo
+
     serve_demo("entrenamiento")

@@ -34,7 +34,7 @@ import weakref
 import panel as pn
 import param
 
-log = logging.getLogger("dashboards.clients")
+log = logging.getLogger("dashboards.runtime.clients")
 
 # What a refused client value raises: param and the models refuse with ValueError (an
 # attnmodel Refusal) or TypeError; Panel's own conversions (an index into a button group's

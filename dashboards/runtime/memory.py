@@ -18,7 +18,7 @@ import time
 from tornado.ioloop import IOLoop
 
 # A fixed name: the served scripts import this module, and the benches read its INFO lines.
-log = logging.getLogger("dashboards.memory")
+log = logging.getLogger("dashboards.runtime.memory")
 
 
 # Seconds after the last discarded session before its memory is handed back to the system: after

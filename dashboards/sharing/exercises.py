@@ -1,4 +1,5 @@
-"""Predict, then check: the exercises of the lecture, as data (``dashboards/exercises.toml``).
+"""Predict, then check: the exercises of the lecture, as data
+(``dashboards/sharing/exercises.toml``).
 
 Each exercise belongs to a demo (the registry's id) and says: the question; how the student
 answers (``kind = "choice"`` among ``options``, or ``kind = "number"`` within ``tolerance``);
@@ -35,9 +36,10 @@ import attnmodel
 from attnmodel.formatting import number, parse_es_number, percent
 from attnmodel.i18n import DEFAULT_LANG, catalogue, languages, text
 from attnmodel.minilm import ModelMissing
-from dashboards import links, registry
+from dashboards.demos import registry
+from dashboards.sharing import links
 
-log = logging.getLogger("dashboards.exercises")
+log = logging.getLogger("dashboards.sharing.exercises")
 
 EXERCISES_FILE = Path(__file__).resolve().parent / "exercises.toml"
 # A lecturer's own file instead (make serve, make export and the served apps read it).
@@ -199,7 +201,8 @@ def _models():
 
 
 def exercises_file() -> Path:
-    """The file of the exercises: ``$C04_EXERCISES`` if set, else dashboards/exercises.toml."""
+    """The file of the exercises: ``$C04_EXERCISES`` if set, else
+    dashboards/sharing/exercises.toml."""
     return Path(os.environ.get(EXERCISES_ENV) or EXERCISES_FILE)
 
 

@@ -34,14 +34,15 @@ import param
 from attnmodel._params import Matrix
 from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG, Refusal, say, text
-from dashboards import registry
+from dashboards.demos import registry
 
 # Keys of the address that are not a demo's parameter.
 SECTION_KEY = "seccion"
 LANG_KEY = "lang"
 # Projector mode (dashboards/static/present.js): the browser's, kept in the address by it.
 MODE_KEY = "modo"
-# The lecturer link's token (dashboards/classroom.py): read by the server, never in a link.
+# The lecturer link's token (dashboards/classroom/shared_state.py): read by the server, never in a
+# link.
 TOKEN_KEY = "profesor"
 PAGE_KEYS = (LANG_KEY, SECTION_KEY, MODE_KEY, TOKEN_KEY)
 # A longer link is not read at all (a 10 000-character sentence is 10 000 here, well under).

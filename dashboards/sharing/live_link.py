@@ -26,8 +26,9 @@ import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG, text
-from dashboards import links
-from dashboards.common import Markup, MatrixEditor
+from dashboards.components.markup import Markup
+from dashboards.components.matrix import MatrixEditor
+from dashboards.sharing import links
 
 # The longest address the browser may send back (a link is refused beyond links.MAX_LINK_CHARS
 # anyway; this only bounds what a message can make the server parse).

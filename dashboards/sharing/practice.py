@@ -2,13 +2,14 @@
 
 The cards are drawn by ``C04.exercises`` (dashboards/static/exercises.js), a demo's in one
 :class:`ExerciseBlock`. Live, an answer comes back as a message: the block moves the session's
-model to the exercise's state and sets the verdict the model computes (dashboards/exercises.py).
+model to the exercise's state and sets the verdict the model computes
+(dashboards/sharing/exercises.py).
 In the export each card holds the answer Python computed for that state (``expected``) and the
 exercise's link, and checks in the browser. The progress lives in the student's browser only.
 
 Checking moves the demo, but the student's own state (an edited cell, their sentence, the
 training step) is never lost: the block keeps the demo's link from before the check, the card
-says the demo moved and "Volver a lo que tenía" puts it back exactly (dashboards/links.py).
+says the demo moved and "Volver a lo que tenía" puts it back exactly (dashboards/sharing/links.py).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG, catalogue, text
-from dashboards import exercises, links
+from dashboards.sharing import exercises, links
 
 LABELS = (
     "check",

@@ -16,7 +16,7 @@
  *   data-c04-content (a #fragment cannot reach into a shadow root);
  * - announce(text): the page's one polite live region says the key figure of a change, once
  *   the controls have been still for a moment (a slider dragged through ten values is one
- *   announcement). A demo's "announce" Markup (dashboards.common.announcer) calls it whenever
+ *   announcement). A demo's "announce" Markup (dashboards.components.markup.announcer) calls it whenever
  *   its spec changes, never when the page first draws it.
  *
  * Bokeh draws every widget in its own shadow root, created when the view renders, so this

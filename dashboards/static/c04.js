@@ -1,15 +1,15 @@
 /* C04 core: the browser twin of attnmodel's maths and of the views' HTML helpers.
  *
  * Used only by the offline export (dashboards/export.py injects this file, then every per-demo
- * dashboards/static/<demo>.js, into <head>). Each function is a line-by-line port of its Python
+ * dashboards/demos/<demo>.js, into <head>). Each function is a line-by-line port of its Python
  * original, with the same order of floating-point operations, and is held to it by
  * tests/ui/test_twin_core.py (run in Chromium):
  *
  *   C04.t     <- attnmodel/i18n.py (text), on the catalogue the export embeds (#c04-text)
  *   C04.fmt   <- attnmodel/formatting.py (number, percent, parse_es_number) and
  *                Python's f"{x:.{d}f}" (C04.fmt.fixed), byte for byte
- *   C04.html  <- dashboards/common.py (esc), byte for byte
- *   C04.spec  <- dashboards/common.py (matrix_spec): the specs markup.js draws
+ *   C04.html  <- dashboards/components/markup.py (esc), byte for byte
+ *   C04.spec  <- dashboards/components/markup.py (matrix_spec): the specs markup.js draws
  *   C04.embedded  what the export embeds for each twin (#c04-states), parsed once
  *   C04.math  <- attnmodel/core.py (softmax, scaled_dot_product_attention, causal_mask,
  *                sinusoidal_encoding, entropy_bits, softmax_jacobian_norm, letter_trigrams,
@@ -201,7 +201,7 @@
     return wanted.size ? template.replace(FIELD, (_, name) => String(values[name])) : template;
   }
 
-  /** dashboards.common.rich: catalogue text `key` as C04.markup label segments, the
+  /** dashboards.components.markup.rich: catalogue text `key` as C04.markup label segments, the
    * catalogue's own text and markup as {html} pieces, each {field} replaced by its label. */
   function rich(key, fields = {}) {
     const template = entries()[key];
@@ -221,17 +221,17 @@
     return out;
   }
 
-  /** dashboards.common.readout_spec */
+  /** dashboards.components.markup.readout_spec */
   function readoutSpec(label, value, unit = "", testid = null) {
     return { testid, label, value, unit };
   }
 
-  /** dashboards.common.announce_spec: a change's key figure, a11y.announce.<key>. */
+  /** dashboards.components.markup.announce_spec: a change's key figure, a11y.announce.<key>. */
   function announceSpec(key, fields = {}) {
     return { text: rich(`a11y.announce.${key}`, fields) };
   }
 
-  /** dashboards.common.first_max: the first index within 1e-9 of the largest value (the two
+  /** dashboards.components.views.first_max: the first index within 1e-9 of the largest value (the two
    * sides' weights agree to 1e-12, so a tie must not be broken by the last bit). */
   function firstMax(values) {
     let top = -Infinity;
@@ -718,7 +718,7 @@
   }
 
   // ---------------------------------------------------------------------------------------------
-  // C04.html: dashboards/common.py
+  // C04.html: dashboards/components/markup.py
 
   /** html.escape(str(text), quote=True). */
   function esc(text) {
@@ -736,7 +736,7 @@
     return Array.from(m, (row) => Array.from(row, Number));
   }
 
-  /** dashboards.common.matrix_spec: the spec of C04.markup.matrix (markup.js), texts in the
+  /** dashboards.components.markup.matrix_spec: the spec of C04.markup.matrix (markup.js), texts in the
    * page's language, null for −∞, each row's weights when shaded, its Σ when summed. */
   function matrixSpec(matrixValue, options = {}) {
     const decimals = options.decimals === undefined ? 2 : options.decimals;
@@ -760,7 +760,7 @@
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Applying a render to the page (the browser side of dashboards.common.apply_render).
+  // Applying a render to the page (the browser side of dashboards.components.render.apply_render).
 
   function sameValue(a, b) {
     if (a === b) return true;
@@ -830,8 +830,8 @@
         const text = esc(value);
         if (obj.text !== text) obj.text = text;
       } else if (kind === "markup") {
-        // A Markup component (dashboards.common.Markup): its ESM redraws on a new spec, which
-        // travels as JSON text (dashboards.common.spec_json).
+        // A Markup component (dashboards.components.markup.Markup): its ESM redraws on a new spec, which
+        // travels as JSON text (dashboards.components.markup.spec_json).
         const text = value && Object.keys(value).length ? JSON.stringify(value) : "";
         if (obj.data.spec_json !== text) obj.data.spec_json = text;
       } else if (kind === "data") {
@@ -879,7 +879,7 @@
   }
 
   // ---------------------------------------------------------------------------------------------
-  // A matrix's cells (dashboards.common.MatrixGrid): what its boxes show, and a commit.
+  // A matrix's cells (dashboards.components.matrix.MatrixGrid): what its boxes show, and a commit.
   // `grid` is its Bokeh model or its data model (a callback's cb_obj).
 
   const gridData = (grid) => (grid.data && grid.data.texts_json !== undefined ? grid.data : grid);

@@ -1,4 +1,4 @@
-/* Class mode's panel (dashboards/classmode.py): draws what the server says (view_json) and
+/* Class mode's panel (dashboards/classroom/classmode.py): draws what the server says (view_json) and
  * sends what the user does. Live only (the export has no class).
  *
  * - a student: the class bar (following the lecturer or not, one button to change it), the

@@ -1,8 +1,8 @@
-/* Predict, then check: the exercise cards and the progress (dashboards/practice.py).
+/* Predict, then check: the exercise cards and the progress (dashboards/sharing/practice.py).
  *
  * A demo's block (ExerciseBlock) draws each card: its question and the student's input, then on "Comprobar":
  * - live, sends the answer to the server, which moves the demo to the question's state,
- *   computes the answer there and sends back the verdict (dashboards/exercises.py: check);
+ *   computes the answer there and sends back the verdict (dashboards/sharing/exercises.py: check);
  * - in the offline export, moves the demo with the exercise's link (C04.links.apply, only that
  *   demo), and compares the answer with the one Python computed for that state when it wrote the
  *   page (the same model, the same state: the export cannot run the model's Python).
@@ -169,7 +169,7 @@
   }
 
   /** The export's memory of a demo's state before an exercise moved it (its link; the
-   * export's twin of the server's, dashboards/practice.py). */
+   * export's twin of the server's, dashboards/sharing/practice.py). */
   function encodeNow() {
     try {
       return C04.links && C04.links.encode ? C04.links.encode() : null;
@@ -252,7 +252,7 @@
     return { id: spec.id, show, past, reset, restore: (state) => showRestore(slot, spec, state) };
   }
 
-  /** A demo's exercises (dashboards.practice.ExerciseBlock): its heading, then one card each. */
+  /** A demo's exercises (dashboards.sharing.practice.ExerciseBlock): its heading, then one card each. */
   function renderBlock(model, el) {
     const block = JSON.parse(model.block_json);
     el.innerHTML =

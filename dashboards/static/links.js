@@ -1,15 +1,15 @@
-/* Every state in the link, in the browser (dashboards/links.py has the format).
+/* Every state in the link, in the browser (dashboards/sharing/links.py has the format).
  *
  * Served and exported:
  * - C04.links.write(url, replace): the address follows the state with one history entry per
  *   burst of changes (a slider dragged through twenty values is one step of "back").
- * - C04.links.copyButton / copy: "Copiar enlace" (dashboards.sharing.CopyLink).
+ * - C04.links.copyButton / copy: "Copiar enlace" (dashboards.sharing.live_link.CopyLink).
  *
- * Exported only (the page's #c04-states has "links", dashboards.sharing.export_spec): the
+ * Exported only (the page's #c04-states has "links", dashboards.sharing.live_link.export_spec): the
  * fragment is the link (#seccion=capital&capital.identity=0). On load and on back/forward it is
  * read and applied to the widgets, whose own callbacks compute the numbers as for a click; a
  * change of a widget writes the fragment. What a link had that cannot be shown is said in the
- * notice (.c04-link-notice). The same keys, texts and checks as dashboards/links.py, which
+ * notice (.c04-link-notice). The same keys, texts and checks as dashboards/sharing/links.py, which
  * does this on the server: the export has none (tests/ui/test_links.py holds them equal).
  */
 (function (root) {
@@ -96,7 +96,7 @@
   const PAGE_KEYS = ["lang", "seccion", "modo", "profesor"];
   const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
   const INTEGER = /^[+-]?\d{1,19}$/;
-  // dashboards/links.py: MAX_LINK_CHARS, NOTICE_ITEMS, KEY_CHARS
+  // dashboards/sharing/links.py: MAX_LINK_CHARS, NOTICE_ITEMS, KEY_CHARS
   const MAX_LINK_CHARS = 65536;
   const NOTICE_ITEMS = 5;
   const KEY_CHARS = 40;

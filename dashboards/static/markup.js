@@ -3,9 +3,9 @@
  * C04.markup[kind](spec) returns the HTML of one fragment from its spec: plain JSON made of
  * text already written in the page's language (numbers formatted, catalogue text filled) and of
  * the numbers the markup itself needs (a cell's shade, a bar's width). The live app's views
- * build the specs in Python (dashboards/<demo>.py, render) and send them to a Markup component
- * (dashboards.common.Markup), whose browser side calls this file; the offline export's twins
- * (dashboards/static/<demo>.js) build the same specs from their own numbers and hand them to
+ * build the specs in Python (dashboards/demos/<demo>.py, render) and send them to a Markup component
+ * (dashboards.components.markup.Markup), whose browser side calls this file; the offline export's twins
+ * (dashboards/demos/<demo>.js) build the same specs from their own numbers and hand them to
  * the same components. So only the numbers exist twice (tested equal within 1e-12), the HTML
  * once.
  *
@@ -35,7 +35,7 @@
 
   /**
    * A label (any text a spec shows): a text (escaped); {html}, a piece of the catalogue's own
-   * text and markup (dashboards.common.rich: never what a student typed); {text, lang, testid,
+   * text and markup (dashboards.components.markup.rich: never what a student typed); {text, lang, testid,
    * tag} an element around a label (a word kept in another language, a number the tests find);
    * or a list of labels, one after the other.
    */
@@ -77,7 +77,7 @@
    * white or black (ink()); the note goes under the table. With details (a label) the table is
    * folded under that summary, closed until opened (the numbers of a plot a canvas draws,
    * beside the plot: a closed one costs no layout on each change); data-key keeps it open
-   * across redraws (dashboards.common.Markup).
+   * across redraws (dashboards.components.markup.Markup).
    */
   function matrix(spec) {
     const rows = spec.rows || [];
@@ -282,8 +282,8 @@
     );
   }
 
-  // -- One head of "Varias cabezas" (dashboards/multihead.py, plot_spec), and the heat map of
-  // A (dashboards/self_attention.py, heatmap_spec: the matrix alone) ------------------------
+  // -- One head of "Varias cabezas" (dashboards/demos/multihead.py, plot_spec), and the heat map of
+  // A (dashboards/demos/self_attention.py, heatmap_spec: the matrix alone) ------------------------
   //
   // Drawn here, as SVG, from the weights: it was two Bokeh canvases per head (ten for four
   // heads and their sum), the slowest section to paint (make bench, browser and phone), and

@@ -1,15 +1,15 @@
-/* The lecture in front of a class (dashboards/present.py): projector mode, keyboard shortcuts
+/* The lecture in front of a class (dashboards/app/present.py): projector mode, keyboard shortcuts
  * with their help (?), and the capital walkthrough step by step.
  *
  * Projector mode is a class on <html> (c04-projector) that sets CSS custom properties; they
- * cross Panel's shadow roots, where the lecture's stylesheet (dashboards.common.CSS) reads them:
+ * cross Panel's shadow roots, where the lecture's stylesheet (dashboards.components.style.CSS) reads them:
  * the numbers that matter at 28 px or more, prose paragraphs folded, darker greys. The address
  * keeps it (?modo=proyector live, #…&modo=proyector offline), so a link opens it too.
  *
  * Shortcuts (none while typing in a box, none with Ctrl/Alt/Meta): ← → previous/next section,
  * R the section's demos back to their defaults, 1–9 the section's n-th exercise, space the
  * next step of the walkthrough, P projector mode, ? this help. Live, the section and the reset
- * are the server's (a message to dashboards.present.Presenter); offline, links.js and the
+ * are the server's (a message to dashboards.app.present.Presenter); offline, links.js and the
  * page's anchors do them.
  */
 (function (root) {

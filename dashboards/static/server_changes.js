@@ -17,7 +17,7 @@
  * events after it are applied. Private BokehJS API (Document#_apply_json_patch), as the one way
  * into that loop; tests/ui/test_server_changes.py holds it to this.
  *
- * A classic script, loaded by the served pages (dashboards.common.SERVER_CHANGES_URL); not in the
+ * A classic script, loaded by the served pages (dashboards.app.session.SERVER_CHANGES_URL); not in the
  * export (dashboards/export.py, LIVE_ONLY: a handout has no server).
  */
 (function () {

@@ -13,8 +13,8 @@ from bokeh.models import ColumnDataSource, GlyphRenderer, VBar
 from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
-from dashboards.capital import CapitalView, render
-from dashboards.common import CATEGORY_COLORS
+from dashboards.components.style import CATEGORY_COLORS
+from dashboards.demos.capital import CapitalView, render
 
 from c04_testing import (
     label_text,

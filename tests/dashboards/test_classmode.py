@@ -1,4 +1,5 @@
-"""Class mode in lecture sessions (dashboards/classmode.py), several sessions of one process on
+"""Class mode in lecture sessions (dashboards/classroom/classmode.py), several sessions of one
+process on
 the in-process broker: follow, leave, rejoin; ask, answer, reveal, clear; who may drive."""
 
 from __future__ import annotations
@@ -9,18 +10,19 @@ import logging
 import pytest
 
 from attnmodel.i18n import text
-from dashboards import classmode, classroom, exercises
-from dashboards.lecture import Lecture
+from dashboards.app.lecture import Lecture
+from dashboards.classroom import classmode, shared_state
+from dashboards.sharing import exercises
 
 
 @pytest.fixture
 def token(monkeypatch):
-    token = classroom.new_token()
-    monkeypatch.setenv(classroom.TOKEN_ENV, token)
-    monkeypatch.delenv(classroom.BROKER_ENV, raising=False)
-    classroom.reset()
+    token = shared_state.new_token()
+    monkeypatch.setenv(shared_state.TOKEN_ENV, token)
+    monkeypatch.delenv(shared_state.BROKER_ENV, raising=False)
+    shared_state.reset()
     yield token
-    classroom.reset()  # no class left live for the other tests of this process
+    shared_state.reset()  # no class left live for the other tests of this process
 
 
 @pytest.fixture
@@ -109,21 +111,21 @@ def test_a_student_who_touches_a_control_leaves_and_one_click_rejoins(open_lectu
 @pytest.mark.parametrize("action", classmode.LECTURER_ACTIONS)
 def test_a_student_cannot_drive_ask_reveal_or_clear(open_lecture, token, action, caplog):
     logging.getLogger("dashboards").addHandler(caplog.handler)  # it does not propagate
-    caplog.set_level(logging.INFO, logger="dashboards.classmode")
+    caplog.set_level(logging.INFO, logger="dashboards.classroom.classmode")
     lecturer = open_lecture(token)
     lecturer.classroom.handle({"action": "ask", "id": "identity_zero"})
     student = open_lecture()
-    before = classroom.broker().question()
+    before = shared_state.broker().question()
     student.classroom.handle({"action": action, "id": "causal"})
-    assert classroom.broker().question() == before
-    assert classroom.broker().state()["live"] is True
+    assert shared_state.broker().question() == before
+    assert shared_state.broker().state()["live"] is True
     assert view(student)["message"]["text"] == text("class.refused")
     assert "rechazada" in caplog.text
     logging.getLogger("dashboards").removeHandler(caplog.handler)
     # Forging the panel's own parameters changes only what that browser draws.
     student.classroom.panel.view_json = json.dumps({"role": "lecturer"})
     student.classroom.handle({"action": "reveal"})
-    assert classroom.broker().question() == before
+    assert shared_state.broker().question() == before
 
 
 def test_the_class_answers_and_the_reveal_shows_the_counts_beside_the_model(open_lecture, token):
@@ -224,16 +226,16 @@ def test_a_dragged_slider_reaches_the_broker_a_few_times_a_second(open_lecture, 
     lecturer = open_lecture(token)
     doc = lecturer.classroom.doc = FakeDoc()
     sent = []
-    broker = classroom.broker()
+    broker = shared_state.broker()
     real = broker.publish_state
     broker.publish_state = lambda query, live=True: (sent.append(query), real(query, live))[1]
-    lecturer.classroom._last_publish = classroom.now()  # it just published
+    lecturer.classroom._last_publish = shared_state.now()  # it just published
     for identity in (0.1, 0.2, 0.3, 0.4, 0.5):
         lecturer.capital.identity = identity
     assert sent == []
     assert len(doc.timeouts) == 1
     callback, ms = doc.timeouts[0]
-    assert 0 < ms <= classroom.PUBLISH_INTERVAL_S * 1000
+    assert 0 < ms <= shared_state.PUBLISH_INTERVAL_S * 1000
     callback()
     assert len(sent) == 1
     assert "capital.identity=0.5" in sent[0]  # the last of the burst

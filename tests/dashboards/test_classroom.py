@@ -1,4 +1,5 @@
-"""Class mode's shared state (dashboards/classroom.py): the lecturer's token, the hub, and both
+"""Class mode's shared state (dashboards/classroom/shared_state.py): the lecturer's token, the hub,
+and both
 brokers (in process, and Redis: a real redis-server on 127.0.0.1, as `make serve-prod` starts)."""
 
 from __future__ import annotations
@@ -11,7 +12,8 @@ import time
 import pytest
 import redis
 
-from dashboards import classroom, serving
+from dashboards import serving
+from dashboards.classroom import shared_state
 
 
 class Sessions:
@@ -28,23 +30,23 @@ class Sessions:
 
 
 def test_only_the_server_s_token_is_the_lecturer():
-    token = classroom.new_token()
-    assert len(token) >= classroom.MIN_TOKEN_CHARS
-    assert classroom.new_token() != token
-    assert classroom.is_lecturer(token, token)
+    token = shared_state.new_token()
+    assert len(token) >= shared_state.MIN_TOKEN_CHARS
+    assert shared_state.new_token() != token
+    assert shared_state.is_lecturer(token, token)
     for given in (None, "", token[:-1], token + "x", "x" * len(token)):
-        assert not classroom.is_lecturer(given, token)
-    assert not classroom.is_lecturer(token, "")  # no token on the server: nobody drives
+        assert not shared_state.is_lecturer(given, token)
+    assert not shared_state.is_lecturer(token, "")  # no token on the server: nobody drives
 
 
 @pytest.mark.parametrize("token", ["corto", "x" * 15, "x" * 20 + " y", "ñ" * 20])
 def test_a_weak_token_is_refused_with_a_reason(token):
-    assert classroom.token_problem(token) == "class.bad_token"
-    assert not classroom.is_lecturer(token, token)
+    assert shared_state.token_problem(token) == "class.bad_token"
+    assert not shared_state.is_lecturer(token, token)
 
 
 def test_the_access_log_never_holds_the_token_in_full():
-    token = classroom.new_token()
+    token = shared_state.new_token()
     record = logging.LogRecord(
         "tornado.access",
         logging.INFO,
@@ -54,25 +56,25 @@ def test_the_access_log_never_holds_the_token_in_full():
         (200, f"GET /lecture?seccion=capital&profesor={token}&lang=es (127.0.0.1)", 3.0),
         None,
     )
-    classroom.RedactToken().filter(record)
+    shared_state.RedactToken().filter(record)
     said = record.getMessage()
     assert token not in said
     assert f"profesor={token[:4]}…&lang=es" in said
 
 
 def test_serve_prints_a_new_token_once_and_a_given_one_masked(monkeypatch, capsys):
-    monkeypatch.delenv(classroom.TOKEN_ENV, raising=False)
+    monkeypatch.delenv(shared_state.TOKEN_ENV, raising=False)
     known, _ = serving._parse(["--port", "5099"], "clase04 serve", "es")
     env = serving.class_token(known, "es")
-    token = env[classroom.TOKEN_ENV]
+    token = env[shared_state.TOKEN_ENV]
     out = capsys.readouterr().out
-    assert classroom.lecturer_link("http://localhost:5099/", token) in out
-    monkeypatch.setenv(classroom.TOKEN_ENV, token)
+    assert shared_state.lecturer_link("http://localhost:5099/", token) in out
+    monkeypatch.setenv(shared_state.TOKEN_ENV, token)
     assert serving.class_token(known, "es") == {}
     out = capsys.readouterr().out
     assert token not in out
-    assert classroom.masked(token) in out
-    monkeypatch.setenv(classroom.TOKEN_ENV, "corto")
+    assert shared_state.masked(token) in out
+    monkeypatch.setenv(shared_state.TOKEN_ENV, "corto")
     with pytest.raises(SystemExit):
         serving.class_token(known, "es")
 
@@ -81,7 +83,7 @@ def test_serve_prints_a_new_token_once_and_a_given_one_masked(monkeypatch, capsy
 
 
 def test_the_hub_keeps_the_newest_state_and_tells_every_session():
-    hub = classroom.Hub()
+    hub = shared_state.Hub()
     a, b = Sessions(), Sessions()
     hub.join(a)
     hub.join(b)
@@ -122,7 +124,7 @@ class Served:
 
 
 def test_the_hub_updates_one_session_at_a_time_each_once_the_lecturer_first():
-    hub = classroom.Hub()
+    hub = shared_state.Hub()
     log: list[str] = []
     a, b, lecturer = Served(log, "a"), Served(log, "b"), Served(log, "profesor")
     for _ in range(3):  # three changes before any update ran: one turn each
@@ -140,7 +142,7 @@ def test_the_hub_updates_one_session_at_a_time_each_once_the_lecturer_first():
 
 
 def test_a_closed_session_does_not_stop_the_queue(monkeypatch):
-    hub = classroom.Hub()
+    hub = shared_state.Hub()
     log: list[str] = []
     gone, other = Served(log, "gone", drops=True), Served(log, "other")
     hub.join(gone)
@@ -212,13 +214,13 @@ def _until(predicate, timeout: float = 5.0) -> None:
 
 @pytest.fixture(params=["local", "redis"])
 def broker(request):
-    hub = classroom.Hub()
+    hub = shared_state.Hub()
     if request.param == "local":
-        made = classroom.LocalBroker(hub)
+        made = shared_state.LocalBroker(hub)
     else:
         url = request.getfixturevalue("redis_url")[0]
         redis.Redis.from_url(url).flushdb()
-        made = classroom.RedisBroker(hub, url)
+        made = shared_state.RedisBroker(hub, url)
     made.start()
     if request.param == "redis":
         _until(lambda: made._pubsub is not None)
@@ -267,11 +269,11 @@ def test_a_new_question_starts_with_no_answers(broker):
 def test_redis_keeps_the_class_for_a_worker_that_starts_later(redis_url):
     url = redis_url[0]
     redis.Redis.from_url(url).flushdb()
-    one = classroom.RedisBroker(classroom.Hub(), url)
+    one = shared_state.RedisBroker(shared_state.Hub(), url)
     one.publish_state("seccion=posicion", live=True)
     question = one.ask("identity_zero")
     one.answer(question["seq"], "a" * 32, "1")
-    later = classroom.RedisBroker(classroom.Hub(), url)  # a worker (re)started now
+    later = shared_state.RedisBroker(shared_state.Hub(), url)  # a worker (re)started now
     later.start()
     try:
         _until(lambda: later.hub.latest["count"] is not None)
@@ -287,10 +289,10 @@ def test_a_broker_that_stops_is_said_and_the_hub_resyncs_when_it_is_back(tmp_pat
     args = ["redis-server", "--bind", "127.0.0.1", "--port", str(port), "--save", ""]
     proc = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL)
     url = f"redis://127.0.0.1:{port}/0"
-    hub = classroom.Hub()
+    hub = shared_state.Hub()
     session = Sessions()
     hub.join(session)
-    broker = classroom.RedisBroker(hub, url)
+    broker = shared_state.RedisBroker(hub, url)
     try:
         _until(lambda: _pings(url))
         broker.start()
@@ -300,7 +302,7 @@ def test_a_broker_that_stops_is_said_and_the_hub_resyncs_when_it_is_back(tmp_pat
         proc.terminate()
         proc.wait(10)
         _until(lambda: not hub.connected)
-        with pytest.raises(classroom.BrokerDown):
+        with pytest.raises(shared_state.BrokerDown):
             broker.publish_state("seccion=cabezas", live=True)
         proc = subprocess.Popen(args, cwd=tmp_path, stdout=subprocess.DEVNULL)
         _until(lambda: hub.connected, timeout=10)
@@ -318,8 +320,8 @@ def test_a_restarted_broker_never_numbers_a_state_below_what_the_workers_hold(re
     hub keeps (a hub drops an older one), or the students stop following (seen on CI)."""
     url = redis_url[0]
     redis.Redis.from_url(url).flushdb()
-    lecturer = classroom.RedisBroker(classroom.Hub(), url)
-    student = classroom.RedisBroker(classroom.Hub(), url)
+    lecturer = shared_state.RedisBroker(shared_state.Hub(), url)
+    student = shared_state.RedisBroker(shared_state.Hub(), url)
     for broker in (lecturer, student):
         broker.start()
         _until(lambda broker=broker: broker._pubsub is not None)
@@ -352,8 +354,8 @@ def _pings(url: str) -> bool:
 
 
 def test_the_watchdog_moves_a_queue_whose_turn_never_ran(monkeypatch):
-    monkeypatch.setattr(classroom, "STUCK_S", 0.2)
-    hub = classroom.Hub()
+    monkeypatch.setattr(shared_state, "STUCK_S", 0.2)
+    hub = shared_state.Hub()
     log: list[str] = []
     lost, other = Served(log, "lost", drops=True), Served(log, "other")
     hub.schedule(lost)

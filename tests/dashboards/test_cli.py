@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from attnmodel.i18n import LANG_VARIABLES, languages, text, user_lang
-from dashboards import cli, export, registry, serving
+from dashboards import cli, export, serving
+from dashboards.demos import registry
 
 
 @pytest.fixture(autouse=True)

@@ -1,5 +1,5 @@
-"""dashboards/clients.py in process: what a forged change does to a guarded widget (the served
-protocol-level test is tests/ui/test_hostile.py)."""
+"""dashboards/runtime/clients.py in process: what a forged change does to a guarded widget (the
+served protocol-level test is tests/ui/test_hostile.py)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import math
 import panel as pn
 import pytest
 
-from dashboards import clients
-from dashboards.explorer import ExplorerView
-from dashboards.multihead import MultiHeadView
-from dashboards.scaling import ScalingView
-from dashboards.self_attention import SelfAttentionView
+from dashboards.demos.explorer import ExplorerView
+from dashboards.demos.multihead import MultiHeadView
+from dashboards.demos.scaling import ScalingView
+from dashboards.demos.self_attention import SelfAttentionView
+from dashboards.runtime import clients
 
 
 @pytest.fixture
@@ -39,7 +39,7 @@ def test_a_refused_slider_value_leaves_widget_and_model_and_says_one_info_line(
     assert explorer.model.temperature == before
     assert slider.value == before
     assert errors(caplog) == []
-    lines = [r.getMessage() for r in caplog.records if r.name == "dashboards.clients"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "dashboards.runtime.clients"]
     assert len(lines) == 1
     assert slider.name in lines[0]
 
@@ -97,7 +97,7 @@ def test_a_forged_commit_of_a_matrix_is_refused_and_put_back(caplog, forged):
     assert view.model.X.tolist() == before.tolist()
     assert (grid.commit, grid.texts_json) == ({}, shown)
     assert errors(caplog) == []
-    lines = [r.getMessage() for r in caplog.records if r.name == "dashboards.clients"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "dashboards.runtime.clients"]
     assert len(lines) == 2
     assert "«X»" in lines[0]
     assert "texts_json" in lines[1]
@@ -127,8 +127,8 @@ def test_an_option_that_does_not_exist_is_refused(caplog):
 
 
 def test_every_widget_of_every_demo_is_guarded():
-    from dashboards.common import MatrixGrid
-    from dashboards.registry import DEMOS
+    from dashboards.components.matrix import MatrixGrid
+    from dashboards.demos.registry import DEMOS
 
     for demo in DEMOS:
         view = demo.view_class()()

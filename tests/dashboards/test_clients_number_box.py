@@ -1,5 +1,5 @@
 """A number box (Panel's IntInput, Bokeh's Spinner: «Semilla» of the training section) behind
-dashboards/clients.py: what a browser sends when a student types in it is taken silently; a
+dashboards/runtime/clients.py: what a browser sends when a student types in it is taken silently; a
 forged value is still refused with one INFO line (issue 35, item 6)."""
 
 from __future__ import annotations
@@ -9,19 +9,19 @@ import logging
 import panel as pn
 import pytest
 
-from dashboards import clients
+from dashboards.runtime import clients
 
 
 @pytest.fixture
 def box():
-    clients.install_log_filters()  # as every served session (dashboards.common.configure)
+    clients.install_log_filters()  # as every served session (dashboards.app.session.configure)
     widget = pn.widgets.IntInput(value=0, start=0, end=99)
     clients.guard(widget)
     return widget
 
 
 def lines(caplog) -> list[str]:
-    return [r.getMessage() for r in caplog.records if r.name == "dashboards.clients"]
+    return [r.getMessage() for r in caplog.records if r.name == "dashboards.runtime.clients"]
 
 
 def test_what_a_browser_sends_on_leaving_the_box_is_taken_silently(box, caplog):

@@ -12,11 +12,11 @@ import itertools
 import numpy as np
 import pytest
 
-from dashboards.capital import WORD_COLORS
-from dashboards.common import CATEGORY_COLORS, contrast
-from dashboards.multihead import HEAD_COLORS
-from dashboards.positional import CURVE_COLORS
-from dashboards.scaling import SCALED_COLOR, UNSCALED_COLOR
+from dashboards.components.style import CATEGORY_COLORS, contrast
+from dashboards.demos.capital import WORD_COLORS
+from dashboards.demos.multihead import HEAD_COLORS
+from dashboards.demos.positional import CURVE_COLORS
+from dashboards.demos.scaling import SCALED_COLOR, UNSCALED_COLOR
 
 DEFICIENCIES = {
     "normal": np.eye(3),

@@ -1,4 +1,5 @@
-"""The shared building blocks of dashboards/common.py that the views rely on for speed."""
+"""The shared building blocks of dashboards/components/ and the session set-up of
+dashboards/app/session.py that the views rely on for speed."""
 
 from __future__ import annotations
 
@@ -18,8 +19,15 @@ from bokeh.document import Document
 from tornado.websocket import WebSocketClosedError
 
 from attnmodel.i18n import languages
-from dashboards import common, links, registry
-from dashboards.common import LiveHTML, configure, quiet_closed_websockets, respond_immediately
+from dashboards.app import session
+from dashboards.app.session import configure, quiet_closed_websockets
+from dashboards.components import render as shared_renders
+from dashboards.components.markup import Markup, SharedSpec, spec_json
+from dashboards.components.page import page_template
+from dashboards.components.render import model_state, shared_render
+from dashboards.components.views import LiveHTML, respond_immediately
+from dashboards.demos import registry
+from dashboards.sharing import links
 
 import c04_testing
 
@@ -102,7 +110,7 @@ def test_a_client_gone_mid_write_is_one_info_line_not_a_traceback(caplog):
 
     with caplog.at_level(logging.INFO):
         assert _in_a_fresh_loop(run) is True
-    ours = [r for r in caplog.records if r.name == "dashboards.common"]
+    ours = [r for r in caplog.records if r.name == "dashboards.app.session"]
     assert [r.levelno for r in ours] == [logging.INFO]
     assert "WebSocketClosedError" in ours[0].getMessage()
     # Anything else still reaches asyncio's own handler, traceback and all.
@@ -117,7 +125,7 @@ def test_the_served_page_says_its_language(lang):
     from bokeh.core.templates import MACROS
 
     context = {"title": "t", "docs": [], "roots": [], "macros": MACROS, "plot_script": ""}
-    page = common.page_template(lang).render(context)
+    page = page_template(lang).render(context)
     assert f'<html lang="{lang}"' in page
     assert page.count("<html") == 1
 
@@ -129,19 +137,20 @@ def test_shared_pages_are_kept_per_language():
         args = {k: [v.encode()] for k, v in arguments.items()}
         return types.SimpleNamespace(path="/explorer", arguments=args)
 
-    assert common.session_key(request()) == ("/explorer", "es", "default", False)
-    assert common.session_key(request(lang="en")) == ("/explorer", "en", "default", False)
-    assert common.session_key(request(lang="xx")) == ("/explorer", "es", "default", False)
-    assert common.session_key(request(lang="en", theme="dark"))[2] == "dark"
-    # The lecturer's page is never rendered from a student's session (dashboards/classmode.py).
-    assert common.session_key(request(profesor="x" * 20))[3] is True
+    assert session.session_key(request()) == ("/explorer", "es", "default", False)
+    assert session.session_key(request(lang="en")) == ("/explorer", "en", "default", False)
+    assert session.session_key(request(lang="xx")) == ("/explorer", "es", "default", False)
+    assert session.session_key(request(lang="en", theme="dark"))[2] == "dark"
+    # The lecturer's page is never rendered from a student's session
+    # (dashboards/classroom/classmode.py).
+    assert session.session_key(request(profesor="x" * 20))[3] is True
 
 
 def test_a_refused_cell_is_shown_again_once():
     """A refused commit sends the boxes their texts once more (the counter moves even where the
     texts are the ones the server sent before: the browser's box holds the refused text)."""
     from attnmodel import SelfAttention
-    from dashboards.common import MatrixEditor
+    from dashboards.components.matrix import MatrixEditor
 
     model = SelfAttention()
     editor = MatrixEditor(model=model, name_param="W_V")
@@ -158,7 +167,7 @@ def test_a_committed_cell_keeps_its_text_and_others_follow_the_model():
     """A valid commit keeps the student's text ("2,0" stays); a change of the model from
     elsewhere rewrites the cells whose number it is not, in one message."""
     from attnmodel import SelfAttention
-    from dashboards.common import MatrixEditor
+    from dashboards.components.matrix import MatrixEditor
 
     model = SelfAttention()
     editor = MatrixEditor(model=model, name_param="X")
@@ -186,11 +195,11 @@ def test_a_committed_cell_keeps_its_text_and_others_follow_the_model():
 )
 def test_a_forged_commit_is_refused(forged, refusal):
     """A commit the page never sends (no cell, a cell off the grid, a number for the text) is
-    refused with one of the errors dashboards/clients.py turns into one INFO line; the matrix
-    and the boxes stay."""
+    refused with one of the errors dashboards/runtime/clients.py turns into one INFO line; the
+    matrix and the boxes stay."""
     from attnmodel import SelfAttention
-    from dashboards.clients import REFUSED
-    from dashboards.common import MatrixEditor
+    from dashboards.components.matrix import MatrixEditor
+    from dashboards.runtime.clients import REFUSED
 
     assert issubclass(refusal, REFUSED)
     model = SelfAttention()
@@ -207,7 +216,7 @@ def test_the_lean_update_of_properties_gives_what_panel_s_gives():
     Panel's own, for a value and for stylesheets (which it leaves to Panel's)."""
     from panel.reactive import Reactive
 
-    common.configure()
+    configure()
     lean = Reactive._update_properties
     original = lean.c04_original
     slider = pn.widgets.IntSlider(start=0, end=10, value=1, label="d_k")
@@ -237,7 +246,7 @@ def test_cached_bokeh_defaults_read_as_bokeh_s_own():
     from bokeh.models import Slider, TextInput
     from bokeh.themes import Theme
 
-    common.configure()
+    configure()
     cached = PropertyDescriptor._get_default
     original = cached.c04_original
     assert cached is not original
@@ -272,7 +281,7 @@ def test_lazy_serializer_references_encode_as_bokeh_s_own():
     from bokeh.document.events import ModelChangedEvent
     from bokeh.models import Column, Div
 
-    common.configure()
+    configure()
     original = Serializer.__init__.c04_original
     doc = Document()
     divs = [Div(text=str(i)) for i in range(5)]
@@ -299,7 +308,7 @@ def test_edit_readonly_unlocks_and_locks_back_as_panel_s_own():
     values after (also after an error inside), as Panel's own."""
     import sys
 
-    common.configure()
+    configure()
 
     class Thing(param.Parameterized):
         free = param.Integer(default=1)
@@ -385,7 +394,7 @@ def test_the_first_section_builds_no_hidden_row():
     from panel.io.state import set_curdoc
     from panel.pane.base import PaneBase
 
-    from dashboards import lecture
+    from dashboards.app import lecture
 
     doc = Document()
     with set_curdoc(doc):
@@ -457,7 +466,7 @@ def test_a_design_s_modifiers_are_panel_s_own_and_each_caller_s_copy():
     from panel.theme import Design
     from panel.theme.native import Native
 
-    from dashboards.common import Markup
+    from dashboards.components.markup import Markup
 
     cached = Design._get_modifiers.__func__
     original = cached.c04_original
@@ -484,7 +493,7 @@ def test_bokeh_s_overridden_defaults_per_class_are_bokeh_s_own():
     from bokeh.core.has_props import HasProps
     from bokeh.model import Model
 
-    from dashboards.common import Markup
+    from dashboards.components.markup import Markup
 
     Markup().get_root(Document())  # Panel makes its data-model classes when first rendered
     cached = HasProps._overridden_defaults.__func__
@@ -506,7 +515,7 @@ def test_bokeh_s_unstable_defaults_per_class_are_bokeh_s_own():
     from bokeh.core.property.descriptors import PropertyDescriptor
     from bokeh.model import Model
 
-    from dashboards.common import Markup
+    from dashboards.components.markup import Markup
 
     Markup().get_root(Document())  # Panel makes its data-model classes when first rendered
     cached = PropertyDescriptor.has_unstable_default
@@ -538,9 +547,9 @@ def test_empty_container_defaults_are_made_as_bokeh_makes_them():
     from bokeh.models import Div
     from bokeh.themes import Theme
 
-    from dashboards.common import Markup
+    from dashboards.components.markup import Markup
 
-    common.configure()
+    configure()
     Markup().get_root(Document())  # Panel makes its data-model classes when first rendered
     cached = PropertyDescriptor._get_default
     original = cached.c04_original
@@ -600,7 +609,7 @@ def _counting():
         calls.append((model.weight, lang))
         return {"weight": f"{model.weight!r}", "lang": lang}
 
-    return common.shared_render(render), calls
+    return shared_render(render), calls
 
 
 def test_one_render_per_state_and_language_shared_by_every_session():
@@ -637,13 +646,11 @@ def test_a_value_without_an_exact_key_is_rendered_each_time():
 
 
 def test_the_shared_renders_are_bounded(monkeypatch):
-    monkeypatch.setattr(common, "SHARED_RENDERS", 3)
+    monkeypatch.setattr(shared_renders, "SHARED_RENDERS", 3)
     render, calls = _counting()
     for w in range(5):
         render(_Toy(weight=float(w)))
-    assert list(render.cache) == [
-        ("es", common.model_state(_Toy(weight=float(w)))) for w in (2, 3, 4)
-    ]
+    assert list(render.cache) == [("es", model_state(_Toy(weight=float(w)))) for w in (2, 3, 4)]
     render(_Toy(weight=0.0))  # dropped: rendered again
     assert len(calls) == 6
 
@@ -653,7 +660,7 @@ def test_the_shared_renders_are_bounded(monkeypatch):
 def test_each_demo_s_shared_render_is_its_render(demo, lang):
     """A state reached by another path (a session that changed every field and came back, a
     new one) gets what its own render would compute."""
-    render = importlib.import_module(f"dashboards.{demo.module}").render
+    render = importlib.import_module(demo.import_name).render
     model = demo.model_class()()
     for f in links.fields(demo.id):
         p = model.param[f.param]
@@ -677,23 +684,23 @@ def _same(a, b) -> bool:
 
 
 def test_a_shared_render_s_specs_are_made_json_once():
-    shared = common.shared_render(lambda m, lang="es": {"spec": {"rows": [1, 2]}, "text": "x"})
+    shared = shared_render(lambda m, lang="es": {"spec": {"rows": [1, 2]}, "text": "x"})
     values = shared(_Toy())
     spec = values["spec"]
-    assert isinstance(spec, common.SharedSpec)
+    assert isinstance(spec, SharedSpec)
     assert values["text"] == "x"
-    first = common.spec_json(spec)
+    first = spec_json(spec)
     assert first == '{"rows":[1,2]}'
-    assert common.spec_json(spec) is first  # kept, not made again
-    assert common.spec_json({"rows": [1, 2]}) == first  # a plain dict: the same JSON
+    assert spec_json(spec) is first  # kept, not made again
+    assert spec_json({"rows": [1, 2]}) == first  # a plain dict: the same JSON
 
 
 def test_a_markup_tells_its_watchers_when_a_shared_spec_s_content_changes():
-    markup = common.Markup(kind="note")
+    markup = Markup(kind="note")
     seen = []
     markup.param.watch(lambda e: seen.append(e.new), "spec")
-    markup.spec = common.SharedSpec(text="uno")
-    markup.spec = common.SharedSpec(text="uno")  # another object, the same content
-    markup.spec = common.SharedSpec(text="dos")
+    markup.spec = SharedSpec(text="uno")
+    markup.spec = SharedSpec(text="uno")  # another object, the same content
+    markup.spec = SharedSpec(text="dos")
     assert seen == [{"text": "uno"}, {"text": "dos"}]
     assert markup.spec_json == '{"text":"dos"}'

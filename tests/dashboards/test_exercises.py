@@ -1,5 +1,5 @@
-"""Predict, then check (dashboards/exercises.py, practice.py): the exercises' file, the answers
-the models compute, the checks, and the mistakes a lecturer can make in the file."""
+"""Predict, then check (dashboards/sharing/exercises.py, practice.py): the exercises' file, the
+answers the models compute, the checks, and the mistakes a lecturer can make in the file."""
 
 from __future__ import annotations
 
@@ -16,10 +16,11 @@ from attnmodel import CapitalWalkthrough, PositionalEncodingDemo, ScalingDemo, T
 from attnmodel.i18n import languages, text
 from attnmodel.self_attention import PRESETS
 from attnmodel.training import FACTS
-from dashboards import exercises, practice, registry
-from dashboards.exercises import ExerciseError
-from dashboards.lecture import EXERCISES as SEED_BULLETS
-from dashboards.lecture import Lecture
+from dashboards.app.lecture import EXERCISES as SEED_BULLETS
+from dashboards.app.lecture import Lecture
+from dashboards.demos import registry
+from dashboards.sharing import exercises, practice
+from dashboards.sharing.exercises import ExerciseError
 
 ROOT = Path(__file__).resolve().parents[2]
 BY_ID = {e.id: e for e in exercises.exercises()}

@@ -9,8 +9,8 @@ from bokeh.document import Document
 
 from attnmodel.explorer import DEFAULT_SENTENCE, AttentionExplorer, percentages
 from attnmodel.i18n import Refusal, text
-from dashboards.common import Markup
-from dashboards.explorer import (
+from dashboards.components.markup import Markup
+from dashboards.demos.explorer import (
     ExplorerView,
     heatmap_spec,
     render,

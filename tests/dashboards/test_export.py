@@ -11,8 +11,8 @@ import pytest
 
 from attnmodel.i18n import text
 from dashboards import export
-from dashboards.common import configure
-from dashboards.lecture import SECTIONS
+from dashboards.app.lecture import SECTIONS
+from dashboards.app.session import configure
 
 
 @pytest.fixture(scope="module")
@@ -205,7 +205,8 @@ def test_summary_speaks_the_language_and_its_numbers():
 
 
 def test_the_embedded_catalogue_has_every_key_the_browser_code_names():
-    """Each key written out in dashboards/static/*.js (C04.t("table.key"…)) is in the catalogue
+    """Each key written out in dashboards/static/*.js and dashboards/demos/*.js
+    (C04.t("table.key"…)) is in the catalogue
     the export embeds, in every language; the keys only Python reads are left out."""
     import json
     import re
@@ -213,7 +214,7 @@ def test_the_embedded_catalogue_has_every_key_the_browser_code_names():
     from attnmodel.i18n import catalogue_json, languages
 
     named = set()
-    for path in export.STATIC_DIR.glob("*.js"):
+    for path in (p for d in export.SCRIPT_DIRS for p in d.glob("*.js")):
         named |= set(re.findall(r"\bt\(\s*[\"'`]([a-z_]+\.[\w.]+)[\"'`]", path.read_text()))
     assert {"input.cell_refused", "core.temperature", "format.decimal"} <= named
     for lang in languages():

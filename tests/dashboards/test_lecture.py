@@ -13,9 +13,11 @@ import pytest
 from bokeh.models import GlyphRenderer
 
 from attnmodel.i18n import text
-from dashboards import clients, lecture
-from dashboards.common import MatrixGrid, esc
-from dashboards.lecture import EXERCISES, SECTIONS, Lecture, create_lecture
+from dashboards.app import lecture
+from dashboards.app.lecture import EXERCISES, SECTIONS, Lecture, create_lecture
+from dashboards.components.markup import esc
+from dashboards.components.matrix import MatrixGrid
+from dashboards.runtime import clients
 
 from c04_testing import spanish_words_left
 
@@ -293,11 +295,11 @@ def test_the_spanish_lecture_links_to_english():
     ("asked", "lang"), [("en", "en"), ("es", "es"), ("xx", "es"), ("<b>", "es"), (None, "es")]
 )
 def test_the_address_chooses_the_language(monkeypatch, asked, lang):
-    from dashboards import common
+    from dashboards.app import session
 
     args = {} if asked is None else {"lang": [asked.encode()]}
-    monkeypatch.setattr(type(common.pn.state), "session_args", property(lambda self: args))
-    assert common.requested_lang() == lang
+    monkeypatch.setattr(type(session.pn.state), "session_args", property(lambda self: args))
+    assert session.requested_lang() == lang
 
 
 @pytest.mark.parametrize(("lang", "decimal", "other"), [("es", ",", "."), ("en", ".", ",")])

@@ -1,4 +1,4 @@
-"""Every state in the link (dashboards/links.py): the text of each parameter, the round trip
+"""Every state in the link (dashboards/sharing/links.py): the text of each parameter, the round trip
 through a link for every demo, and hostile links (a valid state, a notice, nothing raised)."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from attnmodel.explorer import MAX_SENTENCE_CHARS
 from attnmodel.i18n import languages, text
 from attnmodel.self_attention import CUSTOM
-from dashboards import links, registry
+from dashboards.demos import registry
+from dashboards.sharing import links
 
 # A state off the defaults for each demo: every parameter of its link changed.
 CHANGED = {
@@ -64,7 +65,7 @@ def fresh() -> dict[str, object]:
 
 
 def render(demo_id: str, model, lang: str = "es") -> dict:
-    module = importlib.import_module(f"dashboards.{registry.demo(demo_id).module}")
+    module = importlib.import_module(registry.demo(demo_id).import_name)
     return module.render(model, lang)
 
 

@@ -1,4 +1,5 @@
-"""Server memory (dashboards/memory.py): closed sessions collected and trimmed once per burst."""
+"""Server memory (dashboards/runtime/memory.py): closed sessions collected and trimmed once per
+burst."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from dashboards import memory
+from dashboards.runtime import memory
 
 
 def test_discarded_sessions_release_memory_once_per_burst(monkeypatch):
@@ -62,13 +63,13 @@ def test_release_memory_collects_and_trims(monkeypatch, caplog):
     gc.freeze()  # as freeze_survivors() leaves a served session's objects
     del cycle
     try:
-        with caplog.at_level(logging.INFO, logger="dashboards.memory"):
+        with caplog.at_level(logging.INFO, logger="dashboards.runtime.memory"):
             memory._release_memory()
         assert not [o for o in gc.get_objects() if type(o) is Closed]
         assert trims == [0]
         assert memory._release["handle"] is None
         assert gc.get_freeze_count() > 0  # what survived is frozen again
-        [record] = [r for r in caplog.records if r.name == "dashboards.memory"]
+        [record] = [r for r in caplog.records if r.name == "dashboards.runtime.memory"]
         assert _bench_server().RELEASED.search(record.getMessage())
     finally:
         gc.unfreeze()

@@ -1,4 +1,4 @@
-"""dashboards.minilm: the real model's section, its grid's spec, its view and its export."""
+"""dashboards.demos.minilm: the real model's section, its grid's spec, its view and its export."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from attnmodel.minilm import (
     model,
 )
 from attnmodel.multihead import RELATIONS, SENTENCES
-from dashboards.minilm import (
+from dashboards.demos.minilm import (
     DECIMALS,
     HeadGrid,
     MiniLMView,

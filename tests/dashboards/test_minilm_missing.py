@@ -21,7 +21,7 @@ import pytest
 
 from attnmodel.i18n import languages
 from attnmodel.minilm import MODEL_PACKAGE
-from dashboards import registry
+from dashboards.demos import registry
 
 ROOT = Path(__file__).resolve().parents[2]
 HIDE = ROOT / "tests" / "without_minilm"
@@ -32,8 +32,9 @@ SCRIPT = """
 import importlib.util, json, sys
 import panel as pn
 from attnmodel.minilm import MODEL_PACKAGE
-from dashboards import exercises, export, serving
-from dashboards.lecture import SECTIONS, create_lecture
+from dashboards.sharing import exercises
+from dashboards import export, serving
+from dashboards.app.lecture import SECTIONS, create_lecture
 
 out = {"found": importlib.util.find_spec(MODEL_PACKAGE) is not None}
 serving.check_exercises("es")  # exits 2 when the exercises cannot load
@@ -90,7 +91,7 @@ def test_the_package_is_hidden(without_weights):
 
 
 def test_only_the_models_exercises_are_left_out(without_weights):
-    with (ROOT / "dashboards" / "exercises.toml").open("rb") as f:
+    with (ROOT / "dashboards" / "sharing" / "exercises.toml").open("rb") as f:
         entries = tomllib.load(f)["exercise"]
     assert any(e["demo"] == SECTION for e in entries)
     assert without_weights["exercises"] == [e["id"] for e in entries if e["demo"] != SECTION]

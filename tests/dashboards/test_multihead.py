@@ -14,8 +14,10 @@ from bokeh.document import Document
 from attnmodel.formatting import es_number, es_percent, number, percent
 from attnmodel.i18n import Refusal, text
 from attnmodel.multihead import SENTENCE_IDS, SENTENCES, MultiHeadDemo
-from dashboards.common import HIDDEN_LABEL_CSS, Markup, configure
-from dashboards.multihead import (
+from dashboards.app.session import configure
+from dashboards.components.markup import Markup
+from dashboards.components.style import HIDDEN_LABEL_CSS
+from dashboards.demos.multihead import (
     COMBINED_COLOR,
     HEAD_COLORS,
     MAX_HEADS,

@@ -23,8 +23,8 @@ from nbclient import NotebookClient
 
 from attnmodel import CapitalWalkthrough, SelfAttention
 from attnmodel.formatting import es_number
-from dashboards import capital, self_attention
-from dashboards.registry import DEMOS
+from dashboards.demos import capital, self_attention
+from dashboards.demos.registry import DEMOS
 
 from c04_testing import spec_text, viewable_texts
 

@@ -10,7 +10,7 @@ from bokeh.models import ColorBar, ColumnDataSource, GlyphRenderer, Image, Line
 from attnmodel import PositionalEncodingDemo
 from attnmodel.formatting import es_number
 from attnmodel.i18n import text
-from dashboards.positional import FORMULA, PositionalView
+from dashboards.demos.positional import FORMULA, PositionalView
 
 from c04_testing import spanish_words_left, table, viewable_texts
 

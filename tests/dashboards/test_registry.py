@@ -12,7 +12,9 @@ import pytest
 from attnmodel.i18n import languages
 from attnmodel.minilm import LECTURE_SENTENCES
 from attnmodel.training import FACTS
-from dashboards import export, lecture, registry, serving
+from dashboards import export, serving
+from dashboards.app import lecture
+from dashboards.demos import registry
 
 from c04_testing import spanish_words_left, viewable_texts
 
@@ -62,7 +64,8 @@ def test_the_lecture_the_export_and_the_serve_command_read_the_registry():
         d.id for d in registry.DEMOS
     ]
     served = [a for a in serving.command(5006) if a.startswith("dashboards/")]
-    assert served == [f"dashboards/{name}.py" for name in registry.APPS]
+    assert served == list(registry.APP_FILES)
+    assert [Path(a).stem for a in served] == list(registry.APPS)  # the URLs: /lecture, /scaling, …
     lect = lecture.create_lecture()
     for demo in registry.DEMOS:
         assert isinstance(getattr(lect, demo.module), demo.model_class())

@@ -13,8 +13,8 @@ import pytest
 from attnmodel.formatting import es_number, number, percent
 from attnmodel.i18n import text
 from attnmodel.scaling import N_TRIALS, ScalingDemo
-from dashboards.common import Markup
-from dashboards.scaling import D_K_OPTIONS, ScalingView, render, sqrt_text
+from dashboards.components.markup import Markup
+from dashboards.demos.scaling import D_K_OPTIONS, ScalingView, render, sqrt_text
 
 from c04_testing import label_text, spanish_words_left, spec_find, spec_text, viewable_texts
 

@@ -11,7 +11,7 @@ from attnmodel import i18n
 from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
 from attnmodel.self_attention import PRESETS, SelfAttention
-from dashboards.self_attention import TOKENS, SelfAttentionView
+from dashboards.demos.self_attention import TOKENS, SelfAttentionView
 
 import c04_testing
 
@@ -82,7 +82,7 @@ def test_builds_with_the_seed_text_and_the_426_numbers(view):
 
 def test_a_preset_added_to_the_model_shows_up_without_a_label(monkeypatch):
     """Adding a preset is the model's change only: the select lists it as "Preset n · name"."""
-    from dashboards import self_attention as view_module
+    from dashboards.demos import self_attention as view_module
 
     n = len(view_module.PRESETS)
     presets = {**view_module.PRESETS, "nuevo": view_module.PRESETS["4.2.6"]}
@@ -176,7 +176,7 @@ def test_typing_a_spanish_number_edits_the_model(view):
 def test_bad_cell_keeps_the_model_and_shows_a_message(view, text, caplog):
     before = view.weights_pane.spec
     x_before = view.model.X.copy()
-    with caplog.at_level(logging.INFO, logger="dashboards.self_attention"):
+    with caplog.at_level(logging.INFO, logger="dashboards.demos.self_attention"):
         c04_testing.commit(view.editors["X"], 0, 0, text)
     np.testing.assert_array_equal(view.model.X, x_before)
     assert view.weights_pane.spec == before
@@ -184,7 +184,7 @@ def test_bad_cell_keeps_the_model_and_shows_a_message(view, text, caplog):
     assert message.endswith(i18n.text("input.kept"))
     assert c04_testing.cell_texts(view.editors["X"])[0][0] == "1"  # the last valid value
     assert view.model.preset == "4.2.6"
-    ours = [r for r in caplog.records if r.name == "dashboards.self_attention"]
+    ours = [r for r in caplog.records if r.name == "dashboards.demos.self_attention"]
     assert [r.levelno for r in ours] == [logging.INFO]
     assert not any(r.exc_info for r in caplog.records)
     assert all(r.levelno < logging.WARNING for r in caplog.records)

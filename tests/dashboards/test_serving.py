@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from dashboards import serving
-from dashboards.registry import APPS
+from dashboards.demos.registry import APP_FILES, APPS
 
 
 def _flag_values(argv: list[str], flag: str) -> list[str]:
@@ -18,7 +18,8 @@ def test_command_serves_every_app_with_the_lecture_as_index():
     argv = serving.command(5006)
     assert argv[len(serving.panel_command())] == "serve"
     apps = [a for a in argv if a.endswith(".py")]
-    assert apps == [f"dashboards/{name}.py" for name in APPS]
+    assert apps == list(APP_FILES)
+    assert [Path(a).stem for a in apps] == list(APPS)  # /lecture, /self_attention, …
     for app in apps:
         assert (serving.ROOT / app).is_file()
     assert _flag_values(argv, "--index") == ["lecture"]

@@ -1,13 +1,15 @@
-"""The link in the page (dashboards/sharing.py): a session's state ↔ its address, back/forward,
-"Copiar enlace", and what the export tells links.js about each field's widget."""
+"""The link in the page (dashboards/sharing/live_link.py): a session's state ↔ its address,
+back/forward, "Copiar enlace", and what the export tells links.js about each field's widget."""
 
 from __future__ import annotations
 
 import pytest
 
 from attnmodel.i18n import text
-from dashboards import export, links, registry, sharing
-from dashboards.lecture import Lecture
+from dashboards import export
+from dashboards.app.lecture import Lecture
+from dashboards.demos import registry
+from dashboards.sharing import links, live_link
 
 
 def test_the_lecture_opens_its_link_and_its_address_follows_the_models():
@@ -61,7 +63,7 @@ def test_back_and_forward_apply_the_address_and_its_section():
 
 @pytest.mark.parametrize(
     "message",
-    [None, [], "x", {"popstate": 5}, {"popstate": "?" + "a" * (sharing.MAX_MESSAGE_CHARS + 1)}],
+    [None, [], "x", {"popstate": 5}, {"popstate": "?" + "a" * (live_link.MAX_MESSAGE_CHARS + 1)}],
 )
 def test_a_forged_message_changes_nothing(message):
     lecture = Lecture(section="autoatencion")
@@ -82,7 +84,7 @@ def test_an_unknown_section_in_a_link_is_ignored_and_an_alias_opens_its_section(
 
 
 def test_copy_link_labels_are_the_catalogue_s():
-    button = sharing.copy_link("capital", "en")
+    button = live_link.copy_link("capital", "en")
     assert button.section == "capital"
     assert button.labels["copy"] == text("links.copy", "en")
 
@@ -90,7 +92,7 @@ def test_copy_link_labels_are_the_catalogue_s():
 @pytest.mark.parametrize("demo", registry.DEMOS, ids=lambda d: d.id)
 def test_the_export_describes_every_field_of_each_demo(demo):
     view = demo.view_class()(lang="en")
-    described = sharing.export_fields(demo.id, view, "en")
+    described = live_link.export_fields(demo.id, view, "en")
     assert [f["key"] for f in described] == [f.key for f in links.fields(demo.id)]
     defaults = links._defaults(demo.id)
     for f in described:

@@ -217,7 +217,7 @@ def test_server_error_lines_are_told_from_info_lines():
         f"{ts} ERROR: bokeh.server.protocol_handler - error handling message",
         f"{ts} ERROR: tornado.application - Uncaught exception GET /lecture",
         "Traceback (most recent call last):",
-        '  File "dashboards/lecture.py", line 1, in <module>',
+        '  File "dashboards/app/lecture.py", line 1, in <module>',
         "ValueError: boom",
         "/work/x.py:3: RuntimeWarning: overflow encountered in exp",
     ]

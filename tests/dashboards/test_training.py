@@ -1,4 +1,4 @@
-"""dashboards.training: the training section's render, its trainer and its export."""
+"""dashboards.demos.training: the training section's render, its trainer and its export."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 from attnmodel.formatting import percent
 from attnmodel.i18n import languages, text
 from attnmodel.training import DEFAULT_STEPS, FACTS, HELD_OUT, TrainingDemo
-from dashboards import training
-from dashboards.training import (
+from dashboards.demos import training
+from dashboards.demos.training import (
     CAPITALS,
     Trainer,
     TrainingView,

@@ -9,9 +9,9 @@ from playwright.sync_api import expect
 
 from attnmodel import ScalingDemo, SelfAttention
 from attnmodel.i18n import languages, text
-from dashboards import scaling, self_attention
+from dashboards.demos import scaling, self_attention
+from dashboards.demos.registry import APPS, SECTIONS
 from dashboards.export import INDEX_FILE, LECTURE_FILE, lang_dir
-from dashboards.registry import APPS, SECTIONS
 
 from c04_testing import SETTLED_JS, spec_text, twin_html
 from c04_testing import wcag_violations as violations
@@ -394,7 +394,7 @@ def test_a_folded_table_opens_stays_open_and_shows_the_models_numbers(page, open
     4 → 1 (head 1 becomes the single head, new weights) it stays open with every weight of
     render's table."""
     from attnmodel import MultiHeadDemo
-    from dashboards import multihead
+    from dashboards.demos import multihead
 
     open_lecture_section("cabezas")
     page.wait_for_function(SETTLED_JS, timeout=30_000)

@@ -29,8 +29,8 @@ from playwright.sync_api import expect
 from attnmodel import i18n
 from attnmodel.explorer import AttentionExplorer, percentages
 from attnmodel.self_attention import MATRICES, SelfAttention
-from dashboards.lecture import SECTIONS
-from dashboards.self_attention import SelfAttentionView
+from dashboards.app.lecture import SECTIONS
+from dashboards.demos.self_attention import SelfAttentionView
 
 from c04_testing import (
     SA_SNAPSHOT_START_JS,

@@ -35,7 +35,7 @@ from attnmodel import (
 )
 from attnmodel.minilm import N_HEADS, N_LAYERS
 from attnmodel.training import FACTS
-from dashboards.positional import CURVE_STARTS
+from dashboards.demos.positional import CURVE_STARTS
 
 pytestmark = pytest.mark.ui
 

@@ -11,18 +11,19 @@ import pytest
 from playwright.sync_api import expect
 
 from attnmodel.i18n import text
-from dashboards import classroom, serving
+from dashboards import serving
+from dashboards.classroom import shared_state
 
 from c04_testing import class_flow, end_class, forge_class_actions, open_class_page
 
-TOKEN = classroom.new_token()
+TOKEN = shared_state.new_token()
 
 
 @pytest.fixture(scope="module")
 def class_server(tmp_path_factory):
     log = tmp_path_factory.mktemp("class") / "serve.log"
     port = serving.free_port()
-    proc = serving.start(port, log, env={classroom.TOKEN_ENV: TOKEN})
+    proc = serving.start(port, log, env={shared_state.TOKEN_ENV: TOKEN})
     yield f"http://127.0.0.1:{port}", log
     serving.stop(proc)
 
@@ -67,7 +68,8 @@ def test_a_lecturer_and_two_students_live(browser, class_server):
 
 
 def test_the_lecturer_s_questions_start_with_the_section_on_screen(browser, class_server):
-    from dashboards import exercises, registry
+    from dashboards.demos import registry
+    from dashboards.sharing import exercises
 
     base, _log = class_server
     url = f"{base}/lecture?profesor={TOKEN}&seccion=capital"

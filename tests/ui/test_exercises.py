@@ -12,8 +12,8 @@ from playwright.sync_api import expect
 from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import number
 from attnmodel.i18n import catalogue, text
-from dashboards import exercises
-from dashboards.self_attention import preset_label
+from dashboards.demos.self_attention import preset_label
+from dashboards.sharing import exercises
 
 from c04_testing import readout, wcag_violations
 

@@ -17,9 +17,9 @@ from playwright.sync_api import expect
 from attnmodel import AttentionExplorer, ScalingDemo, SelfAttention
 from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
+from dashboards.app.lecture import SECTIONS
+from dashboards.demos.registry import section_demos
 from dashboards.export import INDEX_FILE, LECTURE_FILE, MAX_BYTES, PAGES, lang_dir, pages
-from dashboards.lecture import SECTIONS
-from dashboards.registry import section_demos
 
 from c04_testing import PAGE_TEXT_JS, heading_text, readout, spanish_words_left, table_row
 

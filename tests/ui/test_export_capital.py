@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import es_number
 from attnmodel.i18n import text
-from dashboards.capital import render
+from dashboards.demos.capital import render
 
 from c04_testing import (
     TIMER_JS,

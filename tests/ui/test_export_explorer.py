@@ -18,7 +18,7 @@ from playwright.sync_api import expect
 
 from attnmodel.explorer import AttentionExplorer
 from attnmodel.i18n import text
-from dashboards.explorer import ExplorerView
+from dashboards.demos.explorer import ExplorerView
 
 from c04_testing import by_testid
 

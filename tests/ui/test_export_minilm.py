@@ -2,8 +2,8 @@
 
 The export has no server and no weights: it embeds, under "minilm" in #c04-states, Python's
 ``render_sentence`` of every lecture sentence (``LECTURE_SENTENCES``) and ``render_toy`` of the
-four sentences of "Varias cabezas"; dashboards/static/minilm.js only looks them up, and the grid
-(dashboards/static/head_grid.mjs) draws the chosen head from the numbers in its spec, so a click
+four sentences of "Varias cabezas"; dashboards/demos/minilm.js only looks them up, and the grid
+(dashboards/demos/head_grid.mjs) draws the chosen head from the numbers in its spec, so a click
 or an arrow key needs nothing else. Checked here in the real exported file: the default
 sentence, every lecture sentence from «Frases de la clase», a tile by click and by keyboard,
 «Ejemplo en inglés», the disabled free-text box and its note, the toy comparison; then the
@@ -24,8 +24,8 @@ from attnmodel.minilm import (
     N_LAYERS,
 )
 from attnmodel.multihead import SENTENCES
+from dashboards.demos.minilm import grid_spec, render_toy
 from dashboards.export import lang_dir
-from dashboards.minilm import grid_spec, render_toy
 
 from c04_testing import (
     expect_minilm_detail,

@@ -17,7 +17,7 @@ from playwright.sync_api import expect
 
 from attnmodel import PositionalEncodingDemo
 from attnmodel.i18n import text
-from dashboards.positional import render
+from dashboards.demos.positional import render
 
 from c04_testing import (
     TIMER_JS,

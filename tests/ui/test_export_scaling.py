@@ -2,7 +2,7 @@
 Python and the live app.
 
 The export embeds every (d_k, seed) the page can reach — the 11 stops of the slider × the
-samples 0–9 — compactly (dashboards.scaling.client_state); C04.views.scaling rebuilds Python's
+samples 0–9 — compactly (dashboards.demos.scaling.client_state); C04.views.scaling rebuilds Python's
 ``render(model)`` from them. Checked here: that rebuild for every embedded state, in a blank
 page (every spec markup.js draws equal, the bars' widths within 1e-12); the exported page's
 defaults and its note on "Nueva muestra"; the slider and the button changing every number to
@@ -22,7 +22,7 @@ from playwright.sync_api import expect
 from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
 from attnmodel.scaling import ScalingDemo
-from dashboards.scaling import D_K_OPTIONS, EXPORT_SEEDS, ScalingView, render, state_key
+from dashboards.demos.scaling import D_K_OPTIONS, EXPORT_SEEDS, ScalingView, render, state_key
 
 from c04_testing import (
     TIMER_JS,

@@ -20,7 +20,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attnmodel.i18n import text
-from dashboards.self_attention import SelfAttentionView, preset_options
+from dashboards.demos.self_attention import SelfAttentionView, preset_options
 
 from c04_testing import (
     SA_SNAPSHOT_START_JS,

@@ -1,8 +1,8 @@
 """Demo 6 (¿De dónde salen W_Q y W_K?): the browser twin C04.views.training against Python.
 
 The export embeds the default run's compact state at every checkpoint × probe country
-(dashboards.training.client_state, under "training" in #c04-states, with the hand-built
-comparison and the module's constants); C04.views.training (dashboards/static/training.js)
+(dashboards.demos.training.client_state, under "training" in #c04-states, with the hand-built
+comparison and the module's constants); C04.views.training (dashboards/demos/training.js)
 rebuilds ``render_state(state, lang)`` from them. Checked here, in a blank page built by the
 export's own code: that rebuild for every embedded state on a Spanish page and for a few on an
 English one (the model's words marked as Spanish there), its keys, and readState on the
@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 from attnmodel.formatting import number
 from attnmodel.i18n import text
 from attnmodel.training import DEFAULT_STEPS, HELD_OUT, TrainingDemo
-from dashboards.training import (
+from dashboards.demos.training import (
     LOSS_SOURCE,
     TrainingView,
     client_state,

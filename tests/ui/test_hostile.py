@@ -28,8 +28,8 @@ from attnmodel import (
     SelfAttention,
 )
 from attnmodel.explorer import MAX_SENTENCE_CHARS
-from dashboards import capital, explorer, multihead, positional, scaling, self_attention
-from dashboards.common import spec_json
+from dashboards.components.markup import spec_json
+from dashboards.demos import capital, explorer, multihead, positional, scaling, self_attention
 from dashboards.serving import WEBSOCKET_MAX_MESSAGE_BYTES
 
 from c04_client import ForgingSession
@@ -237,7 +237,7 @@ def test_forged_values_for_every_widget_are_refused_cleanly(server, app):
 
 async def forge_navigation(base: str) -> None:
     """The lecture's navigation (a button group): forged indices, then a real section."""
-    from dashboards.registry import SECTIONS
+    from dashboards.demos.registry import SECTIONS
 
     forger = await ForgingSession(base, "lecture").open()
     try:

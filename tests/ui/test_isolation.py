@@ -27,8 +27,8 @@ from attnmodel import CapitalWalkthrough, ScalingDemo, SelfAttention
 from attnmodel.explorer import AttentionExplorer
 from attnmodel.formatting import es_number
 from attnmodel.i18n import text
-from dashboards.lecture import SECTIONS
-from dashboards.scaling import D_K_OPTIONS
+from dashboards.app.lecture import SECTIONS
+from dashboards.demos.scaling import D_K_OPTIONS
 
 from c04_testing import PageWatch, press_slider, readout, table_row
 

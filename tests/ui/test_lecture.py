@@ -10,8 +10,8 @@ from playwright.sync_api import expect
 from attnmodel import AttentionExplorer, CapitalWalkthrough, SelfAttention
 from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
-from dashboards.lecture import SECTIONS
-from dashboards.registry import section_demos
+from dashboards.app.lecture import SECTIONS
+from dashboards.demos.registry import section_demos
 
 from c04_testing import PAGE_TEXT_JS, heading_text, readout, spanish_words_left
 

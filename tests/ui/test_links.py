@@ -1,5 +1,5 @@
-"""Every state in the link, in Chromium: live (the query, dashboards/sharing.py) and in the
-offline export (the fragment, dashboards/static/links.js).
+"""Every state in the link, in Chromium: live (the query, dashboards/sharing/live_link.py) and in
+the offline export (the fragment, dashboards/static/links.js).
 
 - A control changed by hand writes the address; that address opened in a new browser context
   shows the same text in every data-testid element (every demo, live and exported).
@@ -17,8 +17,9 @@ from urllib.parse import unquote_plus
 import pytest
 
 from attnmodel.i18n import text
-from dashboards import links, registry
-from dashboards.lecture import SECTIONS
+from dashboards.app.lecture import SECTIONS
+from dashboards.demos import registry
+from dashboards.sharing import links
 
 from c04_testing import OFFLINE_PREFIXES, PageWatch, press_slider
 

@@ -1,7 +1,8 @@
-"""Browser: "Un modelo de verdad" (section "modelo", dashboards/minilm.py) of the served lecture.
+"""Browser: "Un modelo de verdad" (section "modelo", dashboards/demos/minilm.py) of the served
+lecture.
 
-The grid (dashboards/static/head_grid.mjs) draws MiniLM's 72 heads from the spec Python sends
-(``dashboards.minilm.grid_spec``): every tile's name, and the chosen head in large (its title,
+The grid (dashboards/demos/head_grid.mjs) draws MiniLM's 72 heads from the spec Python sends
+(``dashboards.demos.minilm.grid_spec``): every tile's name, and the chosen head in large (its title,
 what each piece looks at most, its measured shares), recomputed here from the model's attention
 as the page rounds it. Moves: a click, the arrow keys and Home/End in the grid, a sentence typed
 in «Frase» (one the model reads, one it refuses), «Ejemplo en inglés», a lecture sentence, the
@@ -25,8 +26,8 @@ from attnmodel.minilm import (
     MiniLMDemo,
 )
 from attnmodel.multihead import SENTENCES
-from dashboards import links
-from dashboards.minilm import grid_spec, render_toy
+from dashboards.demos.minilm import grid_spec, render_toy
+from dashboards.sharing import links
 
 from c04_testing import (
     expect_minilm_detail,

@@ -18,7 +18,9 @@ from playwright.sync_api import expect
 
 from attnmodel.i18n import text
 from attnmodel.minilm import MODEL_PACKAGE
-from dashboards import exercises, registry, serving
+from dashboards import serving
+from dashboards.demos import registry
+from dashboards.sharing import exercises
 
 pytestmark = pytest.mark.ui
 

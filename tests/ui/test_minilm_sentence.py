@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from attnmodel.i18n import text
 from attnmodel.minilm import DEFAULT_SENTENCE
-from dashboards.minilm import grid_spec
+from dashboards.demos.minilm import grid_spec
 
 from c04_testing import expect_minilm_detail, expect_minilm_sentence, minilm_tile
 

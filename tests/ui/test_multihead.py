@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 
 from attnmodel.i18n import text
 from attnmodel.multihead import SENTENCES, MultiHeadDemo
-from dashboards.multihead import render
+from dashboards.demos.multihead import render
 
 from c04_testing import (
     assert_arcs_drawn,

@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import number
 from attnmodel.i18n import catalogue, text
-from dashboards.registry import SECTIONS
+from dashboards.demos.registry import SECTIONS
 
 from c04_testing import readout
 

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from attnmodel.formatting import es_number, es_percent
 from attnmodel.i18n import text
 from attnmodel.scaling import ScalingDemo
-from dashboards.scaling import sqrt_text
+from dashboards.demos.scaling import sqrt_text
 
 from c04_testing import readout
 

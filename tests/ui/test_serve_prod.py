@@ -31,8 +31,9 @@ from playwright.sync_api import expect
 from tornado.ioloop import IOLoop
 
 from attnmodel.i18n import text
-from dashboards import classroom, lecture  # noqa: F401  (lecture: data models bokeh.client needs)
-from dashboards.capital import CapitalWalkthrough
+from dashboards.app import lecture  # noqa: F401  (lecture: data models bokeh.client needs)
+from dashboards.classroom import shared_state
+from dashboards.demos.capital import CapitalWalkthrough
 
 from c04_testing import (
     class_flow,
@@ -52,7 +53,7 @@ WORKER_LINE = re.compile(r"worker \d+/\d+: pid (\d+), 127\.0\.0\.1:(\d+)")
 RESTART_LINE = re.compile(r"el worker de (\d+) terminó .*reinicio \d+/\d+: pid (\d+)")
 REDIS_LINE = re.compile(r"redis-server, pid (\d+)")
 REDIS_RESTART = re.compile(r"redis-server terminó .*reinicio \d+/\d+: pid (\d+)")
-TOKEN = classroom.new_token()
+TOKEN = shared_state.new_token()
 
 
 def _port_free(port: int) -> bool:
@@ -127,7 +128,7 @@ class Deployment:
             "WORKERS": str(WORKERS),
             "RUN_DIR": str(self.run_dir),
             "VENV": sys.prefix,
-            classroom.TOKEN_ENV: TOKEN,
+            shared_state.TOKEN_ENV: TOKEN,
             **env,
         }
         self.out = self.out_path.open("w")
@@ -645,7 +646,12 @@ def test_sigterm_stops_the_front_and_each_machine(hosts):
     ],
 )
 def test_a_wrong_machine_setting_stops_the_script_with_a_message(tmp_path, env, said):
-    full = {**os.environ, "VENV": sys.prefix, "RUN_DIR": str(tmp_path), classroom.TOKEN_ENV: TOKEN}
+    full = {
+        **os.environ,
+        "VENV": sys.prefix,
+        "RUN_DIR": str(tmp_path),
+        shared_state.TOKEN_ENV: TOKEN,
+    }
     full.setdefault("C04_REDIS_URL", "redis://127.0.0.1:1/0")
     full.update(env)
     done = subprocess.run(

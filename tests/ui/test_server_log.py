@@ -12,7 +12,8 @@ from playwright.sync_api import expect
 
 from attnmodel import TrainingDemo
 from attnmodel.i18n import text
-from dashboards import links, registry
+from dashboards.demos import registry
+from dashboards.sharing import links
 
 pytestmark = pytest.mark.ui
 

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attnmodel.i18n import text
-from dashboards.registry import APPS, DEMOS
+from dashboards.demos.registry import APPS, DEMOS
 
 from c04_testing import heading_text
 

@@ -2,7 +2,8 @@
 
 Every data-testid element of the section (readouts, attention tables, roles, next words, the
 held-out note, the comparison) must show, after each move, the text that the page's own
-markup.js draws from Python's ``dashboards.training.render`` of ``TrainingDemo`` at that state;
+markup.js draws from Python's ``dashboards.demos.training.render`` of ``TrainingDemo`` at that
+state;
 the loss curve, its marker and the next-word bars hold Python's data. Moves: the step slider by
 keyboard and the country select; "Entrenar de nuevo" trains a new seed in the server's thread
 (progress bar, status) and then shows its numbers; the English page; a link with a state and
@@ -20,12 +21,12 @@ from playwright.sync_api import expect
 from attnmodel.formatting import number
 from attnmodel.i18n import text
 from attnmodel.training import DEFAULT_STEPS, HELD_OUT, N_HEADS, TrainingDemo
-from dashboards import links
-from dashboards.training import (
+from dashboards.demos.training import (
     LOSS_SOURCE,
     render,
     run_state,
 )
+from dashboards.sharing import links
 
 from c04_testing import (
     expect_training,

@@ -1,8 +1,8 @@
 """Parity in Chromium: the browser twin of "La capital de ___ es …" against Python.
 
-``C04.views.capital.render(state)`` (dashboards/static/capital.js on top of the core
+``C04.views.capital.render(state)`` (dashboards/demos/capital.js on top of the core
 dashboards/static/c04.js, in a blank page with the constants the export embeds) must return
-what ``dashboards.capital.render(model)`` returns for the same country and identity: the same
+what ``dashboards.demos.capital.render(model)`` returns for the same country and identity: the same
 keys in the same order, every HTML string byte-identical (tables, readouts, the asymmetry box
 with its two scratch models), the attention factors identical and the bar charts' numbers
 within 1e-12 (their labels identical). The same on an English page (``lang="en"``): the texts from
@@ -16,7 +16,7 @@ import pytest
 
 from attnmodel import CapitalWalkthrough
 from attnmodel.capital import COUNTRIES
-from dashboards.capital import CapitalView, client_constants, render
+from dashboards.demos.capital import CapitalView, client_constants, render
 
 from c04_testing import assert_twin_equal, label_text, spec_find, spec_text, twin_html
 

@@ -29,7 +29,7 @@ from attnmodel.core import (
 )
 from attnmodel.explorer import DEFAULT_SENTENCE, TOKEN_DIM, TRIGRAM_SALT
 from attnmodel.formatting import es_number, es_percent, parse_es_number
-from dashboards.common import esc, matrix_spec, readout_spec
+from dashboards.components.markup import esc, matrix_spec, readout_spec
 
 from c04_testing import assert_twin_equal, twin_html
 

@@ -1,9 +1,9 @@
-"""The explorer's browser twin (dashboards/static/explorer.js on the C04 core) against Python.
+"""The explorer's browser twin (dashboards/demos/explorer.js on the C04 core) against Python.
 
 c04.js and explorer.js are loaded into a blank Chromium page with the constants the export
 embeds (``ExplorerView.enable_client_side``). For many random settings, ``render(state)`` in JS
-must give exactly what ``dashboards.explorer.render(model)`` gives (HTML byte for byte, the token
-widgets' properties identical) and the attention weights within 1e-12; the controls' logic
+must give exactly what ``dashboards.demos.explorer.render(model)`` gives (HTML byte for byte, the
+token widgets' properties identical) and the attention weights within 1e-12; the controls' logic
 (typed sentences, refused ones, the "Fíjate" buttons) must leave the same page as the live view.
 """
 
@@ -21,7 +21,7 @@ from attnmodel.explorer import (
     MAX_WORD_CHARS,
     AttentionExplorer,
 )
-from dashboards.explorer import ExplorerView, error_spec, render, sentence_message
+from dashboards.demos.explorer import ExplorerView, error_spec, render, sentence_message
 
 from c04_testing import assert_twin_equal, spanish_words_left, twin_html
 

@@ -1,8 +1,8 @@
 """Parity in Chromium: the browser twin of the positional section against Python.
 
-``C04.views.positional.render(state)`` (dashboards/static/positional.js on top of the core
+``C04.views.positional.render(state)`` (dashboards/demos/positional.js on top of the core
 dashboards/static/c04.js, loaded into a blank page) must return what
-``dashboards.positional.render(model)`` returns for the same state: the same keys in the same
+``dashboards.demos.positional.render(model)`` returns for the same state: the same keys in the same
 order, HTML and titles byte-identical, range values equal, the float64 similarity curves within
 1e-12 and their Spanish labels identical. The heatmap image is float32 on both sides (the live
 app sends float32 to halve a 512 × 512 matrix): it must agree to float32 precision, i.e. within
@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from attnmodel import PositionalEncodingDemo
-from dashboards.positional import CURVE_STARTS, PositionalView, render
+from dashboards.demos.positional import CURVE_STARTS, PositionalView, render
 
 from c04_testing import twin_html
 

@@ -1,8 +1,8 @@
 """Parity in Chromium: the browser twin of demo 1 (self-attention) against Python.
 
-``C04.views.self_attention.render(state)`` (dashboards/static/self_attention.js on top of the
+``C04.views.self_attention.render(state)`` (dashboards/demos/self_attention.js on top of the
 core dashboards/static/c04.js, in a blank page) must return what
-``dashboards.self_attention.render(model)`` returns for the same matrices and checkboxes: the
+``dashboards.demos.self_attention.render(model)`` returns for the same matrices and checkboxes: the
 same keys in the same order, every HTML string byte-identical (Q, K, V, the scores' caption,
 the scores with −∞ where masked, A with its shading and Σ column, Z, the gradient table) and the
 heat map's numbers within 1e-12 (its strings identical).
@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 
 from attnmodel.self_attention import MATRICES, MAX_ABS, PRESETS, SelfAttention
-from dashboards.self_attention import UNIFORM_GRADIENT, SelfAttentionView, client_init, render
+from dashboards.demos.self_attention import UNIFORM_GRADIENT, SelfAttentionView, client_init, render
 
 from c04_testing import assert_twin_equal, cell_texts, commit, twin_html
 

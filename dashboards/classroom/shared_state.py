@@ -1,5 +1,6 @@
 """Class mode's shared state: who is the lecturer, the lecturer's state, the question asked to
-the class and its answers. No Panel here (dashboards/classmode.py draws it in the sessions).
+the class and its answers. No Panel here (dashboards/classroom/classmode.py draws it in the
+sessions).
 
 - **The lecturer**: the lecture opened with ``?profesor=<token>``, the token of the server
   (``C04_CLASS_TOKEN``; `make serve` makes a random one at start and prints the link). Compared
@@ -12,9 +13,10 @@ the class and its answers. No Panel here (dashboards/classmode.py draws it in th
   process (each schedules its own update on its document). It keeps only the latest of each
   kind: a session that was busy applies the newest state once, never a backlog.
 
-What travels (JSON): ``state`` {seq, query, live} (the lecturer's link, dashboards/links.py),
-``question`` {seq, id, revealed, result} (an exercise of dashboards/exercises.toml; ``result``
-once revealed: the computed value and the answers' counts), ``count`` {qseq, count}.
+What travels (JSON): ``state`` {seq, query, live} (the lecturer's link,
+dashboards/sharing/links.py),
+``question`` {seq, id, revealed, result} (an exercise of dashboards/sharing/exercises.toml;
+``result`` once revealed: the computed value and the answers' counts), ``count`` {qseq, count}.
 Answers are anonymous: a random id per browser tab (or session) → the answer, counted only.
 """
 
@@ -36,9 +38,9 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from dashboards import links
+from dashboards.sharing import links
 
-log = logging.getLogger("dashboards.classroom")
+log = logging.getLogger("dashboards.classroom.shared_state")
 
 TOKEN_ENV = "C04_CLASS_TOKEN"
 BROKER_ENV = "C04_REDIS_URL"

@@ -1,0 +1,258 @@
+"""The lecture's changing HTML: the specs ``C04.markup`` (dashboards/static/markup.js) draws and
+the :class:`Markup` component that carries them; Markdown with MathJax; escaping.
+
+The export's browser twins build the same specs in the page (``C04.rich``, ``C04.spec``).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import operator
+from typing import ClassVar
+
+import numpy as np
+import panel as pn
+import param
+
+from attnmodel import i18n
+from attnmodel.formatting import number
+from attnmodel.i18n import DEFAULT_LANG
+
+
+def esc(text) -> str:
+    """HTML-escape anything a user may have typed (tokens, sentences, cell text)."""
+    return html.escape(str(text), quote=True)
+
+
+def math_md(text: str, **params) -> pn.pane.Markdown:
+    """Markdown with MathJax: write math as $$...$$ (inline) — it renders offline."""
+    params.setdefault("sizing_mode", "stretch_width")
+    return pn.pane.Markdown(text, **params)
+
+
+def section_header(title: str, intro: str = "", anchor: str | None = None) -> pn.pane.Markdown:
+    """The demo's title and its introduction (prose: folded in projector mode)."""
+    anchor_html = f'<a id="{esc(anchor)}"></a>' if anchor else ""
+    body = f"{anchor_html}\n\n## {title}\n\n{intro}" if intro else f"{anchor_html}\n\n## {title}"
+    return math_md(body, css_classes=["c04-prose"])
+
+
+def matrix_spec(
+    matrix,
+    row_labels,
+    col_labels,
+    decimals: int = 2,
+    row_sums: bool = False,
+    testid: str | None = None,
+    shade: bool = False,
+    title: str = "",
+    note: str | None = None,
+    lang: str = DEFAULT_LANG,
+) -> dict:
+    """The spec of ``C04.markup.matrix``: cell texts in ``lang``, None for −∞ (masked), each
+    row's weights when ``shade`` (cells coloured by value in [0, 1]), its "Σ" when ``row_sums``,
+    and a ``note`` under the table. A label may be ``{"text", "lang"}`` (a word kept in
+    another language)."""
+    m = np.atleast_2d(np.asarray(matrix, dtype=float))
+    rows = []
+    for label, row in zip(row_labels, m, strict=True):
+        rows.append(
+            {
+                "label": str(label),
+                "cells": [None if np.isneginf(v) else number(v, decimals, lang=lang) for v in row],
+                "shade": [float(v) for v in row] if shade else None,
+                "sum": number(row[np.isfinite(row)].sum(), decimals, lang=lang)
+                if row_sums
+                else None,
+            }
+        )
+    return {
+        "testid": testid,
+        "title": title,
+        "cols": [str(c) for c in col_labels],
+        "rows": rows,
+        "note": note,
+    }
+
+
+def kept_label(word: str, lang: str, word_lang: str) -> str | dict:
+    """A word of an example kept in ``word_lang`` as a label of ``C04.markup``: as is on a page
+    in that language, marked ({"text", "lang"}) on a page in another."""
+    return word if lang == word_lang else {"text": word, "lang": word_lang}
+
+
+def kept_labels(spec: dict, words, lang: str, word_lang: str) -> dict:
+    """A matrix spec whose labels that are one of ``words`` are written as :func:`kept_label`
+    writes them."""
+    words = set(words)
+
+    def mark(label):
+        return kept_label(label, lang, word_lang) if label in words else label
+
+    spec["cols"] = [mark(c) for c in spec["cols"]]
+    for row in spec["rows"]:
+        row["label"] = mark(row["label"])
+    return spec
+
+
+def rich(key: str, lang: str = DEFAULT_LANG, /, **fields) -> list:
+    """Catalogue text ``key`` as a label of ``C04.markup`` (markup.js): the catalogue's own
+    text and markup as ``{"html": …}`` pieces, each ``{field}`` replaced by its value, itself a
+    label: a text (escaped by the markup), ``{"text", "lang"?, "testid"?, "tag"?}`` or a list.
+    The browser twin builds the same list (``C04.rich``)."""
+    parts = i18n.FIELD.split(i18n.catalogue(lang)[key])
+    if set(parts[1::2]) != set(fields):
+        raise KeyError(f"campos {sorted(set(parts[1::2]))} ≠ valores {sorted(fields)} en {key!r}")
+    return [fields[part] if i % 2 else {"html": part} for i, part in enumerate(parts) if part]
+
+
+def readout_spec(label, value, unit="", testid: str | None = None) -> dict:
+    """``C04.markup.readout``: one big number with its label and unit (each a label)."""
+    return {"testid": testid, "label": label, "value": value, "unit": unit}
+
+
+class Markup(pn.custom.JSComponent):
+    """HTML drawn in the browser by ``C04.markup[kind](spec)`` (dashboards/static/markup.js).
+
+    The one renderer of the lecture's changing markup: a live view sets ``spec`` (text in its
+    language and numbers, see each kind in markup.js), the export's twin sets the same spec
+    in the page. ``kind`` is fixed at creation.
+    """
+
+    kind = param.Selector(
+        default="matrix",
+        objects=[
+            "matrix",
+            "bars",
+            "readout",
+            "readouts",
+            "note",
+            "heatmap",
+            "focus_row",
+            "tokens",
+            "head_plot",
+            "announce",
+        ],
+        constant=True,
+        doc="Which renderer of C04.markup draws the spec.",
+    )
+    spec = param.Dict(default={}, doc="The fragment's text and numbers (JSON).")
+    spec_json = param.String(
+        default="", doc='``spec`` as JSON text ("" for none): what the browser receives.'
+    )
+
+    # The browser gets the spec as one JSON text: Bokeh encodes a string in one step but a
+    # nested value item by item, and with the dict a capital update took 32 ms on the server
+    # (make bench, "cambio → modelos Bokeh") instead of 13.
+    _rename: ClassVar[dict] = {"spec": None}
+
+    _esm = """
+export function render({ model, el, view }) {
+  window.C04.markup.unobserved(view)
+  const draw = () => {
+    const spec = model.spec_json ? JSON.parse(model.spec_json) : null
+    // A folded table the student opened stays open when its numbers change.
+    const open = new Set(Array.from(el.querySelectorAll("details[open]"), (d) => d.dataset.key))
+    const before = window.C04.markup.numbers(el)
+    window.C04.markup.draw(el, model.kind, spec)
+    for (const d of el.querySelectorAll("details[data-key]")) {
+      if (open.has(d.dataset.key)) d.open = true
+    }
+    // "antes → ahora" after a toggle or a choice (markup.js, compare).
+    window.C04.markup.compare(el, before)
+  }
+  model.on("spec_json", () => {
+    draw()
+    // A change, not the first drawing: the page's live region says it (a11y.js).
+    if (model.kind === "announce" && model.spec_json && window.C04.a11y) {
+      window.C04.a11y.announce(window.C04.markup.said(JSON.parse(model.spec_json)))
+    }
+  })
+  draw()
+}
+"""
+
+    @param.depends("spec", watch=True, on_init=True)
+    def _encode_spec(self) -> None:
+        self.spec_json = spec_json(self.spec)
+
+    # Private API, the three hooks below. A spec only goes from the server to the browser (the
+    # browser never writes it back): so nothing listens for it coming back (Panel's echo
+    # handling took ~3,6 ms per spec in `make bench`'s updates: a capital update 7 → 31 ms), and
+    # a new spec is set on the model and that is all (Panel's generic path, with the design's
+    # modifiers recomputed and a failing getattr that builds spelling suggestions, took ~1 ms).
+    @property
+    def _linked_properties(self) -> tuple[str, ...]:
+        return ()
+
+    def _update_properties(self, *events, doc):
+        if all(e.name == "spec_json" for e in events):
+            return {"spec_json": events[-1].new}
+        return super()._update_properties(*events, doc=doc)
+
+    def _update_model(self, events, msg, root, model, doc, comm) -> None:
+        if msg.keys() != {"spec_json"}:
+            super()._update_model(events, msg, root, model, doc, comm)
+            return
+        with pn.io.hold(doc, comm=comm):
+            model.data.spec_json = msg["spec_json"]
+
+
+def _finite(value):
+    # JSON has no NaN or infinity: JavaScript's JSON.stringify writes them as null, and so here.
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
+
+
+class SharedSpec(dict):
+    """A spec of a shared render (:func:`shared_render`): the same object on every session
+    showing that state, never changed, so its JSON is computed once (``spec_json``). Measured
+    (py-spy, 150 followers of a d_k change): the JSON of each Markup's spec was 2.8 % of a
+    follower's update, then 0."""
+
+    __slots__ = ("json",)
+
+
+# param compares a new value with the old one before it tells the watchers; for a dict it walks
+# both in Python (Comparator, 6.4 % of a follower's update, then 3.0 % with this). A spec is
+# plain JSON data, so dict equality says the same. Registered through param's own mechanism.
+param.parameterized.Comparator.equalities[SharedSpec] = operator.eq
+
+
+def spec_json(spec: dict) -> str:
+    """A Markup spec as the browser receives it (C04.apply writes the same): "" for none."""
+    if not spec:
+        return ""
+    if isinstance(spec, SharedSpec):
+        try:
+            return spec.json
+        except AttributeError:
+            spec.json = _spec_json(spec)
+            return spec.json
+    return _spec_json(spec)
+
+
+def _spec_json(spec: dict) -> str:
+    try:
+        return json.dumps(spec, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:  # a NaN or an infinity somewhere: rare, so only then walk the spec
+        return json.dumps(_finite(spec), ensure_ascii=False, separators=(",", ":"))
+
+
+def announcer() -> Markup:
+    """Where a demo's ``announce`` target goes: draws nothing; each new spec ({text: label},
+    ``announce_spec``) is said once by the page's polite live region (a11y.js, announce)."""
+    return Markup(kind="announce", margin=0, height=0, sizing_mode="stretch_width")
+
+
+def announce_spec(key: str, lang: str = DEFAULT_LANG, /, **fields) -> dict:
+    """The spec of an announcer: catalogue text ``a11y.announce.<key>`` with its fields
+    (labels, as ``rich``). ``C04.spec.announce`` builds the same in the export."""
+    return {"text": rich(f"a11y.announce.{key}", lang, **fields)}

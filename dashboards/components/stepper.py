@@ -1,0 +1,42 @@
+"""The walkthrough's stepper: ◀ step n of N ▶ and "all" (drawn and run by
+dashboards/static/present.js, live and offline alike)."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import panel as pn
+import param
+
+from attnmodel.i18n import DEFAULT_LANG, catalogue
+from dashboards.components.style import BUTTON_CSS
+
+
+class Stepper(pn.custom.JSComponent):
+    """◀ step n of N ▶ and "all": shows a walkthrough's steps (layouts with the css class
+    ``c04-step-<n>``) up to the current one; space moves on (present.js)."""
+
+    labels = param.Dict(default={})
+    steps = param.Integer(default=8, bounds=(1, None))
+
+    _esm = """
+export function render({ model, el, view }) {
+  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
+  const stop = window.C04.present.renderStepper(model, el)
+  model.on("remove", stop)
+}
+"""
+    _stylesheets: ClassVar[list[str]] = [BUTTON_CSS]
+
+
+def stepper(steps: int, lang: str = DEFAULT_LANG) -> Stepper:
+    t = catalogue(lang)
+    labels = {
+        "title": t["present.step_title"],
+        "prev": t["present.step_prev"],
+        "next": t["present.step_next"],
+        "all": t["present.step_all"],
+        "now": t["present.step_now"],  # a template: present.js fills {n} and {total}
+        "showing_all": t["present.step_showing_all"],
+    }
+    return Stepper(labels=labels, steps=steps, margin=(6, 10), sizing_mode="stretch_width")

@@ -1,0 +1,154 @@
+"""The page's look: its colours (accent, categories, with their contrast) and its CSS.
+
+No state, no Panel component: constants the components, the demos and the app share.
+"""
+
+from __future__ import annotations
+
+ACCENT = "#1f5fa8"
+
+# The colours that tell categories apart (heads, curves, words): Okabe & Ito's blue, vermillion
+# and bluish green, and Tol's wine. Under protanopia, deuteranopia and tritanopia every pair
+# stays at least 12 CIEDE2000 units apart (tests/dashboards/test_colours.py simulates each),
+# and each has 3:1 or more against white, as WCAG asks of a line or a mark.
+CATEGORY_COLORS = ("#0072b2", "#d55e00", "#009e73", "#882255")
+
+
+def luminance(color: str) -> float:
+    """WCAG's relative luminance of a ``#rrggbb`` colour."""
+    channels = [int(color[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+# A drawing of C04.markup.head_plot (a head of "Varias cabezas", the heat map of A): the arcs
+# and the matrix side by side, the matrix under the arcs when the page is narrower than both;
+# each scales down to the page's width. Its tooltip sits beside the pointer.
+HEAD_PLOT_CSS = """
+.c04-head { display: flex; flex-wrap: wrap; align-items: flex-start; gap: 4px 12px;
+  position: relative; }
+.c04-head-arcs, .c04-head-matrix { max-width: 100%; height: auto; }
+.c04-head-matrix rect.c04-head-cell:hover { stroke: #111; stroke-width: 1.5; }
+.c04-head text { font-family: inherit; }
+.c04-head-title { flex: 0 0 100%; font-weight: 600; margin: 0 0 2px; }
+.c04-tip { position: absolute; z-index: 2; pointer-events: none; white-space: nowrap;
+  padding: 3px 7px; border: 1px solid #c9d0da; border-radius: 3px; background: #fff;
+  box-shadow: 0 1px 4px rgba(0, 0, 0, 0.15); font-size: 85%; line-height: 1.35; }
+"""
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG's contrast ratio of two ``#rrggbb`` colours (1 to 21)."""
+    la, lb = sorted((luminance(a), luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+CSS = """
+:host { --accent: #1f5fa8; --code-text-color: #174a87 !important; }
+.c04-matrix { border-collapse: collapse; font-variant-numeric: tabular-nums; margin: 2px 0; }
+.c04-matrix caption { caption-side: top; text-align: left; font-weight: 600; padding: 2px 0 4px; }
+.c04-matrix th { font-weight: 500; color: var(--c04-muted, #555); padding: 2px 8px;
+  text-align: center; font-size: var(--c04-label-size, inherit); }
+.c04-matrix td { padding: 3px 10px; text-align: right; border: 1px solid #d6dbe3;
+  min-width: 3.5em; font-size: var(--c04-cell-size, inherit); }
+.c04-matrix td.c04-masked { color: #555; background: #f3f3f3; }
+.c04-matrix td.c04-sum { border: none; color: #2a7a2a; font-size: 90%; text-align: left; }
+.c04-numbers > summary { cursor: pointer; color: #174a87; font-size: 90%; padding: 12px 0; }
+.c04-readout { display: inline-block; min-width: 11em; padding: 8px 14px; margin: 4px 8px 4px 0;
+  border-left: 4px solid #1f5fa8; background: #f5f8fc; }
+.c04-readout .c04-label { font-size: var(--c04-label-size, 85%); color: var(--c04-muted, #444); }
+.c04-readout .c04-value { font-size: var(--c04-value-size, 170%); font-weight: 600;
+  font-variant-numeric: tabular-nums; }
+.c04-readout .c04-unit { font-size: 85%; color: var(--c04-muted, #666); }
+.c04-error { color: #a40000; font-size: 90%; min-height: 1.2em; }
+.c04-note { color: var(--c04-note-color, #555); font-size: 92%; }
+/* The number before a toggle or a choice, beside the new one (markup.js, compare). */
+.c04-before::before { content: attr(data-before) " → "; opacity: 0.55; font-size: 85%;
+  font-weight: 400; }
+/* Projector mode (dashboards/static/present.js sets the custom properties): the paragraphs of
+   prose panes fold away, their headings and formulas stay. */
+:host(.c04-prose) p:not(:has(mjx-container)) { display: var(--c04-prose-p, block); }
+/* Projector mode (present.js sets --c04-projector and lifts the page's 1400 px): a card is as
+   wide as its widest row of tables (its 28 px numbers overflowed the fixed width into the next
+   card) and a row of fixed-size items wraps instead of running off the screen (stretched items
+   have a flex basis of 0 and never wrap); a card's own rows keep their tables side by side. */
+:host(.bk-panel-models-layout-Card) { --c04-in-card: 1; }
+@container style(--c04-projector: 1) {
+  :host(.bk-panel-models-layout-Card) { width: min-content !important; flex: 0 0 auto !important; }
+  :host(.bk-Row) { flex-wrap: wrap !important; }
+}
+@container style(--c04-in-card: 1) { :host(.bk-Row) { flex-wrap: nowrap !important; } }
+@media (prefers-reduced-motion: reduce) {
+  /* Nothing moves by itself for a student who asked the system for less motion. */
+  *, *::before, *::after, :host { animation: none !important; transition: none !important;
+    scroll-behavior: auto !important; }
+}
+@media (max-width: 700px) {
+  /* A phone: nothing wider than the screen. Every Panel/Bokeh element gets this sheet in its
+     own shadow root, so :host is each one: a row becomes a column (the lecture's navigation
+     goes above the section) whose items keep their own height (a row's stretch is a flex basis
+     of 0, which a column would read as no height); an element that holds no others (a widget,
+     a pane, a plot) is at most as wide as its box less its margins, and what cannot shrink (a
+     table, a plot, a long formula) scrolls inside its own box. */
+  :host { max-width: 100% !important; min-width: 0 !important; flex: 0 0 auto !important; }
+  :host(.bk-Row) { flex-direction: column !important; }
+  /* That column (and a card's title row) takes its container's width: shrink-wrapped, its
+     width came from its items, whose "100% - 20px" then cut 20 px off them (a table's last
+     column, a title wrapped word by word). */
+  :host(.bk-Row) { width: auto !important; align-self: stretch !important; }
+  :host(.card-header-row) { flex: 1 1 0 !important; }
+  /* An HTML pane's text wraps at the pane's width, not at the fixed width of a desktop. */
+  :host(.bk-panel-models-markup-HTML) > div { width: auto !important; min-width: 0 !important; }
+  :host(:not(.bk-Row):not(.bk-Column):not(.bk-GridBox):not([class*="-layout-"])) {
+    max-width: calc(100% - 20px) !important; }
+  :host(.bk-panel-models-esm-ReactiveESM), :host(.bk-panel-models-markup-HTML) {
+    overflow-x: auto !important; }
+  /* Every control a finger can hit: 44 px at least (a slider's handle through its touch
+     area, a checkbox through its whole line: a11y.js makes its text toggle it too). */
+  .bk-btn, input.bk-input, select.bk-input, .c04-cell input { min-height: 44px; }
+  .bk-btn-group > .bk-btn { min-width: 44px; }
+  .noUi-touch-area { position: absolute !important; width: auto !important; height: auto !important;
+    left: -16px !important; right: -16px !important; top: -14px !important;
+    bottom: -14px !important; }
+  /* A number input's arrows (22 px high): a phone types the number on its own keypad. */
+  [class*="bk-spin-btn"] { display: none !important; }
+  /* That touch area reaches past a handle at the end of its track (the training's step
+     starts at its last stop): the track keeps 12 px inside the slider's box. */
+  :host(.bk-Slider) { box-sizing: border-box !important; padding: 0 12px !important; }
+  :host(.bk-Checkbox) { min-height: 44px; display: flex !important; align-items: center; }
+  :host(.bk-Checkbox) input, :host(.bk-Checkbox) .bk-label { cursor: pointer; }
+  /* A Bokeh plot does not get this sheet: its container's copy styles it. */
+  .bk-Figure, .bk-GridPlot { max-width: calc(100% - 20px) !important; overflow-x: auto !important; }
+}
+"""
+
+
+# The skip link: hidden until focused (the first Tab of the page), then a visible button-like
+# link; a11y.js moves the focus to the element marked data-c04-content (fragments cannot reach
+# into Panel's shadow roots).
+SKIP_CSS = """
+.c04-skip { position: absolute; left: -10000px; top: 0; }
+.c04-skip:focus { position: static; display: inline-block; padding: 8px 14px; background: #fff;
+  color: #174a87; border: 2px solid #174a87; border-radius: 4px; font-weight: 600; }
+"""
+
+# A widget's <label> there for a screen reader and hidden from the eye (the usual
+# visually-hidden recipe): a matrix cell's "X, fila 1, columna 2", which the grid's rows and
+# columns already show; a select whose visible label is drawn outside it.
+HIDDEN_LABEL_CSS = """
+:host label { position: absolute; width: 1px; height: 1px; margin: -1px; padding: 0;
+  overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
+"""
+
+
+# The buttons of projector mode's bar and of the walkthrough's stepper (app/present.py,
+# components/stepper.py).
+BUTTON_CSS = """
+:host button { font: inherit; font-size: 90%; padding: 4px 10px; margin: 2px 6px 2px 0;
+  cursor: pointer; color: #174a87; background: #fff; border: 1px solid #174a87;
+  border-radius: 4px; }
+:host button[aria-pressed=true] { color: #fff; background: #174a87; }
+:host button:focus-visible { outline: 3px solid #174a87; outline-offset: 2px; }
+:host .c04-step-now { display: inline-block; min-width: 9em; font-weight: 600; }
+@media (max-width: 700px) { :host button { min-height: 44px; min-width: 44px; } }
+"""

@@ -1,0 +1,106 @@
+"""What every demo view is made of: :class:`DemoView` (a view in one language), panes and
+columns whose updates stay cheap, a plot's text alternative, the widget timing.
+"""
+
+from __future__ import annotations
+
+import panel as pn
+import param
+from bokeh.models import GlyphRenderer
+
+from attnmodel import i18n
+from attnmodel.formatting import number, percent
+from attnmodel.i18n import DEFAULT_LANG
+from dashboards.runtime import clients
+
+
+class DemoView(pn.viewable.Viewer):
+    """A demo's view: built per session with its model and the language of its text.
+
+    ``t``, ``num``, ``pct`` and ``say`` read the catalogue and write numbers in ``lang``.
+    """
+
+    lang = param.Selector(
+        default=DEFAULT_LANG,
+        objects=list(i18n.languages()),
+        constant=True,
+        doc="Language of every text and number of the view (a catalogue in attnmodel/locales).",
+    )
+
+    def t(self, key: str, /, **values) -> str:
+        return i18n.text(key, self.lang, **values)
+
+    def num(self, x: float, decimals: int = 2, signed: bool = False) -> str:
+        return number(x, decimals, signed, self.lang)
+
+    def pct(self, p: float, decimals: int = 0) -> str:
+        return percent(p, decimals, self.lang)
+
+    def say(self, exc) -> str:
+        """A refused input's message (an attnmodel Refusal) in the view's language."""
+        return i18n.say(exc, self.lang)
+
+
+def first_max(values) -> int:
+    """Index of the largest value, the first of those within 1e-9 of it: the live app and the
+    export (``C04.math.firstMax``) compute the weights to 1e-12 of each other, so a tie broken
+    by the last bit could name different tokens."""
+    values = [float(v) for v in values]
+    top = max(values)
+    return next(i for i, v in enumerate(values) if v >= top - 1e-9)
+
+
+def plot_alternative(view: DemoView, key: str) -> dict[str, str]:
+    """A plot's ``html_attributes``: an image named by the catalogue's ``a11y.plot.<key>``,
+    which says what it shows and where its numbers are in text (a canvas says nothing)."""
+    return {"role": "img", "aria-label": view.t(f"a11y.plot.{key}")}
+
+
+class LangColumn(pn.Column):
+    """A Column whose element carries HTML attributes (Bokeh's ``html_attributes``), e.g.
+    ``lang="es"`` around an example kept in Spanish on a page in another language, or the role
+    of a landmark (``role="navigation"``, :data:`CONTENT_ATTRIBUTES`)."""
+
+    html_attributes = param.Dict(default={}, doc="Attributes of the column's element.")
+
+
+class LiveHTML(pn.pane.HTML):
+    """``pn.pane.HTML`` whose updates send the new text and nothing else.
+
+    Panel's HTML pane recomputes all its Bokeh properties on every new ``object`` (stylesheets,
+    design modifiers, file paths resolved again): about 1 ms per pane and change on the server,
+    for properties that never change here. Every other parameter still goes through Panel.
+    """
+
+    # Private API: Panel's hook for a new object; ~1 ms per pane and change saved on the server.
+    def _update(self, ref: str, model) -> None:
+        model.update(**self._process_param_change({"object": self.object}))
+
+
+def lean_renderers(fig) -> None:
+    """Drop the selection, non-selection and muted glyphs of every renderer of ``fig``.
+
+    Nothing in the lecture selects or mutes, yet BokehJS builds a view for each of them and, on
+    every data change, recomputes its visuals (and, for text, measures every string again).
+    A new sentence in "Varias cabezas" spent most of its script time there. A hover glyph, if
+    any, stays.
+    """
+    for renderer in fig.renderers:
+        if isinstance(renderer, GlyphRenderer):
+            renderer.selection_glyph = None
+            renderer.nonselection_glyph = None
+            renderer.muted_glyph = None
+
+
+def respond_immediately(root) -> int:
+    """Process every widget change under ``root`` on the server's next tick, not 50 ms later.
+
+    Panel waits ``_debounce`` = 50 ms before it handles a widget's change from the browser, to
+    batch a burst. Those 50 ms were most of the live input → text time (explorer checkbox:
+    72 ms, of which ~22 ms is work). Without the wait a burst is still batched: changes that
+    arrive while the server is busy are handled together. Returns the number of widgets.
+    """
+    widgets = clients.controls(root)
+    for widget in widgets:
+        widget._debounce = 0  # private API: no public setting; 72 → ~22 ms input → text
+    return len(widgets)
