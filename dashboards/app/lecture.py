@@ -22,6 +22,7 @@ from attnmodel.i18n import DEFAULT_LANG, languages, text
 from dashboards.app import present
 from dashboards.app.session import configure, requested, requested_lang, serve
 from dashboards.classroom import classmode
+from dashboards.components import stepper
 from dashboards.components.markup import esc, math_md
 from dashboards.components.page import CONTENT_ATTRIBUTES, language_links, skip_link
 from dashboards.components.views import LangColumn, LiveHTML, respond_immediately
@@ -31,6 +32,12 @@ from dashboards.runtime.memory import freeze_survivors, release_memory_later
 from dashboards.sharing import exercises, links, live_link, practice
 
 SECTIONS = registry.SECTIONS
+
+# Defined before any session's document, as when it lived in present.py: a JSComponent class
+# first defined after a followed student's page was made (capital's stepper, imported with its
+# demo) did not draw when the lecturer's section reached that page in a patch
+# (tests/ui/test_classroom.py). Its model is sent with the page instead.
+Stepper = stepper.Stepper
 
 
 class Lecture(pn.viewable.Viewer):
