@@ -648,10 +648,10 @@ def export(
     scripts = static_scripts()
     langs = tuple(langs or languages())
     total = sum(len(pages(lang)) + 1 for lang in langs)
-    for section_id in SECTION_VIEWS:
-        if section_id not in exported_sections():
-            section = next(s for s in SECTIONS if s.id == section_id).label(say)
-            log(text("cli.export_skipped", say, section=section))
+    kept = exported_sections()
+    for section in SECTIONS:
+        if section.id in SECTION_VIEWS and section.id not in kept:
+            log(text("cli.export_skipped", say, section=section.label(say)))
     results: list[Result] = []
     n = 0
     for lang in langs:
