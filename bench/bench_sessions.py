@@ -20,8 +20,15 @@
    client's wall time per session (connect, pull the document, document_ready round trip) is
    shown too. Last, a few plain HTTP GETs of /lecture (the browser's first request) with the
    request time from the server's access log.
+3. Issue 36, in process: the Bokeh models in the served document once each section of the
+   lecture is shown (es and en; the total and the commonest types), and the open above
+   (create, get_root, onload, JSON) against a plain Panel page of one Markdown pane and 8
+   widgets opened the same way, alternated with the lecture's open in one loop so that the
+   machine's noise hits both; medians of ``--opens`` and their ratio. ``--models-only`` runs
+   just this part (it writes no results unless ``--out`` is given).
 Targets (issue #5): creation ≤ 250 ms, ≤ 5 MB per extra session, memory back within 10 % of
-the baseline after the sessions close. Writes bench/sessions_results.json.
+the baseline after the sessions close. Issue 36: ≤ 30 Bokeh models per shown section, an open
+≤ 2× the plain page's. Writes bench/sessions_results.json.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ import json
 import os
 import platform
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,6 +46,7 @@ import time
 import urllib.request
 import warnings
 import weakref
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
@@ -55,7 +64,7 @@ from panel.io.state import set_curdoc
 from tornado.httputil import HTTPHeaders, HTTPServerRequest, RequestStartLine
 from tornado.ioloop import IOLoop
 
-from dashboards.app.lecture import create_lecture
+from dashboards.app.lecture import SECTIONS, create_lecture
 from dashboards.app.session import configure
 
 # The server's environment beyond `make serve`'s (_server.SERVE_ENV): ``--env NAME=VALUE``
@@ -68,6 +77,10 @@ TARGET_CREATE_MS = 250.0
 TARGET_OPEN_MS = 100.0
 TARGET_MB_PER_SESSION = 5.0
 TARGET_RECOVERY = 0.10  # memory after closing within 10 % of the baseline
+# Issue 36: a section shown is made of few models, and an open costs at most twice a plain page's.
+TARGET_SECTION_MODELS = 30
+TARGET_OPEN_RATIO = 2.0
+LANGS = ("es", "en")
 
 LAUNCH = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*Session (\d+) launching")
 CONNECTED = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) .*ServerConnection created")
@@ -303,6 +316,168 @@ def measure_served(n: int, log_path: Path, n_http: int, reopen: bool) -> dict:
     return result
 
 
+# --- 3. issue 36: models per section, the lecture's open against a plain Panel page ---------
+
+
+def shown_section_models(section: str, lang: str) -> Document:
+    """The served document once ``section`` is shown (built as in time_in_process)."""
+    doc, context = served_document()
+    with set_curdoc(doc):
+        lecture = create_lecture(section, lang)
+        doc.add_root(pn.panel(lecture).get_root(doc))
+        # The section is built by the onload callbacks, as when the browser reports the page.
+        pn.state._on_load(doc)
+    del lecture, context
+    return doc
+
+
+def model_types(doc: Document, top: int = 5) -> list[tuple[str, int]]:
+    return Counter(type(m).__name__ for m in doc.models).most_common(top)
+
+
+def section_models() -> dict:
+    configure()
+    rows = []
+    for lang in LANGS:
+        for section in SECTIONS:
+            doc = shown_section_models(section.id, lang)
+            models = len(doc.models)
+            rows.append(
+                {
+                    "section": section.id,
+                    "lang": lang,
+                    "models": models,
+                    "top_types": dict(model_types(doc)),
+                    "meets_target": models <= TARGET_SECTION_MODELS,
+                }
+            )
+            del doc
+    worst = max(rows, key=lambda r: r["models"])
+    return {
+        "target_max": TARGET_SECTION_MODELS,
+        "rows": rows,
+        "worst": {k: worst[k] for k in ("section", "lang", "models")},
+        "all_meet_target": all(r["meets_target"] for r in rows),
+    }
+
+
+def plain_page() -> pn.Column:
+    """The reference of issue 36: a Panel page as its documentation shows one."""
+    return pn.Column(
+        pn.pane.Markdown("# A plain page\n\nOne Markdown pane and eight widgets."),
+        pn.widgets.IntSlider(name="n", start=0, end=10, value=3),
+        pn.widgets.FloatSlider(name="x", start=0, end=1, value=0.5),
+        pn.widgets.Select(name="option", options=["a", "b", "c"]),
+        pn.widgets.Checkbox(name="on"),
+        pn.widgets.TextInput(name="text", value="hello"),
+        pn.widgets.RadioButtonGroup(name="mode", options=["one", "two", "three"]),
+        pn.widgets.Toggle(name="toggle"),
+        pn.widgets.Button(name="go"),
+    )
+
+
+def timed_open(build) -> tuple[float, float, int]:
+    """One open as open_with_first_section times it: build + get_root + onload + JSON.
+
+    Returns wall ms, this thread's CPU ms and the document's model count.
+    """
+    doc, context = served_document()
+    with set_curdoc(doc):
+        start, cpu = time.perf_counter(), time.thread_time()
+        page = build()
+        doc.add_root(pn.panel(page).get_root(doc))
+        pn.state._on_load(doc)
+        doc.to_json()
+        wall_ms = (time.perf_counter() - start) * 1e3
+        cpu_ms = (time.thread_time() - cpu) * 1e3
+    models = len(doc.models)
+    del page, doc, context
+    return wall_ms, cpu_ms, models
+
+
+def open_against_plain(n: int, warmup: int = 3) -> dict:
+    """The lecture's open and the plain page's, alternated (and their order swapped every
+    iteration) so that the other processes on the machine slow both alike."""
+    configure()
+    builds = {"lecture": create_lecture, "plain": plain_page}
+    wall: dict[str, list[float]] = {name: [] for name in builds}
+    cpu: dict[str, list[float]] = {name: [] for name in builds}
+    models: dict[str, int] = {}
+    for k in range(warmup + n):
+        for name in list(builds) if k % 2 else list(builds)[::-1]:
+            w, c, models[name] = timed_open(builds[name])
+            if k >= warmup:
+                wall[name].append(w)
+                cpu[name].append(c)
+
+    def figures(name: str) -> dict:
+        return {
+            "median_ms": statistics.median(wall[name]),
+            "p95_ms": percentile(wall[name], 95),
+            "cpu_median_ms": statistics.median(cpu[name]),
+            "models": models[name],
+            "n": n,
+        }
+
+    lecture, plain = figures("lecture"), figures("plain")
+    ratio = lecture["median_ms"] / plain["median_ms"]
+    return {
+        "what": "create + get_root + onload + doc.to_json(), in process, alternated",
+        "plain_page": "pn.Column(Markdown, IntSlider, FloatSlider, Select, Checkbox, TextInput, "
+        "RadioButtonGroup, Toggle, Button)",
+        "lecture": lecture,
+        "plain": plain,
+        "ratio_median": ratio,
+        "ratio_cpu_median": lecture["cpu_median_ms"] / plain["cpu_median_ms"],
+        "target_ratio": TARGET_OPEN_RATIO,
+        "meets_target": ratio <= TARGET_OPEN_RATIO,
+    }
+
+
+def print_issue36(models: dict, versus: dict) -> None:
+    print(
+        f"\nModelos Bokeh en el documento con la sección mostrada "
+        f"(objetivo ≤ {TARGET_SECTION_MODELS}, issue 36)"
+    )
+    header = f"{'sección':<14} {'idioma':<6} {'modelos':>7}  cumple  tipos más frecuentes"
+    print(header)
+    print("-" * len(header))
+    for r in models["rows"]:
+        types = ", ".join(f"{name} {count}" for name, count in r["top_types"].items())
+        mark = "sí" if r["meets_target"] else "NO"
+        print(f"{r['section']:<14} {r['lang']:<6} {r['models']:>7}  {mark:<6}  {types}")
+    worst = models["worst"]
+    print(
+        f"Peor: {worst['section']} ({worst['lang']}), {worst['models']} modelos · todas "
+        f"≤ {TARGET_SECTION_MODELS}: {'sí' if models['all_meet_target'] else 'NO'}"
+    )
+    lecture, plain = versus["lecture"], versus["plain"]
+    print(
+        f"\nAbrir (crear, get_root, onload, JSON), en proceso, mediana de {lecture['n']}, "
+        "alternando las dos páginas"
+    )
+    for label, row in (
+        ("la clase (1.ª sección)", lecture),
+        ("página Panel sencilla (Markdown + 8 controles)", plain),
+    ):
+        print(
+            f"  {label:<48} {row['median_ms']:7.1f} ms (p95 {row['p95_ms']:6.1f}, CPU "
+            f"{row['cpu_median_ms']:6.1f})  {row['models']:4d} modelos"
+        )
+    print(
+        f"Clase / página sencilla: {versus['ratio_median']:.2f}× (CPU "
+        f"{versus['ratio_cpu_median']:.2f}×; objetivo ≤ {TARGET_OPEN_RATIO:g}×): "
+        f"{'sí' if versus['meets_target'] else 'NO'}"
+    )
+
+
+def issue36(opens: int) -> tuple[dict, dict]:
+    print("Issue 36: modelos por sección (es, en) …", flush=True)
+    models = section_models()
+    print(f"Issue 36: {opens} aperturas de la clase y de una página Panel sencilla …", flush=True)
+    return models, open_against_plain(opens)
+
+
 def fmt(row: dict | None) -> str:
     if not row:
         return f"{'—':>9} {'—':>9}"
@@ -315,7 +490,20 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--sessions", type=int, default=50)
     parser.add_argument("--http", type=int, default=10, help="plain GETs of /lecture at the end")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "sessions_results.json")
+    parser.add_argument(
+        "--out", type=Path, help="default bench/sessions_results.json (none with --models-only)"
+    )
+    parser.add_argument(
+        "--opens",
+        type=int,
+        default=25,
+        help="opens of the lecture and of the plain page each (issue 36), after 3 warm-up",
+    )
+    parser.add_argument(
+        "--models-only",
+        action="store_true",
+        help="only issue 36's part: models per section, the open against a plain page",
+    )
     parser.add_argument(
         "--log", type=Path, default=Path(tempfile.gettempdir()) / "clase04-bench-sessions.log"
     )
@@ -336,8 +524,26 @@ def main(argv=None) -> int:
     SERVER_ENV.update(item.split("=", 1) for item in args.env)
     warnings.simplefilter("ignore", DeprecationWarning)
 
+    if args.models_only:
+        models, versus = issue36(args.opens)
+        print_issue36(models, versus)
+        if args.out:
+            summary = {
+                "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
+                "section_models": models,
+                "open_against_plain_page": versus,
+            }
+            args.out.parent.mkdir(parents=True, exist_ok=True)
+            text = json.dumps(summary, indent=2, ensure_ascii=False)
+            args.out.write_text(text, encoding="utf-8")
+            print(f"\nResultados en {args.out}")
+        return 0
+    out = args.out or ROOT / "bench" / "sessions_results.json"
+
     print(f"En proceso: {args.sessions} sesiones …", flush=True)
     inproc = time_in_process(args.sessions)
+    models, versus = issue36(args.opens)
     print(f"Servidor: {args.sessions} sesiones con pull_session …", flush=True)
     served = measure_served(args.sessions, args.log, args.http, args.reopen)
 
@@ -409,6 +615,7 @@ def main(argv=None) -> int:
     )
     env = {**_server.SERVE_ENV, **SERVER_ENV}
     print("Entorno del servidor: " + " ".join(f"{k}={v}" for k, v in env.items()))
+    print_issue36(models, versus)
 
     summary = {
         "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
@@ -418,19 +625,25 @@ def main(argv=None) -> int:
             "open_ms_p95": TARGET_OPEN_MS,
             "mb_per_extra_session": TARGET_MB_PER_SESSION,
             "after_to_baseline_within": TARGET_RECOVERY,
+            "section_models_max": TARGET_SECTION_MODELS,
+            "open_to_plain_page_ratio": TARGET_OPEN_RATIO,
         },
         "in_process": inproc,
         "served": served,
+        "section_models": models,
+        "open_against_plain_page": versus,
         "meets": {
             "create": meets_create,
             "open": meets_open,
             "memory_per_session": meets_memory,
             "memory_recovery": meets_recovery,
+            "section_models": models["all_meet_target"],
+            "open_to_plain_page": versus["meets_target"],
         },
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
-    print(f"\nResultados en {args.out} · log del servidor en {args.log}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")
+    print(f"\nResultados en {out} · log del servidor en {args.log}")
     return 0
 
 

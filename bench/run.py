@@ -211,6 +211,32 @@ def target_rows(parts: dict[str, dict | None]) -> list[dict]:
                 se["meets"]["memory_recovery"],
             ),
         ]
+        # Issue 36 (absent from results written before it).
+        if sm := se.get("section_models"):
+            worst = sm["worst"]
+            rows.append(
+                row(
+                    "sesiones",
+                    f"modelos Bokeh con la sección mostrada, peor de {len(sm['rows'])} "
+                    f"(secciones × es, en; {worst['section']} · {worst['lang']})",
+                    f"≤ {sm['target_max']}",
+                    str(worst["models"]),
+                    sm["all_meet_target"],
+                )
+            )
+        if vs := se.get("open_against_plain_page"):
+            lecture, plain = vs["lecture"], vs["plain"]
+            rows.append(
+                row(
+                    "sesiones",
+                    f"abrir la clase / una página Panel de Markdown y 8 controles: "
+                    f"{ms(lecture['median_ms'])} / {ms(plain['median_ms'])} "
+                    f"(medianas de {lecture['n']}, alternadas)",
+                    f"≤ {vs['target_ratio']:g}×",
+                    f"{vs['ratio_median']:.2f}×",
+                    vs["meets_target"],
+                )
+            )
     if lo := parts.get("load"):
         n = lo["sessions"]
         for r in lo["results"]:

@@ -20,6 +20,7 @@ import param
 from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG, languages, text
 from dashboards.app import present
+from dashboards.app.navigation import Navigation
 from dashboards.app.session import configure, requested, requested_lang, serve
 from dashboards.classroom import classmode
 from dashboards.components import stepper
@@ -59,21 +60,14 @@ class Lecture(pn.viewable.Viewer):
             setattr(self, demo.module, demo.model_class()())
         self.sections = {s.id: s for s in SECTIONS}
         self._built: dict[str, pn.viewable.Viewable] = {}
-        self.nav = pn.widgets.RadioButtonGroup(
+        self.nav = Navigation(
             options={s.label(self.lang): s.id for s in SECTIONS},
             value=self.section if self.section in self.sections else SECTIONS[0].id,
-            orientation="vertical",
-            color="primary",
-            variant="outline",
-            sizing_mode="stretch_width",
-            stylesheets=[":host .bk-btn { text-align: left; white-space: normal; }"],
+            heading=text("lecture.sections", self.lang),
         )
-        respond_immediately(self.nav)
-        clients.guard(self.nav)
         self.main = LangColumn(
             sizing_mode="stretch_width", min_height=600, html_attributes=dict(CONTENT_ATTRIBUTES)
         )
-        self._languages = LiveHTML("", margin=(10, 10))
         self.nav.param.watch(self._on_nav, "value")
         # The address: the section and every demo's state (dashboards/sharing/links.py), both ways.
         self.link = live_link.LinkState(
@@ -92,7 +86,7 @@ class Lecture(pn.viewable.Viewer):
             # A served page: it goes out with a placeholder and the section is built once the
             # browser reports the page loaded, over the session's websocket.
             self.section = self.nav.value
-            self._languages.object = self.language_links()
+            self.nav.languages = self.language_links()
             loading = f'<div class="c04-note">{esc(text("lecture.loading", self.lang))}</div>'
             self.main.objects = [LiveHTML(loading, margin=(10, 10))]
             pn.state.onload(self._load)
@@ -102,6 +96,11 @@ class Lecture(pn.viewable.Viewer):
             self._show(self.nav.value)
 
     def _on_nav(self, event) -> None:
+        if not self.nav.knows(event.new):
+            # A client wrote the property itself (a page only sends a message): refused.
+            clients.refused("navegación", {"value": event.new}, "no es una sección de la clase")
+            self.nav.value = event.old
+            return
         if self._built or pn.state.loaded:
             self._show(event.new)
         else:  # before the page loaded (a followed class's section): built by _load
@@ -124,7 +123,7 @@ class Lecture(pn.viewable.Viewer):
             respond_immediately(self._built[section_id])
             clients.guard(self._built[section_id])
         self.section = section_id
-        self._languages.object = self.language_links()  # to this section in the other language
+        self.nav.languages = self.language_links()  # to this section in the other language
         self.main.objects = [self._built[section_id]]
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             freeze_survivors()
@@ -153,9 +152,7 @@ class Lecture(pn.viewable.Viewer):
 
     def __panel__(self):
         sidebar = LangColumn(
-            LiveHTML(f"<b>{esc(text('lecture.sections', self.lang))}</b>", margin=(10, 10, 0, 10)),
             self.nav,
-            self._languages,
             present.presenter(self.lang, on_action=self.shortcut),
             width=250,
             margin=(10, 10),

@@ -59,9 +59,11 @@ export function render({ model, el, view }) {
 
     def __init__(self, on_action: Callable[[str], None] | None = None, **params):
         super().__init__(**params)
+        # Panel's public hook for model.send_msg: each message, as the browser sent it.
+        self.on_msg(lambda event: self.receive(event.data))
         self._on_action = on_action
 
-    def _handle_msg(self, msg) -> None:
+    def receive(self, msg) -> None:
         action = msg.get("action") if isinstance(msg, dict) else None
         if action in ACTIONS and self._on_action is not None:
             self._on_action(action)

@@ -101,9 +101,11 @@ export function render({ model, el, view }) {
     def __init__(self, on_msg=None, **params):
         params.setdefault("sizing_mode", "stretch_width")
         super().__init__(**params)
+        # Panel's public hook for model.send_msg: each message, as the browser sent it.
+        self.on_msg(lambda event: self.receive(event.data))
         self._on_msg = on_msg
 
-    def _handle_msg(self, msg) -> None:
+    def receive(self, msg) -> None:
         if isinstance(msg, dict) and self._on_msg is not None:
             self._on_msg(msg)
 

@@ -79,7 +79,7 @@
       if (packed === undefined) {
         throw new Error(C04.t("multihead.no_state", { key: key(state) }));
       }
-      return unpack(packed, all._shared);
+      return unpack(packed, all["_shared"]);
     },
   };
 })();

@@ -101,6 +101,16 @@ def control_name(widget) -> str:
     return f"{type(widget).__name__}[{classes}]" if classes else type(widget).__name__
 
 
+def refused(control: str, values: dict, reason: str) -> None:
+    """The one INFO line of a client's value refused by ``control``: the values (cut), why."""
+    log.info(
+        "Control «%s»: valor de un cliente rechazado (%s): %s; queda el último válido.",
+        control,
+        ", ".join(f"{k}={brief(v)}" for k, v in values.items()),
+        reason,
+    )
+
+
 def _same(a, b) -> bool:
     try:
         return bool(a == b)
@@ -173,12 +183,7 @@ def guard_widget(widget) -> None:
             check_index(widget, taken)
             process(taken)
         except REFUSED as exc:
-            log.info(
-                "Control «%s»: valor de un cliente rechazado (%s): %s; queda el último válido.",
-                control_name(widget),
-                ", ".join(f"{k}={brief(v)}" for k, v in taken.items()),
-                brief(str(exc))[1:-1],
-            )
+            refused(control_name(widget), taken, brief(str(exc))[1:-1])
             _restore(widget, before)
         finally:
             _refusing.reset(token)

@@ -166,7 +166,7 @@ def from_text(f: Field, s: str, p: param.Parameter):
 
 
 @functools.cache
-def _defaults(demo_id: str) -> dict[str, str]:
+def default_texts(demo_id: str) -> dict[str, str]:
     model = registry.demo(demo_id).model_class()()
     return {f.param: to_text(f.kind, getattr(model, f.param)) for f in fields(demo_id)}
 
@@ -178,7 +178,7 @@ def _active(f: Field, model) -> bool:
 def demo_pairs(demo_id: str, model) -> list[tuple[str, str]]:
     """(key, text) of a demo's state: none at its defaults, else every active field."""
     texts = [(f, to_text(f.kind, getattr(model, f.param))) for f in fields(demo_id)]
-    defaults = _defaults(demo_id)
+    defaults = default_texts(demo_id)
     if all(t == defaults[f.param] for f, t in texts):
         return []
     return [(f.key, t) for f, t in texts if _active(f, model)]
@@ -270,7 +270,7 @@ def decode(
     for demo_id, model in models.items():
         if not any(f.key in given for f in fields(demo_id)):
             # Not in the link: at its defaults (back to a page's first address resets it).
-            given.update({f.key: _defaults(demo_id)[f.param] for f in fields(demo_id)})
+            given.update({f.key: default_texts(demo_id)[f.param] for f in fields(demo_id)})
         for f in fields(demo_id):
             if f.key not in given:
                 continue

@@ -74,9 +74,11 @@ export function render({ model }) {
         params.setdefault("margin", 0)
         params.setdefault("height", 0)
         super().__init__(**params)
+        # Panel's public hook for model.send_msg: each message, as the browser sent it.
+        self.on_msg(lambda event: self.receive(event.data))
         self._on_popstate = on_popstate
 
-    def _handle_msg(self, msg) -> None:
+    def receive(self, msg) -> None:
         # A message is whatever a client sends: only a short string under "popstate" is read.
         search = msg.get("popstate") if isinstance(msg, dict) else None
         if isinstance(search, str) and len(search) <= MAX_MESSAGE_CHARS and self._on_popstate:
@@ -251,7 +253,7 @@ def export_fields(demo_id: str, view, lang: str = DEFAULT_LANG) -> list[dict]:
     """The fields of a demo on an exported page, for dashboards/static/links.js: each with its
     key, kind, condition, default text and widget (``view.link_widgets()``)."""
     widgets = view.link_widgets()
-    defaults = links._defaults(demo_id)
+    defaults = links.default_texts(demo_id)
     out = []
     for field in links.fields(demo_id):
         spec = _widget_field(field, widgets[field.param], lang)

@@ -94,10 +94,12 @@ export function render({ model, el, view }) {
     ):
         params.setdefault("sizing_mode", "stretch_width")
         super().__init__(**params)
+        # Panel's public hook for model.send_msg: each message, as the browser sent it.
+        self.on_msg(lambda event: self.receive(event.data))
         self._on_answer = on_answer
         self._on_restore = on_restore
 
-    def _handle_msg(self, msg) -> None:
+    def receive(self, msg) -> None:
         # Whatever a client sends: only a known id and a short string are read.
         if not isinstance(msg, dict) or self._on_answer is None:
             return

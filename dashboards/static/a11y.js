@@ -19,8 +19,9 @@
  *   announcement). A demo's "announce" Markup (dashboards.components.markup.announcer) calls it whenever
  *   its spec changes, never when the page first draws it.
  *
- * Bokeh draws every widget in its own shadow root, created when the view renders, so this
- * script wraps attachShadow (it runs before Bokeh renders anything) and watches each new root.
+ * Bokeh draws every widget in its own open shadow root, which a MutationObserver on the document
+ * does not see into: one observer watches the document and every shadow root it finds, at start
+ * and in the subtree of every node added since (a root holds the hosts of further roots).
  */
 (function () {
   "use strict";
@@ -210,23 +211,36 @@
   }
 
   const observer = new MutationObserver((records) => {
-    for (const record of records) later(record.target.getRootNode());
+    for (const record of records) {
+      later(record.target.getRootNode());
+      for (const node of record.addedNodes) {
+        if (node.nodeType === Node.ELEMENT_NODE) discover(node);
+      }
+    }
   });
   const OPTIONS = {
     childList: true, subtree: true, characterData: true,
     attributes: true, attributeFilter: ["aria-valuetext", "aria-valuenow", "class"],
   };
+  // A watched root's own observer reports what is added to it later, so a host moved or
+  // re-added does not send us through its root again.
+  const watched = new WeakSet();
   function watch(root) {
+    if (watched.has(root)) return;
+    watched.add(root);
     observer.observe(root, OPTIONS);
     later(root);
+    discover(root);
+  }
+  /** Watch every shadow root at or under ``node`` (only its subtree: Bokeh builds a view's
+   * root before it inserts the host, so a new root always comes with an added node). */
+  function discover(node) {
+    if (node.shadowRoot) watch(node.shadowRoot);
+    for (const el of node.querySelectorAll("*")) {
+      if (el.shadowRoot) watch(el.shadowRoot);
+    }
   }
 
-  const attach = Element.prototype.attachShadow;
-  Element.prototype.attachShadow = function (init) {
-    const root = attach.call(this, init);
-    watch(root);
-    return root;
-  };
   if (document.readyState === "loading") {
     document.addEventListener("DOMContentLoaded", () => watch(document));
   } else {

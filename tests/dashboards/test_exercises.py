@@ -205,7 +205,7 @@ def test_a_live_card_checks_on_the_session_s_model_and_ignores_junk():
     (block,) = lecture._built["capital"].select(practice.ExerciseBlock)
     specs = json.loads(block.block_json)["cards"]
     assert [c["id"] for c in specs] == [e.id for e in exercises.of_demo("capital")]
-    block._handle_msg({"id": "identity_minus", "answer": "0,34"})
+    block.receive({"id": "identity_minus", "answer": "0,34"})
     verdicts = json.loads(block.verdicts_json)
     assert verdicts["identity_minus"]["right"] is True
     assert lecture.capital.identity == -0.9
@@ -213,9 +213,9 @@ def test_a_live_card_checks_on_the_session_s_model_and_ignores_junk():
     junk = (None, [], {"answer": "0,34"}, {"id": "nada", "answer": "1"}, {"id": 5, "answer": "1"})
     for message in (*junk, {"id": "identity_minus", "answer": None}, "0,34"):
         before = block.verdicts_json
-        block._handle_msg(message)
+        block.receive(message)
         assert block.verdicts_json == before
-    block._handle_msg({"id": "identity_minus", "answer": "9" * 10_000})
+    block.receive({"id": "identity_minus", "answer": "9" * 10_000})
     assert json.loads(block.verdicts_json)["identity_minus"]["right"] is None
     assert json.loads(block.verdicts_json)["identity_minus"]["n"] == 2
 
@@ -249,7 +249,7 @@ def test_checking_moves_the_demo_and_one_click_puts_the_student_s_own_state_back
     model.scaled = False
     own = {"X": mine.copy(), "W_Q": np.array(model.W_Q), "preset": model.preset, "scaled": False}
     assert own["preset"] == "personalizado"
-    block._handle_msg({"id": "causal", "answer": "100"})
+    block.receive({"id": "causal", "answer": "100"})
     verdict = json.loads(block.verdicts_json)["causal"]
     assert verdict["right"] is True
     assert verdict["offer"] is True
@@ -257,11 +257,11 @@ def test_checking_moves_the_demo_and_one_click_puts_the_student_s_own_state_back
     assert model.preset != "personalizado"
     # A second check without a change in between: still back to the student's, not the first
     # question's; only the latest card offers it.
-    block._handle_msg({"id": "large_scores", "answer": "1"})
+    block.receive({"id": "large_scores", "answer": "1"})
     verdicts = json.loads(block.verdicts_json)
     assert verdicts["large_scores"]["offer"] is True
     assert verdicts["causal"]["offer"] is False
-    block._handle_msg({"id": "large_scores", "action": "restore"})
+    block.receive({"id": "large_scores", "action": "restore"})
     verdicts = json.loads(block.verdicts_json)
     assert verdicts["large_scores"]["restored"] is True
     assert not any(v["offer"] for v in verdicts.values())
@@ -272,7 +272,7 @@ def test_checking_moves_the_demo_and_one_click_puts_the_student_s_own_state_back
     np.testing.assert_array_equal(np.array(model.W_Q, dtype=float), own["W_Q"])
     # Nothing left to go back to: a second click does nothing.
     before = block.verdicts_json
-    block._handle_msg({"id": "large_scores", "action": "restore"})
+    block.receive({"id": "large_scores", "action": "restore"})
     assert block.verdicts_json == before
     # At the question's state already (the defaults): nothing to go back to, nothing offered.
     fresh = Lecture(section="autoatencion")
@@ -281,7 +281,7 @@ def test_checking_moves_the_demo_and_one_click_puts_the_student_s_own_state_back
         for b in fresh._built["autoatencion"].select(practice.ExerciseBlock)
         if "default_row" in b.block_json
     )
-    block._handle_msg({"id": "default_row", "answer": "2"})
+    block.receive({"id": "default_row", "answer": "2"})
     assert json.loads(block.verdicts_json)["default_row"]["offer"] is False
 
 

@@ -51,12 +51,12 @@ def test_the_address_is_the_link_of_every_demo_after_changes_in_each():
 
 def test_back_and_forward_apply_the_address_and_its_section():
     lecture = Lecture(section="autoatencion")
-    lecture.link.address._handle_msg({"popstate": "?seccion=posicion&posicion.d_model=32"})
+    lecture.link.address.receive({"popstate": "?seccion=posicion&posicion.d_model=32"})
     assert lecture.section == "posicion"
     assert lecture.positional.d_model == 32
     assert lecture.link.notice.spec == {}
     # Back to the first address: the defaults again.
-    lecture.link.address._handle_msg({"popstate": "?seccion=autoatencion"})
+    lecture.link.address.receive({"popstate": "?seccion=autoatencion"})
     assert lecture.section == "autoatencion"
     assert lecture.positional.d_model == 64  # not in that address: at its default again
 
@@ -68,7 +68,7 @@ def test_back_and_forward_apply_the_address_and_its_section():
 def test_a_forged_message_changes_nothing(message):
     lecture = Lecture(section="autoatencion")
     before = lecture.link.address.query
-    lecture.link.address._handle_msg(message)
+    lecture.link.address.receive(message)
     assert lecture.link.address.query == before
     assert lecture.section == "autoatencion"
 
@@ -94,7 +94,7 @@ def test_the_export_describes_every_field_of_each_demo(demo):
     view = demo.view_class()(lang="en")
     described = live_link.export_fields(demo.id, view, "en")
     assert [f["key"] for f in described] == [f.key for f in links.fields(demo.id)]
-    defaults = links._defaults(demo.id)
+    defaults = links.default_texts(demo.id)
     for f in described:
         assert f["default"] == defaults[f["key"].split(".", 1)[1]]
         assert f["css"].startswith("c04-link-")

@@ -76,6 +76,27 @@ def test_sliders_checkboxes_and_formulas_are_named(page, open_lecture_section):
     expect(box).to_have_count(1)
 
 
+def test_a_section_opened_after_the_page_loaded_is_named(page, open_lecture_section):
+    """a11y.js finds the shadow roots of views drawn after the first render: the positional
+    section, built when its navigation button is pressed, names its slider and says its value;
+    the button says its section is the one on screen."""
+    from attnmodel.positional import PositionalEncodingDemo
+
+    open_lecture_section("autoatencion")
+    page.wait_for_function(SETTLED_JS, timeout=30_000)
+    section = next(s for s in SECTIONS if s.id == "posicion")
+    button = page.get_by_role("button", name=section.label())
+    button.click()
+    page.locator('[data-testid="section-posicion"]').first.wait_for(
+        state="attached", timeout=30_000
+    )
+    handle = page.get_by_role("slider", name=text("positional.n_slider"))
+    expect(handle).to_have_attribute(
+        "aria-valuetext", str(PositionalEncodingDemo().n_positions), timeout=10_000
+    )
+    expect(button).to_have_attribute("aria-current", "true")
+
+
 @pytest.mark.parametrize("lang", languages())
 def test_a_formula_is_said_in_the_page_language(page, lang):
     """The spoken form comes from MathJax's own MathML structure and the catalogue's words."""
@@ -215,7 +236,12 @@ ACTIVE_JS = """() => {
 # What a keyboard user looks for in each section, and the key that changes it.
 KEYBOARD = {
     "autoatencion": ("el.type === 'checkbox'", "Space"),
-    "cabezas": ("el.tagName === 'BUTTON' && el.getAttribute('aria-pressed') === 'false'", "Enter"),
+    # A head count's button (the projector switch, before the section, is pressed-or-not too).
+    "cabezas": (
+        "el.tagName === 'BUTTON' && el.getAttribute('aria-pressed') === 'false'"
+        " && !el.classList.contains('c04-projector-switch')",
+        "Enter",
+    ),
     "posicion": ("el.getAttribute('role') === 'slider'", "ArrowRight"),
     "capital": ("el.getAttribute('role') === 'slider'", "ArrowLeft"),
     # The step slider starts at its last stop.

@@ -236,22 +236,36 @@ def test_forged_values_for_every_widget_are_refused_cleanly(server, app):
 
 
 async def forge_navigation(base: str) -> None:
-    """The lecture's navigation (a button group): forged indices, then a real section."""
+    """The lecture's navigation (dashboards/app/navigation.py): forged messages and forged
+    writes of its ``value``, then a real section asked as a page asks it."""
     from dashboards.demos.registry import SECTIONS
 
     forger = await ForgingSession(base, "lecture").open()
     try:
-        nav = "panel.models.widgets.RadioButtonGroup"
-        await forger.until(lambda: any(n == nav for _, n in widgets(forger)), 30)
-        (model_id,) = [i for i, n in widgets(forger) if n == nav]
-        before = (await forger.pull())[model_id]["active"]
-        for value in FORGED["active"]:
-            last = await forger.change(model_id, "active", value)
+
+        def found() -> tuple[list[str], list[str]]:
+            data = [i for i, m in forger.models.items() if m["name"].startswith("Navigation")]
+            component = [
+                i
+                for i, m in forger.models.items()
+                if m["name"] == "panel.models.esm.ReactiveESM"
+                and (m["attributes"].get("data") or {}).get("id") in data
+            ]
+            return data, component
+
+        await forger.until(lambda: all(found()), 30)
+        (data_id,), (component_id,) = found()
+        before = (await forger.pull())[data_id]["value"]
+        for value in [*NOT_A_VALUE, *HUGE, "no-existe", "x" * 10_000]:
+            await forger.send_msg(component_id, {"section": value})
+            last = await forger.change(data_id, "value", value)
+        await forger.send_msg(component_id, {"otra": SECTIONS[1].id})
         assert await forger.reply(last) in ("OK", "ERROR")
-        now = await pulled_until(forger, lambda d: d[model_id]["active"] == before)
-        assert now[model_id]["active"] == before
+        now = await pulled_until(forger, lambda d: d[data_id]["value"] == before)
+        assert now[data_id]["value"] == before
         marker = f"section-{SECTIONS[1].id}"
-        await forger.change(model_id, "active", 1)
+        assert marker not in json.dumps(forger.models)
+        await forger.send_msg(component_id, {"section": SECTIONS[1].id})
         assert await forger.until(lambda: marker in json.dumps(forger.models), 30)
     finally:
         await forger.close()

@@ -1,0 +1,102 @@
+"""The lecture's navigation: the sections' buttons and the links to the other languages, drawn in
+the browser by one component of ours (native ``<button>``s: focusable, pressed state and a
+44 px target without help), instead of a Panel button group and two HTML panes.
+
+A click sends the section's id as a message (Panel's ``on_msg``: no 50 ms debounce, no property
+written by the browser). The id is checked here against the lecture's sections; anything else a
+client sends is refused with one INFO line, the section on screen kept.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import panel as pn
+import param
+
+from dashboards.runtime import clients
+
+# Its own sheet: the buttons stacked, each as wide as the column, the one on screen filled.
+NAV_CSS = """
+:host { display: block; width: 100%; }
+:host .c04-nav-title { font-weight: 700; margin: 10px 10px 4px 10px; }
+:host .c04-nav-list { display: flex; flex-direction: column; gap: 4px; margin: 4px 10px; }
+:host button { font: inherit; text-align: left; white-space: normal; cursor: pointer;
+  padding: 6px 12px; min-height: 36px; color: #174a87; background: #fff;
+  border: 1px solid #174a87; border-radius: 4px; }
+:host button:hover { background: #e8eef6; }
+:host button[aria-current=true] { color: #fff; background: #174a87; }
+:host button:focus-visible { outline: 3px solid #174a87; outline-offset: 2px; }
+:host .c04-note { margin: 10px; }
+@media (max-width: 700px) { :host button { min-height: 44px; min-width: 44px; } }
+"""
+
+
+class Navigation(pn.custom.JSComponent):
+    """One button per section (the one on screen marked ``aria-current``), then the links to
+    this section in the other languages."""
+
+    options = param.Dict(default={}, doc="Each section's label → its id, in the lecture's order.")
+    value = param.String(default="", doc="Id of the section on screen.")
+    heading = param.String(default="", doc="The title above the buttons.")
+    languages = param.String(
+        default="", doc="HTML made by the server: this section in the other languages."
+    )
+
+    _esm = """
+export function render({ model, el, view }) {
+  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
+  const title = document.createElement("div")
+  title.className = "c04-nav-title"
+  const list = document.createElement("div")
+  list.className = "c04-nav-list"
+  const languages = document.createElement("div")
+  el.append(title, list, languages)
+  const draw = () => {
+    title.textContent = model.heading
+    const focused = list.contains(el.getRootNode().activeElement)
+      ? el.getRootNode().activeElement.dataset.section : null
+    list.replaceChildren()
+    for (const [label, id] of Object.entries(model.options)) {
+      const button = document.createElement("button")
+      button.type = "button"
+      button.textContent = label
+      button.dataset.section = id
+      button.setAttribute("aria-current", String(id === model.value))
+      button.addEventListener("click", () => model.send_msg({ section: id }))
+      list.append(button)
+      if (id === focused) button.focus()
+    }
+    languages.innerHTML = model.languages
+  }
+  const mark = () => {
+    for (const button of list.children) {
+      button.setAttribute("aria-current", String(button.dataset.section === model.value))
+    }
+    languages.innerHTML = model.languages
+  }
+  model.on(["options", "heading"], draw)
+  model.on(["value", "languages"], mark)
+  draw()
+}
+"""
+    _stylesheets: ClassVar[list[str]] = [NAV_CSS]
+
+    def __init__(self, **params):
+        params.setdefault("sizing_mode", "stretch_width")
+        params.setdefault("margin", 0)
+        super().__init__(**params)
+        # The lecture's sections, as built: a client may rewrite its own copy of ``options``.
+        self._sections = frozenset(self.options.values())
+        # Panel's public hook for model.send_msg: each message, as the browser sent it.
+        self.on_msg(lambda event: self.receive(event.data))
+
+    def knows(self, section_id) -> bool:
+        return isinstance(section_id, str) and section_id in self._sections
+
+    def receive(self, msg) -> None:
+        asked = msg.get("section") if isinstance(msg, dict) else msg
+        if self.knows(asked):
+            self.value = asked
+        else:
+            clients.refused("navegación", {"section": asked}, "no es una sección de la clase")
