@@ -206,26 +206,6 @@ class Exercise:
         return text(f"exercise.{self.key}", lang, **(self.values(lang) if self.values else {}))
 
 
-def _causal(lecture: Lecture) -> None:
-    lecture.self_attention.causal = True
-
-
-def _large_scores(lecture: Lecture) -> None:
-    lecture.self_attention.param.update(preset="puntajes grandes", scaled=False, causal=False)
-
-
-def _wk_equals_wq(lecture: Lecture) -> None:
-    lecture.self_attention.param.update(preset="W_K = W_Q", scaled=True, causal=False)
-
-
-def _identity_zero(lecture: Lecture) -> None:
-    lecture.capital.identity = 0.0
-
-
-def _identity_minus(lecture: Lecture) -> None:
-    lecture.capital.identity = -0.90
-
-
 @functools.cache
 def _identity_probabilities() -> tuple[float, float]:
     """p(Roma) at identity −0.90 and p(París) at +0.90, as the model computes them."""
@@ -245,15 +225,27 @@ def _identity_minus_values(lang: str) -> dict[str, str]:
     }
 
 
-# The seed's "Para seguir jugando", each bullet a one-click action. The lecture numbers the demos
-# as the seed does: 1 autoatención (with √d_k), 2 cabezas, 3 posición, 4 la capital.
-EXERCISES = (
-    Exercise("causal", "autoatencion", _causal),
-    Exercise("large_scores", "autoatencion", _large_scores),
-    Exercise("wk_equals_wq", "autoatencion", _wk_equals_wq),
-    Exercise("identity_zero", "capital", _identity_zero),
-    Exercise("identity_minus", "capital", _identity_minus, _identity_minus_values),
-)
+def _seed_bullets() -> tuple[Exercise, ...]:
+    """The seed's "Para seguir jugando", each bullet a one-click action: the exercises of
+    dashboards/sharing/exercises.toml that name a bullet (``seed``), in the file's order. The
+    state a bullet's button sets is the exercise's own (one definition of each state); the
+    lecture numbers the demos as the seed does: 1 autoatención (with √d_k), 2 cabezas,
+    3 posición, 4 la capital."""
+    values = {"identity_minus": _identity_minus_values}
+    return tuple(
+        Exercise(
+            entry.seed,
+            ALIASES.get(entry.demo, entry.demo),
+            functools.partial(_move, entry),
+            values.get(entry.seed),
+        )
+        for entry in exercises.exercises()
+        if entry.seed
+    )
+
+
+def _move(entry: exercises.Exercise, lecture: Lecture) -> None:
+    exercises.move(entry, getattr(lecture, registry.demo(entry.demo).module))
 
 
 def _build_exercises(lecture: Lecture):
@@ -283,6 +275,7 @@ def _build_exercises(lecture: Lecture):
 
 
 ALIASES = registry.ALIASES
+EXERCISES = _seed_bullets()
 
 
 def create_lecture(section: str | None = None, lang: str = DEFAULT_LANG) -> Lecture:
