@@ -395,7 +395,7 @@ def test_query_parameters_open_a_valid_section(page, watch, lecture_url, query, 
     page.locator(f'[data-testid="section-{section}"]').first.wait_for(
         state="attached", timeout=30_000
     )
-    active = page.locator(".bk-btn.bk-active")
+    active = page.locator('button[aria-current="true"]')  # the navigation's section on screen
     active.first.wait_for(timeout=10_000)
     assert active.all_text_contents() == [LABELS[section]]
     others = [s.id for s in SECTIONS if s.id != section and s.id != "escalado"]
