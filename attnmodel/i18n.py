@@ -129,10 +129,17 @@ def say(value, lang: str = DEFAULT_LANG) -> str:
     return str(value)
 
 
-def catalogue_json(lang: str = DEFAULT_LANG, tables: tuple[str, ...] | None = None) -> str:
+def catalogue_json(
+    lang: str = DEFAULT_LANG,
+    tables: tuple[str, ...] | None = None,
+    entries: dict[str, str] | None = None,
+) -> str:
     """The catalogue as the JSON the export embeds (``<script type="application/json">``):
-    every key, or only those of the top-level ``tables`` (what the browser code reads)."""
-    entries = catalogue(lang)
+    every key, or only those of the top-level ``tables`` (what the browser code reads).
+    ``entries`` is the catalogue of ``lang`` as the page shows it, when it is not the file's
+    text (the export's, with its formulas as MathML); by default, :func:`catalogue`."""
+    if entries is None:
+        entries = catalogue(lang)
     if tables is not None:
         entries = {k: v for k, v in entries.items() if k.split(".", 1)[0] in tables}
     return json.dumps(entries, ensure_ascii=False, sort_keys=True, separators=(",", ":"))

@@ -603,7 +603,7 @@ def open_page(browser, url: str, section: str, allowed: tuple[str, ...], blocked
     for testid in dict.fromkeys(readouts):
         page.locator(f'[data-testid="{testid}"]').first.wait_for(timeout=SECTION_TIMEOUT_MS)
     page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0")
-    page.wait_for_timeout(1000)  # MathJax and the first paints settle
+    page.wait_for_timeout(1000)  # the first paints settle
     return page, errors
 
 

@@ -6,8 +6,8 @@
    times come from its progress lines.
 2. Opens every file of dist/ from disk in Chromium (Playwright, /usr/bin/chromium) with every
    request that is not file:, data:, blob: or about: aborted, ``--repeat`` times each in a new
-   page, and measures the first render: navigation start to the section marker attached and
-   MathJax typeset (for index.html, to its file table). Blocked requests and console errors are
+   page, and measures the first render: navigation start to the section marker and a formula
+   (MathML) attached (for index.html, to its file table). Blocked requests and console errors are
    counted too.
 Targets (from the issue): export ≤ 60 s, each file ≤ 7 MB (6 MB before issue 18's embedded
 training checkpoints), first render ≤ 2 s offline.
@@ -50,13 +50,13 @@ MARKERS = {
 }
 
 # performance.now() once `selector` is attached (shadow roots included) and, when `math` is
-# true, MathJax has typeset a formula; false until then.
+# true, a formula (<math>, written by the export) is attached too; false until then.
 FIRST_RENDER_JS = (
     """([selector, math]) => {
   """
     + DEEP_FIND_JS
     + """
-  const ready = deepFind(document, selector) && (!math || deepFind(document, "mjx-container"));
+  const ready = deepFind(document, selector) && (!math || deepFind(document, "math"));
   return ready ? performance.now() : false;
 }"""
 )

@@ -48,6 +48,7 @@ from attnmodel.i18n import DEFAULT_LANG, catalogue_json, languages, text, user_l
 from dashboards.app import present
 from dashboards.app.lecture import EXERCISES, SECTIONS, section_marker
 from dashboards.app.session import configure
+from dashboards.components import mathml
 from dashboards.components.markup import esc, math_md
 from dashboards.components.page import CONTENT_ATTRIBUTES, VIEWPORT_META, language_links, skip_link
 from dashboards.components.views import LangColumn, LiveHTML
@@ -333,7 +334,11 @@ class Processed:
     removed: list[str] = field(default_factory=list)  # the <link> tags taken out
 
 
-_DOC_JSON = re.compile(r'(<script type="application/json" id="[^"]*">)(.*?)(</script>)', re.S)
+# Bokeh's documents, HTML-escaped JSON; not the export's own JSON (ids "c04-…": the states and
+# the catalogue, plain JSON whose MathML holds character references unescaping would change).
+_DOC_JSON = re.compile(
+    r'(<script type="application/json" id="(?!c04-)[^"]*">)(.*?)(</script>)', re.S
+)
 _ICON_LINK = re.compile(
     r"<link\b[^>]*\brel=[\"'](?:shortcut icon|icon|apple-touch-icon[^\"']*)[\"'][^>]*>\s*", re.I
 )
@@ -504,11 +509,13 @@ def check_offline(page: str) -> None:
 
 def head_elements(scripts: list[tuple[str, str]], states: dict, lang: str = "es") -> list[str]:
     """What goes first into an exported page's <head>, in order: the embedded states, the
-    language's text catalogue (both JSON data) and the twin's scripts."""
+    language's text catalogue (both JSON data; its formulas as MathML, as the views write
+    them) and the twin's scripts."""
+    entries = mathml.catalogue(lang)
     return [
         f'<script type="application/json" id="{STATES_ID}">{states_json(states)}</script>',
         f'<script type="application/json" id="{TEXT_ID}">'
-        f"{_json_in_script(catalogue_json(lang, BROWSER_TABLES))}</script>",
+        f"{_json_in_script(catalogue_json(lang, BROWSER_TABLES, entries))}</script>",
         *(_script(f"/* {name} */\n{text}") for name, text in scripts),
     ]
 
@@ -570,16 +577,22 @@ def mb(size: int, lang: str = DEFAULT_LANG) -> str:
     return number(size / 1e6, 2, lang=lang)
 
 
-# Bokeh's inline bundle without bokeh-gl (0,19 MB a file), which only WebGL plots use: Bokeh's
-# own file_html leaves it out in that case too; Panel's save does not.
+# Bokeh's inline bundles without bokeh-mathjax (1,8 MB a file: Panel adds it to every page with
+# an HTML pane, and the formulas are MathML written by Python, components/mathml.py) and
+# without bokeh-gl (0,19 MB a file), which only WebGL plots use: Bokeh's own file_html leaves
+# it out in that case too; Panel's save does not.
+INLINE_NO_MATHJAX = Resources(
+    mode="inline", components=[c for c in INLINE.components if c != "bokeh-mathjax"]
+)
 INLINE_NO_GL = Resources(
-    mode="inline", components=[c for c in INLINE.components if c != "bokeh-gl"]
+    mode="inline", components=[c for c in INLINE_NO_MATHJAX.components if c != "bokeh-gl"]
 )
 
 
 def save_html(layout: pn.viewable.Viewable, title: str) -> str:
-    """The page as ``save(resources=INLINE)`` writes it (bokeh-gl only if a plot uses WebGL)."""
-    for resources in (INLINE_NO_GL, INLINE):
+    """The page as ``save(resources=INLINE)`` writes it, without MathJax (bokeh-gl only if a
+    plot uses WebGL)."""
+    for resources in (INLINE_NO_GL, INLINE_NO_MATHJAX):
         buffer = io.StringIO()
         pn.panel(layout).save(buffer, resources=resources, title=title)
         page = buffer.getvalue()

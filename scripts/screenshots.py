@@ -55,7 +55,7 @@ def capture(url: str, out_dir: Path, token: str | None = None) -> list[Path]:
             page.goto(f"{url}?seccion={section.id}")
             marker = page.locator(f'[data-testid="section-{section.id}"]').first
             marker.wait_for(state="attached", timeout=30_000)
-            page.wait_for_timeout(1500)  # MathJax and Bokeh layout settle
+            page.wait_for_timeout(1500)  # Bokeh's layout settles
             path = out_dir / f"{section.id}.png"
             page.screenshot(path=str(path), full_page=True)
             written.append(path)

@@ -334,7 +334,7 @@ def expected_top(model, weights) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 # Headings as the page shows them
 
-# Markup and math that Markdown or MathJax render as something else: "¿Por qué dividir por
+# Markup and math that Markdown or MathML render as something else: "¿Por qué dividir por
 # √d_k?" shows "√d_k" as a formula, "La capital de ___ es …" shows "___" as a rule or emphasis.
 _RENDERED_OTHERWISE = re.compile(r"[#*_$\\√…\"“”«»]")
 
@@ -1197,6 +1197,8 @@ AXE_OPTIONS = {
 # No rule is excepted: a violation found here is fixed, or listed with its reason.
 EXCEPTIONS: dict[str, str] = {}
 
+# Bokeh's markup views have initialised: each asks Bokeh's math provider first, which settles
+# "failed" at once in these pages (no MathJax bundle: formulas are MathML written by Python).
 SETTLED_JS = """() => {
   if (!window.Bokeh) return document.readyState === 'complete';  // the index: no Bokeh
   const providers = window.Bokeh && Bokeh.require && Bokeh.require('models/text/providers');
@@ -1216,7 +1218,7 @@ def _axe_js() -> str:
 def wcag_violations(page) -> dict[str, list]:
     """axe's WCAG 2.1 A/AA violations on the page as it is: rule id → the nodes' targets."""
     page.wait_for_function(SETTLED_JS, timeout=30_000)
-    page.wait_for_timeout(300)  # MathJax's re-render after it loaded, and a11y.js after it
+    page.wait_for_timeout(300)  # a11y.js's names, after the first render
     if not page.evaluate("typeof window.axe !== 'undefined'"):
         page.evaluate(_axe_js())
     found = page.evaluate("(options) => axe.run(document, options)", AXE_OPTIONS)["violations"]

@@ -40,7 +40,8 @@ def configure() -> None:
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
         logger.propagate = False
-    pn.extension("mathjax", raw_css=[CSS], design="native", notifications=False)
+    # No "mathjax": formulas are MathML, written on the server (components/mathml.py).
+    pn.extension(raw_css=[CSS], design="native", notifications=False)
     pn.config.session_key_func = session_key
     _local_stylesheets()
     _markup_script()

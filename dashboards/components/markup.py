@@ -1,5 +1,5 @@
 """The lecture's changing HTML: the specs ``C04.markup`` (dashboards/static/markup.js) draws and
-the :class:`Markup` component that carries them; Markdown with MathJax; escaping.
+the :class:`Markup` component that carries them; Markdown with formulas (MathML); escaping.
 
 The export's browser twins build the same specs in the page (``C04.rich``, ``C04.spec``).
 """
@@ -19,6 +19,7 @@ import param
 from attnmodel import i18n
 from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG
+from dashboards.components import mathml
 
 
 def esc(text) -> str:
@@ -27,9 +28,10 @@ def esc(text) -> str:
 
 
 def math_md(text: str, **params) -> pn.pane.Markdown:
-    """Markdown with MathJax: write math as $$...$$ (inline) — it renders offline."""
+    """Markdown with formulas: write them as $$...$$, the server writes each as MathML
+    (``mathml.with_math``; one alone on its line is a block)."""
     params.setdefault("sizing_mode", "stretch_width")
-    return pn.pane.Markdown(text, **params)
+    return pn.pane.Markdown(mathml.with_math(text), **params)
 
 
 def section_header(title: str, intro: str = "", anchor: str | None = None) -> pn.pane.Markdown:
@@ -99,10 +101,11 @@ def kept_labels(spec: dict, words, lang: str, word_lang: str) -> dict:
 
 def rich(key: str, lang: str = DEFAULT_LANG, /, **fields) -> list:
     """Catalogue text ``key`` as a label of ``C04.markup`` (markup.js): the catalogue's own
-    text and markup as ``{"html": …}`` pieces, each ``{field}`` replaced by its value, itself a
-    label: a text (escaped by the markup), ``{"text", "lang"?, "testid"?, "tag"?}`` or a list.
-    The browser twin builds the same list (``C04.rich``)."""
-    parts = i18n.FIELD.split(i18n.catalogue(lang)[key])
+    text and markup (its formulas as MathML) as ``{"html": …}`` pieces, each ``{field}``
+    replaced by its value, itself a label: a text (escaped by the markup), ``{"text", "lang"?,
+    "testid"?, "tag"?}`` or a list (a field inside a formula takes a number, as a text).
+    The browser twin builds the same list (``C04.rich``) from the same converted catalogue."""
+    parts = i18n.FIELD.split(mathml.catalogue(lang)[key])
     if set(parts[1::2]) != set(fields):
         raise KeyError(f"campos {sorted(set(parts[1::2]))} ≠ valores {sorted(fields)} en {key!r}")
     return [fields[part] if i % 2 else {"html": part} for i, part in enumerate(parts) if part]

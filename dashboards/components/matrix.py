@@ -130,7 +130,7 @@ class MatrixEditor(DemoView):
 
     model = param.Parameter(doc="The param.Parameterized that owns the matrix.")
     name_param = param.String(doc="Name of the matrix parameter on the model (e.g. 'X').")
-    title = param.String(default="", doc="Caption shown above the cells (Markdown/MathJax).")
+    title = param.String(default="", doc="Caption above the cells (Markdown, $$…$$ formulas).")
     cell_width = param.Integer(default=68)
     css_classes = param.List(default=[], doc="CSS classes of the editor's column.")
 

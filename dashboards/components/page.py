@@ -35,17 +35,34 @@ def language_links(href, lang: str) -> str:
 VIEWPORT_META = '<meta name="viewport" content="width=device-width, initial-scale=1">'
 
 
+# Panel's template writes the page's scripts as one text, ``bokeh_js``: each bundle a line
+# ``<script type="text/javascript" src="…">`` when served. Panel adds Bokeh's MathJax bundle
+# (1.8 MB) to every page that has an HTML or Markdown pane (panel.io.resources,
+# _panel_use_mathjax), with or without pn.extension("mathjax"); the lecture's formulas are
+# MathML written on the server (components/mathml.py), so the page leaves that bundle out,
+# whole. The export leaves it out of the resources it saves with (export.py, save_html).
+PANEL_SCRIPTS = "{{  bokeh_js if bokeh_js }}"
+SCRIPTS_WITHOUT_MATHJAX = """{%- for line in (bokeh_js or "").split("\\n")
+  if not (line.lstrip().startswith("<script ") and "/bokeh-mathjax" in line) %}{{ line }}
+{% endfor %}"""
+
+
 @functools.cache
 def page_template(lang: str):
     """Panel's page template with ``<html lang="{lang}">`` (Panel writes ``lang="en"`` outside
     any block, so a template that extends it cannot change it): what a screen reader reads
-    the page in; plus the viewport of a phone and the words a11y.js needs. Bokeh's public
-    ``Document.template`` takes it (see :func:`serve`)."""
+    the page in; plus the viewport of a phone and the words a11y.js needs, and without Bokeh's
+    MathJax bundle (:data:`SCRIPTS_WITHOUT_MATHJAX`). Bokeh's public ``Document.template``
+    takes it (see :func:`serve`)."""
     env = BASE_TEMPLATE.environment
     source = env.loader.get_source(env, BASE_TEMPLATE.name)[0]
     if source.count('<html lang="en"') != 1 or source.count("</head>") != 1:
         log.info("La plantilla de Panel cambió; la página queda con su lang original")
         return BASE_TEMPLATE
+    if source.count(PANEL_SCRIPTS) == 1:
+        source = source.replace(PANEL_SCRIPTS, SCRIPTS_WITHOUT_MATHJAX)
+    else:
+        log.info("La plantilla de Panel cambió; la página carga MathJax, que no usa")
     # The words a11y.js says formulas with, as the export embeds them (#c04-text).
     words = i18n.catalogue_json(lang, ("a11y",)).replace("</", "<\\/")
     raw = f"{{% raw %}}{words}{{% endraw %}}"  # JSON is not Jinja

@@ -65,9 +65,18 @@ CSS = """
 /* The number before a toggle or a choice, beside the new one (markup.js, compare). */
 .c04-before::before { content: attr(data-before) " → "; opacity: 0.55; font-size: 85%;
   font-weight: 400; }
+/* Formulas: MathML the server writes (components/mathml.py), drawn by the browser at the
+   text's size in a math font (the generic "math" finds none on Debian's Chromium, whose
+   brackets then do not stretch): Windows', macOS', TeX's, Debian's. One alone on its line is
+   a block in display style, at the left like the prose and as wide as it is, up to its box:
+   wider (a phone), it scrolls inside its own box, not the page. */
+math { font-family: "Cambria Math", "STIX Two Math", "Latin Modern Math",
+  "DejaVu Math TeX Gyre", math; }
+math[display="block"] { width: fit-content; max-width: 100%; overflow-x: auto;
+  overflow-y: hidden; padding: 2px 0; }
 /* Projector mode (dashboards/static/present.js sets the custom properties): the paragraphs of
    prose panes fold away, their headings and formulas stay. */
-:host(.c04-prose) p:not(:has(mjx-container)) { display: var(--c04-prose-p, block); }
+:host(.c04-prose) p:not(:has(math)) { display: var(--c04-prose-p, block); }
 /* Projector mode (present.js sets --c04-projector and lifts the page's 1400 px): a card is as
    wide as its widest row of tables (its 28 px numbers overflowed the fixed width into the next
    card) and a row of fixed-size items wraps instead of running off the screen (stretched items

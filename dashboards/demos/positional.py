@@ -43,11 +43,11 @@ log = logging.getLogger("dashboards.demos.positional")
 
 # Every text of the section is in the catalogue: [positional] in attnmodel/locales/<lang>.d/
 # positional.toml (the title is demo.posicion). The formula has no words: the same in every
-# language. Markdown eats the backslash of "\!" (an escaped "!") before MathJax sees it, hence
-# "\\!".
+# language. It is written as MathML before Markdown reads the text (components/mathml.py), so
+# its TeX is as TeX writes it: "\!" is a negative thin space.
 FORMULA = (
-    r"$$PE_{(pos,2i)} = \sin\\!\left(\frac{pos}{10000^{2i/d}}\right), \quad "
-    r"PE_{(pos,2i+1)} = \cos\\!\left(\frac{pos}{10000^{2i/d}}\right)$$"
+    r"$$PE_{(pos,2i)} = \sin\!\left(\frac{pos}{10000^{2i/d}}\right), \quad "
+    r"PE_{(pos,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d}}\right)$$"
 )
 
 # The message of a value out of a slider's bounds, by parameter (its fields: lo, hi, value).
@@ -316,7 +316,10 @@ class PositionalView(DemoView):
         )
         self._layout = pn.Column(
             section_header(self.t("demo.posicion"), anchor="posicion"),
-            math_md(FORMULA, stylesheets=[":host { text-align: center; font-size: 115%; }"]),
+            math_md(
+                FORMULA,
+                stylesheets=[":host { font-size: 115%; } math { margin-inline: auto; }"],
+            ),
             pn.Row(self.n_slider, self.d_slider, self.shape),
             self.error,
             pn.pane.Bokeh(self.heatmap, sizing_mode="stretch_width"),

@@ -24,6 +24,7 @@ from dashboards.components.markup import (
     rich,
     section_header,
 )
+from dashboards.components.mathml import with_math
 from dashboards.components.matrix import MatrixEditor
 from dashboards.components.render import apply_render, client_update, shared_render
 from dashboards.components.style import HEAD_PLOT_CSS
@@ -83,11 +84,12 @@ def _decimals(matrix: np.ndarray) -> int:
 
 
 def scores_title(d_k: int, scaled: bool, lang: str = DEFAULT_LANG) -> str:
-    """The caption over the scores: the catalogue's text, TeX included, for an HTML pane with
-    MathJax on (the browser twin sets the same text; the pane's margin stands for a <p>'s)."""
+    """The caption over the scores: the catalogue's text, its formulas as MathML, for an HTML
+    pane (the browser twin fills the same converted text; the pane's margin stands for a
+    <p>'s)."""
     if scaled:
-        return text("self_attention.scores_scaled", lang, d_k=d_k)
-    return text("self_attention.scores_unscaled", lang)
+        return with_math(text("self_attention.scores_scaled", lang, d_k=d_k))
+    return with_math(text("self_attention.scores_unscaled", lang))
 
 
 def _gradient_value(g: float, lang: str = DEFAULT_LANG) -> str:
@@ -274,7 +276,7 @@ class SelfAttentionView(DemoView):
         self.q_pane = Markup(kind="matrix", **html)
         self.k_pane = Markup(kind="matrix", **html)
         self.v_pane = Markup(kind="matrix", **html)
-        self.scores_title = LiveHTML("", disable_math=False, margin=(14, 4), width=320)
+        self.scores_title = LiveHTML("", margin=(14, 4), width=320)
         self.scores_pane = Markup(kind="matrix", **html)
         self.weights_pane = Markup(kind="matrix", **html)
         self.z_pane = Markup(kind="matrix", **html)

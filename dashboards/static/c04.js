@@ -168,7 +168,9 @@
   // ---------------------------------------------------------------------------------------------
   // C04.t: attnmodel/i18n.py's text(). The export embeds the page language's catalogue (the same
   // attnmodel/locales/<lang>.toml) as JSON in <script id="c04-text">, so each string exists once;
-  // FIELD is i18n.FIELD, written again because a pattern cannot be shared across languages.
+  // its $$…$$ formulas are already MathML there (dashboards/components/mathml.py, fields kept),
+  // so nothing is typeset here. FIELD is i18n.FIELD, written again because a pattern cannot be
+  // shared across languages.
 
   const TEXT_ID = "c04-text";
   const FIELD = /(?<![\w^\\])\{([A-Za-z_][A-Za-z0-9_]*)\}/g;

@@ -16,6 +16,7 @@ from attnmodel.i18n import text
 from dashboards.app import lecture
 from dashboards.app.lecture import EXERCISES, SECTIONS, Lecture, create_lecture
 from dashboards.components.markup import esc
+from dashboards.components.mathml import with_math
 from dashboards.components.matrix import MatrixGrid
 from dashboards.runtime import clients
 
@@ -267,7 +268,7 @@ def test_the_english_lecture_speaks_english_around_the_sections():
     intro = next(
         pane
         for pane in pn.panel(lect).select(pn.pane.Markdown)
-        if pane.object == text("lecture.intro", "en")
+        if pane.object == with_math(text("lecture.intro", "en"))
     )
     assert intro.object.lstrip().startswith("# Lecture 04")
     links = lect.language_links()
@@ -280,7 +281,7 @@ def test_the_english_lecture_speaks_english_around_the_sections():
     assert labels == [text("lecture.try_it", "en")] * len(EXERCISES)
     bullets = [m.object for m in built.select(pn.pane.Markdown)]
     assert bullets[0] == text("exercise.heading", "en")
-    assert bullets[1:] == [f"• {e.text('en')}" for e in EXERCISES]
+    assert bullets[1:] == [with_math(f"• {e.text('en')}") for e in EXERCISES]
     chrome = " ".join([*lect.nav.options, intro.object, links, *labels, *bullets])
     assert spanish_words_left(chrome) == set()
 

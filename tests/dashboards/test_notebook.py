@@ -2,7 +2,8 @@
 
 The notebook runs once, in a kernel of this interpreter (nbclient), and its outputs are checked:
 no errors, each demo's view as a Panel output holding every text the view shows, the numbers the
-cells print equal to the models', the English view, nothing loaded from a CDN.
+cells print equal to the models', the English view, nothing loaded from a CDN, formulas as MathML
+and no MathJax.
 
 One test runs the kernel and makes every check (the ``_check_*`` functions, in order): under
 `make test` pytest-xdist hands each test to any worker, so a module fixture shared by several
@@ -11,6 +12,7 @@ tests could run the notebook once per worker.
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -230,6 +232,19 @@ def _check_nothing_loads_from_a_cdn(cells: dict) -> None:
                 assert urls == [], (cell_id, urls[:3])
 
 
+def _check_formulas_are_mathml_without_mathjax(cells: dict) -> None:
+    """No output carries Bokeh's MathJax bundle (its modules, models/text/mathjax/…): the
+    views' formulas are MathML written by Python, in the views' own output."""
+    outputs = [
+        json.dumps(output.data, ensure_ascii=False)
+        for cell in cells.values()
+        if cell.cell_type == "code"
+        for output in _displays(cell)
+    ]
+    assert not [o[:200] for o in outputs if "models/text/mathjax/" in o]
+    assert any("<math " in html.unescape(html.unescape(o)) for o in outputs)
+
+
 def test_the_notebook_shows_every_demo(tmp_path):
     cells, elapsed = _execute(tmp_path)
     print(f"clase04.ipynb: {elapsed:.1f} s")  # shown with -s; --durations shows the test's
@@ -240,3 +255,4 @@ def test_the_notebook_shows_every_demo(tmp_path):
     _check_capital_for_italy_prints_the_models_probability_and_the_view_shows_it(cells)
     _check_a_demo_in_english(cells)
     _check_nothing_loads_from_a_cdn(cells)
+    _check_formulas_are_mathml_without_mathjax(cells)

@@ -14,6 +14,7 @@ from attnmodel.formatting import es_number, number, percent
 from attnmodel.i18n import text
 from attnmodel.scaling import N_TRIALS, ScalingDemo
 from dashboards.components.markup import Markup
+from dashboards.components.mathml import with_math
 from dashboards.demos.scaling import D_K_OPTIONS, ScalingView, render, sqrt_text
 
 from c04_testing import label_text, spanish_words_left, spec_find, spec_text, viewable_texts
@@ -102,7 +103,7 @@ def _all_text(view) -> str:
 
 
 def seed_texts(lang: str) -> list[str]:
-    """The view's fixed texts in ``lang``, as the catalogue has them."""
+    """The view's fixed texts in ``lang``, as the catalogue has them (formulas as MathML)."""
     keys = (
         "intro",
         "caption",
@@ -120,7 +121,7 @@ def seed_texts(lang: str) -> list[str]:
     )
     sqrt = "√64 = 8"  # in its own element, found by data-testid="scaling-sqrt-dk"
     return [
-        *(text(f"scaling.{key}", lang) for key in keys),
+        *(with_math(text(f"scaling.{key}", lang)) for key in keys),
         text("scaling.score_unit", lang, sqrt=sqrt),
         text("scaling.entropy_unscaled_unit", lang, n=N_TRIALS),
         text("scaling.entropy_scaled_unit", lang, n=N_TRIALS),

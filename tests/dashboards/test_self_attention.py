@@ -11,6 +11,7 @@ from attnmodel import i18n
 from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
 from attnmodel.self_attention import PRESETS, SelfAttention
+from dashboards.components.mathml import with_math
 from dashboards.demos.self_attention import TOKENS, SelfAttentionView
 
 import c04_testing
@@ -108,7 +109,7 @@ def test_seed_captions_are_on_screen(view):
         text("self_attention.output_title"),
         text("self_attention.gradient_title"),
     ):
-        assert caption in shown
+        assert with_math(caption) in shown  # its formulas as MathML
     titles = [e.title for e in view.editors.values()]
     assert titles == [text("self_attention.editor_x"), "$$W_Q$$", "$$W_K$$", "$$W_V$$"]
 
@@ -129,16 +130,17 @@ def test_causal_checkbox_masks_and_updates_the_tables(view):
 
 def test_scaled_checkbox_switches_the_scores(view):
     scaled_scores = view.model.scores
-    assert "sqrt{d_k}" in view.scores_title.object
+    # The caption's formulas as MathML, each with its TeX.
+    assert r'alttext="QK^\top/\sqrt{d_k}"' in view.scores_title.object
     view.scaled_toggle.value = False
     assert view.model.scaled is False
-    assert text("self_attention.scores_unscaled") in view.scores_title.object
+    assert view.scores_title.object == with_math(text("self_attention.scores_unscaled"))
     np.testing.assert_allclose(view.model.scores, scaled_scores * np.sqrt(2))
     assert table(view.scores_pane.spec, "sa-scores")[0] == ["2,0000", "1,0000", "3,0000"]
     assert_shows_model(view)
     view.model.scaled = True
     assert view.scaled_toggle.value is True
-    assert "sqrt{d_k}" in view.scores_title.object
+    assert r'alttext="QK^\top/\sqrt{d_k}"' in view.scores_title.object
 
 
 def test_preset_select_loads_the_matrices(view):
@@ -274,7 +276,9 @@ def test_english_view_has_no_spanish_and_writes_decimal_points(english):
     assert english.heatmap.spec["texts"]["query"] == text("self_attention.query_axis", "en")
     assert english.causal_toggle.label == "Causal mask"
     assert english.preset_select.options["Preset 1 · large scores"] == "puntajes grandes"
-    assert english.scores_title.object == text("self_attention.scores_scaled", "en", d_k=2)
+    assert english.scores_title.object == with_math(
+        text("self_attention.scores_scaled", "en", d_k=2)
+    )
 
 
 def test_english_controls_change_the_english_numbers(english):

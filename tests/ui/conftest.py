@@ -55,7 +55,7 @@ class _SharedPage:
 
     Measured here: opening an exported file in the same tab takes ~0.8 s, against ~1.2 s in a new
     tab and ~2.0 s in a new context (a live section: ~1.6 s against ~2.5 s). The tab's renderer
-    keeps the Bokeh, Panel and MathJax bundles compiled, and the context keeps the served ones in
+    keeps the Bokeh and Panel bundles compiled, and the context keeps the served ones in
     its HTTP cache. Each test still starts from a full page load (``about:blank`` in between).
     """
 

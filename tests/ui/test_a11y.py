@@ -61,14 +61,15 @@ def test_the_export_indexes_have_no_wcag_violation(page, offline, exported):
 
 def test_sliders_checkboxes_and_formulas_are_named(page, open_lecture_section):
     """a11y.js: the d_k slider's handle is named by its title and says 64 (not the index 6);
-    the explorer's checkboxes say their labels; a formula says its spoken form."""
+    the explorer's checkboxes say their labels. A formula is MathML, which a screen reader
+    reads itself (role math), its TeX as its alttext."""
     open_lecture_section("autoatencion")
     page.wait_for_function(SETTLED_JS, timeout=30_000)
     handle = page.get_by_role("slider", name="d_k").first
     expect(handle).to_have_attribute("aria-valuetext", "64", timeout=10_000)
-    sqrt = text("a11y.math.sqrt")
-    formula = page.locator(f'mjx-container > svg[aria-label*="{sqrt}"]').first
-    expect(formula).to_be_attached(timeout=10_000)
+    formula = page.locator(r'math[alttext="\\sqrt{d_k}"]').first  # "\\": a backslash in CSS
+    expect(formula).to_be_visible()
+    expect(page.get_by_role("math").first).to_be_visible()
     cell = page.get_by_role("textbox", name=text("a11y.cell", name="X", row=1, col=2))
     expect(cell).to_have_count(1)
     open_lecture_section("explorador")
@@ -334,7 +335,7 @@ def test_reduced_motion_stops_every_animation(page, open_lecture_section):
 def test_the_export_skip_link_goes_to_the_content(open_export, filename):
     page = open_export(filename)
     page.wait_for_function(SETTLED_JS, timeout=30_000)
-    # Bokeh draws the link with the page's views: under a loaded machine, after MathJax.
+    # Bokeh draws the link with the page's views: under a loaded machine, late.
     page.wait_for_function("() => !!C04.a11y.deepFind(document, '.c04-skip')", timeout=30_000)
     page.keyboard.press("Tab")
     assert page.evaluate(f"({ACTIVE_JS})().className") == "c04-skip"

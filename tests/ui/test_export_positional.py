@@ -142,7 +142,7 @@ def test_defaults_offline(page, offline, open_export):
     for expected in ("Comentario", "PE(1)", "0,8415", "0,5403", "x(mordió) + PE(2)", "0,6093"):
         expect(table).to_contain_text(expected)
     assert_python(snapshot(page, 50, 64), 50, 64)
-    expect(page.locator("mjx-container").first).to_be_attached()  # MathJax, offline
+    expect(page.locator("math").first).to_be_attached()  # MathML, written by the export
     assert offline.external == []
     assert offline.console_errors == []
 

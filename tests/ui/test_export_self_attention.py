@@ -91,7 +91,9 @@ SNAPSHOT_JS = (
     out.cells[name] = hosts('input', editor.shadowRoot || editor).map((i) => i.value);
   }
   const models = [...doc.all_models];
-  out.title = models.filter((m) => typeof m.text === 'string' && m.text.includes('Puntajes $$'))
+  // The scores' caption: HTML-escaped, as Panel sends it, its formulas MathML.
+  out.title = models
+    .filter((m) => typeof m.text === 'string' && m.text.includes('Puntajes &lt;math'))
     .map((m) => m.text);
   const pick = (cls) => models.find((m) => (m.css_classes || []).includes(cls));
   out.preset = pick('sa-preset').value;
@@ -211,7 +213,7 @@ def test_defaults_offline(page, offline, open_export):
     wait_for(page, expected_snapshots()[0])
     weights = table_row(page, "sa-weights", 1)
     expect(weights).to_have_text(["0,2840", "0,1400", "0,5760"])  # worked example 4.2.6
-    expect(page.locator("mjx-container").first).to_be_attached()  # MathJax, offline
+    expect(page.locator("math").first).to_be_attached()  # MathML, written by the export
     assert offline.external == []
     assert offline.console_errors == []
 

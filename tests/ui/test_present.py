@@ -35,7 +35,7 @@ SIZES_JS = """() => {
     if (host && host.classList.contains('c04-prose'))
       for (const p of root.querySelectorAll('p')) {
         const shown = p.getBoundingClientRect().height > 0;
-        if (shown && !p.querySelector('mjx-container')) out.prose += 1;
+        if (shown && !p.querySelector('math')) out.prose += 1;
       }
     for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
   };

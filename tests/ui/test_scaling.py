@@ -54,10 +54,10 @@ def expect_readouts(page, model: ScalingDemo) -> None:
 def test_readouts_follow_d_k_and_new_sample(page, watch, open_lecture_section):
     open_lecture_section(SECTION)
     page.locator('[data-testid="scaling-score-std"]').first.wait_for(timeout=30_000)
-    # The title's text before its MathJax ("¿Por qué dividir por").
+    # The title's text before its formula ("¿Por qué dividir por").
     title = text("scaling.title").split("$$")[0].strip()
     expect(page.get_by_text(title, exact=False).first).to_be_visible()
-    # The caption's first words, before its MathJax.
+    # The caption's first words, before its formula.
     caption = text("scaling.caption").split(" de una sola")[0]
     expect(page.get_by_text(caption, exact=False)).to_be_visible()
     for key in (
