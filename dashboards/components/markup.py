@@ -6,6 +6,7 @@ The export's browser twins build the same specs in the page (``C04.rich``, ``C04
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import math
@@ -15,11 +16,15 @@ from typing import ClassVar
 import numpy as np
 import panel as pn
 import param
+from markdown_it import MarkdownIt
 
 from attnmodel import i18n
 from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG
 from dashboards.components import mathml
+
+# Panel's own Markdown parser (markdown-it-py, a dependency of Panel), as its pane is set up.
+_MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
 
 
 def esc(text) -> str:
@@ -32,6 +37,13 @@ def math_md(text: str, **params) -> pn.pane.Markdown:
     (``mathml.with_math``; one alone on its line is a block)."""
     params.setdefault("sizing_mode", "stretch_width")
     return pn.pane.Markdown(mathml.with_math(text), **params)
+
+
+@functools.lru_cache(maxsize=1024)
+def md_html(text: str) -> str:
+    """Markdown with formulas as HTML made on the server (CommonMark, raw HTML kept; formulas
+    MathML): what a component of ours shows as is, e.g. a figure's :attr:`Markup.caption`."""
+    return _MARKDOWN.render(mathml.with_math(text)).strip()
 
 
 def section_header(title: str, intro: str = "", anchor: str | None = None) -> pn.pane.Markdown:
@@ -145,6 +157,12 @@ class Markup(pn.custom.JSComponent):
     spec_json = param.String(
         default="", doc='``spec`` as JSON text ("" for none): what the browser receives.'
     )
+    caption = param.String(
+        default="",
+        doc="HTML above the drawing, made by the server (its formulas MathML): the figure's "
+        "title, in the same component instead of a pane and a column of its own.",
+    )
+    footnote = param.String(default="", doc="HTML under the drawing, as ``caption``.")
 
     # The browser gets the spec as one JSON text: Bokeh encodes a string in one step but a
     # nested value item by item, and with the dict a capital update took 32 ms on the server
@@ -154,17 +172,31 @@ class Markup(pn.custom.JSComponent):
     _esm = """
 export function render({ model, el, view }) {
   window.C04.markup.unobserved(view)
+  // A figure with a caption or a footnote: those around a box of its own for the drawing.
+  let body = el
+  if (model.caption || model.footnote) {
+    const caption = document.createElement("div")
+    caption.className = "c04-caption"
+    caption.innerHTML = model.caption
+    body = document.createElement("div")
+    const footnote = document.createElement("div")
+    footnote.className = "c04-footnote"
+    footnote.innerHTML = model.footnote
+    el.append(caption, body, footnote)
+    model.on("caption", () => { caption.innerHTML = model.caption })
+    model.on("footnote", () => { footnote.innerHTML = model.footnote })
+  }
   const draw = () => {
     const spec = model.spec_json ? JSON.parse(model.spec_json) : null
     // A folded table the student opened stays open when its numbers change.
-    const open = new Set(Array.from(el.querySelectorAll("details[open]"), (d) => d.dataset.key))
-    const before = window.C04.markup.numbers(el)
-    window.C04.markup.draw(el, model.kind, spec)
-    for (const d of el.querySelectorAll("details[data-key]")) {
+    const open = new Set(Array.from(body.querySelectorAll("details[open]"), (d) => d.dataset.key))
+    const before = window.C04.markup.numbers(body)
+    window.C04.markup.draw(body, model.kind, spec)
+    for (const d of body.querySelectorAll("details[data-key]")) {
       if (open.has(d.dataset.key)) d.open = true
     }
     // "antes → ahora" after a toggle or a choice (markup.js, compare).
-    window.C04.markup.compare(el, before)
+    window.C04.markup.compare(body, before)
   }
   model.on("spec_json", () => {
     draw()

@@ -62,6 +62,13 @@ CSS = """
 .c04-readout .c04-unit { font-size: 85%; color: var(--c04-muted, #666); }
 .c04-error { color: #a40000; font-size: 90%; min-height: 1.2em; }
 .c04-note { color: var(--c04-note-color, #555); font-size: 92%; }
+/* A figure's caption and footnote (a Markup's): as wide as its drawing, at least 18em (less
+   on a screen narrower than that); they do not widen the figure by themselves (width 0). */
+.c04-caption, .c04-footnote { width: 0; min-width: max(100%, min(18em, 100vw - 72px));
+  box-sizing: border-box; padding: 0 4px; }
+.c04-caption { margin: 0 0 4px; }
+.c04-footnote { margin: 4px 0; }
+.c04-caption p, .c04-footnote p { margin: 0.4em 0; }
 /* The number before a toggle or a choice, beside the new one (markup.js, compare). */
 .c04-before::before { content: attr(data-before) " → "; opacity: 0.55; font-size: 85%;
   font-weight: 400; }

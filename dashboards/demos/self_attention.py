@@ -21,6 +21,7 @@ from dashboards.components.markup import (
     announcer,
     math_md,
     matrix_spec,
+    md_html,
     rich,
     section_header,
 )
@@ -280,7 +281,9 @@ class SelfAttentionView(DemoView):
         self.scores_pane = Markup(kind="matrix", **html)
         self.weights_pane = Markup(kind="matrix", **html)
         self.z_pane = Markup(kind="matrix", **html)
-        self.gradient_pane = Markup(kind="bars", **html)
+        self.gradient_pane = Markup(
+            kind="bars", footnote=f'<div class="c04-note">{self._gradient_note()}</div>', **html
+        )
 
         self.heatmap = Markup(
             kind="head_plot", stylesheets=[HEAD_PLOT_CSS], width=260, margin=(20, 0, 0, 0)
@@ -290,9 +293,10 @@ class SelfAttentionView(DemoView):
         self._refresh()
         m.param.watch(self._on_change, MODEL_PARAMS)
 
-        def titled(title, pane, width=None):
-            head = math_md(title, margin=(0, 4), width=width or 300, sizing_mode=None)
-            return pn.Column(head, pane, margin=(4, 16, 4, 0))
+        def titled(title, pane):
+            # The title in the figure's own component: no Markdown pane and Column per figure.
+            pane.param.update(caption=md_html(title), margin=(4, 16, 4, 0))
+            return pane
 
         self._layout = pn.Column(
             section_header(self.t("demo.autoatencion"), self.t("self_attention.intro")),
@@ -300,32 +304,18 @@ class SelfAttentionView(DemoView):
             pn.Row(*self.editors.values(), sizing_mode="stretch_width"),
             pn.Row(self.preset_select, self.causal_toggle, self.scaled_toggle),
             pn.Row(
-                titled("$$Q = XW_Q$$", self.q_pane, 200),
-                titled("$$K = XW_K$$", self.k_pane, 200),
-                titled("$$V = XW_V$$", self.v_pane, 200),
+                titled("$$Q = XW_Q$$", self.q_pane),
+                titled("$$K = XW_K$$", self.k_pane),
+                titled("$$V = XW_V$$", self.v_pane),
             ),
             pn.Row(
                 pn.Column(self.scores_title, self.scores_pane, margin=(4, 16, 4, 0)),
-                titled(self.t("self_attention.weights_title"), self.weights_pane, 390),
+                titled(self.t("self_attention.weights_title"), self.weights_pane),
                 self.heatmap,
             ),
             pn.Row(
-                titled(self.t("self_attention.output_title"), self.z_pane, 220),
-                pn.Column(
-                    math_md(
-                        self.t("self_attention.gradient_title"),
-                        margin=(0, 4),
-                        width=420,
-                        sizing_mode=None,
-                    ),
-                    self.gradient_pane,
-                    LiveHTML(
-                        f'<div class="c04-note">{self._gradient_note()}</div>',
-                        width=480,
-                        margin=(0, 4),
-                    ),
-                    margin=(4, 16, 4, 0),
-                ),
+                titled(self.t("self_attention.output_title"), self.z_pane),
+                titled(self.t("self_attention.gradient_title"), self.gradient_pane),
             ),
             self.announcer,
             sizing_mode="stretch_width",

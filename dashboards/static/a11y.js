@@ -7,9 +7,6 @@
  *   index of a discrete slider);
  * - a checkbox gets the text of the label drawn beside it (Bokeh draws it as a sibling <div>,
  *   which names nothing and which a click or a tap did not toggle: now it does);
- * - a formula (MathJax SVG, role="img") gets a spoken form, built from the MathML structure
- *   MathJax leaves in the SVG (data-mml-node, data-c) with the words of the page's language
- *   (the catalogue's [a11y] table, embedded as #c04-text);
  * - a button of a button group says whether it is pressed (the section on screen, the token
  *   that asks);
  * - the skip link ("Saltar al contenido") moves the focus to the element marked
@@ -38,68 +35,6 @@
       }
     }
     return words[`a11y.${key}`] || key;
-  }
-
-  // MathJax's mathematical alphanumerics (italic x is U+1D465) back to plain letters, and the
-  // operators that are said as words.
-  const RANGES = [
-    [0x1d434, 0x1d44d, 65], [0x1d44e, 0x1d467, 97], // italic
-    [0x1d400, 0x1d419, 65], [0x1d41a, 0x1d433, 97], // bold
-  ];
-  const SAID = {
-    0x2212: "minus", 0x2b: "plus", 0x3d: "equals", 0x2f: "over", 0x22c5: "times",
-    0xd7: "times", 0x22a4: "transpose", 0x221e: "infinity", 0x2211: "sum", 0x2248: "approx",
-    0x2264: "le", 0x2265: "ge", 0x2208: "in", 0x2192: "to",
-  };
-  function character(code) {
-    if (code === 0x210e) return "h";
-    for (const [lo, hi, base] of RANGES) {
-      if (code >= lo && code <= hi) return String.fromCharCode(base + code - lo);
-    }
-    if (SAID[code]) return ` ${word(`math.${SAID[code]}`)} `;
-    return String.fromCodePoint(code);
-  }
-
-  function glyphs(node) {
-    return Array.from(node.querySelectorAll("[data-c]"))
-      .map((use) => character(parseInt(use.getAttribute("data-c"), 16)))
-      .join("");
-  }
-
-  function children(node) {
-    return Array.from(node.children).filter((c) => c.hasAttribute("data-mml-node"));
-  }
-
-  /** The words for one MathML node of MathJax's SVG (its data-mml-node). */
-  function speak(node) {
-    const kind = node.getAttribute("data-mml-node");
-    const parts = children(node);
-    switch (kind) {
-      case "mi":
-      case "mn":
-      case "mo":
-      case "mtext":
-        return glyphs(node);
-      case "msqrt":
-        return ` ${word("math.sqrt")} ${parts.map(speak).join(" ")} `;
-      case "mfrac":
-        return ` ${speak(parts[0])} ${word("math.over")} ${speak(parts[1])} `;
-      case "msup": {
-        const power = speak(parts[1]).trim();
-        if (power === word("math.transpose")) return `${speak(parts[0])} ${power} `;
-        return `${speak(parts[0])} ${word("math.power")} ${power} `;
-      }
-      case "msub":
-        return `${speak(parts[0])} ${word("math.sub")} ${speak(parts[1])} `;
-      default:
-        return parts.length ? parts.map(speak).join(" ") : glyphs(node);
-    }
-  }
-
-  /** The spoken form of a MathJax SVG: "Q K transpuesta entre raíz cuadrada de d sub k". */
-  function spoken(svg) {
-    const math = svg.querySelector('[data-mml-node="math"]');
-    return (math ? speak(math) : glyphs(svg)).replace(/\s+/g, " ").trim();
   }
 
   function name(el, text) {
@@ -191,9 +126,6 @@
         label.addEventListener("click", () => box.click());
       }
     }
-    for (const svg of root.querySelectorAll('mjx-container > svg[role="img"]')) {
-      if (!svg.hasAttribute("aria-label")) name(svg, spoken(svg));
-    }
   }
 
   const pending = new Set();
@@ -273,5 +205,5 @@
     }, QUIET_MS);
   }
 
-  C04.a11y = { spoken, mend, deepFind, announce };
+  C04.a11y = { mend, deepFind, announce };
 })();

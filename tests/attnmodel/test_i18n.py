@@ -14,7 +14,6 @@ SAME_IN_BOTH = {
     "self_attention.preset_n",  # "Preset {n} · {name}": the seed says "preset" too
     "cli.export_index",  # "[{n}/{total}] {path} … {mb} MB": nothing but fields
     "cli.export_total",  # "total" is the word in both
-    "a11y.math.sub",  # how a screen reader says "d_k": "d sub k" in both
     "a11y.announce.join",  # "; " between the rows of an announcement: punctuation only
     "training.readout.probability",  # "p({capital})": a formula
     # Countries written the same in Spanish and English.

@@ -11,6 +11,7 @@ from attnmodel import i18n
 from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
 from attnmodel.self_attention import PRESETS, SelfAttention
+from dashboards.components.markup import md_html
 from dashboards.components.mathml import with_math
 from dashboards.demos.self_attention import TOKENS, SelfAttentionView
 
@@ -95,7 +96,12 @@ def test_a_preset_added_to_the_model_shows_up_without_a_label(monkeypatch):
 
 
 def _all_text(view) -> str:
-    return "\n".join(str(getattr(o, "object", "")) for o in view.__panel__().select())
+    """Every text of the view: its panes' and its figures' captions and footnotes."""
+    return "\n".join(
+        str(getattr(o, name, ""))
+        for o in view.__panel__().select()
+        for name in ("object", "caption", "footnote")
+    )
 
 
 def test_seed_captions_are_on_screen(view):
@@ -109,7 +115,8 @@ def test_seed_captions_are_on_screen(view):
         text("self_attention.output_title"),
         text("self_attention.gradient_title"),
     ):
-        assert with_math(caption) in shown  # its formulas as MathML
+        # its formulas as MathML: a Markdown pane's text, or a figure's caption made of it
+        assert with_math(caption) in shown or md_html(caption) in shown
     titles = [e.title for e in view.editors.values()]
     assert titles == [text("self_attention.editor_x"), "$$W_Q$$", "$$W_K$$", "$$W_V$$"]
 

@@ -98,29 +98,6 @@ def test_a_section_opened_after_the_page_loaded_is_named(page, open_lecture_sect
     expect(button).to_have_attribute("aria-current", "true")
 
 
-@pytest.mark.parametrize("lang", languages())
-def test_a_formula_is_said_in_the_page_language(page, lang):
-    """The spoken form comes from MathJax's own MathML structure and the catalogue's words."""
-    page.set_content(twin_html("a11y.js", lang=lang))
-    said = page.evaluate(
-        """() => {
-          const holder = document.createElement('div');
-          holder.innerHTML = `<mjx-container><svg role="img"><g data-mml-node="math">
-            <g data-mml-node="mfrac">
-              <g data-mml-node="mrow"><g data-mml-node="mi"><use data-c="1D444"></use></g>
-                <g data-mml-node="msup"><g data-mml-node="mi"><use data-c="1D43E"></use></g>
-                  <g data-mml-node="mo"><use data-c="22A4"></use></g></g></g>
-              <g data-mml-node="msqrt"><g data-mml-node="msub">
-                <g data-mml-node="mi"><use data-c="1D451"></use></g>
-                <g data-mml-node="mi"><use data-c="1D458"></use></g></g></g>
-            </g></g></svg></mjx-container>`;
-          return C04.a11y.spoken(holder.querySelector('svg'));
-        }"""
-    )
-    t = lambda key: text(f"a11y.math.{key}", lang)  # noqa: E731
-    assert said == f"Q K {t('transpose')} {t('over')} {t('sqrt')} d {t('sub')} k"
-
-
 def test_text_on_every_shade_meets_aa_contrast(page):
     """markup.js's ink(): white or black text on the weights' blue at every opacity, at least
     4.5:1 by WCAG's formula (computed here, in Python, on the colour the browser paints)."""
