@@ -76,7 +76,9 @@ TEXT_ID = "c04-text"  # the catalogue, read by C04.t in c04.js
 BROWSER_TABLES = ("format", "input", "core", "a11y", "links", *(d.module for d in registry.DEMOS))
 LECTURE_FILE = "clase04.html"
 INDEX_FILE = "index.html"
-MAX_BYTES = 7_000_000  # issue 18 allows the training section ≤ 1 MB of embedded checkpoints
+# The largest file measured + 10 % (issue 38): en/clase04.html was 4.81 MB once formulas were
+# MathML and MathJax's bundle left every file (it was 6.55 MB under a 7 MB cap).
+MAX_BYTES = 5_300_000
 
 # The demos of each section, in the live lecture's order (the registry's), each after its
 # marker. The last section, "jugar", has no demo: the export writes it as text.
