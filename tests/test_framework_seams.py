@@ -57,7 +57,6 @@ REMAINING = {
     # the client guard, Panel's debounce, the served page's stylesheet path, the link defaults
     "dashboards/app/session.py: doc._template_variables",
     "dashboards/components/views.py: widget._debounce",
-    "dashboards/runtime/clients.py: widget._c04_guarded",
     "dashboards/runtime/clients.py: widget._change_event",
     "dashboards/runtime/clients.py: widget._events",
     "dashboards/runtime/clients.py: widget._process_events",

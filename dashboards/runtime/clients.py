@@ -70,6 +70,8 @@ LOG_CHARS = 80
 _refusing = contextvars.ContextVar("c04_refusing", default=False)
 # Per session (its Bokeh document): when its next update may run.
 _next_update: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# The widgets already behind the check (kept here, not as an attribute written on Panel's).
+_guarded: weakref.WeakSet = weakref.WeakSet()
 
 
 def client_writes(widget) -> tuple[str, ...]:
@@ -143,9 +145,13 @@ def _restore(widget, before: dict) -> None:
         widget.param.trigger(*still)
 
 
+def is_guarded(widget) -> bool:
+    return widget in _guarded
+
+
 def guard_widget(widget) -> None:
     """Put one widget behind the check (idempotent)."""
-    if getattr(widget, "_c04_guarded", False):
+    if widget in _guarded:
         return
     accepted = client_writes(widget)
     # What a refusal restores: the value parameters, and a component's own writes (a matrix's
@@ -193,7 +199,7 @@ def guard_widget(widget) -> None:
     # and its Syncable._process_events logs any failure at ERROR with a traceback, then raises
     # it into Tornado ("Exception in callback"). Measured: a forged temperature of −5 did that.
     widget._process_events = checked
-    widget._c04_guarded = True
+    _guarded.add(widget)
 
 
 def _served(doc) -> bool:

@@ -135,7 +135,7 @@ def test_every_widget_of_every_demo_is_guarded():
         count = clients.guard(view)
         widgets = view.__panel__().select(lambda o: isinstance(o, pn.widgets.Widget | MatrixGrid))
         assert count == len(widgets) > 0
-        assert all(getattr(w, "_c04_guarded", False) for w in widgets), demo.id
+        assert all(clients.is_guarded(w) for w in widgets), demo.id
     # «Autoatención»'s four matrices (their cells write a commit, and only that).
     grids = SelfAttentionView().__panel__().select(MatrixGrid)
     assert [clients.client_writes(g) for g in grids] == [("commit",)] * 4
