@@ -631,6 +631,79 @@ DEEP_FIND_JS = """function deepFind(root, sel) {
   }"""
 
 
+# «La capital»'s two bar charts as the page draws them (markup.js bars, inside the Markup's
+# shadow root), by chart: per row its label's text, the text of its words marked lang="es", its
+# value, its bar's width (% of the bar column, as the style says) and its computed colour; null
+# for a chart not drawn yet.
+CAPITAL_BARS_JS = (
+    "() => {\n"
+    + DEEP_FIND_JS
+    + """
+  const read = (testid) => {
+    const table = deepFind(document, `table[data-testid="${testid}"]`);
+    if (!table) return null;
+    const rows = [...table.rows].slice(1);
+    const bar = (tr) => tr.cells[2].querySelector("div");
+    return {
+      label: rows.map((tr) => tr.cells[0].textContent),
+      kept: rows.map((tr) =>
+        [...tr.cells[0].querySelectorAll('[lang="es"]')].map((e) => e.textContent).join("")),
+      value: rows.map((tr) => tr.cells[1].textContent),
+      width: rows.map((tr) => parseFloat(bar(tr).style.width)),
+      color: rows.map((tr) => getComputedStyle(bar(tr)).backgroundColor),
+    };
+  };
+  return {
+    attention: read("capital-attention-bars"),
+    probabilities: read("capital-probability-bars"),
+  };
+}"""
+)
+
+# The chart of CAPITAL_BARS_JS of each bars spec of the capital's render.
+CAPITAL_CHARTS = {"attention": "attention_bars", "probabilities": "probability_bars"}
+
+
+def css_rgb(color: str) -> str:
+    """A "#rrggbb" colour as getComputedStyle writes it: "rgb(r, g, b)"."""
+    r, g, b = (int(color[k : k + 2], 16) for k in (1, 3, 5))
+    return f"rgb({r}, {g}, {b})"
+
+
+def _kept_text(label, lang: str = "es") -> str:
+    if isinstance(label, list):
+        return "".join(_kept_text(part, lang) for part in label)
+    if isinstance(label, dict) and "html" not in label:
+        if label.get("lang") == lang:
+            return _label(label.get("text"), None)
+        return _kept_text(label.get("text"), lang)
+    return ""
+
+
+def bars_as_drawn(spec: dict) -> dict:
+    """What CAPITAL_BARS_JS reads from the table markup.js draws from a bars spec (widths
+    unrounded: markup.js writes them with one decimal)."""
+    rows = spec["rows"]
+    return {
+        "label": [label_text(row["label"]) for row in rows],
+        "kept": [_kept_text(row["label"]) for row in rows],
+        "value": [row["value"] for row in rows],
+        "width": [min(100.0, max(0.0, row["width"])) for row in rows],
+        "color": [css_rgb(row.get("color") or spec.get("color") or "#1f5fa8") for row in rows],
+    }
+
+
+def assert_capital_bars(got: dict, rendered: dict) -> None:
+    """The page's two capital bar charts (CAPITAL_BARS_JS) are those of ``rendered`` (the
+    capital's render): texts and colours identical, widths to markup.js's one decimal."""
+    for chart, name in CAPITAL_CHARTS.items():
+        assert got[chart] is not None, chart
+        want = bars_as_drawn(rendered[name])
+        for column in ("label", "kept", "value", "color"):
+            assert got[chart][column] == want[column], (chart, column)
+        np.testing.assert_allclose(got[chart]["width"], want["width"], atol=0.051, rtol=0)
+
+
 # A JS function: the text a reader meets on the page, through every shadow root (text nodes,
 # placeholders, aria-labels and titles), outside <script>/<style> and outside any element marked
 # lang="es" (an example kept in Spanish on purpose). Canvas text is not in the DOM: the views'

@@ -1,10 +1,10 @@
 /* Browser twin of dashboards/demos/capital.py (the "capital" section of the export).
  *
  * C04.views.capital.render({country, identity}) returns the same dict as the Python
- * render(model, lang) in the page's language: the specs of every step (drawn by markup.js),
- * the attention chart's factors and the data of the two bar charts. Every word comes from the
- * page's catalogue (C04.t, table [capital]); the model's Spanish words are marked {text, lang:
- * "es"} on a page in another language, as in Python.
+ * render(model, lang) in the page's language: the specs of every step and of the two bar
+ * charts (drawn by markup.js). Every word comes from the page's catalogue (C04.t, table
+ * [capital]); the model's Spanish words are marked {text, lang: "es"} on a page in another
+ * language, as in Python.
  *
  * The eight steps of attnmodel.capital.CapitalWalkthrough are ported here; the model's
  * constants (embeddings, W_Q, W_K, W_V, U, vocabulary, countries…) are NOT written in
@@ -108,8 +108,50 @@
     return `(${values.map((v) => fmt(v, decimals)).join(separator)})`;
   }
 
+  // dashboards.demos.capital.attention_labels: "3 · Francia"-style, the token kept.
   function attentionLabels(tokens) {
-    return tokens.map((token, pos) => `${pos} · ${token}`);
+    return tokens.map((token, pos) => [`${pos} · `, keptLabel(token)]);
+  }
+
+  // dashboards.demos.capital.ATTENTION_COLOR, PROBABILITY_SCALE, *_BAR_EM
+  const ATTENTION_COLOR = "#1f5fa8";
+  const PROBABILITY_SCALE = 0.6;
+  const ATTENTION_BAR_EM = 12;
+  const PROBABILITY_BAR_EM = 20;
+
+  // dashboards.demos.capital.attention_bars_spec
+  function attentionBarsSpec(w) {
+    const labels = attentionLabels(w.tokens);
+    return {
+      testid: "capital-attention-bars",
+      corner: "token",
+      head: t("capital.chart.weight_axis"),
+      color: ATTENTION_COLOR,
+      bar_em: ATTENTION_BAR_EM,
+      rows: w.attentionRow.map((a, i) => ({
+        label: labels[i],
+        value: fmt(a, 4),
+        width: 100 * a,
+        note: "",
+      })),
+    };
+  }
+
+  // dashboards.demos.capital.probability_bars_spec
+  function probabilityBarsSpec(K, w) {
+    return {
+      testid: "capital-probability-bars",
+      corner: t("capital.chart.word_axis"),
+      head: t("capital.chart.probability_axis"),
+      bar_em: PROBABILITY_BAR_EM,
+      rows: K.vocabulary.map((word, i) => ({
+        label: keptLabel(word),
+        value: fmt(w.probabilityVector[i], 4),
+        width: Math.min(100, (100 * w.probabilityVector[i]) / PROBABILITY_SCALE),
+        color: K.word_colors[word] ?? K.other_color,
+        note: "",
+      })),
+    };
   }
 
   // dashboards.demos.capital.tokens_spec
@@ -215,7 +257,6 @@
 
     const dims = K.dimension_keys.map((key) => t(key));
     const vocab = K.vocabulary;
-    const labels = attentionLabels(tokens);
     const column = (values) => values.map((v) => [v]);
     const rowSum = t("capital.table.row_sum", { total: fmt(C04.math.sum(w.attentionRow), 4) });
     const readouts = readoutsSpec(w);
@@ -297,19 +338,8 @@
         p: readouts.items[1].value,
       }),
       asymmetry: asymmetrySpec(K, w, state.identity),
-      // The country's bar is renamed with the country: factors first, then the data.
-      attention_factors: labels,
-      attention_source: {
-        token: labels,
-        peso: w.attentionRow,
-        label: w.attentionRow.map((a) => fmt(a, 4)),
-      },
-      probabilities_source: {
-        palabra: vocab.slice(),
-        p: w.probabilityVector,
-        color: vocab.map((word) => K.word_colors[word] ?? K.other_color),
-        label: w.probabilityVector.map((p) => fmt(p, 4)),
-      },
+      attention_bars: attentionBarsSpec(w),
+      probability_bars: probabilityBarsSpec(K, w),
     };
   }
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, CustomJSTickFormatter, FactorRange, HoverTool, Range1d
-from bokeh.plotting import figure
+from bokeh.models import CustomJSTickFormatter
 
 from attnmodel import CapitalWalkthrough
 from attnmodel.capital import (
@@ -47,7 +46,7 @@ from dashboards.components.markup import kept_label as common_kept_label
 from dashboards.components.render import apply_render, client_update, shared_render
 from dashboards.components.stepper import stepper
 from dashboards.components.style import CATEGORY_COLORS
-from dashboards.components.views import DemoView, LiveHTML, lean_renderers, plot_alternative
+from dashboards.components.views import DemoView, LiveHTML
 
 CARD_CSS = ":host { border: 1px solid #d6dbe3; border-radius: 6px; background: #fff; }"
 
@@ -83,9 +82,12 @@ WORD_COLORS = {"París": CATEGORY_COLORS[0], "Roma": CATEGORY_COLORS[1]}
 OTHER_COLOR = "#b8c2cf"
 ATTENTION_COLOR = "#1f5fa8"
 
-# Bokeh names (found in the browser with Bokeh.documents[0].get_model_by_name).
-ATTENTION_SOURCE = "capital-attention-source"
-PROBABILITIES_SOURCE = "capital-probabilities-source"
+# The probability bars' full width: a fixed scale (the old chart's y range), so that the bars of
+# two states compare; a larger probability fills the bar.
+PROBABILITY_SCALE = 0.6
+# The bar column's width (em) of each chart: the attention card is narrow, the distribution wide.
+ATTENTION_BAR_EM = 12
+PROBABILITY_BAR_EM = 20
 
 
 def kept_label(word: str, lang: str = DEFAULT_LANG) -> str | dict:
@@ -109,9 +111,51 @@ def _vector(values, decimals: int = 4, lang: str = DEFAULT_LANG) -> str:
     return "(" + separator.join(number(v, decimals, lang=lang) for v in values) + ")"
 
 
-def attention_labels(tokens: list[str]) -> list[str]:
-    """The attention chart's factors: "3 · Francia"-style, so the country's bar is renamed."""
-    return [f"{pos} · {token}" for pos, token in enumerate(tokens)]
+def attention_labels(tokens: list[str], lang: str = DEFAULT_LANG) -> list[list]:
+    """The attention bars' row labels: "3 · Francia"-style (the country's row is renamed with
+    the country), the token kept."""
+    return [[f"{pos} · ", kept_label(token, lang)] for pos, token in enumerate(tokens)]
+
+
+def attention_bars_spec(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.bars``: the attention of the query over the five tokens, a row per token
+    with its weight (4 decimals) and a bar on the 0–1 scale (width in %)."""
+    return {
+        "testid": "capital-attention-bars",
+        "corner": "token",
+        "head": text("capital.chart.weight_axis", lang),
+        "color": ATTENTION_COLOR,
+        "bar_em": ATTENTION_BAR_EM,
+        "rows": [
+            {"label": label, "value": number(a, 4, lang=lang), "width": 100 * a, "note": ""}
+            for label, a in zip(
+                attention_labels(model.tokens, lang), model.attention_row.tolist(), strict=True
+            )
+        ],
+    }
+
+
+def probability_bars_spec(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.bars``: the probability of each vocabulary word, a row per word (vocabulary
+    order) with its probability (4 decimals), its colour (``WORD_COLORS``, else
+    ``OTHER_COLOR``) and a bar on the fixed 0–``PROBABILITY_SCALE`` scale (width in %, at most
+    100)."""
+    return {
+        "testid": "capital-probability-bars",
+        "corner": text("capital.chart.word_axis", lang),
+        "head": text("capital.chart.probability_axis", lang),
+        "bar_em": PROBABILITY_BAR_EM,
+        "rows": [
+            {
+                "label": kept_label(word, lang),
+                "value": number(p, 4, lang=lang),
+                "width": min(100.0, 100 * p / PROBABILITY_SCALE),
+                "color": WORD_COLORS.get(word, OTHER_COLOR),
+                "note": "",
+            }
+            for word, p in zip(model.vocabulary, model.probability_vector.tolist(), strict=True)
+        ],
+    }
 
 
 def tokens_spec(tokens: list[str], lang: str = DEFAULT_LANG) -> dict:
@@ -222,13 +266,12 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
     """Everything on screen that follows the country and the identity, in ``lang``, by target
     name.
 
-    HTML panes (``tokens``, ``embeddings``, ``pe``, ``with_position``, ``query``, ``keys``,
-    ``values``, ``scores``, ``attention_row``, ``mixed``, ``logits``, ``probabilities``,
-    ``readouts``, ``asymmetry``), the attention chart's factors (``attention_factors``, set
-    before its data) and the data of the two bar charts (``attention_source``,
-    ``probabilities_source``; their column names are data, the same in every language). The
-    browser twin (``C04.views.capital`` in dashboards/demos/capital.js) returns the same dict
-    from the same constants (``client_constants()``) and the page's catalogue.
+    The specs of every Markup (``tokens``, ``embeddings``, ``pe``, ``with_position``,
+    ``query``, ``keys``, ``values``, ``scores``, ``attention_row``, ``mixed``, ``logits``,
+    ``probabilities``, ``readouts``, ``announce``, ``asymmetry``) and of the two bar charts
+    (``attention_bars``, ``probability_bars``: ``C04.markup.bars``). The browser twin
+    (``C04.views.capital`` in dashboards/demos/capital.js) returns the same dict from the same
+    constants (``client_constants()``) and the page's catalogue.
     """
     tokens = model.tokens
     query = tokens[QUERY]
@@ -236,7 +279,6 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
     vocab = model.vocabulary
     attention_row = model.attention_row
     probability_vector = model.probability_vector
-    labels = attention_labels(tokens)
     row_sum = text("capital.table.row_sum", lang, total=number(attention_row.sum(), 4, lang=lang))
     readouts = readouts_spec(model, lang)
     return {
@@ -350,19 +392,8 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
             "capital", lang, word=readouts["items"][0]["value"], p=readouts["items"][1]["value"]
         ),
         "asymmetry": asymmetry_spec(model, lang),
-        # The country's bar is renamed with the country: factors first, then the data.
-        "attention_factors": labels,
-        "attention_source": {
-            "token": labels,
-            "peso": attention_row.tolist(),
-            "label": [number(a, 4, lang=lang) for a in attention_row],
-        },
-        "probabilities_source": {
-            "palabra": list(vocab),
-            "p": probability_vector.tolist(),
-            "color": [WORD_COLORS.get(w, OTHER_COLOR) for w in vocab],
-            "label": [number(p, 4, lang=lang) for p in probability_vector],
-        },
+        "attention_bars": attention_bars_spec(model, lang),
+        "probability_bars": probability_bars_spec(model, lang),
     }
 
 
@@ -409,15 +440,14 @@ class CapitalView(DemoView):
     ``capital-prediction``, ``capital-probability`` (4 decimals, e.g. "0,3805"), ``capital-loss``
     (−ln p), and ``capital-asymmetry`` (the París/Roma slopes).
 
-    Updates: one model watcher recomputes every HTML pane in place and, in the same
-    ``pn.io.hold()``, the data of the two bar charts. Both are plain Bokeh figures built once:
-    ``self.attention_bars`` (Bokeh name ``capital-attention-bars``) draws
-    ``self.attention_source`` (name ``capital-attention-source``; columns ``token`` = "3 ·
-    Francia"-style labels, ``peso``, ``label``) on a categorical x range whose factors follow the
-    country; ``self.probability_bars`` (name ``capital-probability-bars``) draws
-    ``self.probabilities_source`` (name ``capital-probabilities-source``; columns ``palabra`` in
-    vocabulary order, ``p``, ``color``, ``label``). ``label`` holds the 4-decimal text the hover
-    shows, in the view's language. What is on screen is ``render(model, lang)``, put there by
+    Updates: one model watcher recomputes every Markup in place, the two bar charts with them:
+    ``self.attention_bars`` (``capital-attention-bars``: a row per token, labelled "3 ·
+    Francia"-style so the country's row is renamed, its weight with 4 decimals and a bar on the
+    0–1 scale) and ``self.probability_bars`` (``capital-probability-bars``: a row per word in
+    vocabulary order, its probability with 4 decimals and a bar in the word's colour on the
+    fixed 0–0.6 scale), tables drawn by ``C04.markup.bars`` (no canvas, no Bokeh figure). The
+    values are ``capital-attention-bars-1`` … and ``capital-probability-bars-1`` …, written in
+    the view's language. What is on screen is ``render(model, lang)``, put there by
     ``apply_render``.
 
     Language: every label, caption, note and axis in ``lang``; the model's words (tokens,
@@ -483,15 +513,10 @@ class CapitalView(DemoView):
         )
         self.announce = announcer()
 
-        # Bokeh models belong to one document: figures and sources per view (per session).
-        self.attention_source = ColumnDataSource(
-            {"token": [], "peso": [], "label": []}, name=ATTENTION_SOURCE
+        self.attention_bars = Markup(kind="bars", margin=(4, 4), stylesheets=[PANE_CSS])
+        self.probability_bars = Markup(
+            kind="bars", margin=(4, 4), stylesheets=[PANE_CSS], sizing_mode="stretch_width"
         )
-        self.probabilities_source = ColumnDataSource(
-            {"palabra": [], "p": [], "color": [], "label": []}, name=PROBABILITIES_SOURCE
-        )
-        self.attention_bars = self._attention_figure()
-        self.probability_bars = self._probability_figure()
         self._last_state = None
         self._refresh()
         model.param.watch(self._on_change, ["country", "identity"])
@@ -523,7 +548,7 @@ class CapitalView(DemoView):
                 "6 · Softmax",
                 math_md(t("capital.step.attention_caption", es=es)),
                 self.attention_row,
-                pn.pane.Bokeh(self.attention_bars),
+                self.attention_bars,
             ),
             self._card(
                 t("capital.step.mixed_title"),
@@ -542,8 +567,7 @@ class CapitalView(DemoView):
             intro += "\n\n" + t("capital.kept_spanish")
         title = t("demo.capital").replace("___", r"\_\_\_")
         distribution = math_md(t("capital.step.distribution"), css_classes=["c04-note"])
-        probability_bars = pn.pane.Bokeh(self.probability_bars, sizing_mode="stretch_width")
-        self._steps(cards, distribution, probability_bars, self.readouts, self.asymmetry)
+        self._steps(cards, distribution, self.probability_bars, self.readouts, self.asymmetry)
         self._layout = pn.Column(
             section_header(title, intro, anchor="capital"),
             pn.Row(self.country_select, self.identity_slider, self.identity_note),
@@ -553,7 +577,7 @@ class CapitalView(DemoView):
             # later plot update.
             pn.Column(pn.Row(*cards[:3]), pn.Row(*cards[3:5]), pn.Row(*cards[5:])),
             distribution,
-            probability_bars,
+            self.probability_bars,
             self.readouts,
             self.asymmetry,
             self.announce,
@@ -623,14 +647,11 @@ class CapitalView(DemoView):
         self._last_state = state
         apply_render(self.client_targets(), render(model, self.lang))
 
-    def _attention_labels(self) -> list[str]:
-        return attention_labels(self.model.tokens)
-
     # -- the export (dashboards/export.py) -----------------------------------------------------
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (pane / source / Bokeh model, kind), for the names of ``render``."""
-        markup = {
+        """Target name -> (Markup, kind), for the names of ``render``."""
+        return {
             name: (getattr(self, name), "markup")
             for name in (
                 "tokens",
@@ -648,13 +669,9 @@ class CapitalView(DemoView):
                 "readouts",
                 "asymmetry",
                 "announce",
+                "attention_bars",
+                "probability_bars",
             )
-        }
-        return {
-            **markup,
-            "attention_factors": (self.attention_bars.x_range, "prop:factors"),
-            "attention_source": (self.attention_source, "data"),
-            "probabilities_source": (self.probabilities_source, "data"),
         }
 
     def enable_client_side(self, states: dict | None = None) -> int:
@@ -677,68 +694,6 @@ class CapitalView(DemoView):
         self.country_select.jscallback(value=code, args=args)
         self.identity_slider.jscallback(value=code, args=args)
         return 0
-
-    # -- plots ---------------------------------------------------------------------------------
-
-    def _attention_figure(self):
-        fig = figure(
-            name="capital-attention-bars",
-            html_attributes=plot_alternative(self, "capital_attention"),
-            x_range=FactorRange(factors=self._attention_labels()),
-            y_range=Range1d(0, 1),
-            width=CARD_WIDTH - 30,
-            height=230,
-            tools="",
-            toolbar_location=None,
-            x_axis_label="token",
-            y_axis_label=self.t("capital.chart.weight_axis"),
-            output_backend="canvas",
-        )
-        bars = fig.vbar(
-            x="token", top="peso", width=0.8, source=self.attention_source, color=ATTENTION_COLOR
-        )
-        fig.add_tools(
-            HoverTool(
-                renderers=[bars],
-                tooltips=[("token", "@token"), (self.t("capital.chart.weight"), "@label")],
-            )
-        )
-        self._style_bars(fig)
-        lean_renderers(fig)
-        return fig
-
-    def _probability_figure(self):
-        fig = figure(
-            name="capital-probability-bars",
-            html_attributes=plot_alternative(self, "capital_probability"),
-            x_range=FactorRange(factors=list(self.model.vocabulary)),
-            y_range=Range1d(0, 0.6),
-            height=300,
-            sizing_mode="stretch_width",
-            tools="",
-            toolbar_location=None,
-            x_axis_label=self.t("capital.chart.word_axis"),
-            y_axis_label=self.t("capital.chart.probability_axis"),
-            output_backend="canvas",
-        )
-        bars = fig.vbar(
-            x="palabra", top="p", width=0.8, source=self.probabilities_source, color="color"
-        )
-        fig.add_tools(
-            HoverTool(
-                renderers=[bars],
-                tooltips=[(self.t("capital.chart.word"), "@palabra"), ("p", "@label")],
-            )
-        )
-        self._style_bars(fig)
-        lean_renderers(fig)
-        return fig
-
-    def _style_bars(self, fig) -> None:
-        # The axis ticks as the page's language writes numbers.
-        fig.yaxis.formatter = CustomJSTickFormatter(code=tick_js(lang=self.lang))
-        fig.xgrid.visible = False
-        fig.yaxis.minor_tick_line_color = None
 
     def __panel__(self):
         return self._layout

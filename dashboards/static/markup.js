@@ -114,18 +114,20 @@
 
   /**
    * Per row, a value, a bar and a note (the softmax gradient of "Autoatención", the attention
-   * of one query in "¿Por qué dividir por √d_k?"). spec: {testid, head, rows: [{label, value,
-   * width: 0–100 (% of the bar), note}]} and, optional, caption (the table's title), corner
-   * (the label column's header), color (the bars') and bar_em (the bar column's width, in em);
-   * the value cells are <testid>-1, …
+   * of one query in "¿Por qué dividir por √d_k?", the two charts of «La capital»). spec:
+   * {testid, head, rows: [{label, value, width: 0–100 (% of the bar), note}]} and, optional,
+   * caption (the table's title), corner (the label column's header), color (the bars'), a row's
+   * own color (its bar's, over the spec's) and bar_em (the bar column's width, in em); a row's
+   * label is a label (label(): a word kept in another language is marked); the value cells are
+   * <testid>-1, …
    */
   function bars(spec) {
     const color = spec.color || "#1f5fa8";
     const barEm = Number(spec.bar_em) || 8;
     const rows = spec.rows.map(
       (row, i) =>
-        `<tr><th>${esc(row.label)}</th><td${testid(`${spec.testid}-${i + 1}`)}>${esc(row.value)}</td>` +
-        `<td style="border:none; min-width:${barEm}em"><div style="background:${esc(color)}; height:10px; ` +
+        `<tr><th>${label(row.label)}</th><td${testid(`${spec.testid}-${i + 1}`)}>${esc(row.value)}</td>` +
+        `<td style="border:none; min-width:${barEm}em"><div style="background:${esc(row.color || color)}; height:10px; ` +
         `width:${(clip01(row.width / 100) * 100).toFixed(1)}%"></div></td>` +
         `<td class="c04-sum" style="color:#a40000">${esc(row.note)}</td></tr>`
     );

@@ -8,11 +8,12 @@ import re
 import numpy as np
 import panel as pn
 import pytest
-from bokeh.models import ColumnDataSource, GlyphRenderer, VBar
+from bokeh.models import Plot
 
 from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
+from dashboards.components.markup import Markup
 from dashboards.components.mathml import with_math
 from dashboards.components.style import CATEGORY_COLORS
 from dashboards.demos.capital import CapitalView, render
@@ -56,19 +57,37 @@ def column(view_html: str, testid: str) -> dict[str, str]:
     return {row[0]: row[1] for row in table(view_html, testid)[1:]}
 
 
-def source(view: CapitalView, name: str) -> dict:
-    """A bar chart's data, found by its stable Bokeh name as the browser finds it."""
-    figures = (view.attention_bars, view.probability_bars)
-    [found] = {s for fig in figures for s in fig.select({"type": ColumnDataSource, "name": name})}
-    return found.data
+# The probability bars' fixed scale: a bar's full width is p = 0.6 (the old chart's y range).
+PROBABILITY_FULL = 0.6
+# The bars' colours: the attention's blue; París, Roma and the six other words.
+ATTENTION_BLUE = "#1f5fa8"
+OTHER_GREY = "#b8c2cf"
+
+
+def bars(spec: dict, testid: str) -> dict:
+    """A bars spec's columns, found by its data-testid: each row's label as text ("label"), its
+    value text ("value"), its bar's width in % ("width") and colour ("color")."""
+    assert spec["testid"] == testid
+    rows = spec["rows"]
+    return {
+        "label": [label_text(row["label"]) for row in rows],
+        "value": [row["value"] for row in rows],
+        "width": [row["width"] for row in rows],
+        "color": [row.get("color", spec.get("color")) for row in rows],
+    }
 
 
 def attention_bars(view: CapitalView) -> dict:
-    return source(view, "capital-attention-source")
+    return bars(view.attention_bars.spec, "capital-attention-bars")
 
 
 def probability_bars(view: CapitalView) -> dict:
-    return source(view, "capital-probabilities-source")
+    return bars(view.probability_bars.spec, "capital-probability-bars")
+
+
+def probability_widths(probabilities) -> list[float]:
+    """Each word's bar: its probability on the 0–0.6 scale, in %, a full bar at most."""
+    return [min(100.0, 100 * float(p) / PROBABILITY_FULL) for p in probabilities]
 
 
 @pytest.fixture
@@ -185,10 +204,10 @@ def test_identity_slider_changes_probabilities_and_readouts(view, identity):
     assert readout(view, "capital-prediction") == expected.prediction
     assert readout(view, "capital-probability") == es_number(expected.probability, 4)
     assert readout(view, "capital-loss") == es_number(expected.loss, 4)
-    bars = probability_bars(view)
-    assert bars["palabra"] == VOCAB
-    np.testing.assert_allclose(bars["p"], expected.probability_vector)
-    assert bars["label"] == [es_number(p, 4) for p in expected.probability_vector]
+    shown = probability_bars(view)
+    assert shown["label"] == VOCAB
+    np.testing.assert_allclose(shown["width"], probability_widths(expected.probability_vector))
+    assert shown["value"] == [es_number(p, 4) for p in expected.probability_vector]
 
 
 def test_identity_zero_is_a_tie(view):
@@ -200,15 +219,15 @@ def test_identity_zero_is_a_tie(view):
 
 
 def test_attention_row_is_identical_for_every_identity(view):
-    texts, bars = [], []
+    texts, widths = [], []
     for identity in (0.9, 0.0, -0.9):
         view.identity_slider.value = identity
         texts.append(table(view.attention_row.spec, "capital-attention-row")[1])
-        bars.append(attention_bars(view)["peso"])
+        widths.append(attention_bars(view)["width"])
     assert texts[0] == texts[1] == texts[2]
-    np.testing.assert_allclose(bars[0], bars[1])
-    np.testing.assert_allclose(bars[0], bars[2])
-    np.testing.assert_allclose(bars[0], view.model.attention_row)
+    np.testing.assert_allclose(widths[0], widths[1])
+    np.testing.assert_allclose(widths[0], widths[2])
+    np.testing.assert_allclose(np.asarray(widths[0]) / 100, view.model.attention_row)
     # ... and for the other country, whose name is the only change in the header row.
     view.country_select.value = "Italia"
     assert table(view.attention_row.spec, "capital-attention-row")[1] == texts[0]
@@ -225,39 +244,62 @@ def test_other_six_words_have_logit_zero(view):
 
 
 def test_attention_bars_follow_the_country(view):
-    bars = attention_bars(view)
-    assert bars["token"] == ["0 · La", "1 · capital", "2 · de", "3 · Francia", "4 · es"]
-    assert bars["label"] == ["0,0038", "0,3151", "0,0337", "0,6468", "0,0006"]
-    assert list(view.attention_bars.x_range.factors) == bars["token"]
+    shown = attention_bars(view)
+    assert shown["label"] == ["0 · La", "1 · capital", "2 · de", "3 · Francia", "4 · es"]
+    assert shown["value"] == ["0,0038", "0,3151", "0,0337", "0,6468", "0,0006"]
+    # Widths on the 0–1 scale: docs/ejemplos-trabajados.md's weights, in %.
+    np.testing.assert_allclose(shown["width"], [0.38, 31.51, 3.37, 64.68, 0.06], atol=0.005)
+    assert shown["color"] == [ATTENTION_BLUE] * 5
     view.country_select.value = "Italia"
-    bars = attention_bars(view)
-    assert bars["token"][3] == "3 · Italia"
-    assert list(view.attention_bars.x_range.factors) == bars["token"]
-    np.testing.assert_allclose(bars["peso"], view.model.attention_row)
+    shown = attention_bars(view)
+    assert shown["label"][3] == "3 · Italia"
+    assert shown["label"][:3] == ["0 · La", "1 · capital", "2 · de"]
+    np.testing.assert_allclose(np.asarray(shown["width"]) / 100, view.model.attention_row)
 
 
-def test_bar_charts_are_built_once(view):
+def test_bar_charts_are_markup_built_once(view):
+    """Two tables drawn by markup.js (no Bokeh figure, no canvas), the same components after
+    every change, their headers the catalogue's axis words."""
     root = view.__panel__().get_root()
-    renderers = [r for r in root.select({"type": GlyphRenderer}) if isinstance(r.glyph, VBar)]
-    assert {r.data_source.name for r in renderers} == {
-        "capital-attention-source",
-        "capital-probabilities-source",
-    }
+    assert [m for m in root.references() if isinstance(m, Plot)] == []
+    charts = (view.attention_bars, view.probability_bars)
+    assert all(isinstance(c, Markup) and c.kind == "bars" for c in charts)
+    assert view.__panel__().select(Markup).count(view.probability_bars) == 1
     view.identity_slider.value = -0.4
     view.country_select.value = "Italia"
-    after = [r for r in root.select({"type": GlyphRenderer}) if isinstance(r.glyph, VBar)]
-    assert {r.id for r in after} == {r.id for r in renderers}  # same figures, new data
-    assert list(view.probability_bars.x_range.factors) == VOCAB
-    assert (view.probability_bars.y_range.start, view.probability_bars.y_range.end) == (0, 0.6)
-    assert (view.attention_bars.y_range.start, view.attention_bars.y_range.end) == (0, 1)
-    assert view.probability_bars.xaxis.axis_label == text("capital.chart.word_axis")
-    assert view.attention_bars.yaxis.axis_label == text("capital.chart.weight_axis")
+    assert (view.attention_bars, view.probability_bars) == charts  # same components, new specs
+    assert probability_bars(view)["label"] == VOCAB
+    expected = CapitalWalkthrough(country="Italia", identity=-0.9)
+    np.testing.assert_allclose(
+        probability_bars(view)["width"], probability_widths(expected.probability_vector)
+    )
+    spec = view.probability_bars.spec
+    assert (spec["corner"], spec["head"]) == (
+        text("capital.chart.word_axis"),
+        text("capital.chart.probability_axis"),
+    )
+    assert (spec["corner"], spec["head"]) == ("palabra siguiente", "probabilidad")
+    spec = view.attention_bars.spec
+    assert (spec["corner"], spec["head"]) == ("token", text("capital.chart.weight_axis"))
+    assert spec["head"] == "peso de atención"
+
+
+def test_probability_bars_keep_a_fixed_scale(view):
+    """A bar's width is p / 0.6 in every state (the scale does not follow the largest p), so
+    two states' bars compare; a probability of 0.6 or more would fill it."""
+    for identity in (0.9, 0.0, -1.0):
+        view.identity_slider.value = identity
+        model = CapitalWalkthrough(identity=identity)
+        widths = probability_bars(view)["width"]
+        for p, width in zip(model.probability_vector, widths, strict=True):
+            assert width == pytest.approx(p / 0.6 * 100)
+    assert probability_widths([0.75]) == [100.0]
 
 
 def test_vocabulary_bar_colours(view):
     colors = probability_bars(view)["color"]
     assert colors[:2] == list(CATEGORY_COLORS[:2])  # París, Roma
-    assert len(set(colors[2:])) == 1  # the six "resto" words
+    assert colors[2:] == [OTHER_GREY] * 6  # the six "resto" words
 
 
 def test_model_changes_move_the_widgets(view):
@@ -319,14 +361,22 @@ def english(panel_cleanup):
 
 
 def test_english_view_has_no_spanish_left(english):
-    # The bar charts' factors are the model's words drawn on the canvas, where no lang="es" mark
-    # is possible (glossed in the intro's note): they are the only Spanish left.
-    factors = [*english.attention_bars.x_range.factors, *english.probability_bars.x_range.factors]
-    assert factors[:5] == ["0 · La", "1 · capital", "2 · de", "3 · Francia", "4 · es"]
-    assert factors[5:] == VOCAB
+    # The bars' labels are the model's words, marked lang="es" as in the tables.
+    labels = [
+        *attention_bars(english)["label"],
+        *probability_bars(english)["label"],
+    ]
+    assert labels[:5] == ["0 · La", "1 · capital", "2 · de", "3 · Francia", "4 · es"]
+    assert labels[5:] == VOCAB
+    for chart in (english.attention_bars, english.probability_bars):
+        assert all(
+            label_text(row["label"], without_lang="es").strip(" ·0123456789") == ""
+            for row in chart.spec["rows"]
+        )
     lines = viewable_texts(english).split("\n")
-    # ... and the select's value, the model's country (its option shows "France").
-    data = {*factors, english.country_select.value}
+    # ... the select's value is the only Spanish left, the model's country (its option shows
+    # "France").
+    data = {english.country_select.value}
     assert spanish_words_left("\n".join(line for line in lines if line not in data)) == set()
     assert spanish_words_left("\n".join(lines)) <= {w.lower() for w in MODEL_WORDS}
     layout = english.__panel__()
@@ -335,9 +385,10 @@ def test_english_view_has_no_spanish_left(english):
     assert titles[4] == '5 · Scores of “<span lang="es">es</span>” (÷ √3)'
     assert english.country_select.label == "Country"
     assert english.identity_slider.label == "Country identity"
-    assert english.probability_bars.xaxis.axis_label == "next word"
-    assert english.attention_bars.yaxis.axis_label == "attention weight"
-    assert '"."' in english.attention_bars.yaxis.formatter.code  # ticks with a decimal point
+    assert english.probability_bars.spec["corner"] == "next word"
+    assert english.probability_bars.spec["head"] == "probability"
+    assert english.attention_bars.spec["head"] == "attention weight"
+    assert attention_bars(english)["value"] == ["0.0038", "0.3151", "0.0337", "0.6468", "0.0006"]
     # The title is the registry's, the intro says the example stays Spanish, with a gloss.
     header = layout.select(pn.pane.Markdown)[0].object
     assert text("demo.capital", "en").replace("___", r"\_\_\_") in header
@@ -352,6 +403,7 @@ def test_english_keeps_the_model_words_marked(english):
     vocabulary, the prediction, the asymmetry box and the tables' headers."""
     panes = [english.tokens, english.embeddings, english.scores, english.attention_row]
     panes += [english.logits, english.probabilities, english.readouts, english.asymmetry]
+    panes += [english.attention_bars, english.probability_bars]
     for identity in (0.9, 0.0):
         english.identity_slider.value = identity
         for pane in panes:
@@ -386,7 +438,7 @@ def test_english_numbers_use_a_decimal_point(english):
     assert english.mixed.spec["text"] == "z = (1.9953, −0.2850, 0.5821)"
     assert english.attention_row.spec["note"] == "The row sums to Σ = 1.0000"
     # docs/ejemplos-trabajados.md, identity +0,90: París 0,3805, Roma 0,1491, the others 0,0784.
-    assert probability_bars(english)["label"][:3] == ["0.3805", "0.1491", "0.0784"]
+    assert probability_bars(english)["value"][:3] == ["0.3805", "0.1491", "0.0784"]
     assert spec_find(english.asymmetry.spec, "capital-slope-roma")["text"] == "−0.3945"
     shown = spec_text(english.asymmetry.spec)
     assert "p(París | +0.90) = 0.3805, p(Roma | −0.90) = 0.3398." in shown
@@ -419,15 +471,19 @@ def test_english_controls_change_the_numbers(english):
 
 
 def test_english_render_is_the_spanish_one_in_other_words():
-    """Same numbers and data in both languages; the bar labels differ only in the separator."""
+    """Same numbers in both languages; the bars' values differ only in the separator, their
+    labels only in the mark of the model's words, their headers in the language."""
     for identity in (0.9, 0.0, -0.37):
         model = CapitalWalkthrough(identity=identity)
         es, en = render(model), render(model, "en")
         assert list(es) == list(en)
-        assert es["attention_factors"] == en["attention_factors"]
-        for source in ("attention_source", "probabilities_source"):
-            for column, values in es[source].items():
-                if column == "label":
-                    assert [v.replace(",", ".") for v in values] == en[source][column]
-                else:
-                    assert values == en[source][column]
+        for chart in ("attention_bars", "probability_bars"):
+            testid = es[chart]["testid"]
+            assert bars(es[chart], testid)["label"] == bars(en[chart], testid)["label"]
+            for mine, theirs in zip(es[chart]["rows"], en[chart]["rows"], strict=True):
+                assert mine["value"].replace(",", ".") == theirs["value"]
+                assert (mine["width"], mine.get("color")) == (theirs["width"], theirs.get("color"))
+        assert es["probability_bars"]["rows"][0]["label"] == "París"
+        assert en["probability_bars"]["rows"][0]["label"] == {"text": "París", "lang": "es"}
+        assert es["attention_bars"]["head"] == "peso de atención"
+        assert en["attention_bars"]["head"] == "attention weight"

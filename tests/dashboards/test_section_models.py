@@ -20,7 +20,7 @@ CEILING = {
     "autoatencion": (115, 115),
     "cabezas": (81, 85),
     "posicion": (131, 131),
-    "capital": (166, 166),
+    "capital": (120, 120),
     "entrenamiento": (123, 123),
     "explorador": (69, 69),
     "modelo": (71, 77),

@@ -12,28 +12,16 @@ from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import es_number
 from attnmodel.i18n import text
 
-from c04_testing import readout
+from c04_testing import CAPITAL_BARS_JS, readout
 
 pytestmark = pytest.mark.ui
 
-# The two bar charts' data as the browser holds it, from the sources' stable Bokeh names, and
-# the factors of the attention chart's x axis (renamed with the country).
-BARS_JS = """() => {
-  const doc = window.Bokeh && window.Bokeh.documents[0];
-  const columns = (name, x, y) => {
-    const m = doc ? doc.get_model_by_name(name) : null;
-    if (m == null) return null;
-    const get = (k) => (m.data instanceof Map ? m.data.get(k) : m.data[k]);
-    return {x: Array.from(get(x)), y: Array.from(get(y)), label: Array.from(get('label'))};
-  };
-  const out = {
-    attention: columns('capital-attention-source', 'token', 'peso'),
-    probabilities: columns('capital-probabilities-source', 'palabra', 'p'),
-  };
-  const fig = doc ? doc.get_model_by_name('capital-attention-bars') : null;
-  out.factors = fig == null ? null : Array.from(fig.x_range.factors);
-  return out;
-}"""
+# The bars' colours: the attention's blue; París, Roma (the Okabe–Ito blue and vermilion) and
+# the six other words' grey. A probability bar's full width is p = 0.6.
+BLUE = "rgb(31, 95, 168)"
+WORD_RGB = {"París": "rgb(0, 114, 178)", "Roma": "rgb(213, 94, 0)"}
+OTHER_RGB = "rgb(184, 194, 207)"
+PROBABILITY_FULL = 0.6
 
 
 def attention_numbers(page) -> str:
@@ -51,19 +39,28 @@ def expect_model(page, model: CapitalWalkthrough) -> None:
 
 
 def expect_bars(page, model: CapitalWalkthrough, timeout: float = 15.0) -> None:
-    """Poll until the browser's bar charts hold the model's numbers."""
+    """Poll until the browser's two bar tables show the model's numbers: a row per token and
+    per word, the values with 4 decimals, each bar's width and colour."""
     deadline = time.monotonic() + timeout
+    words = model.vocabulary
     while True:
-        bars = page.evaluate(BARS_JS)
+        bars = page.evaluate(CAPITAL_BARS_JS)
         try:
-            assert bars["probabilities"]["x"] == model.vocabulary
-            np.testing.assert_allclose(bars["probabilities"]["y"], model.probability_vector)
-            assert bars["probabilities"]["label"] == [
-                es_number(p, 4) for p in model.probability_vector
-            ]
-            assert bars["attention"]["x"][3] == f"3 · {model.country}"
-            assert bars["factors"] == bars["attention"]["x"]
-            np.testing.assert_allclose(bars["attention"]["y"], model.attention_row)
+            probabilities = bars["probabilities"]
+            assert probabilities["label"] == words
+            assert probabilities["value"] == [es_number(p, 4) for p in model.probability_vector]
+            np.testing.assert_allclose(
+                probabilities["width"],
+                [100 * p / PROBABILITY_FULL for p in model.probability_vector],
+                atol=0.051,
+            )
+            assert probabilities["color"] == [WORD_RGB.get(w, OTHER_RGB) for w in words]
+            attention = bars["attention"]
+            assert attention["label"] == [f"{i} · {t}" for i, t in enumerate(model.tokens)]
+            assert attention["label"][3] == f"3 · {model.country}"
+            assert attention["value"] == [es_number(a, 4) for a in model.attention_row]
+            np.testing.assert_allclose(attention["width"], 100 * model.attention_row, atol=0.051)
+            assert attention["color"] == [BLUE] * len(model.tokens)
             return
         except (AssertionError, KeyError, TypeError):
             if time.monotonic() > deadline:

@@ -43,7 +43,7 @@ LANGS = ("es", "en")
 
 
 def _no_charts() -> dict:
-    return {"plots": {}, "head_plots": {}, "bars": [], "maps": {}, "grids": {}}
+    return {"plots": {}, "head_plots": {}, "bars": [], "bar_rows": {}, "maps": {}, "grids": {}}
 
 
 def _charts() -> dict[str, dict]:
@@ -65,9 +65,19 @@ def _charts() -> dict[str, dict]:
         "pe-heatmap": [["Image", 1]],
         "pe-similarity": [["Line", pe.n_positions - start] for start in CURVE_STARTS],
     }
-    charts["capital"]["plots"] = {
-        "capital-attention-bars": [["VBar", len(capital.tokens)]],
-        "capital-probability-bars": [["VBar", len(capital.vocabulary)]],
+    # «La capital»: markup.js bars, a row per token and per word, each bar's width and colour
+    # from the model's numbers (attention on 0–1, probability on a fixed 0–0.6).
+    charts["capital"]["bars"] = ["capital-attention-bars", "capital-probability-bars"]
+    word_colors = {"París": "#0072b2", "Roma": "#d55e00"}
+    charts["capital"]["bar_rows"] = {
+        "capital-attention-bars": [
+            [f"{i} · {token}", 100 * float(a), "#1f5fa8"]
+            for i, (token, a) in enumerate(zip(capital.tokens, capital.attention_row, strict=True))
+        ],
+        "capital-probability-bars": [
+            [word, min(100.0, 100 * float(p) / 0.6), word_colors.get(word, "#b8c2cf")]
+            for word, p in zip(capital.vocabulary, capital.probability_vector, strict=True)
+        ],
     }
     charts["entrenamiento"]["plots"] = {
         "training-loss-figure": [["Line", len(training.loss_curve)], ["Scatter", 1]],
@@ -246,6 +256,46 @@ MARKS_JS = """(want) => {
       }
     }
     if (!bars.some(seen)) problems.push(`${testid}: every bar of no width`);
+  }
+
+  // markup.js's bars row by row: [label, width (% of the bar column), colour] each, the width
+  // as the style says and as laid out (within 2 points: a pixel's rounding).
+  for (const [testid, rows] of Object.entries(want.bar_rows)) {
+    const table = one(`table[data-testid="${testid}"]`, `${testid} (rows)`);
+    if (!table) continue;
+    const drawn = [...table.rows].slice(1);
+    if (drawn.length !== rows.length) {
+      problems.push(`${testid}: ${drawn.length} rows, not ${rows.length}`);
+      continue;
+    }
+    rows.forEach(([label, width, color], i) => {
+      const tr = drawn[i];
+      const bar = tr.querySelector("td > div");
+      const where = `${testid} row ${i + 1}`;
+      if (tr.cells[0].textContent !== label) {
+        problems.push(`${where}: label ${tr.cells[0].textContent}, expected ${label}`);
+      }
+      if (!bar) {
+        problems.push(`${where}: no bar`);
+        return;
+      }
+      const styled = parseFloat(bar.style.width);
+      if (!(Math.abs(styled - width) <= 0.051)) {
+        problems.push(`${where}: bar ${styled}%, expected ${width.toFixed(2)}%`);
+      }
+      const cell = bar.parentElement;
+      const pad = getComputedStyle(cell);
+      const inner = cell.clientWidth - parseFloat(pad.paddingLeft) - parseFloat(pad.paddingRight);
+      const laid = (100 * bar.getBoundingClientRect().width) / inner;
+      if (!(inner > 0) || !(Math.abs(laid - width) <= 2)) {
+        problems.push(`${where}: bar laid out at ${laid.toFixed(1)}%, not ${width.toFixed(2)}%`);
+      }
+      const got = rgba(getComputedStyle(bar).backgroundColor);
+      const expected = rgba(color);
+      if (!got || !expected || got.join() !== expected.join()) {
+        problems.push(`${where}: bar coloured ${JSON.stringify(got)}, expected ${color}`);
+      }
+    });
   }
 
   // The explorer's map (markup.js heatmap): n × n cells, each row shaded as its largest weight.

@@ -4,14 +4,13 @@ Opened from file:// with every non-file request blocked: the defaults are the no
 the country (discrete) and the identity slider (continuous) recompute all eight steps in the
 browser (C04.views.capital, from the constants the export embeds) to what Python's model gives;
 and the same moves in the served lecture give the same text in every data-testid element and
-the same bar data (numbers within 1e-12, labels and factors identical).
+the same bar tables (labels, values, widths and colours identical).
 """
 
 from __future__ import annotations
 
 import time
 
-import numpy as np
 import pytest
 from playwright.sync_api import expect
 
@@ -21,7 +20,11 @@ from attnmodel.i18n import text
 from dashboards.demos.capital import render
 
 from c04_testing import (
+    CAPITAL_BARS_JS,
+    CAPITAL_CHARTS,
     TIMER_JS,
+    assert_capital_bars,
+    bars_as_drawn,
     export_and_live,
     format_times,
     press_slider,
@@ -32,7 +35,6 @@ from c04_testing import (
 
 pytestmark = pytest.mark.ui
 
-TOL = 1e-12
 TESTIDS = (
     "capital-tokens",
     "capital-embeddings",
@@ -53,24 +55,9 @@ TESTIDS = (
     "capital-asymmetry",
     "capital-slope-paris",
     "capital-slope-roma",
+    "capital-attention-bars",
+    "capital-probability-bars",
 )
-
-BARS_JS = """() => {
-  const doc = window.Bokeh && window.Bokeh.documents[0];
-  if (!doc) return null;
-  const columns = (name) => {
-    const m = doc.get_model_by_name(name);
-    const out = {};
-    const keys = m.data instanceof Map ? [...m.data.keys()] : Object.keys(m.data);
-    for (const k of keys) out[k] = Array.from(m.data instanceof Map ? m.data.get(k) : m.data[k]);
-    return out;
-  };
-  return {
-    attention: columns('capital-attention-source'),
-    probabilities: columns('capital-probabilities-source'),
-    factors: Array.from(doc.get_model_by_name('capital-attention-bars').x_range.factors),
-  };
-}"""
 
 
 def slider_title(page):
@@ -80,7 +67,8 @@ def slider_title(page):
 
 
 def wait_for(page, model: CapitalWalkthrough, timeout: float = 15.0) -> dict:
-    """Wait until the page shows ``model`` (readouts, slopes, bars); return the bars' data."""
+    """Wait until the page shows ``model`` (readouts, slopes, bars); return the bars as drawn
+    (CAPITAL_BARS_JS)."""
     expect(readout(page, "capital-prediction")).to_have_text(model.prediction)
     expect(readout(page, "capital-probability")).to_have_text(es_number(model.probability, 4))
     expect(readout(page, "capital-loss")).to_have_text(es_number(model.loss, 4))
@@ -97,11 +85,11 @@ def wait_for(page, model: CapitalWalkthrough, timeout: float = 15.0) -> dict:
     py = render(model)
     deadline = time.monotonic() + timeout
     while True:
-        bars = page.evaluate(BARS_JS)
+        bars = page.evaluate(CAPITAL_BARS_JS)
         try:
-            assert bars["factors"] == py["attention_factors"]
-            assert bars["attention"]["label"] == py["attention_source"]["label"]
-            assert bars["probabilities"]["label"] == py["probabilities_source"]["label"]
+            for chart, name in CAPITAL_CHARTS.items():
+                assert bars[chart]["label"] == bars_as_drawn(py[name])["label"]
+                assert bars[chart]["value"] == bars_as_drawn(py[name])["value"]
             return bars
         except (AssertionError, TypeError):
             if time.monotonic() > deadline:
@@ -110,28 +98,13 @@ def wait_for(page, model: CapitalWalkthrough, timeout: float = 15.0) -> dict:
 
 
 def assert_python(bars: dict, model: CapitalWalkthrough) -> None:
-    """The bar charts hold what Python's render() gives (numbers to 1e-12)."""
-    py = render(model)
-    for name in ("attention_source", "probabilities_source"):
-        got = bars["attention" if name == "attention_source" else "probabilities"]
-        assert set(got) == set(py[name])
-        for column, want in py[name].items():
-            if isinstance(want[0], str):
-                assert got[column] == want, column
-            else:
-                np.testing.assert_allclose(got[column], want, rtol=TOL, atol=TOL)
-    assert bars["factors"] == py["attention_factors"]
+    """The bar tables show what Python's render() gives: labels (the country's row renamed),
+    values, colours identical, widths to markup.js's one decimal."""
+    assert_capital_bars(bars, render(model))
 
 
 def assert_same(export: dict, live: dict) -> None:
-    assert export["factors"] == live["factors"]
-    for chart in ("attention", "probabilities"):
-        assert set(export[chart]) == set(live[chart])
-        for column, want in live[chart].items():
-            if want and isinstance(want[0], str):
-                assert export[chart][column] == want
-            else:
-                np.testing.assert_allclose(export[chart][column], want, rtol=TOL, atol=TOL)
+    assert export == live
 
 
 def choose_country(page, country: str) -> None:
