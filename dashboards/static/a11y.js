@@ -7,8 +7,8 @@
  *   index of a discrete slider);
  * - a checkbox gets the text of the label drawn beside it (Bokeh draws it as a sibling <div>,
  *   which names nothing and which a click or a tap did not toggle: now it does);
- * - a button of a button group says whether it is pressed (the section on screen, the token
- *   that asks);
+ * - a button of a button group says whether it is pressed (the number of heads, the token
+ *   that asks; the lecture's navigation says its section itself, dashboards/app/navigation.py);
  * - the skip link ("Saltar al contenido") moves the focus to the element marked
  *   data-c04-content (a #fragment cannot reach into a shadow root);
  * - announce(text): the page's one polite live region says the key figure of a change, once
