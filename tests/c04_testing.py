@@ -631,14 +631,11 @@ DEEP_FIND_JS = """function deepFind(root, sel) {
   }"""
 
 
-# «La capital»'s two bar charts as the page draws them (markup.js bars, inside the Markup's
-# shadow root), by chart: per row its label's text, the text of its words marked lang="es", its
-# value, its bar's width (% of the bar column, as the style says) and its computed colour; null
-# for a chart not drawn yet.
-CAPITAL_BARS_JS = (
-    "() => {\n"
-    + DEEP_FIND_JS
-    + """
+# A bar chart as the page draws it (markup.js bars, inside the Markup's shadow root), by its
+# data-testid: per row its label's text, the text of its words marked lang="es", its value, its
+# bar's width (% of the bar column, as the style says) and its computed colour; null for a
+# chart not drawn yet.
+_READ_BARS_JS = """
   const read = (testid) => {
     const table = deepFind(document, `table[data-testid="${testid}"]`);
     if (!table) return null;
@@ -652,7 +649,17 @@ CAPITAL_BARS_JS = (
       width: rows.map((tr) => parseFloat(bar(tr).style.width)),
       color: rows.map((tr) => getComputedStyle(bar(tr)).backgroundColor),
     };
-  };
+  };"""
+
+# One bar chart (argument: its data-testid), as _READ_BARS_JS reads it.
+BARS_TABLE_JS = "(testid) => {\n" + DEEP_FIND_JS + _READ_BARS_JS + "\n  return read(testid);\n}"
+
+# «La capital»'s two bar charts, by chart, as _READ_BARS_JS reads them.
+CAPITAL_BARS_JS = (
+    "() => {\n"
+    + DEEP_FIND_JS
+    + _READ_BARS_JS
+    + """
   return {
     attention: read("capital-attention-bars"),
     probabilities: read("capital-probability-bars"),
@@ -681,8 +688,8 @@ def _kept_text(label, lang: str = "es") -> str:
 
 
 def bars_as_drawn(spec: dict) -> dict:
-    """What CAPITAL_BARS_JS reads from the table markup.js draws from a bars spec (widths
-    unrounded: markup.js writes them with one decimal)."""
+    """What BARS_TABLE_JS (one chart of CAPITAL_BARS_JS) reads from the table markup.js draws
+    from a bars spec (widths unrounded: markup.js writes them with one decimal)."""
     rows = spec["rows"]
     return {
         "label": [label_text(row["label"]) for row in rows],
@@ -693,15 +700,21 @@ def bars_as_drawn(spec: dict) -> dict:
     }
 
 
+def assert_bars(got: dict | None, spec: dict, where: str) -> None:
+    """A bar chart as the page draws it (BARS_TABLE_JS) is the one of ``spec``: texts and
+    colours identical, widths to markup.js's one decimal."""
+    assert got is not None, where
+    want = bars_as_drawn(spec)
+    for column in ("label", "kept", "value", "color"):
+        assert got[column] == want[column], (where, column)
+    np.testing.assert_allclose(got["width"], want["width"], atol=0.051, rtol=0, err_msg=where)
+
+
 def assert_capital_bars(got: dict, rendered: dict) -> None:
     """The page's two capital bar charts (CAPITAL_BARS_JS) are those of ``rendered`` (the
     capital's render): texts and colours identical, widths to markup.js's one decimal."""
     for chart, name in CAPITAL_CHARTS.items():
-        assert got[chart] is not None, chart
-        want = bars_as_drawn(rendered[name])
-        for column in ("label", "kept", "value", "color"):
-            assert got[chart][column] == want[column], (chart, column)
-        np.testing.assert_allclose(got[chart]["width"], want["width"], atol=0.051, rtol=0)
+        assert_bars(got[chart], rendered[name], chart)
 
 
 # A JS function: the text a reader meets on the page, through every shadow root (text nodes,
@@ -813,6 +826,7 @@ TRAINING_KINDS = {
     "top": "matrix",
     "held_out": "note",
     "comparison": "note",
+    "probability_bars": "bars",
 }
 TRAINING_TESTIDS = (
     "training-step",
@@ -824,16 +838,18 @@ TRAINING_TESTIDS = (
     "training-top",
     "training-held-out",
     "training-comparison",
+    "training-probability-bars",
 )
 
 
 def expect_training(page, rendered: dict, what, timeout: float = 15.0) -> None:
     """Wait until the training section shows ``rendered`` (its ``render`` or ``render_state``):
     every data-testid element the text the page's markup.js draws from those specs, the
-    marker and the next-word bars their data. ``what`` names the state in the failure."""
+    next-word bars their rows (labels, marked words, values, widths and colours: BARS_TABLE_JS)
+    and the marker its data. ``what`` names the state in the failure."""
     from playwright.sync_api import expect
 
-    from dashboards.demos.training import MARKER_SOURCE, PROBABILITIES_SOURCE
+    from dashboards.demos.training import MARKER_SOURCE
 
     # The readouts first, one by one: a failure names the number that differs.
     for tid in TRAINING_TESTIDS[:4]:
@@ -848,8 +864,13 @@ def expect_training(page, rendered: dict, what, timeout: float = 15.0) -> None:
             differ = {t: (got[t], want[t]) for t in TRAINING_TESTIDS if got[t] != want[t]}
             raise AssertionError(f"{what} no coincide: {differ}")
         page.wait_for_timeout(100)
+    # The texts are the same by now; the bars' widths and colours are set with them.
+    assert_bars(
+        page.evaluate(BARS_TABLE_JS, "training-probability-bars"),
+        rendered["probability_bars"],
+        f"{what} training-probability-bars",
+    )
     wait_for_source(page, MARKER_SOURCE, rendered["marker_source"])
-    wait_for_source(page, PROBABILITIES_SOURCE, rendered["probabilities_source"])
 
 
 # "Un modelo de verdad" (dashboards/demos/minilm.py), live and exported: the grid of head_grid.mjs,

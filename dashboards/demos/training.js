@@ -6,10 +6,11 @@
  * state at every checkpoint × probe country ("states", keyed "<step>|<country>":
  * dashboards.demos.training.client_state, the same in every language), the hand-built side of the
  * comparison ("hand": dashboards.demos.training.HAND) and the module's constants ("constants": the
- * facts, the held-out countries, the roles, the probe, the colours, the number of steps), and
- * this file rebuilds render_state(state, lang) from them in the browser: the Markup specs that
- * markup.js draws and the data of the two ColumnDataSources. Only the steps of render_state are
- * written twice (no number is recomputed: the state holds them, rounded); every word comes from
+ * facts, the held-out countries, the roles, the probe, the colours, the bars' width, the number
+ * of steps), and this file rebuilds render_state(state, lang) from them in the browser: the
+ * Markup specs that markup.js draws (the next-word bars among them) and the data of the loss
+ * marker's ColumnDataSource. Only the steps of render_state are written twice (no number is
+ * recomputed: the state holds them, rounded); every word comes from
  * the page's catalogue (C04.t / C04.rich, table [training] of attnmodel/locales/<lang>.toml),
  * every number is written by C04.fmt. tests/ui/test_export_training.py keeps the two equal for
  * every embedded state.
@@ -47,6 +48,38 @@
   // dashboards.demos.training.role_label: "mira al país: 92 %".
   function roleLabel(role, share) {
     return t(`training.role.${role}`, { share: C04.fmt.percent(share, 0) });
+  }
+
+  // dashboards.demos.training.probability_bars_spec: a row per capital and one for every other
+  // word, its probability (4 decimals), a bar on the 0–1 scale (width in %) and its colour.
+  function probabilityBarsSpec(found, K, word, num) {
+    const capital = K.facts[found.country];
+    const probabilities = found.capitals;
+    // Python's sum(): left to right, from 0.
+    let total = 0;
+    for (const p of probabilities) total += p;
+    const other = Math.max(0, 1 - total);
+    const rows = K.capitals.map((w, i) => ({
+      label: word(w),
+      value: num(probabilities[i]),
+      width: 100 * probabilities[i],
+      color: w === capital ? K.right_color : K.wrong_color,
+      note: "",
+    }));
+    rows.push({
+      label: K.other,
+      value: num(other),
+      width: 100 * other,
+      color: K.wrong_color,
+      note: "",
+    });
+    return {
+      testid: "training-probability-bars",
+      corner: t("training.chart.word_axis"),
+      head: t("training.chart.probability_axis"),
+      bar_em: K.probability_bar_em,
+      rows,
+    };
   }
 
   // dashboards.demos.training.render_state
@@ -193,20 +226,7 @@
       capital: word(capital),
       p: num(probability),
     });
-    const probabilities = found.capitals;
-    // Python's sum(): left to right, from 0.
-    let total = 0;
-    for (const p of probabilities) total += p;
-    const other = Math.max(0, 1 - total);
-    out.probabilities_source = {
-      palabra: [...capitals, K.other],
-      p: [...probabilities, other],
-      color: [
-        ...capitals.map((w) => (w === capital ? K.right_color : K.wrong_color)),
-        K.wrong_color,
-      ],
-      label: [...probabilities.map((p) => num(p)), num(other)],
-    };
+    out.probability_bars = probabilityBarsSpec(found, K, word, num);
     out.marker_source = { step: [step], loss: [loss], label: [num(loss)] };
     return out;
   }

@@ -23,13 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import (
-    ColumnDataSource,
-    CustomJSTickFormatter,
-    FactorRange,
-    HoverTool,
-    Range1d,
-)
+from bokeh.models import ColumnDataSource, CustomJSTickFormatter, HoverTool, Range1d
 from bokeh.plotting import figure
 
 from attnmodel.formatting import number, percent, tick_js
@@ -73,6 +67,8 @@ RIGHT_COLOR = CATEGORY_COLORS[0]
 WRONG_COLOR = "#b8c2cf"
 LOSS_COLOR = "#1f5fa8"
 MARKER_COLOR = CATEGORY_COLORS[1]
+# The next-word bars' column width (em): the chart spans the section, as the figure did.
+PROBABILITY_BAR_EM = 20
 POLL_MS = 200  # a waiting session reads the trainer's progress this often
 # The comparison's box, as "La capital" draws its explanations.
 BOX_CSS = ".c04-box { border-left: 4px solid #d95f02; background: #fdf6f0; padding: 8px 14px; }"
@@ -80,7 +76,6 @@ BOX_CSS = ".c04-box { border-left: 4px solid #d95f02; background: #fdf6f0; paddi
 # Bokeh names (found in the browser with Bokeh.documents[0].get_model_by_name).
 LOSS_SOURCE = "training-loss-source"
 MARKER_SOURCE = "training-marker-source"
-PROBABILITIES_SOURCE = "training-probabilities-source"
 
 
 # -- the compact state: what the export embeds, what both renderers read --------------------------
@@ -147,15 +142,53 @@ def role_label(role: str, share: float, lang: str) -> str:
     return text(f"training.role.{role}", lang, share=percent(share, 0, lang))
 
 
+def probability_bars_spec(state: dict, lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.bars``: the probe's next word, a row per capital (``CAPITALS`` order) and
+    one for every other word (``OTHER``: 1 − the capitals' sum, at least 0), each with its
+    probability (4 decimals), a bar on the 0–1 scale (width in %) and its colour (the country's
+    capital ``RIGHT_COLOR``, the rest ``WRONG_COLOR``). The capitals are the model's words,
+    kept Spanish."""
+    capital = FACTS[state["country"]]
+    probabilities = state["capitals"]
+    other = max(0.0, 1.0 - sum(probabilities))
+    rows = [
+        {
+            "label": kept_label(w, lang, EXAMPLE_LANG),
+            "value": number(p, 4, lang=lang),
+            "width": 100 * p,
+            "color": RIGHT_COLOR if w == capital else WRONG_COLOR,
+            "note": "",
+        }
+        for w, p in zip(CAPITALS, probabilities, strict=True)
+    ]
+    rows.append(
+        {
+            "label": OTHER,
+            "value": number(other, 4, lang=lang),
+            "width": 100 * other,
+            "color": WRONG_COLOR,
+            "note": "",
+        }
+    )
+    return {
+        "testid": "training-probability-bars",
+        "corner": text("training.chart.word_axis", lang),
+        "head": text("training.chart.probability_axis", lang),
+        "bar_em": PROBABILITY_BAR_EM,
+        "rows": rows,
+    }
+
+
 def render_state(state: dict, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """Everything on screen that follows (seed, step, country), by target name.
 
     Markup specs: ``readouts`` (step, loss, p(capital), prediction), ``head_<h>`` (each head's
     attention on the probe, titled with its measured role), ``roles`` (each head's four shares),
     ``top`` (the five likeliest next words), ``held_out`` (what a held-out country shows),
-    ``comparison`` (learned against hand-built W_Q/W_K), ``announce``; the data of the next-word
-    bars (``probabilities_source``) and of the loss curve's marker (``marker_source``). The
-    browser twin (``C04.views.training``) builds the same dict from the same state."""
+    ``comparison`` (learned against hand-built W_Q/W_K), ``announce``, ``probability_bars``
+    (the next-word bars, ``probability_bars_spec``); the data of the loss curve's marker
+    (``marker_source``). The browser twin (``C04.views.training``) builds the same dict from the
+    same state."""
 
     def num(x: float, decimals: int = 4) -> str:
         return number(x, decimals, lang=lang)
@@ -301,13 +334,7 @@ def render_state(state: dict, lang: str = DEFAULT_LANG) -> dict[str, object]:
     out["announce"] = announce_spec(
         "training", lang, step=str(step), capital=word(capital), p=num(probability)
     )
-    probabilities = state["capitals"]
-    out["probabilities_source"] = {
-        "palabra": [*CAPITALS, OTHER],
-        "p": [*probabilities, max(0.0, 1.0 - sum(probabilities))],
-        "color": [RIGHT_COLOR if w == capital else WRONG_COLOR for w in CAPITALS] + [WRONG_COLOR],
-        "label": [num(p) for p in probabilities] + [num(max(0.0, 1.0 - sum(probabilities)))],
-    }
+    out["probability_bars"] = probability_bars_spec(state, lang)
     out["marker_source"] = {"step": [step], "loss": [loss], "label": [num(loss)]}
     return out
 
@@ -394,9 +421,11 @@ class TrainingView(DemoView):
     data-testids: ``training-step``, ``training-loss``, ``training-probability``,
     ``training-prediction`` (readouts), ``training-head-<n>`` (attention tables),
     ``training-roles``, ``training-top``, ``training-held-out``, ``training-comparison``,
-    ``training-status`` (the seed shown, or the training under way); Bokeh names
-    ``training-loss-source`` (columns ``step``, ``loss``), ``training-marker-source`` and
-    ``training-probabilities-source`` (``palabra``, ``p``, ``color``, ``label``).
+    ``training-status`` (the seed shown, or the training under way),
+    ``training-probability-bars`` (the next-word bars: a table drawn by ``C04.markup.bars``, a
+    row per capital and one for every other word, its probability with 4 decimals and a bar on
+    the 0–1 scale in the row's colour; no canvas, no Bokeh figure); Bokeh names
+    ``training-loss-source`` (columns ``step``, ``loss``) and ``training-marker-source``.
 
     Export: ``enable_client_side`` embeds the default run (``run_state``) and every checkpoint ×
     country (``client_state``) and wires the slider and the select to ``C04.views.training``;
@@ -463,16 +492,13 @@ class TrainingView(DemoView):
         )
         self.announce = announcer()
         self.heads = [Markup(kind="matrix", margin=(0, 10)) for _ in range(N_HEADS)]
+        self.probability_bars = Markup(kind="bars", margin=(5, 10), sizing_mode="stretch_width")
 
         self.loss_source = ColumnDataSource({"step": [], "loss": []}, name=LOSS_SOURCE)
         self.marker_source = ColumnDataSource(
             {"step": [], "loss": [], "label": []}, name=MARKER_SOURCE
         )
-        self.probabilities_source = ColumnDataSource(
-            {"palabra": [], "p": [], "color": [], "label": []}, name=PROBABILITIES_SOURCE
-        )
         self.loss_figure = self._loss_figure()
-        self.probability_figure = self._probability_figure()
 
         self._shown_seed: int | None = None  # the seed whose run is on screen
         self._poll = None
@@ -504,7 +530,7 @@ class TrainingView(DemoView):
                 t("training.roles_caption", countries=len(TRAINING_COUNTRIES)),
                 css_classes=["c04-note"],
             ),
-            pn.pane.Bokeh(self.probability_figure, sizing_mode="stretch_width"),
+            self.probability_bars,
             self.held_out,
             self.comparison,
             self.announce,
@@ -604,7 +630,7 @@ class TrainingView(DemoView):
         apply_render(self.client_targets(), render(self.model, self.lang))
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (pane / source, kind), for the names of ``render``."""
+        """Target name -> (Markup / source, kind), for the names of ``render``."""
         return {
             "readouts": (self.readouts, "markup"),
             **{f"head_{h}": (pane, "markup") for h, pane in enumerate(self.heads)},
@@ -613,7 +639,7 @@ class TrainingView(DemoView):
             "held_out": (self.held_out, "markup"),
             "comparison": (self.comparison, "markup"),
             "announce": (self.announce, "markup"),
-            "probabilities_source": (self.probabilities_source, "data"),
+            "probability_bars": (self.probability_bars, "markup"),
             "marker_source": (self.marker_source, "data"),
         }
 
@@ -644,6 +670,7 @@ class TrainingView(DemoView):
                     "other": OTHER,
                     "right_color": RIGHT_COLOR,
                     "wrong_color": WRONG_COLOR,
+                    "probability_bar_em": PROBABILITY_BAR_EM,
                     "example_lang": EXAMPLE_LANG,
                 },
             }
@@ -686,35 +713,6 @@ class TrainingView(DemoView):
             )
         )
         fig.yaxis.formatter = CustomJSTickFormatter(code=tick_js(lang=self.lang))
-        lean_renderers(fig)
-        return fig
-
-    def _probability_figure(self):
-        fig = figure(
-            name="training-probability-bars",
-            html_attributes=plot_alternative(self, "training_probability"),
-            x_range=FactorRange(factors=[*CAPITALS, OTHER]),
-            y_range=Range1d(0, 1.05),
-            height=260,
-            sizing_mode="stretch_width",
-            tools="",
-            toolbar_location=None,
-            x_axis_label=self.t("training.chart.word_axis"),
-            y_axis_label=self.t("training.chart.probability_axis"),
-            output_backend="canvas",
-        )
-        bars = fig.vbar(
-            x="palabra", top="p", width=0.8, source=self.probabilities_source, color="color"
-        )
-        fig.add_tools(
-            HoverTool(
-                renderers=[bars],
-                tooltips=[(self.t("training.chart.word"), "@palabra"), ("p", "@label")],
-            )
-        )
-        fig.yaxis.formatter = CustomJSTickFormatter(code=tick_js(lang=self.lang))
-        fig.xgrid.visible = False
-        fig.xaxis.major_label_orientation = 0.8
         lean_renderers(fig)
         return fig
 

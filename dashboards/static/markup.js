@@ -114,8 +114,9 @@
 
   /**
    * Per row, a value, a bar and a note (the softmax gradient of "Autoatención", the attention
-   * of one query in "¿Por qué dividir por √d_k?", the two charts of «La capital»). spec:
-   * {testid, head, rows: [{label, value, width: 0–100 (% of the bar), note}]} and, optional,
+   * of one query in "¿Por qué dividir por √d_k?", the two charts of «La capital», the next-word
+   * bars of «Entrenamiento»). spec: {testid, head, rows: [{label, value, width: 0–100 (% of the
+   * bar), note}]} and, optional,
    * caption (the table's title), corner (the label column's header), color (the bars'), a row's
    * own color (its bar's, over the spec's) and bar_em (the bar column's width, in em); a row's
    * label is a label (label(): a word kept in another language is marked); the value cells are

@@ -123,8 +123,8 @@ def test_no_plot_carries_selection_or_muted_glyphs(lect):
         root = lect._built[section.id].get_root()
         renderers += [m for m in root.references() if isinstance(m, GlyphRenderer)]
     # The Bokeh plots left: «Posición» (an image, 3 curves), «Entrenamiento» (a curve, its
-    # marker, the bars); the rest are drawn by markup.js.
-    assert len(renderers) >= 7
+    # marker); the rest are drawn by markup.js.
+    assert len(renderers) >= 6
     for r in renderers:
         assert (r.selection_glyph, r.nonselection_glyph, r.muted_glyph) == (None, None, None), r
 

@@ -21,7 +21,7 @@ CEILING = {
     "cabezas": (81, 85),
     "posicion": (131, 131),
     "capital": (120, 120),
-    "entrenamiento": (123, 123),
+    "entrenamiento": (100, 100),
     "explorador": (69, 69),
     "modelo": (71, 77),
     "jugar": (43, 43),

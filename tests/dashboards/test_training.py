@@ -6,12 +6,15 @@ import json
 import threading
 import time
 
+import numpy as np
 import param
 import pytest
+from bokeh.models import ColumnDataSource, Plot
 
-from attnmodel.formatting import percent
+from attnmodel.formatting import es_number, percent
 from attnmodel.i18n import languages, text
 from attnmodel.training import DEFAULT_STEPS, FACTS, HELD_OUT, TrainingDemo
+from dashboards.components.markup import Markup
 from dashboards.demos import training
 from dashboards.demos.training import (
     CAPITALS,
@@ -22,6 +25,8 @@ from dashboards.demos.training import (
     render_state,
     state_key,
 )
+
+from c04_testing import label_text
 
 
 @pytest.mark.parametrize("lang", languages())
@@ -63,12 +68,96 @@ def test_a_held_out_country_says_what_the_model_predicts():
     assert HELD_OUT[0] in trained  # the trained fact names the held-out countries
 
 
+# The next-word bars' colours: the country's capital in the first category colour, the rest grey.
+RIGHT_BLUE = "#0072b2"
+WRONG_GREY = "#b8c2cf"
+CAPITAL_WORDS = [
+    "París", "Roma", "Madrid", "Berlín", "Lisboa", "Atenas", "Lima",
+    "Santiago", "Tokio", "Bogotá", "Oslo", "Viena", "Estocolmo", "Nairobi",
+]  # fmt: skip
+
+
 def test_the_bars_hold_every_capital_and_the_rest():
+    """A row per capital (the facts' order) and one for every other word ("…"): its probability
+    with 4 decimals, a bar on the 0–1 scale (width in %) in the row's colour."""
     model = TrainingDemo(country="Italia", step=100)
-    bars = render(model)["probabilities_source"]
-    assert bars["palabra"][: len(CAPITALS)] == list(CAPITALS)
-    assert bars["p"][CAPITALS.index("Roma")] == pytest.approx(model.capital_probability, abs=1e-4)
-    assert sum(bars["p"]) == pytest.approx(1.0, abs=1e-3)
+    spec = render(model)["probability_bars"]
+    assert spec["testid"] == "training-probability-bars"
+    rows = spec["rows"]
+    assert [label_text(r["label"]) for r in rows] == [*CAPITAL_WORDS, "…"]
+    assert list(CAPITALS) == CAPITAL_WORDS
+    p = [model.probabilities[w] for w in CAPITAL_WORDS]
+    rest = 1.0 - sum(p)
+    assert [r["value"] for r in rows[:-1]] == [es_number(x, 4) for x in p]
+    # The rest is 1 − the sum of the 4-decimal capitals: within 14 half units of the 4th decimal.
+    assert float(rows[-1]["value"].replace(",", ".")) == pytest.approx(rest, abs=7.1e-4)
+    # Widths: p in % of the bar (0–1 scale), from the compact state's 4 decimals (each within
+    # 0.005 %, the rest within 14 × 0.005 %).
+    widths = [r["width"] for r in rows]
+    np.testing.assert_allclose(widths[:-1], [100 * x for x in p], atol=0.0051, rtol=0)
+    assert widths[-1] == pytest.approx(100 * rest, abs=0.071)
+    assert widths[1] == pytest.approx(100 * model.capital_probability, abs=0.0051)  # Roma
+    assert sum(widths) == pytest.approx(100.0, abs=1e-9)
+    assert [r["color"] for r in rows] == [WRONG_GREY, RIGHT_BLUE] + [WRONG_GREY] * 13
+    assert (spec["corner"], spec["head"]) == (
+        "palabra siguiente (… = todas las demás)",
+        "probabilidad",
+    )
+
+
+def test_the_bars_follow_the_country_and_the_step():
+    view = TrainingView()
+    bars = view.probability_bars
+    for step, country in ((0, "Francia"), (DEFAULT_STEPS, "Francia"), (DEFAULT_STEPS, "Japón")):
+        view.model.param.update(step=step, country=country)
+        assert view.probability_bars is bars  # the same component, a new spec
+        expected = TrainingDemo(step=step, country=country)
+        widths = [r["width"] for r in bars.spec["rows"]]
+        np.testing.assert_allclose(
+            widths[:-1], [100 * expected.probabilities[w] for w in CAPITAL_WORDS], atol=0.0051
+        )
+        right = CAPITAL_WORDS.index(FACTS[country])
+        colors = [r["color"] for r in bars.spec["rows"]]
+        assert colors[right] == RIGHT_BLUE
+        assert colors.count(RIGHT_BLUE) == 1
+    # Trained: Tokio takes nearly the whole bar; the rest of the vocabulary almost nothing.
+    assert widths[CAPITAL_WORDS.index("Tokio")] > 90
+    assert widths[-1] < 5
+
+
+def test_the_bars_are_markup_not_a_bokeh_figure():
+    """The next-word bars are a table drawn by markup.js, after the roles' caption, where the
+    figure was; the loss curve is the section's only Bokeh figure."""
+    view = TrainingView()
+    assert isinstance(view.probability_bars, Markup)
+    assert view.probability_bars.kind == "bars"
+    layout = view.__panel__()
+    children = list(layout)
+    at = [i for i, child in enumerate(children) if child is view.probability_bars]
+    assert at == [8]
+    assert list(children[6]) == [view.roles, view.top]
+    assert children[7].css_classes == ["c04-note"]  # the roles' caption
+    assert children[9] is view.held_out
+    root = layout.get_root()
+    assert [m.name for m in root.references() if isinstance(m, Plot)] == ["training-loss-figure"]
+    assert not [
+        m
+        for m in root.references()
+        if isinstance(m, ColumnDataSource) and "probabilit" in (m.name or "")
+    ]
+
+
+def test_english_bars_keep_the_capitals_spanish_and_write_a_decimal_point():
+    model = TrainingDemo(country="Italia", step=100)
+    spec = render(model, "en")["probability_bars"]
+    rows = spec["rows"]
+    assert [r["label"] for r in rows] == [{"text": w, "lang": "es"} for w in CAPITAL_WORDS] + ["…"]
+    p = [model.probabilities[w] for w in CAPITAL_WORDS]
+    assert [r["value"] for r in rows[:-1]] == [f"{x:.4f}" for x in p]
+    assert (spec["corner"], spec["head"]) == ("next word (… = all the others)", "probability")
+    spanish = render(model)["probability_bars"]["rows"]
+    assert [r["width"] for r in rows] == [r["width"] for r in spanish]
+    assert [r["color"] for r in rows] == [r["color"] for r in spanish]
 
 
 def test_the_compact_state_is_what_the_page_shows():

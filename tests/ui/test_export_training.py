@@ -105,6 +105,11 @@ def test_twin_rebuilds_every_embedded_state(page, lang):
         js = dict(rendered)[state_key(DEFAULT_STEPS, HELD_OUT[0])]
         assert js["readouts"]["items"][3]["value"]["lang"] == "es"
         assert js["head_0"]["cols"][0] == {"text": "La", "lang": "es"}
+        # The next-word bars: the capitals marked, "…" not a word, the headers in English.
+        bars = js["probability_bars"]
+        assert bars["rows"][0]["label"] == {"text": "París", "lang": "es"}
+        assert bars["rows"][-1]["label"] == "…"
+        assert (bars["corner"], bars["head"]) == ("next word (… = all the others)", "probability")
     assert errors == []
 
 

@@ -1,10 +1,10 @@
 """Browser: "¿De dónde salen W_Q y W_K?" (section "entrenamiento") of the served lecture.
 
 Every data-testid element of the section (readouts, attention tables, roles, next words, the
-held-out note, the comparison) must show, after each move, the text that the page's own
-markup.js draws from Python's ``dashboards.demos.training.render`` of ``TrainingDemo`` at that
-state;
-the loss curve, its marker and the next-word bars hold Python's data. Moves: the step slider by
+held-out note, the comparison, the next-word bars) must show, after each move, the text that the
+page's own markup.js draws from Python's ``dashboards.demos.training.render`` of
+``TrainingDemo`` at that state, the next-word bars their widths and colours; the loss curve and
+its marker hold Python's data. Moves: the step slider by
 keyboard and the country select; "Entrenar de nuevo" trains a new seed in the server's thread
 (progress bar, status) and then shows its numbers; the English page; a link with a state and
 a hostile one.
@@ -44,7 +44,8 @@ TRAINING_MS = 30_000  # a new seed (~3 s of CPU; the server may be busy with oth
 
 
 def expect_model(page, model: TrainingDemo, lang: str = "es", timeout: float = 15.0) -> None:
-    """Wait until every data-testid element and the three charts show Python's ``model``."""
+    """Wait until every data-testid element, the next-word bars and the loss curve with its
+    marker show Python's ``model``."""
     expect_training(page, render(model, lang), model.param.values(), timeout)
     loss = run_state(model)["loss"]
     wait_for_source(page, LOSS_SOURCE, {"step": list(range(len(loss))), "loss": loss})
