@@ -113,21 +113,15 @@
     return tokens.map((token, pos) => [`${pos} · `, keptLabel(token)]);
   }
 
-  // dashboards.demos.capital.ATTENTION_COLOR, PROBABILITY_SCALE, *_BAR_EM
-  const ATTENTION_COLOR = "#1f5fa8";
-  const PROBABILITY_SCALE = 0.6;
-  const ATTENTION_BAR_EM = 12;
-  const PROBABILITY_BAR_EM = 20;
-
-  // dashboards.demos.capital.attention_bars_spec
-  function attentionBarsSpec(w) {
+  // dashboards.demos.capital.attention_bars_spec (its colour, scale and widths: the constants)
+  function attentionBarsSpec(K, w) {
     const labels = attentionLabels(w.tokens);
     return {
       testid: "capital-attention-bars",
       corner: "token",
       head: t("capital.chart.weight_axis"),
-      color: ATTENTION_COLOR,
-      bar_em: ATTENTION_BAR_EM,
+      color: K.attention_color,
+      bar_em: K.attention_bar_em,
       rows: w.attentionRow.map((a, i) => ({
         label: labels[i],
         value: fmt(a, 4),
@@ -143,11 +137,11 @@
       testid: "capital-probability-bars",
       corner: t("capital.chart.word_axis"),
       head: t("capital.chart.probability_axis"),
-      bar_em: PROBABILITY_BAR_EM,
+      bar_em: K.probability_bar_em,
       rows: K.vocabulary.map((word, i) => ({
         label: keptLabel(word),
         value: fmt(w.probabilityVector[i], 4),
-        width: Math.min(100, (100 * w.probabilityVector[i]) / PROBABILITY_SCALE),
+        width: Math.min(100, (100 * w.probabilityVector[i]) / K.probability_scale),
         color: K.word_colors[word] ?? K.other_color,
         note: "",
       })),
@@ -338,7 +332,7 @@
         p: readouts.items[1].value,
       }),
       asymmetry: asymmetrySpec(K, w, state.identity),
-      attention_bars: attentionBarsSpec(w),
+      attention_bars: attentionBarsSpec(K, w),
       probability_bars: probabilityBarsSpec(K, w),
     };
   }

@@ -424,6 +424,10 @@ def client_constants() -> dict[str, object]:
         "vocabulary": list(VOCABULARY),
         "word_colors": dict(WORD_COLORS),
         "other_color": OTHER_COLOR,
+        "attention_color": ATTENTION_COLOR,
+        "probability_scale": PROBABILITY_SCALE,
+        "attention_bar_em": ATTENTION_BAR_EM,
+        "probability_bar_em": PROBABILITY_BAR_EM,
     }
 
 
