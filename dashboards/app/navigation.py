@@ -95,8 +95,8 @@ export function render({ model, el, view }) {
         return isinstance(section_id, str) and section_id in self._sections
 
     def receive(self, msg) -> None:
-        asked = msg.get("section") if isinstance(msg, dict) else msg
+        asked = msg.get("section") if isinstance(msg, dict) else None
         if self.knows(asked):
             self.value = asked
         else:
-            clients.refused("navegación", {"section": asked}, "no es una sección de la clase")
+            clients.refused("navegación", {"mensaje": msg}, "no pide una sección de la clase")

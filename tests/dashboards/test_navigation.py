@@ -44,6 +44,7 @@ def test_a_message_naming_a_section_shows_it():
         {"section": math.nan},
         {"otra": "capital"},
         "capital!",
+        "capital",  # a page sends {"section": id}, never the bare id
         None,
         [1, 2],
         {"section": "x" * 100_000},
