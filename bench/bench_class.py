@@ -21,9 +21,9 @@ and stops it at the end whatever happens (then checks that none of its processes
    (1, 2, 4, … 1024, then 1 again: consecutive changes always differ, and a stop comes back only
    after 11 s, past the 10 s a change may take).
 4. Each follower watches its own models: its slider's ``value`` (the stop's index) and its
-   status line's spec (the Markup with ``d_k = <n>``, set in the same update as the readouts and
-   the bars). Change i reached a follower when both show change i's value; its latency is that
-   moment minus the moment the lecturer sent change i.
+   status line's spec (in the scaling Board, ``d_k = <n>``, set in the same update as the
+   readouts and the bars). Change i reached a follower when both show change i's value; its
+   latency is that moment minus the moment the lecturer sent change i.
 
 Errors, by kind: a follower that fails to open; a websocket closed by the server; an ERROR
 message; a (follower, change) pair not reached within 10 s, "missed". Latest state wins (the hub
@@ -109,14 +109,14 @@ class Changes:
 
 
 def targets(objects: list) -> dict[str, dict]:
-    """Among serialized objects: the d_k slider, the scaling status line's data model (its
-    spec says ``d_k = <n>``) and the class bar's (its ``view_json``)."""
+    """Among serialized objects: the d_k slider, the data model of the scaling Board (its
+    status line says ``d_k = <n>``) and the class bar's (its ``view_json``)."""
     found: dict[str, dict] = {}
     for o in objects:
         attributes = o.get("attributes") or {}
         if o.get("name") == "Slider" and "d_k" in str(attributes.get("title", "")):
             found["slider"] = o
-        elif "scaling-dk" in str(attributes.get("spec_json", "")):
+        elif "scaling-dk" in str(attributes.get("specs_json", "")):
             found["status"] = o
         elif "view_json" in attributes:
             found["classbar"] = o
@@ -216,7 +216,7 @@ class Tab(Session):
             if model == self.ids["slider"] and attr == "value" and isinstance(new, int | float):
                 self.slider_value = int(new)
                 self.changes.match(self.index_at, 1, int(new), now)
-            elif model == self.ids["status"] and attr == "spec_json":
+            elif model == self.ids["status"] and attr == "specs_json":
                 if (dk := DK_RE.search(str(new))) is not None:
                     self.changes.match(self.status_at, 2, int(dk.group(1)), now)
             elif model == self.ids["classbar"] and attr == "view_json":

@@ -244,9 +244,9 @@ def bokeh_client_check(app_url: str) -> dict:
             (m for m in models if type(m).__name__ == "Checkbox" and "sa-causal" in m.css_classes),
             None,
         )
-        # The weights table is a Markup component: its spec lives on its data model.
+        # The weights table is a slot of the demo's Board: its specs live on its data model.
         weights = next(
-            (m for m in models if "sa-weights" in (getattr(m, "spec_json", None) or "")),
+            (m for m in models if "sa-weights" in (getattr(m, "specs_json", None) or "")),
             None,
         )
         return checkbox, weights
@@ -261,18 +261,18 @@ def bokeh_client_check(app_url: str) -> dict:
         if checkbox is None or weights is None:
             return {"ok": False, "error": "la sección de autoatención no llegó"}
         opened = time.perf_counter() - start
-        before, got = weights.spec_json, []
+        before, got = weights.specs_json, []
 
         def changed(attr, old, new):
             got.append(time.perf_counter())
             session.close()
 
-        weights.on_change("spec_json", changed)
+        weights.on_change("specs_json", changed)
         loop.call_later(UPDATE_TIMEOUT_S, session.close)
         sent = time.perf_counter()
         checkbox.active = not checkbox.active
         session._loop_until_closed()  # returns once `changed` or the timer closes the session
-        ok = bool(got) and weights.spec_json != before
+        ok = bool(got) and weights.specs_json != before
         return {
             "ok": ok,
             "open_s": round(opened, 3),
@@ -289,13 +289,13 @@ def bokeh_client_check(app_url: str) -> dict:
 
 def lecture_targets(objects: list) -> tuple[dict | None, dict | None]:
     """The "Máscara causal" checkbox and the data model holding the attention weights' spec
-    (a Markup component's ``data``) among serialized objects."""
+    (the self-attention Board's ``data``) among serialized objects."""
     checkbox = weights = None
     for o in objects:
         attributes = o.get("attributes", {})
         if o["name"] == "Checkbox" and "sa-causal" in attributes.get("css_classes", []):
             checkbox = o
-        elif "sa-weights" in str(attributes.get("spec_json", "")):
+        elif "sa-weights" in str(attributes.get("specs_json", "")):
             weights = o
     return checkbox, weights
 
@@ -413,7 +413,7 @@ class Session:
                     for event in message.content.get("events", ()):
                         if (
                             event.get("model", {}).get("id") == self.weights_id
-                            and event.get("attr") == "spec_json"
+                            and event.get("attr") == "specs_json"
                             and self.pending is not None
                             and not self.pending.done()
                         ):

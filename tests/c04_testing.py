@@ -468,6 +468,20 @@ SA_SNAPSHOT_START_JS = """\
 """
 
 
+def board_texts(board) -> list[str]:
+    """A Board's fixed texts (HTML), in the layout's order: each slot's caption and footnote,
+    each prose node's."""
+    found = []
+
+    def walk(node):
+        found.extend(node[k] for k in ("caption", "footnote", "html") if k in node)
+        for child in node.get("row", []) + node.get("col", []):
+            walk(child)
+
+    walk({"col": board.layout})
+    return found
+
+
 def sa_panes(view) -> dict:
     """The Markup pane of each table of a SelfAttentionView, by data-testid (SA_TABLES)."""
     panes = (

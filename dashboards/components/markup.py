@@ -128,6 +128,21 @@ def readout_spec(label, value, unit="", testid: str | None = None) -> dict:
     return {"testid": testid, "label": label, "value": value, "unit": unit}
 
 
+# The renderers of C04.markup (markup.js), one per kind of fragment.
+KINDS = (
+    "matrix",
+    "bars",
+    "readout",
+    "readouts",
+    "note",
+    "heatmap",
+    "focus_row",
+    "tokens",
+    "head_plot",
+    "announce",
+)
+
+
 class Markup(pn.custom.JSComponent):
     """HTML drawn in the browser by ``C04.markup[kind](spec)`` (dashboards/static/markup.js).
 
@@ -138,18 +153,7 @@ class Markup(pn.custom.JSComponent):
 
     kind = param.Selector(
         default="matrix",
-        objects=[
-            "matrix",
-            "bars",
-            "readout",
-            "readouts",
-            "note",
-            "heatmap",
-            "focus_row",
-            "tokens",
-            "head_plot",
-            "announce",
-        ],
+        objects=list(KINDS),
         constant=True,
         doc="Which renderer of C04.markup draws the spec.",
     )
@@ -187,16 +191,7 @@ export function render({ model, el, view }) {
     model.on("footnote", () => { footnote.innerHTML = model.footnote })
   }
   const draw = () => {
-    const spec = model.spec_json ? JSON.parse(model.spec_json) : null
-    // A folded table the student opened stays open when its numbers change.
-    const open = new Set(Array.from(body.querySelectorAll("details[open]"), (d) => d.dataset.key))
-    const before = window.C04.markup.numbers(body)
-    window.C04.markup.draw(body, model.kind, spec)
-    for (const d of body.querySelectorAll("details[data-key]")) {
-      if (open.has(d.dataset.key)) d.open = true
-    }
-    // "antes → ahora" after a toggle or a choice (markup.js, compare).
-    window.C04.markup.compare(body, before)
+    window.C04.markup.redraw(body, model.kind, model.spec_json ? JSON.parse(model.spec_json) : null)
   }
   model.on("spec_json", () => {
     draw()

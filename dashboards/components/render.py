@@ -111,17 +111,21 @@ def apply_render(targets: dict[str, tuple[object, str]], values: dict[str, objec
     """Put the output of a view's ``render(model)`` on screen (the live side of the twin).
 
     ``targets`` is the view's ``client_targets()``: name -> (object, kind) with kind "html" (a
-    pane's ``object``), "markup" (a :class:`Markup`'s ``spec``), "data" (a ColumnDataSource's
+    pane's ``object``), "markup" (a :class:`Markup`'s ``spec``), "board:<slot>" (a slot of a
+    :class:`~dashboards.components.board.Board`), "data" (a ColumnDataSource's
     ``data``) or "prop:<name>" (a Bokeh/Panel property, set only when it changed). The
     browser twin (``C04.apply``) does the same with the same names, so the live app and the
     export show the same thing.
     """
     # Bokeh's property checks stay on: besides catching a wrong value, bokeh 3.9 decides by
     # that check how a colour string is serialized (a column or a colour), see Lecture._show.
+    boards: dict[int, tuple[object, dict]] = {}
     with pn.io.hold():
         for name, value in values.items():
             obj, kind = targets[name]
-            if kind == "html":
+            if kind.startswith("board:"):
+                boards.setdefault(id(obj), (obj, {}))[1][kind[6:]] = value
+            elif kind == "html":
                 if obj.object != value:
                     obj.object = value
             elif kind == "markup":
@@ -135,3 +139,6 @@ def apply_render(targets: dict[str, tuple[object, str]], values: dict[str, objec
                     setattr(obj, prop, value)
             else:
                 raise ValueError(f"tipo de destino desconocido: {kind!r}")
+        # A Board's slots in one change of its specs (one message to the browser).
+        for board, parts in boards.values():
+            board.update_specs(parts)

@@ -69,6 +69,12 @@ CSS = """
 .c04-caption { margin: 0 0 4px; }
 .c04-footnote { margin: 4px 0; }
 .c04-caption p, .c04-footnote p { margin: 0.4em 0; }
+/* A Board's rows and columns of fragments (components/board.py): a row wraps on a narrow
+   screen, as Panel's Rows of Markups did in projector mode. */
+.c04-row { display: flex; flex-wrap: wrap; align-items: flex-start; }
+.c04-col { display: flex; flex-direction: column; }
+.c04-slot { margin: 4px 16px 8px 0; max-width: 100%; }
+.c04-slot:empty { display: none; }
 /* The number before a toggle or a choice, beside the new one (markup.js, compare). */
 .c04-before::before { content: attr(data-before) " → "; opacity: 0.55; font-size: 85%;
   font-weight: 400; }

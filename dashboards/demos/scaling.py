@@ -20,17 +20,10 @@ from bokeh.models import CustomJSTickFormatter
 from attnmodel.formatting import number, percent
 from attnmodel.i18n import DEFAULT_LANG, text
 from attnmodel.scaling import ScalingDemo
-from dashboards.components.markup import (
-    Markup,
-    announce_spec,
-    announcer,
-    math_md,
-    readout_spec,
-    rich,
-    section_header,
-)
+from dashboards.components.board import Board, column, prose, row, slot
+from dashboards.components.markup import announce_spec, readout_spec, rich, section_header
 from dashboards.components.render import apply_render, client_update, shared_render
-from dashboards.components.views import DemoView, LiveHTML
+from dashboards.components.views import DemoView
 
 D_K_OPTIONS = [2**i for i in range(11)]  # 1, 2, 4, …, 1024
 # The offline export embeds every (d_k, seed) state for these seeds: "New sample" cycles them.
@@ -148,6 +141,20 @@ def render_state(state: dict, d_k: int, seed: int, lang: str = DEFAULT_LANG) -> 
             "scaling-sample-entropy-scaled",
         ),
     }
+
+
+def render_names() -> tuple[str, ...]:
+    """The names of ``render``'s targets, in its order."""
+    return (
+        "readouts",
+        "gradient_readouts",
+        "status",
+        "unscaled_bars",
+        "scaled_bars",
+        "announce",
+        "unscaled_entropy",
+        "scaled_entropy",
+    )
 
 
 def client_state(model: ScalingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
@@ -288,44 +295,44 @@ class ScalingView(DemoView):
             margin=(28, 10, 10, 10),
         )
         self.sample_button.on_click(self._new_sample)
-        self.status = Markup(kind="note", margin=(30, 10, 10, 10))
         # Shown only in the offline export (enable_client_side), where the samples cycle.
-        self.export_note = LiveHTML(
+        self.export_note_html = (
             '<div class="c04-note" data-testid="scaling-export-note">'
-            f"{self.t('scaling.export_note', last=EXPORT_SEEDS - 1)}</div>",
-            visible=False,
-            sizing_mode="stretch_width",
-            margin=(0, 10),
+            f"{self.t('scaling.export_note', last=EXPORT_SEEDS - 1)}</div>"
         )
-
-        self.readouts = Markup(kind="readouts", margin=(4, 0))
-        self.gradient_readouts = Markup(kind="readouts", margin=(4, 0))
-        # The drawn query's own entropy, under its bars.
-        self.unscaled_entropy = Markup(kind="readout", margin=(0, 10, 10, 0))
-        self.scaled_entropy = Markup(kind="readout", margin=(0, 10, 10, 0))
-        self.unscaled_bars = Markup(kind="bars", margin=(0, 20, 4, 0))
-        self.scaled_bars = Markup(kind="bars", margin=(0, 20, 4, 0))
-        self.announcer = announcer()
+        gradient_note = self.t("scaling.gradient_note", n=m.n_trials)
+        self.board = Board(
+            layout=[
+                slot("status", "note"),
+                slot("export_note", "html"),
+                slot("readouts", "readouts"),
+                prose(self.t("scaling.caption")),
+                row(
+                    # The drawn query's own entropy, under its bars.
+                    column(slot("unscaled_bars", "bars"), slot("unscaled_entropy", "readout")),
+                    column(slot("scaled_bars", "bars"), slot("scaled_entropy", "readout")),
+                ),
+                slot(
+                    "gradient_readouts",
+                    "readouts",
+                    footnote=f'<div class="c04-note">{gradient_note}</div>',
+                ),
+                slot("announce", "announce"),
+            ],
+            sizing_mode="stretch_width",
+        )
+        # Each fragment as the tests read it (a Slot: spec, kind).
+        for name in render_names():
+            setattr(self, "announcer" if name == "announce" else name, self.board.slot(name))
+        self.export_note = self.board.slot("export_note")
 
         self._refresh()
         m.param.watch(self._on_change, ["d_k", "seed"])
 
         self._layout = pn.Column(
             section_header(self.t("scaling.title"), self.t("scaling.intro")),
-            pn.Row(self.d_k_slider, self.sample_button, self.status),
-            self.export_note,
-            self.readouts,
-            math_md(self.t("scaling.caption")),
-            pn.Row(
-                pn.Column(self.unscaled_bars, self.unscaled_entropy, margin=0),
-                pn.Column(self.scaled_bars, self.scaled_entropy, margin=0),
-            ),
-            self.gradient_readouts,
-            LiveHTML(
-                f'<div class="c04-note">{self.t("scaling.gradient_note", n=m.n_trials)}</div>',
-                sizing_mode="stretch_width",
-            ),
-            self.announcer,
+            pn.Row(self.d_k_slider, self.sample_button),
+            self.board,
             sizing_mode="stretch_width",
         )
 
@@ -366,17 +373,8 @@ class ScalingView(DemoView):
         apply_render(self.client_targets(), render(self.model, self.lang))
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (pane, kind), for the names of ``render``."""
-        return {
-            "readouts": (self.readouts, "markup"),
-            "gradient_readouts": (self.gradient_readouts, "markup"),
-            "status": (self.status, "markup"),
-            "unscaled_bars": (self.unscaled_bars, "markup"),
-            "scaled_bars": (self.scaled_bars, "markup"),
-            "unscaled_entropy": (self.unscaled_entropy, "markup"),
-            "scaled_entropy": (self.scaled_entropy, "markup"),
-            "announce": (self.announcer, "markup"),
-        }
+        """Target name -> (the board, "board:<slot>"), for the names of ``render``."""
+        return {name: (self.board, f"board:{name}") for name in render_names()}
 
     def enable_client_side(self, states: dict | None = None) -> int:
         """Embed every reachable (d_k, seed) and wire the controls; export only.
@@ -401,7 +399,7 @@ class ScalingView(DemoView):
         }
         if states is not None:
             states["scaling"] = table
-        self.export_note.visible = True
+        self.export_note.spec = self.export_note_html
 
         code, args = client_update(
             "scaling",

@@ -15,13 +15,11 @@ import param
 from attnmodel.formatting import number, percent
 from attnmodel.i18n import DEFAULT_LANG, catalogue, text
 from attnmodel.self_attention import CUSTOM, MATRICES, PRESETS, SelfAttention
+from dashboards.components.board import Board, column, row, slot
 from dashboards.components.markup import (
-    Markup,
     announce_spec,
-    announcer,
     math_md,
     matrix_spec,
-    md_html,
     rich,
     section_header,
 )
@@ -29,7 +27,7 @@ from dashboards.components.mathml import with_math
 from dashboards.components.matrix import MatrixEditor
 from dashboards.components.render import apply_render, client_update, shared_render
 from dashboards.components.style import HEAD_PLOT_CSS
-from dashboards.components.views import DemoView, LiveHTML, first_max
+from dashboards.components.views import DemoView, first_max
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
 # session, and every such name would leave one more logger behind.
@@ -150,8 +148,8 @@ def announce(weights: np.ndarray, lang: str = DEFAULT_LANG) -> dict:
     """What the live region says after a change: each row's largest weight ("token 1 mira a
     token 3, 57,6 %"), the first of a tie."""
     rows: list = []
-    for i, row in enumerate(weights):
-        j = first_max(row)
+    for i, weights_row in enumerate(weights):
+        j = first_max(weights_row)
         if rows:
             rows.append(text("a11y.announce.join", lang))
         rows.append(
@@ -160,7 +158,7 @@ def announce(weights: np.ndarray, lang: str = DEFAULT_LANG) -> dict:
                 lang,
                 query=TOKENS[i],
                 key=TOKENS[j],
-                weight=percent(row[j], 1, lang),
+                weight=percent(weights_row[j], 1, lang),
             )
         )
     return announce_spec("self_attention", lang, rows=rows)
@@ -194,6 +192,22 @@ def render(model: SelfAttention, lang: str = DEFAULT_LANG) -> dict[str, object]:
         "heatmap": heatmap_spec(weights, lang),
         "announce": announce(weights, lang),
     }
+
+
+def render_names() -> tuple[str, ...]:
+    """The names of ``render``'s targets, in its order."""
+    return (
+        "q",
+        "k",
+        "v",
+        "scores_title",
+        "scores",
+        "weights",
+        "z",
+        "gradient",
+        "heatmap",
+        "announce",
+    )
 
 
 def client_init(model: SelfAttention) -> dict[str, object]:
@@ -273,51 +287,48 @@ class SelfAttentionView(DemoView):
             css_classes=["sa-scaled"],
         )
 
-        html = {"margin": (0, 12, 8, 0)}
-        self.q_pane = Markup(kind="matrix", **html)
-        self.k_pane = Markup(kind="matrix", **html)
-        self.v_pane = Markup(kind="matrix", **html)
-        self.scores_title = LiveHTML("", margin=(14, 4), width=320)
-        self.scores_pane = Markup(kind="matrix", **html)
-        self.weights_pane = Markup(kind="matrix", **html)
-        self.z_pane = Markup(kind="matrix", **html)
-        self.gradient_pane = Markup(
-            kind="bars", footnote=f'<div class="c04-note">{self._gradient_note()}</div>', **html
+        self.board = Board(
+            layout=[
+                row(
+                    slot("q", "matrix", caption="$$Q = XW_Q$$"),
+                    slot("k", "matrix", caption="$$K = XW_K$$"),
+                    slot("v", "matrix", caption="$$V = XW_V$$"),
+                ),
+                row(
+                    column(slot("scores_title", "html", width=320), slot("scores", "matrix")),
+                    slot("weights", "matrix", caption=self.t("self_attention.weights_title")),
+                    slot("heatmap", "head_plot", width=260),
+                ),
+                row(
+                    slot("z", "matrix", caption=self.t("self_attention.output_title")),
+                    slot(
+                        "gradient",
+                        "bars",
+                        caption=self.t("self_attention.gradient_title"),
+                        footnote=f'<div class="c04-note">{self._gradient_note()}</div>',
+                    ),
+                ),
+                slot("announce", "announce"),
+            ],
+            stylesheets=[HEAD_PLOT_CSS],
+            sizing_mode="stretch_width",
         )
-
-        self.heatmap = Markup(
-            kind="head_plot", stylesheets=[HEAD_PLOT_CSS], width=260, margin=(20, 0, 0, 0)
-        )
-        self.announcer = announcer()
+        # Each fragment as the tests and the export's snapshot read it (a Slot: spec, kind).
+        for name in ("q", "k", "v", "scores", "weights", "z", "gradient", "heatmap"):
+            setattr(self, f"{name}_pane", self.board.slot(name))
+        self.scores_title = self.board.slot("scores_title")
+        self.heatmap = self.heatmap_pane
+        self.announcer = self.board.slot("announce")
 
         self._refresh()
         m.param.watch(self._on_change, MODEL_PARAMS)
-
-        def titled(title, pane):
-            # The title in the figure's own component: no Markdown pane and Column per figure.
-            pane.param.update(caption=md_html(title), margin=(4, 16, 4, 0))
-            return pane
 
         self._layout = pn.Column(
             section_header(self.t("demo.autoatencion"), self.t("self_attention.intro")),
             math_md(FORMULA),
             pn.Row(*self.editors.values(), sizing_mode="stretch_width"),
             pn.Row(self.preset_select, self.causal_toggle, self.scaled_toggle),
-            pn.Row(
-                titled("$$Q = XW_Q$$", self.q_pane),
-                titled("$$K = XW_K$$", self.k_pane),
-                titled("$$V = XW_V$$", self.v_pane),
-            ),
-            pn.Row(
-                pn.Column(self.scores_title, self.scores_pane, margin=(4, 16, 4, 0)),
-                titled(self.t("self_attention.weights_title"), self.weights_pane),
-                self.heatmap,
-            ),
-            pn.Row(
-                titled(self.t("self_attention.output_title"), self.z_pane),
-                titled(self.t("self_attention.gradient_title"), self.gradient_pane),
-            ),
-            self.announcer,
+            self.board,
             sizing_mode="stretch_width",
         )
 
@@ -346,19 +357,8 @@ class SelfAttentionView(DemoView):
         apply_render(self.client_targets(), render(self.model, self.lang))
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (pane / source, kind), for the names of ``render``."""
-        return {
-            "q": (self.q_pane, "markup"),
-            "k": (self.k_pane, "markup"),
-            "v": (self.v_pane, "markup"),
-            "scores_title": (self.scores_title, "html"),
-            "scores": (self.scores_pane, "markup"),
-            "weights": (self.weights_pane, "markup"),
-            "z": (self.z_pane, "markup"),
-            "gradient": (self.gradient_pane, "markup"),
-            "heatmap": (self.heatmap, "markup"),
-            "announce": (self.announcer, "markup"),
-        }
+        """Target name -> (the board, "board:<slot>"), for the names of ``render``."""
+        return {name: (self.board, f"board:{name}") for name in render_names()}
 
     def enable_client_side(self, states: dict | None = None) -> int:
         """Wire every control to the browser twin (``C04.views.self_attention``); export only.

@@ -795,17 +795,18 @@
   // only has the widget to redo, and the new HTML (the explorer's 1600-cell map) is laid out
   // once, in the next frame, instead of twice. Sources go last: their glyph updates are
   // asynchronous anyway.
-  const KIND_ORDER = { prop: 0, html: 1, markup: 1, data: 2 };
+  const KIND_ORDER = { prop: 0, html: 1, markup: 1, board: 1, data: 2 };
 
   function kindRank(kind) {
     if (typeof kind !== "string") return 3;
-    const rank = KIND_ORDER[kind.startsWith("prop:") ? "prop" : kind];
+    const rank = KIND_ORDER[kind.includes(":") ? kind.slice(0, kind.indexOf(":")) : kind];
     return rank === undefined ? 3 : rank;
   }
 
   /**
    * Put the output of a view's render(state) on screen. kinds[name] is "html" (Panel HTML or
-   * Markdown model: text = html.escape(raw HTML), as Panel sends it), "data" (a Bokeh
+   * Markdown model: text = html.escape(raw HTML), as Panel sends it), "markup" (a Markup's
+   * spec), "board:<slot>" (a slot of a Board), "data" (a Bokeh
    * ColumnDataSource: a new object, so Bokeh emits the change) or "prop:<property>".
    *
    * Only what differs from what the page holds is set (as the live views send only what
@@ -824,6 +825,8 @@
     }
     // A stable sort: within a kind, the render's order.
     names.sort((a, b) => kindRank(kinds[a]) - kindRank(kinds[b]));
+    // A Board's slots (dashboards.components.board): gathered, each Board set once.
+    const boards = new Map();
     for (const name of names) {
       const kind = kinds[name];
       const obj = args[name];
@@ -836,12 +839,21 @@
         // travels as JSON text (dashboards.components.markup.spec_json).
         const text = value && Object.keys(value).length ? JSON.stringify(value) : "";
         if (obj.data.spec_json !== text) obj.data.spec_json = text;
+      } else if (kind.startsWith("board:")) {
+        if (!boards.has(obj)) boards.set(obj, {});
+        boards.get(obj)[kind.slice(6)] = value;
       } else if (kind === "data") {
         if (!sameData(obj.data, value)) obj.data = Object.assign({}, value);
       } else {
         const prop = kind.slice(5);
         if (!sameValue(obj[prop], value)) obj[prop] = value;
       }
+    }
+    // dashboards.components.board.Board.update_specs: the slots given, the others kept.
+    for (const [board, parts] of boards) {
+      const specs = board.data.specs_json ? JSON.parse(board.data.specs_json) : {};
+      const text = JSON.stringify(Object.assign(specs, parts));
+      if (board.data.specs_json !== text) board.data.specs_json = text;
     }
   }
 

@@ -598,6 +598,25 @@
     }
   }
 
+  /** Redraw ``el`` (a Markup's body, a Board's slot) with ``kind``'s ``spec``: a folded table
+   * the student opened stays open when its numbers change, and after a toggle or a choice the
+   * numbers that changed show the ones before ("antes → ahora", compare). */
+  function redraw(el, kind, spec) {
+    const open = new Set(Array.from(el.querySelectorAll("details[open]"), (d) => d.dataset.key));
+    const before = numbers(el);
+    draw(el, kind, spec);
+    for (const d of el.querySelectorAll("details[data-key]")) {
+      if (open.has(d.dataset.key)) d.open = true;
+    }
+    compare(el, before);
+  }
+
+  /** Server-made HTML (a Board's "html" slot: a title whose formula follows the state), as is:
+   * the catalogue's text and MathML, never what a student typed. */
+  function html(spec) {
+    return typeof spec === "string" ? spec : spec.html;
+  }
+
   /** Private Bokeh API (bokeh 3.9's DOMComponentView._resize_observer): a component's view
    * watches its own box, and when the box changes size, the view lays out the whole page again
    * from its root (LayoutDOMView.compute_layout: every view's box read, every plot measured).
@@ -613,6 +632,6 @@
 
   C04.markup = {
     esc, ink, label, matrix, bars, readout, readouts, note, heatmap, focus_row, tokens,
-    head_plot, HEAD, announce, said, numbers, compare, draw, unobserved,
+    head_plot, HEAD, announce, said, numbers, compare, draw, redraw, html, unobserved,
   };
 })();

@@ -50,7 +50,7 @@ def spec_testids(spec) -> list[str]:
 
 def rendered_testids(viewable) -> list[str]:
     """The data-testids in the text of every Bokeh model ``viewable`` renders to, and those of
-    its Markup specs."""
+    its Markup and Board specs."""
     texts, testids = [], []
     for model in viewable.get_root().references():
         for name, value in model.properties_with_values(include_defaults=False).items():
@@ -58,6 +58,9 @@ def rendered_testids(viewable) -> list[str]:
                 texts.append(value)
             if name == "spec_json":  # a Markup component's fragment, and the fields inside it
                 testids += spec_testids(json.loads(value or "{}"))
+            if name == "specs_json":  # a Board's fragments
+                for spec in json.loads(value).values():
+                    testids += spec_testids(spec) if isinstance(spec, dict) else []
     return TESTID.findall(" ".join(texts)) + testids
 
 

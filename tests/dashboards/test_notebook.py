@@ -98,7 +98,8 @@ def _decoded(value):
 
 
 def _specs(output) -> list:
-    """Every Markup component's spec in the Bokeh document a Panel output carries."""
+    """Every Markup component's spec, and every Board's, in the Bokeh document a Panel output
+    carries."""
     found = re.search(r"var docs_json = (\{.*?\});\n", output.data["text/html"], re.S)
     assert found, "a Panel output without its Bokeh document"
     specs = []
@@ -107,6 +108,8 @@ def _specs(output) -> list:
         if isinstance(node, dict):
             if node.get("attributes", {}).get("spec_json"):
                 specs.append(json.loads(node["attributes"]["spec_json"]))
+            if node.get("attributes", {}).get("specs_json"):  # a Board's fragments
+                specs.extend(json.loads(node["attributes"]["specs_json"]).values())
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):

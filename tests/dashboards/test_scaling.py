@@ -3,6 +3,7 @@ in Spanish and (the same view with ``lang="en"``) in English."""
 
 from __future__ import annotations
 
+import html
 import math
 import re
 
@@ -17,6 +18,7 @@ from dashboards.components.markup import Markup
 from dashboards.components.mathml import with_math
 from dashboards.demos.scaling import D_K_OPTIONS, ScalingView, render, sqrt_text
 
+import c04_testing
 from c04_testing import label_text, spanish_words_left, spec_find, spec_text, viewable_texts
 
 # The readouts' labels and units, from the catalogue (table [scaling]); "{n}" units are filled
@@ -95,11 +97,16 @@ def view(panel_cleanup):
 
 
 def _all_text(view) -> str:
-    # Every pane's text; a Markup pane's, its spec's texts.
-    return "\n".join(
+    # Every pane's text; a Markup pane's, its spec's texts; the Board's fixed texts and its
+    # specs' texts. Unescaped: the Board's fixed HTML is made by Markdown (components/markup.py,
+    # md_html), which writes a formula's "=" as is where with_math writes "&#61;".
+    texts = [
         spec_text(o.spec) if isinstance(o, Markup) else str(getattr(o, "object", ""))
         for o in view.__panel__().select()
-    )
+    ]
+    texts += c04_testing.board_texts(view.board)
+    texts += [spec_text(s) for s in view.board.specs.values() if isinstance(s, dict)]
+    return html.unescape("\n".join(texts))
 
 
 def seed_texts(lang: str) -> list[str]:
@@ -135,7 +142,7 @@ def test_builds_with_the_seed_text(panel_cleanup, lang):
     assert view.__panel__() is view.__panel__()  # built once
     shown = re.sub(r"\s+", " ", _all_text(view))
     for caption in seed_texts(lang):
-        assert caption in shown
+        assert html.unescape(caption) in shown
 
 
 def test_mean_entropy_readouts_say_mean_and_over_how_many_queries(view):
@@ -189,13 +196,21 @@ def test_sample_entropy_readouts_are_the_drawn_querys(view):
 
 
 def test_sample_entropy_sits_under_its_bars(view):
-    layout = view.__panel__()
+    """In the Board's layout, each chart's column holds the chart and then its entropy."""
+    columns = []
+
+    def walk(node):
+        if "col" in node:
+            columns.append([child.get("slot") for child in node["col"]])
+        for child in node.get("row", []) + node.get("col", []):
+            walk(child)
+
+    walk({"row": view.board.layout})
     for chart, pane in (
         (view.unscaled_bars, view.unscaled_entropy),
         (view.scaled_bars, view.scaled_entropy),
     ):
-        (column,) = [c for c in layout.select(pn.Column) if chart in c.objects]
-        assert column.objects == [chart, pane]
+        assert [chart.name, pane.name] in columns
 
 
 def test_default_readouts_are_the_models(view):
@@ -316,7 +331,8 @@ def test_english_view_has_no_spanish_left(english):
         assert (chart.spec["corner"], chart.spec["head"]) == ("key", "weight")
     assert english.sample_button.label == "New sample"
     # The export's note names the button as the page shows it.
-    assert "“New sample”" in english.export_note.object
+    assert "“New sample”" in english.export_note_html
+    assert spanish_words_left(english.export_note_html) == set()
 
 
 def test_english_numbers_use_a_decimal_point(english):

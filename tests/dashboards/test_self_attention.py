@@ -96,11 +96,15 @@ def test_a_preset_added_to_the_model_shows_up_without_a_label(monkeypatch):
 
 
 def _all_text(view) -> str:
-    """Every text of the view: its panes' and its figures' captions and footnotes."""
+    """Every text of the view: its panes' and its figures' captions and footnotes (a Board's
+    in its layout)."""
     return "\n".join(
-        str(getattr(o, name, ""))
-        for o in view.__panel__().select()
-        for name in ("object", "caption", "footnote")
+        [
+            str(getattr(o, name, ""))
+            for o in view.__panel__().select()
+            for name in ("object", "caption", "footnote")
+        ]
+        + c04_testing.board_texts(view.board)
     )
 
 

@@ -13,7 +13,6 @@ lecture must give the same snapshot.
 
 from __future__ import annotations
 
-import html
 import time
 
 import pytest
@@ -91,10 +90,10 @@ SNAPSHOT_JS = (
     out.cells[name] = hosts('input', editor.shadowRoot || editor).map((i) => i.value);
   }
   const models = [...doc.all_models];
-  // The scores' caption: HTML-escaped, as Panel sends it, its formulas MathML.
+  // The scores' caption: the Board's "scores_title" slot, its formulas MathML.
   out.title = models
-    .filter((m) => typeof m.text === 'string' && m.text.includes('Puntajes &lt;math'))
-    .map((m) => m.text);
+    .filter((m) => typeof m.specs_json === 'string' && m.specs_json.includes('"sa-weights"'))
+    .map((m) => JSON.parse(m.specs_json).scores_title);
   const pick = (cls) => models.find((m) => (m.css_classes || []).includes(cls));
   out.preset = pick('sa-preset').value;
   out.causal = pick('sa-causal').active;
@@ -131,7 +130,7 @@ def _python_snapshot(view: SelfAttentionView) -> dict:
             "sa-heatmap": [view.heatmap.kind, view.heatmap.spec],
         },
         **sa_editors(view),
-        "title": html.escape(view.scores_title.object),
+        "title": view.scores_title.object,
         "preset": view.model.preset,
         "causal": view.model.causal,
         "scaled": view.model.scaled,

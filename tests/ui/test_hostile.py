@@ -111,15 +111,27 @@ VALID = {
 }
 
 
-def announce_id(session: ForgingSession) -> str:
-    """The demo's announce component (its data model's ``kind``)."""
-    found = [i for i, m in session.models.items() if m["attributes"].get("kind") == "announce"]
+def announce_id(session: ForgingSession) -> tuple[str, str | None]:
+    """The demo's announcer: a Markup of kind "announce" (its data model's id, None), or the
+    Board with an "announce" slot (its data model's id, "announce")."""
+    found = [
+        (i, None) for i, m in session.models.items() if m["attributes"].get("kind") == "announce"
+    ]
+    found += [
+        (i, "announce")
+        for i, m in session.models.items()
+        # the layout as Bokeh serialises it (a dict is a "map" of entries)
+        if '"announce"' in json.dumps(m["attributes"].get("layout", []))
+    ]
     assert len(found) == 1, found
     return found[0]
 
 
 def announced(session: ForgingSession) -> dict:
-    return json.loads(session.attr(announce_id(session), "spec_json") or "{}")
+    model, slot = announce_id(session)
+    if slot is None:
+        return json.loads(session.attr(model, "spec_json") or "{}")
+    return json.loads(session.attr(model, "specs_json") or "{}").get(slot, {})
 
 
 def widgets(session: ForgingSession) -> list[tuple[str, str]]:

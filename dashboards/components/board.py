@@ -1,0 +1,199 @@
+"""A demo's changing figures in one component: the fragments ``C04.markup`` draws (tables,
+bars, heat maps, notes, the announcer), laid out in rows and columns by the browser.
+
+A section used to hold one :class:`~dashboards.components.markup.Markup` per fragment, with a
+Panel Row or Column around each group: a Bokeh model each, and a session's open costs ~4.5 ms
+of server CPU per model. A :class:`Board` is one model for all of them (issue 36): its
+``layout`` (static, sent once) places named slots, and ``specs`` (slot -> spec) is what changes.
+The browser redraws only the slots whose spec changed.
+
+A view reads and sets one slot through :meth:`Board.slot` (a :class:`Slot`, with the
+``spec``/``kind`` of a Markup); its render's targets name a slot with the kind
+``"board:<slot>"`` (``apply_render`` in Python, ``C04.apply`` in the export).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import ClassVar
+
+import panel as pn
+import param
+
+from dashboards.components.markup import KINDS, md_html, spec_json
+
+# The kinds of a slot: Markup's, and "html" (server-made HTML, e.g. a title with a formula).
+SLOT_KINDS = (*KINDS, "html")
+
+
+def slot(name: str, kind: str, *, caption: str = "", footnote: str = "", **style) -> dict:
+    """A slot of a :class:`Board`'s layout: where fragment ``name`` of ``kind`` is drawn.
+
+    ``caption`` and ``footnote`` are Markdown with formulas, made HTML here once (a figure's
+    title and note); ``style`` holds ``css`` (classes of the slot's box) and ``width`` (px)."""
+    if kind not in SLOT_KINDS:
+        raise ValueError(f"tipo de fragmento desconocido: {kind!r}")
+    node = {"slot": name, "kind": kind}
+    if caption:
+        node["caption"] = md_html(caption)
+    if footnote:
+        node["footnote"] = footnote if footnote.startswith("<") else md_html(footnote)
+    for key in ("css", "width"):
+        if key in style:
+            node[key] = style.pop(key)
+    if style:
+        raise TypeError(f"opciones desconocidas: {sorted(style)}")
+    return node
+
+
+def prose(text: str, css: str = "") -> dict:
+    """Fixed text between the slots: Markdown with formulas, made HTML here once."""
+    return {"html": md_html(text), **({"css": css} if css else {})}
+
+
+def row(*nodes, css: str = "") -> dict:
+    """Slots (or columns) side by side, wrapping on a narrow screen."""
+    return {"row": list(nodes), **({"css": css} if css else {})}
+
+
+def column(*nodes, css: str = "") -> dict:
+    """Slots (or rows) one under the other."""
+    return {"col": list(nodes), **({"css": css} if css else {})}
+
+
+def _slots(node: dict, found: dict[str, str]) -> dict[str, str]:
+    if "slot" in node:
+        if node["slot"] in found:
+            raise ValueError(f"fragmento repetido: {node['slot']!r}")
+        found[node["slot"]] = node["kind"]
+    for child in node.get("row", []) + node.get("col", []):
+        _slots(child, found)
+    return found
+
+
+def _slot_json(spec) -> str:
+    if isinstance(spec, str):  # an "html" slot
+        return json.dumps(spec, ensure_ascii=False)
+    return spec_json(spec) or "{}"
+
+
+class Board(pn.custom.JSComponent):
+    """Named fragments of ``C04.markup`` in rows and columns, one Bokeh model for all.
+
+    ``layout`` is a list of nodes (:func:`row`, :func:`column`, :func:`slot`, :func:`prose`),
+    one under the other; ``specs`` maps each slot to its spec (an "html" slot to its HTML
+    text). A slot not in ``specs`` is empty. Each slot's box is ``div.c04-slot`` with
+    ``data-slot``: the fragment keeps its own data-testid inside, as a Markup's did.
+    """
+
+    layout = param.List(default=[], constant=True, doc="Rows, columns and slots (see slot()).")
+    specs = param.Dict(default={}, doc="Slot name -> its spec (JSON data) or HTML.")
+    specs_json = param.String(
+        default="{}", doc="``specs`` as JSON text: what the browser receives."
+    )
+
+    # As a Markup's spec: one JSON text travels in one step, a nested value item by item.
+    _rename: ClassVar[dict] = {"specs": None}
+
+    _esm = """
+export function render({ model, el, view }) {
+  const markup = window.C04.markup
+  markup.unobserved(view)
+  const slots = new Map()
+  const build = (node) => {
+    const box = document.createElement("div")
+    if (node.slot !== undefined) {
+      box.className = "c04-slot" + (node.css ? " " + node.css : "")
+      box.dataset.slot = node.slot
+      if (node.width) box.style.width = `${node.width}px`
+      let body = box
+      if (node.caption || node.footnote) {
+        const caption = document.createElement("div")
+        caption.className = "c04-caption"
+        caption.innerHTML = node.caption || ""
+        body = document.createElement("div")
+        const footnote = document.createElement("div")
+        footnote.className = "c04-footnote"
+        footnote.innerHTML = node.footnote || ""
+        box.append(caption, body, footnote)
+      }
+      slots.set(node.slot, { body, kind: node.kind, json: "" })
+      return box
+    }
+    if (node.html !== undefined) {
+      box.className = "c04-prose-html" + (node.css ? " " + node.css : "")
+      box.innerHTML = node.html
+      return box
+    }
+    box.className = (node.row ? "c04-row" : "c04-col") + (node.css ? " " + node.css : "")
+    for (const child of node.row || node.col) box.append(build(child))
+    return box
+  }
+  el.append(build({ col: model.layout }))
+  const draw = (first) => {
+    const specs = model.specs_json ? JSON.parse(model.specs_json) : {}
+    for (const [name, slot] of slots) {
+      const spec = specs[name]
+      const json = spec === undefined ? "" : JSON.stringify(spec)
+      if (json === slot.json) continue
+      slot.json = json
+      markup.redraw(slot.body, slot.kind, spec)
+      // A change, not the first drawing: the page's live region says it (a11y.js).
+      if (!first && slot.kind === "announce" && spec && window.C04.a11y) {
+        window.C04.a11y.announce(markup.said(spec))
+      }
+    }
+  }
+  model.on("specs_json", () => draw(false))
+  draw(true)
+}
+"""
+
+    def __init__(self, **params):
+        super().__init__(**params)
+        self.kinds = _slots({"col": self.layout}, {})
+        self._encode()
+
+    @param.depends("specs", watch=True)
+    def _encode(self) -> None:
+        unknown = set(self.specs) - set(self.kinds)
+        if unknown:
+            raise KeyError(f"fragmentos que el tablero no tiene: {sorted(unknown)}")
+        # Each slot's JSON from its spec's own cache (a shared render's SharedSpec).
+        parts = (f"{json.dumps(name)}:{_slot_json(spec)}" for name, spec in self.specs.items())
+        self.specs_json = "{" + ",".join(parts) + "}"
+
+    def update_specs(self, parts: dict) -> None:
+        """Set the specs of some slots (the others kept), in one change, if any differs."""
+        if any(self.specs.get(name) != spec for name, spec in parts.items()):
+            self.specs = {**self.specs, **parts}
+
+    def slot(self, name: str) -> Slot:
+        if name not in self.kinds:
+            raise KeyError(name)
+        return Slot(self, name)
+
+
+class Slot:
+    """One fragment of a :class:`Board`, read and set as a Markup was: ``spec`` (``object``
+    for an "html" slot) and ``kind``."""
+
+    __slots__ = ("board", "name")
+
+    def __init__(self, board: Board, name: str):
+        self.board = board
+        self.name = name
+
+    @property
+    def kind(self) -> str:
+        return self.board.kinds[self.name]
+
+    @property
+    def spec(self):
+        return self.board.specs.get(self.name, "" if self.kind == "html" else {})
+
+    @spec.setter
+    def spec(self, value) -> None:
+        self.board.update_specs({self.name: value})
+
+    object = spec
