@@ -357,6 +357,17 @@ def static_scripts(*dirs: Path) -> list[tuple[str, str]]:
     return [(p.name, p.read_text(encoding="utf-8")) for p in files if p.name not in LIVE_ONLY]
 
 
+# A comment alone on its line(s): a "//" line, or a "/* … */" block opening a line. Only whole
+# lines, so nothing inside a string, a template or a regex on a line of code is touched.
+_COMMENT_LINES = re.compile(r"^[ \t]*(?://[^\n]*|/\*.*?\*/[ \t]*)\n", re.M | re.S)
+
+
+def without_comment_lines(text: str) -> str:
+    """A browser script as the pages inline it: its comment lines left out (in the source,
+    not in every exported page: ~40 % of the scripts' bytes)."""
+    return _COMMENT_LINES.sub("", text)
+
+
 def script_path(name: str) -> Path:
     """The file of the browser script ``name`` (``markup.js``, ``capital.js``, …)."""
     for folder in SCRIPT_DIRS:
@@ -660,7 +671,7 @@ def export(
     gets one line per file in the language ``say``."""
     configure()
     out_dir = Path(out_dir)
-    scripts = static_scripts()
+    scripts = [(name, without_comment_lines(code)) for name, code in static_scripts()]
     langs = tuple(langs or languages())
     total = sum(len(pages(lang)) + 1 for lang in langs)
     kept = exported_sections()

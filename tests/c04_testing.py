@@ -645,6 +645,135 @@ DEEP_FIND_JS = """function deepFind(root, sel) {
   }"""
 
 
+# A chart markup.js draws (C04.markup.lines or raster), by its data-testid, as the page holds
+# it and as it is drawn; null while it is not drawn yet.
+# - "spec": the spec the page's component holds (its data model's spec_json: what markup.js
+#   drew from), and for a raster "values": its matrix as the page holds it ({shape, dtype,
+#   data: a plain list});
+# - lines: "series", each path.c04-line's vertices read back into data units through the frame
+#   and ranges the svg states, its stroke (computed), dash and width; "points" each circle's
+#   centre in data units and its fill; the element's role and aria-label;
+# - raster: the title drawn, the canvas's size (one pixel per cell) and every pixel's [r, g, b,
+#   a] row by row, the colour bar's tick texts, role and aria-label.
+# With full = false, no matrix data and no pixels (a cheap poll: wait_for_chart).
+CHART_JS = f"""(testid, full = true) => {{
+  {DEEP_FIND_JS}
+  const chart = deepFind(document, '[data-testid="' + testid + '"]');
+  if (!chart) return null;
+  const out = {{role: chart.getAttribute("role"), aria: chart.getAttribute("aria-label")}};
+  // The component's data model (the spec it drew from), found by its spec's testid.
+  out.spec = null;
+  for (const doc of Bokeh.documents) {{
+    for (const m of doc.all_models) {{
+      const json = m.data && m.data.spec_json;
+      if (typeof json === "string" && json.includes('"testid":"' + testid + '"')) {{
+        out.spec = JSON.parse(json);
+        const values = m.data.values;
+        if (values && values.shape) {{
+          out.values = {{shape: Array.from(values.shape), dtype: values.dtype ||
+            values.constructor.name, data: full ? Array.from(values) : null}};
+        }}
+      }}
+    }}
+  }}
+  const svg = chart.querySelector("svg[data-frame]");
+  if (svg) {{
+    const [left, top, w, h] = svg.dataset.frame.split(" ").map(Number);
+    const [x0, x1] = svg.dataset.x.split(" ").map(Number);
+    const [y0, y1] = svg.dataset.y.split(" ").map(Number);
+    const X = (px) => x0 + ((px - left) / w) * (x1 - x0);
+    const Y = (py) => y1 - ((py - top) / h) * (y1 - y0);
+    out.series = [...svg.querySelectorAll("path.c04-line")].map((path) => {{
+      const style = getComputedStyle(path);
+      const nums = (path.getAttribute("d").match(/-?[0-9.]+/g) || []).map(Number);
+      const vertices = [];
+      for (let k = 0; k + 1 < nums.length; k += 2) vertices.push([X(nums[k]), Y(nums[k + 1])]);
+      return {{vertices, stroke: style.stroke, width: parseFloat(style.strokeWidth),
+        dash: style.strokeDasharray, box: path.getBBox().width}};
+    }});
+    out.points = [...svg.querySelectorAll("circle.c04-point")].map((c) => ({{
+      x: X(Number(c.getAttribute("cx"))), y: Y(Number(c.getAttribute("cy"))),
+      fill: getComputedStyle(c).fill, r: Number(c.getAttribute("r"))}}));
+    out.legend = [...svg.querySelectorAll(".c04-legend text")].map((t) => t.textContent);
+    // Half a drawing unit's rounding (0.1), in data units: how close a vertex can be read back.
+    out.tolerance = [0.06 * (x1 - x0) / w, 0.06 * (y1 - y0) / h];
+    out.width = svg.getBoundingClientRect().width;
+  }}
+  const canvas = chart.querySelector("canvas.c04-raster-canvas");
+  if (canvas) {{
+    const {{width, height}} = canvas;
+    const data = full ? canvas.getContext("2d").getImageData(0, 0, width, height).data : [];
+    out.title = chart.querySelector(".c04-raster-title").textContent;
+    out.canvas = {{width, height, pixels: Array.from(data),
+      shown: canvas.getBoundingClientRect().width,
+      rendering: getComputedStyle(canvas).imageRendering}};
+    out.bar_ticks = [...chart.querySelectorAll(".c04-raster-barticks span")]
+      .map((s) => s.textContent);
+    out.box = chart.getBoundingClientRect().width;
+  }}
+  return out;
+}}"""
+
+
+def chart(page, testid: str):
+    """The chart ``testid`` as the page holds and draws it (CHART_JS), or None."""
+    return page.evaluate(CHART_JS, testid)
+
+
+def wait_for_chart(page, testid: str, ready: str, timeout: float = 15_000) -> dict:
+    """Wait until ``ready`` (a JS expression of ``c``, what CHART_JS returns) holds; then the
+    chart."""
+    page.wait_for_function(
+        f"(testid) => {{ const c = ({CHART_JS})(testid, false); return Boolean(c && ({ready})); }}",
+        arg=testid,
+        timeout=timeout,
+    )
+    return chart(page, testid)
+
+
+def raster_colours(values, low: float = -1.0, high: float = 1.0) -> np.ndarray:
+    """The [r, g, b] each cell of a matrix is painted with: 256 steps of ColorBrewer's RdBu
+    (Bokeh's palette, interpolated as Bokeh does), a value's step as Bokeh's
+    LinearColorMapper picks it (equal bins over [low, high], high in the last)."""
+    from bokeh.palettes import RdBu11, interp_palette
+
+    palette = np.array(
+        [[int(c[k : k + 2], 16) for k in (1, 3, 5)] for c in interp_palette(RdBu11, 256)]
+    )
+    v = np.asarray(values, dtype=np.float32).astype(np.float64)
+    index = np.clip(np.floor((v - low) / (high - low) * len(palette)), 0, len(palette) - 1)
+    return palette[index.astype(int)]
+
+
+def assert_raster_drawn(drawn: dict, values, where: str) -> None:
+    """A raster drawn one canvas pixel per cell of ``values`` (an n × d matrix, row 0 on top),
+    each opaque and of the colour its value takes (``raster_colours``)."""
+    n, d = np.shape(values)
+    canvas = drawn["canvas"]
+    assert (canvas["height"], canvas["width"]) == (n, d), where
+    pixels = np.asarray(canvas["pixels"]).reshape(n, d, 4)
+    assert (pixels[..., 3] == 255).all(), f"{where}: un píxel sin pintar"
+    want = raster_colours(values)
+    wrong = np.argwhere((pixels[..., :3] != want).any(axis=-1))
+    assert len(wrong) == 0, f"{where}: {len(wrong)} celdas de otro color, p. ej. {wrong[:3]}"
+
+
+def assert_lines_drawn(drawn: dict, series: list[list[float]], where: str) -> None:
+    """Each path of a lines chart drawn through the expected values (one vertex per value, at
+    x = 0, 1, …), within the drawing's rounding (0.1 of a px) read back in data units."""
+    got = drawn["series"]
+    tol_x, tol_y = drawn["tolerance"]
+    assert len(got) == len(series), where
+    for k, (path, values) in enumerate(zip(got, series, strict=True)):
+        vertices = path["vertices"]
+        assert len(vertices) == len(values), f"{where} serie {k}: {len(vertices)} vértices"
+        if values:
+            xs = [v[0] for v in vertices]
+            ys = [v[1] for v in vertices]
+            np.testing.assert_allclose(xs, range(len(values)), rtol=0, atol=tol_x, err_msg=where)
+            np.testing.assert_allclose(ys, values, rtol=0, atol=tol_y, err_msg=where)
+
+
 # A bar chart as the page draws it (markup.js bars, inside the Markup's shadow root), by its
 # data-testid: per row its label's text, the text of its words marked lang="es", its value, its
 # bar's width (% of the bar column, as the style says) and its computed colour; null for a
@@ -796,30 +925,6 @@ def settled_texts(page, testids, timeout: float = 15.0) -> dict[str, str]:
         page.wait_for_timeout(100)
 
 
-# True once the Bokeh ColumnDataSource with that name holds, in each column, the expected values
-# (numbers within 1e-9, anything else identical).
-SOURCE_HOLDS_JS = """([name, expected]) => {
-    for (const doc of Bokeh.documents) {
-        const source = doc.get_model_by_name(name);
-        if (source) {
-            const get = (c) => Array.from(
-                source.data instanceof Map ? source.data.get(c) : source.data[c]);
-            return Object.entries(expected).every(([column, want]) => {
-                const values = get(column);
-                return values.length === want.length && values.every((v, i) =>
-                    typeof want[i] === "number" ? Math.abs(v - want[i]) < 1e-9 : v === want[i]);
-            });
-        }
-    }
-    return false;
-}"""
-
-
-def wait_for_source(page, name: str, columns: dict[str, list], timeout: float = 10_000) -> None:
-    """Wait until the page's Bokeh source ``name`` holds ``columns`` (see SOURCE_HOLDS_JS)."""
-    page.wait_for_function(SOURCE_HOLDS_JS, arg=[name, columns], timeout=timeout)
-
-
 # The text of each data-testid element, through the shadow roots (null when absent).
 TESTID_TEXTS_JS = f"""(testids) => {{
   {DEEP_FIND_JS}
@@ -860,10 +965,9 @@ def expect_training(page, rendered: dict, what, timeout: float = 15.0) -> None:
     """Wait until the training section shows ``rendered`` (its ``render`` or ``render_state``):
     every data-testid element the text the page's markup.js draws from those specs, the
     next-word bars their rows (labels, marked words, values, widths and colours: BARS_TABLE_JS)
-    and the marker its data. ``what`` names the state in the failure."""
+    and the loss chart its spec, its curve and its marker drawn where the numbers say
+    (CHART_JS). ``what`` names the state in the failure."""
     from playwright.sync_api import expect
-
-    from dashboards.demos.training import MARKER_SOURCE
 
     # The readouts first, one by one: a failure names the number that differs.
     for tid in TRAINING_TESTIDS[:4]:
@@ -884,7 +988,20 @@ def expect_training(page, rendered: dict, what, timeout: float = 15.0) -> None:
         rendered["probability_bars"],
         f"{what} training-probability-bars",
     )
-    wait_for_source(page, MARKER_SOURCE, rendered["marker_source"])
+    # The loss chart: the spec the page holds is the render's, and the marker is drawn there.
+    want = rendered["loss_chart"]
+    [point] = want["points"]
+    got = wait_for_chart(
+        page,
+        "training-loss-chart",
+        f"c.spec && c.spec.points[0].x === {int(point['x'])} && c.points.length === 1",
+        timeout * 1000,
+    )
+    assert got["spec"] == want, what
+    tol_x, tol_y = got["tolerance"]
+    assert abs(got["points"][0]["x"] - point["x"]) <= tol_x, what
+    assert abs(got["points"][0]["y"] - point["y"]) <= tol_y, what
+    assert_lines_drawn(got, [want["series"][0]["y"]], f"{what} training-loss-chart")
 
 
 # "Un modelo de verdad" (dashboards/demos/minilm.py), live and exported: the grid of head_grid.mjs,

@@ -139,6 +139,8 @@ KINDS = (
     "focus_row",
     "tokens",
     "head_plot",
+    "lines",
+    "raster",
     "announce",
 )
 
@@ -228,6 +230,34 @@ export function render({ model, el, view }) {
             return
         with pn.io.hold(doc, comm=comm):
             model.data.spec_json = msg["spec_json"]
+
+
+class Raster(Markup):
+    """A matrix of numbers as coloured cells, drawn on a canvas by ``C04.markup.raster``
+    (markup.js): ``spec`` holds its texts and colour scale (set once), ``values`` the matrix.
+
+    ``values`` is a float32 numpy array: Panel declares a ``param.Array`` to Bokeh as
+    ``Array(Any)``, and Bokeh sends an ndarray as a binary buffer (a websocket frame of its
+    own, base64 in the export's document), not as numbers in JSON: a 512 × 512 encoding is
+    1 MB, not ~5 MB of text. The browser gets a typed array with its shape. The export's twin
+    sets the same (``C04.apply``, kind "esm:values").
+    """
+
+    kind = param.Selector(default="raster", objects=["raster"], constant=True)
+    values = param.Array(default=None, doc="The matrix, rows top to bottom (2-D float32).")
+
+    _esm = """
+export function render({ model, el, view }) {
+  window.C04.markup.unobserved(view)
+  const draw = () => {
+    const spec = model.spec_json ? JSON.parse(model.spec_json) : null
+    window.C04.markup.raster(el, spec, model.values)
+  }
+  model.on("spec_json", draw)
+  model.on("values", draw)
+  draw()
+}
+"""
 
 
 def _finite(value):

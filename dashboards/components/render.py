@@ -113,7 +113,9 @@ def apply_render(targets: dict[str, tuple[object, str]], values: dict[str, objec
     ``targets`` is the view's ``client_targets()``: name -> (object, kind) with kind "html" (a
     pane's ``object``), "markup" (a :class:`Markup`'s ``spec``), "board:<slot>" (a slot of a
     :class:`~dashboards.components.board.Board`), "data" (a ColumnDataSource's
-    ``data``) or "prop:<name>" (a Bokeh/Panel property, set only when it changed). The
+    ``data``), "esm:<name>" (a parameter of a component of ours, e.g. a :class:`Raster`'s
+    ``values``: set when it is another object) or "prop:<name>" (a Bokeh/Panel property, set
+    only when it changed). The
     browser twin (``C04.apply``) does the same with the same names, so the live app and the
     export show the same thing.
     """
@@ -133,6 +135,10 @@ def apply_render(targets: dict[str, tuple[object, str]], values: dict[str, objec
                     obj.spec = value
             elif kind == "data":
                 obj.data = value
+            elif kind.startswith("esm:"):
+                # A shared render's array is the same object for the same state.
+                if getattr(obj, kind[4:]) is not value:
+                    setattr(obj, kind[4:], value)
             elif kind.startswith("prop:"):
                 prop = kind[5:]
                 if getattr(obj, prop) != value:

@@ -31,10 +31,47 @@ HEAD_PLOT_CSS = """
 .c04-head-matrix rect.c04-head-cell:hover { stroke: #111; stroke-width: 1.5; }
 .c04-head text { font-family: inherit; }
 .c04-head-title { flex: 0 0 100%; font-weight: 600; margin: 0 0 2px; }
+"""
+# A tooltip of markup.js (head_plot, lines, raster): beside the pointer, over the drawing.
+TIP_CSS = """
 .c04-tip { position: absolute; z-index: 2; pointer-events: none; white-space: nowrap;
   padding: 3px 7px; border: 1px solid #c9d0da; border-radius: 3px; background: #fff;
   box-shadow: 0 1px 4px rgba(0, 0, 0, 0.15); font-size: 85%; line-height: 1.35; }
+.c04-tip-rule { border: none; border-top: 1px solid #e3e7ee; margin: 3px 0; }
 """
+HEAD_PLOT_CSS += TIP_CSS
+
+# The charts markup.js draws instead of Bokeh figures: C04.markup.lines (SVG curves) and
+# C04.markup.raster (a matrix as a canvas, one pixel per cell, stretched to the width with
+# crisp cells, its colour bar beside it).
+CHART_CSS = (
+    TIP_CSS
+    + """
+.c04-chart { position: relative; }
+.c04-chart svg { display: block; font-family: inherit; }
+.c04-raster { position: relative; }
+.c04-raster-title { font-weight: 600; margin: 0 0 4px; }
+.c04-raster-grid { display: grid; grid-template-columns: 1.6em 2.8em minmax(0, 1fr) 4.4em;
+  grid-template-rows: var(--c04-raster-height, 340px) 1.6em; }
+.c04-raster-ylabel { display: flex; align-items: center; justify-content: center; }
+.c04-raster-ylabel span, .c04-raster-xlabel { white-space: nowrap; font-style: italic;
+  color: #444; font-size: 90%; }
+.c04-raster-ylabel span { transform: rotate(-90deg); }
+.c04-raster-ticks { position: relative; font-size: 80%; color: #444;
+  font-variant-numeric: tabular-nums; }
+.c04-raster-ticks span { position: absolute; white-space: nowrap; }
+.c04-raster-yticks span { right: 5px; transform: translateY(-50%); }
+.c04-raster-xticks span { top: 2px; transform: translateX(-50%); }
+.c04-raster-plot { min-width: 0; }
+.c04-raster-canvas { display: block; width: 100%; height: 100%; image-rendering: pixelated;
+  outline: 1px solid #c9d0da; cursor: crosshair; }
+.c04-raster-bar { display: flex; gap: 5px; padding-left: 10px; }
+.c04-raster-scale { width: 12px; height: 100%; image-rendering: pixelated; }
+.c04-raster-barticks { flex: 1; }
+.c04-raster-barticks span { left: 0; transform: translateY(-50%); }
+.c04-raster-xlabel { text-align: center; padding: 0 4.4em 0 4.4em; }
+"""
+)
 
 
 def contrast(a: str, b: str) -> float:

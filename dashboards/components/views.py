@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import panel as pn
 import param
-from bokeh.models import GlyphRenderer
 
 from attnmodel import i18n
 from attnmodel.formatting import number, percent
@@ -50,12 +49,6 @@ def first_max(values) -> int:
     return next(i for i, v in enumerate(values) if v >= top - 1e-9)
 
 
-def plot_alternative(view: DemoView, key: str) -> dict[str, str]:
-    """A plot's ``html_attributes``: an image named by the catalogue's ``a11y.plot.<key>``,
-    which says what it shows and where its numbers are in text (a canvas says nothing)."""
-    return {"role": "img", "aria-label": view.t(f"a11y.plot.{key}")}
-
-
 class LangColumn(pn.Column):
     """A Column whose element carries HTML attributes (Bokeh's ``html_attributes``), e.g.
     ``lang="es"`` around an example kept in Spanish on a page in another language, or the role
@@ -75,21 +68,6 @@ class LiveHTML(pn.pane.HTML):
     # Private API: Panel's hook for a new object; ~1 ms per pane and change saved on the server.
     def _update(self, ref: str, model) -> None:
         model.update(**self._process_param_change({"object": self.object}))
-
-
-def lean_renderers(fig) -> None:
-    """Drop the selection, non-selection and muted glyphs of every renderer of ``fig``.
-
-    Nothing in the lecture selects or mutes, yet BokehJS builds a view for each of them and, on
-    every data change, recomputes its visuals (and, for text, measures every string again).
-    A new sentence in "Varias cabezas" spent most of its script time there. A hover glyph, if
-    any, stays.
-    """
-    for renderer in fig.renderers:
-        if isinstance(renderer, GlyphRenderer):
-            renderer.selection_glyph = None
-            renderer.nonselection_glyph = None
-            renderer.muted_glyph = None
 
 
 def respond_immediately(root) -> int:

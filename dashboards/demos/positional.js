@@ -1,15 +1,17 @@
 /* Browser twin of dashboards/demos/positional.py (the "posicion" section of the export).
  *
  * C04.views.positional.render({n_positions, d_model}) returns the same dict as the Python
- * render(model): "shape" (a C04.markup note spec), "heatmap_source" and "similarity_<start>" (source data),
- * "<range>_<prop>" (the three ranges that follow the shape) and "heatmap_title". Numbers follow
- * the Python order of operations: PE from C04.math.sinusoidalEncoding, the image rounded to
- * float32 (what the live app sends), each curve PE_start · PE_(start+Δ) / (d / 2) in float64.
+ * render(model): "shape" (a C04.markup note spec), "heatmap_values" (the encoding as float32,
+ * what the heat map draws: C04.markup.raster), "similarity" (the curves' C04.markup.lines
+ * spec), "similarity_table" and "announce". Numbers follow the Python order of operations: PE
+ * from C04.math.sinusoidalEncoding, the matrix rounded to float32 (what the live app sends),
+ * each curve PE_start · PE_(start+Δ) / (d / 2) in float64.
  *
  * readState(args) reads the sliders (args.w_n_positions, args.w_d_model). The state on screen
- * (the "model") is the one in the heatmap's source (dh = n_positions, dw = d_model). A value the
- * model would refuse (out of bounds, odd d_model; the sliders cannot produce one) shows the same
- * message as the live app in args.error, puts the slider back and keeps the state.
+ * (the "model") is the shape of the heat map's matrix (args.heatmap_values.data.values: n × d).
+ * A value the model would refuse (out of bounds, odd d_model; the sliders cannot produce one)
+ * shows the same message as the live app in args.error, puts the slider back and keeps the
+ * state.
  *
  * Every text comes from the page's catalogue (C04.t, keys "positional.*"), every number from
  * C04.fmt: the page's language, as render(model, lang) in Python.
@@ -20,9 +22,11 @@
   const C04 = (window.C04 = window.C04 || {});
   C04.views = C04.views || {};
 
-  // dashboards/demos/positional.py: CURVE_STARTS, RANGES/RANGE_PROPS, BOUNDS_KEYS.
+  // dashboards/demos/positional.py: CURVE_STARTS, CURVE_COLORS, SIMILARITY_*, BOUNDS_KEYS.
   const CURVE_STARTS = [0, 10, 20];
-  const RANGE_PROPS = ["start", "end", "reset_start", "reset_end"];
+  const CURVE_COLORS = { 0: "#0072b2", 10: "#d55e00", 20: "#009e73" };
+  const SIMILARITY_RANGE = [-1.05, 1.05];
+  const SIMILARITY_HEIGHT = 300;
   const BOUNDS_KEYS = {
     n_positions: "positional.bounds_n_positions",
     d_model: "positional.bounds_d_model",
@@ -45,13 +49,8 @@
     return rows; // use rows 0 .. n - 1
   }
 
-  function column(source, key) {
-    const data = source.data;
-    return data instanceof Map ? data.get(key) : data[key];
-  }
-
-  // The image as Bokeh holds it (an NDArray with a shape); a plain Float32Array with a
-  // shape when Bokeh is not on the page (the parity test).
+  // The matrix as Bokeh holds an array from Python (an NDArray with a shape); a plain
+  // Float32Array with a shape when Bokeh is not on the page (the parity test).
   function image2d(flat, n, d) {
     const B = window.Bokeh;
     if (B && typeof B.require === "function") {
@@ -78,10 +77,10 @@
 
   // dashboards.demos.positional.TABLE_DELTAS, similarity_table
   const TABLE_DELTAS = [1, 2, 5, 10, 20];
-  function similarityTable(values) {
+  function similarityTable(curves) {
     const rows = [];
     for (const start of CURVE_STARTS) {
-      const labels = values[`similarity_${start}`].label;
+      const labels = curves[start].label;
       if (!labels.length) continue;
       rows.push({
         label: C04.t("positional.sim_row", { start }),
@@ -100,11 +99,39 @@
     };
   }
 
+  // dashboards.demos.positional.curve_data
   function curveData(sim) {
+    return { similitud: sim, label: sim.map((v) => C04.fmt.number(v, 4)) };
+  }
+
+  // dashboards.demos.positional.similarity_spec
+  function similaritySpec(curves, n) {
     return {
-      delta: sim.map((_, i) => i),
-      similitud: sim,
-      label: sim.map((v) => C04.fmt.number(v, 4)),
+      testid: "pe-similarity",
+      aria: C04.t("a11y.plot.pe_similarity"),
+      height: SIMILARITY_HEIGHT,
+      decimal: C04.t("format.decimal"),
+      x: { label: C04.t("positional.axis_delta"), min: 0, max: n - 1, integer: true },
+      y: {
+        label: C04.t("positional.axis_similarity"),
+        min: SIMILARITY_RANGE[0],
+        max: SIMILARITY_RANGE[1],
+        integer: false,
+      },
+      series: CURVE_STARTS.map((start) => ({
+        name: C04.t("positional.curve_from", { start }),
+        color: CURVE_COLORS[start],
+        width: start === 0 ? 3 : 2,
+        dash: start !== 0,
+        y: curves[start].similitud,
+        labels: curves[start].label,
+      })),
+      legend: true,
+      tip: {
+        series: C04.t("positional.hover_curve"),
+        x: "Δ",
+        y: C04.t("positional.hover_similarity"),
+      },
     };
   }
 
@@ -115,10 +142,7 @@
     const flat = new Float32Array(n * d); // rounds to nearest, as numpy's astype(float32)
     for (let i = 0; i < n; i++) flat.set(pe[i], i * d);
     const half = d / 2; // the value at Δ = 0, so every curve starts at 1
-    const values = {
-      shape: shapeSpec(n, d),
-      heatmap_source: { image: [image2d(flat, n, d)], x: [-0.5], y: [-0.5], dw: [d], dh: [n] },
-    };
+    const curves = {};
     for (const start of CURVE_STARTS) {
       const sim = [];
       if (start < n) {
@@ -130,26 +154,18 @@
           sim.push(dot / half);
         }
       }
-      values[`similarity_${start}`] = curveData(sim);
+      curves[start] = curveData(sim);
     }
-    values.similarity_table = similarityTable(values);
-    values.announce = C04.spec.announce("positional", {
-      shape: C04.t("positional.shape", { n, d }),
-      near: values.similarity_0.label[1],
-    });
-    // Position 0 at the top of the heatmap: its y range is flipped.
-    const bounds = {
-      heatmap_x: [-0.5, d - 0.5],
-      heatmap_y: [n - 0.5, -0.5],
-      similarity_x: [0, n - 1],
+    return {
+      shape: shapeSpec(n, d),
+      heatmap_values: image2d(flat, n, d),
+      similarity: similaritySpec(curves, n),
+      similarity_table: similarityTable(curves),
+      announce: C04.spec.announce("positional", {
+        shape: C04.t("positional.shape", { n, d }),
+        near: curves[0].label[1],
+      }),
     };
-    for (const [name, [start, end]] of Object.entries(bounds)) {
-      [start, end, start, end].forEach((v, k) => {
-        values[`${name}_${RANGE_PROPS[k]}`] = v;
-      });
-    }
-    values.heatmap_title = C04.t("positional.heatmap_title", { n, d });
-    return values;
   }
 
   // The live view's check (PositionalView._from_widget and the model's EvenInteger), with the
@@ -165,10 +181,8 @@
   }
 
   function readState(args) {
-    const shown = {
-      n_positions: Number(column(args.heatmap_source, "dh")[0]),
-      d_model: Number(column(args.heatmap_source, "dw")[0]),
-    };
+    const [rows, cols] = args.heatmap_values.data.values.shape;
+    const shown = { n_positions: Number(rows), d_model: Number(cols) };
     const next = {};
     for (const name of NAMES) {
       const widget = args[`w_${name}`];

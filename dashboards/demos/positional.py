@@ -9,24 +9,14 @@ import logging
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import (
-    ColorBar,
-    ColumnDataSource,
-    CustomJSHover,
-    CustomJSTickFormatter,
-    FixedTicker,
-    HoverTool,
-    LinearColorMapper,
-    Range1d,
-)
 from bokeh.palettes import RdBu11, interp_palette
-from bokeh.plotting import figure
 
 from attnmodel import PositionalEncodingDemo
-from attnmodel.formatting import number, tick_js
-from attnmodel.i18n import DEFAULT_LANG, Refusal, text
+from attnmodel.formatting import number
+from attnmodel.i18n import DEFAULT_LANG, Refusal, catalogue, text
 from dashboards.components.markup import (
     Markup,
+    Raster,
     announce_spec,
     announcer,
     esc,
@@ -34,8 +24,8 @@ from dashboards.components.markup import (
     section_header,
 )
 from dashboards.components.render import apply_render, shared_render
-from dashboards.components.style import CATEGORY_COLORS
-from dashboards.components.views import DemoView, LiveHTML, lean_renderers, plot_alternative
+from dashboards.components.style import CATEGORY_COLORS, CHART_CSS
+from dashboards.components.views import DemoView, LiveHTML
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
 # session, and every such name would leave one more logger behind.
@@ -62,53 +52,94 @@ EXTRA_STARTS = (10, 20)
 CURVE_STARTS = (0, *EXTRA_STARTS)
 CURVE_COLORS = dict(zip((0, 10, 20), CATEGORY_COLORS, strict=False))
 
-# Diverging blue (−1) → white (0) → red (+1), as HoloViews' "RdBu_r" was.
+# Diverging blue (−1) → white (0) → red (+1), as HoloViews' "RdBu_r" was; drawn by
+# C04.markup.raster, a value's colour as Bokeh's LinearColorMapper over [−1, 1] picks it.
 PE_PALETTE = tuple(interp_palette(RdBu11, 256))
-
-# Hover texts: whole positions/dimensions; values (tick_js(4, "value", lang)) and axis ticks
-# (tick_js(lang=lang): 0,5 and −1 in Spanish, no float noise) with the language's separator.
-ROUND_JS = "return String(Math.round(value));"
-
-# Bokeh names (found in the browser with Bokeh.documents[0].get_model_by_name).
-HEATMAP_SOURCE = "pe-heatmap-source"
-SIMILARITY_SOURCE = "pe-similarity-source-{start}"
-
-# The ranges that follow the shape: target-name prefix -> (figure attribute, range attribute).
-RANGES = {
-    "heatmap_x": ("heatmap", "x_range"),
-    "heatmap_y": ("heatmap", "y_range"),
-    "similarity_x": ("similarity_plot", "x_range"),
-}
-RANGE_PROPS = ("start", "end", "reset_start", "reset_end")
+PE_RANGE = (-1.0, 1.0)
+BAR_TICKS = (-1.0, -0.5, 0.0, 0.5, 1.0)
+SIMILARITY_RANGE = (-1.05, 1.05)
+SIMILARITY_HEIGHT = 300
 
 
-def heatmap_data(pe: np.ndarray) -> dict:
-    """The image glyph's columns: row = position, column = dimension, cell centres on integers.
+def heatmap_values(pe: np.ndarray) -> np.ndarray:
+    """The heat map's matrix (row = position, column = dimension) as the browser gets it.
 
-    float32 halves what a 512 × 512 matrix sends to the browser; the colours and the 4-decimal
-    hover do not need more.
+    float32 halves what a 512 × 512 matrix sends to the browser (a binary buffer: 1 MB); the
+    colours and the 4-decimal tooltip do not need more. Read-only: a shared render's array is
+    the same object for every session showing that state.
     """
-    n, d = pe.shape
+    values = np.ascontiguousarray(pe, dtype=np.float32)
+    values.setflags(write=False)
+    return values
+
+
+def heatmap_spec(lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.raster``'s spec: the heat map's texts and colour scale, the same for every
+    shape (the title is a template the drawing fills with the matrix's shape)."""
     return {
-        "image": [np.ascontiguousarray(pe, dtype=np.float32)],
-        "x": [-0.5],
-        "y": [-0.5],
-        "dw": [d],
-        "dh": [n],
+        "testid": "pe-heatmap",
+        "aria": text("a11y.plot.pe_heatmap", lang),
+        "title": catalogue(lang)["positional.heatmap_title"],
+        "x_label": text("positional.axis_dimension", lang),
+        "y_label": text("positional.axis_position", lang),
+        "tip": {
+            "row": text("positional.axis_position", lang),
+            "col": text("positional.axis_dimension", lang),
+            "value": "PE",
+        },
+        "decimal": text("format.decimal", lang),
+        "palette": list(PE_PALETTE),
+        "low": PE_RANGE[0],
+        "high": PE_RANGE[1],
+        "bar_ticks": list(BAR_TICKS),
     }
 
 
 def curve_data(similarity: np.ndarray, lang: str = DEFAULT_LANG) -> dict:
-    """One similarity curve: Δ, the value and its text in ``lang`` for the hover.
-
-    Plain lists: a numpy column travels to the browser as a binary buffer of its own (one
-    websocket frame each), lists inside the patch's JSON (same doubles).
-    """
+    """One similarity curve: the value at each Δ = 0, 1, … and its text in ``lang`` (the
+    tooltip's and the table's)."""
     values = np.asarray(similarity, dtype=float).tolist()
+    return {"similitud": values, "label": [number(v, 4, lang=lang) for v in values]}
+
+
+def similarity_spec(curves: dict[int, dict], n: int, lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.lines``: the three similarity curves over Δ = 0 … n − 1 (the one from
+    pos = 0 solid and wider, the others dashed), y on −1.05 … 1.05, a legend, and per curve
+    the tooltip's texts."""
     return {
-        "delta": list(range(len(values))),
-        "similitud": values,
-        "label": [number(v, 4, lang=lang) for v in values],
+        "testid": "pe-similarity",
+        "aria": text("a11y.plot.pe_similarity", lang),
+        "height": SIMILARITY_HEIGHT,
+        "decimal": text("format.decimal", lang),
+        "x": {
+            "label": text("positional.axis_delta", lang),
+            "min": 0,
+            "max": n - 1,
+            "integer": True,
+        },
+        "y": {
+            "label": text("positional.axis_similarity", lang),
+            "min": SIMILARITY_RANGE[0],
+            "max": SIMILARITY_RANGE[1],
+            "integer": False,
+        },
+        "series": [
+            {
+                "name": text("positional.curve_from", lang, start=start),
+                "color": CURVE_COLORS[start],
+                "width": 3 if start == 0 else 2,
+                "dash": start != 0,
+                "y": curves[start]["similitud"],
+                "labels": curves[start]["label"],
+            }
+            for start in CURVE_STARTS
+        ],
+        "legend": True,
+        "tip": {
+            "series": text("positional.hover_curve", lang),
+            "x": "Δ",
+            "y": text("positional.hover_similarity", lang),
+        },
     }
 
 
@@ -185,47 +216,36 @@ def similarity_table(curves: dict[int, dict], lang: str = DEFAULT_LANG) -> dict:
 def render(model: PositionalEncodingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """Everything on screen that follows ``n_positions`` and ``d_model``, by target name.
 
-    ``shape`` (the size readout's spec), ``heatmap_source`` and ``similarity_<start>`` (source
-    data), ``<range>_<prop>`` for the three ranges that follow the shape (start, end and their
-    reset values, so the reset tool returns to the new shape) and ``heatmap_title``, texts and
-    numbers in ``lang``. The browser
-    twin (``C04.views.positional`` in dashboards/demos/positional.js) returns the same dict.
-    The worked d = 4 table does not depend on the sliders: it is set once.
+    ``shape`` (the size readout's spec), ``heatmap_values`` (the encoding as float32, the heat
+    map's matrix: its title and ticks follow its shape), ``similarity`` (the curves' spec),
+    ``similarity_table`` and ``announce``, texts and numbers in ``lang``. The browser twin
+    (``C04.views.positional`` in dashboards/demos/positional.js) returns the same dict. The
+    worked d = 4 table does not depend on the sliders: it is set once.
 
-    Precision: the image is float32 (``heatmap_data``); the twin rounds its float64 encoding to
-    float32 the same way, so the two images agree to float32 precision (in practice every
-    element is equal). The curves are float64 and agree within 1e-12.
+    Precision: the matrix is float32 (``heatmap_values``); the twin rounds its float64 encoding
+    to float32 the same way, so the two agree to float32 precision (in practice every element
+    is equal). The curves are float64 and agree within 1e-12.
     """
     pe = model.encoding  # [n_positions, d_model], computed once per change
     n, d = pe.shape
     half = d / 2  # the value at Δ = 0, so every curve starts at 1
-    values: dict[str, object] = {
-        "shape": shape_spec(n, d, lang),
-        "heatmap_source": heatmap_data(pe),
-    }
+    curves = {}
     for start in CURVE_STARTS:
         # PE_start · PE_(start+Δ), as model.similarity_from(start), from the same matrix.
         sim = pe[start:] @ pe[start] / half if start < n else np.array([])
-        values[f"similarity_{start}"] = curve_data(sim, lang)
-    curves = {start: values[f"similarity_{start}"] for start in CURVE_STARTS}
-    values["similarity_table"] = similarity_table(curves, lang)
-    values["announce"] = announce_spec(
-        "positional",
-        lang,
-        shape=text("positional.shape", lang, n=n, d=d),
-        near=curves[0]["label"][1],
-    )
-    # Position 0 at the top of the heatmap: its y range is flipped.
-    bounds = {
-        "heatmap_x": (-0.5, d - 0.5),
-        "heatmap_y": (n - 0.5, -0.5),
-        "similarity_x": (0, n - 1),
+        curves[start] = curve_data(sim, lang)
+    return {
+        "shape": shape_spec(n, d, lang),
+        "heatmap_values": heatmap_values(pe),
+        "similarity": similarity_spec(curves, n, lang),
+        "similarity_table": similarity_table(curves, lang),
+        "announce": announce_spec(
+            "positional",
+            lang,
+            shape=text("positional.shape", lang, n=n, d=d),
+            near=curves[0]["label"][1],
+        ),
     }
-    for name, (start, end) in bounds.items():
-        for prop, value in zip(RANGE_PROPS, (start, end, start, end), strict=True):
-            values[f"{name}_{prop}"] = value
-    values["heatmap_title"] = text("positional.heatmap_title", lang, n=n, d=d)
-    return values
 
 
 TABLE_CSS = """
@@ -248,15 +268,16 @@ class PositionalView(DemoView):
     ``pe-worked-table`` (the d = 4 table of the notes; its tokens in ``lang``: "the dog bit" in
     English).
 
-    Plots: plain Bokeh figures built once. ``self.heatmap`` (Bokeh name ``pe-heatmap``) draws an
-    ``image`` glyph from ``self.heatmap_source`` (name ``pe-heatmap-source``; columns ``image``
-    = [encoding as float32, row = position], ``x``, ``y``, ``dw``, ``dh``), colours fixed at
-    −1..1, position 0 at the top (the y range is flipped). ``self.similarity_plot`` (name
-    ``pe-similarity``) has one line per start position 0, 10, 20 from
-    ``self.similarity_sources[start]`` (names ``pe-similarity-source-0``, ``-10``, ``-20``;
-    columns ``delta``, ``similitud``, ``label``); a start beyond the last position is an empty
-    curve. A model change sets each source's ``data`` once and the ranges/title, in one
-    ``pn.io.hold()``: ``apply_render(self.client_targets(), render(self.model))``.
+    Plots: drawn by markup.js, no Bokeh figure. ``self.heatmap`` (a :class:`Raster`, data-testid
+    ``pe-heatmap``; its title ``pe-heatmap-title``, "PE: 50 posiciones × 64 dimensiones") draws
+    ``values`` (the encoding as float32, row = position, position 0 at the top) as one canvas
+    pixel per cell stretched to the section's width, colours fixed at −1..1 with a colour bar,
+    a tooltip per cell (position, dimension, PE with 4 decimals). ``self.similarity`` (a
+    :class:`Markup` of kind ``lines``, data-testid ``pe-similarity``) draws one curve per start
+    position 0, 10, 20 as SVG, with a legend and a tooltip per curve; a start beyond the last
+    position is an empty curve. Their numbers are also in text: the worked table, and the
+    similarity table folded under the curves. A model change sets the matrix and the specs, in
+    one ``pn.io.hold()``: ``apply_render(self.client_targets(), render(self.model))``.
 
     Export: ``enable_client_side`` wires both sliders to the browser twin
     (dashboards/demos/positional.js), which computes the same ``render`` in the page.
@@ -298,14 +319,17 @@ class PositionalView(DemoView):
             slider.param.watch(lambda event, name=name: self._from_widget(name, event), "value")
         model.param.watch(self._from_model, ["n_positions", "d_model"])
 
-        # Bokeh models belong to one document: figures, sources and formatters per view.
-        self.heatmap_source = ColumnDataSource(heatmap_data(model.encoding), name=HEATMAP_SOURCE)
-        self.heatmap = self._heatmap_figure()
-        self.similarity_sources = {
-            start: ColumnDataSource(curve_data([]), name=SIMILARITY_SOURCE.format(start=start))
-            for start in CURVE_STARTS
-        }
-        self.similarity_plot = self._similarity_figure()
+        # Named: a test finds its data model in the page (Bokeh.documents[0]) by this name.
+        self.heatmap = Raster(
+            name="pe-heatmap",
+            spec=heatmap_spec(self.lang),
+            stylesheets=[CHART_CSS],
+            sizing_mode="stretch_width",
+            margin=(5, 10),
+        )
+        self.similarity = Markup(
+            kind="lines", stylesheets=[CHART_CSS], sizing_mode="stretch_width", margin=(5, 10)
+        )
         self.similarity_table = Markup(kind="matrix", margin=0)
         self.announcer = announcer()
         self._update_plots()
@@ -322,10 +346,10 @@ class PositionalView(DemoView):
             ),
             pn.Row(self.n_slider, self.d_slider, self.shape),
             self.error,
-            pn.pane.Bokeh(self.heatmap, sizing_mode="stretch_width"),
+            self.heatmap,
             math_md(self.t("positional.heatmap_caption"), css_classes=["c04-note"]),
             math_md(f"### {self.t('positional.waves_heading')}"),
-            pn.pane.Bokeh(self.similarity_plot, sizing_mode="stretch_width"),
+            self.similarity,
             self.similarity_table,
             math_md(
                 f"{self.t('positional.similarity_caption')}\n\n{self.t('positional.curves_note')}",
@@ -368,129 +392,21 @@ class PositionalView(DemoView):
 
     # -- plots ---------------------------------------------------------------------------------
 
-    def _heatmap_figure(self):
-        fig = figure(
-            name="pe-heatmap",
-            html_attributes=plot_alternative(self, "pe_heatmap"),
-            height=420,
-            sizing_mode="stretch_width",
-            # Flipped y range: position 0 at the top, as in the notes' matrix.
-            x_range=Range1d(-0.5, 0.5),
-            y_range=Range1d(0.5, -0.5),
-            tools="pan,wheel_zoom,reset",
-            active_scroll=None,  # the page scrolls; zoom only when chosen in the toolbar
-            toolbar_location="right",
-            x_axis_label=self.t("positional.axis_dimension"),
-            y_axis_label=self.t("positional.axis_position"),
-            output_backend="canvas",
-        )
-        mapper = LinearColorMapper(palette=PE_PALETTE, low=-1.0, high=1.0)
-        image = fig.image(
-            image="image",
-            x="x",
-            y="y",
-            dw="dw",
-            dh="dh",
-            source=self.heatmap_source,
-            color_mapper=mapper,
-        )
-        fig.add_tools(
-            HoverTool(
-                renderers=[image],
-                tooltips=[
-                    (self.t("positional.axis_position"), "$y{custom}"),
-                    (self.t("positional.axis_dimension"), "$x{custom}"),
-                    ("PE", "@image{custom}"),
-                ],
-                formatters={
-                    "$x": CustomJSHover(code=ROUND_JS),
-                    "$y": CustomJSHover(code=ROUND_JS),
-                    "@image": CustomJSHover(code=tick_js(4, "value", self.lang)),
-                },
-            )
-        )
-        fig.add_layout(
-            ColorBar(
-                color_mapper=mapper,
-                ticker=FixedTicker(ticks=[-1.0, -0.5, 0.0, 0.5, 1.0]),
-                formatter=CustomJSTickFormatter(code=tick_js(lang=self.lang)),
-                width=12,
-            ),
-            "right",
-        )
-        fig.grid.visible = False
-        fig.axis.minor_tick_line_color = None
-        fig.toolbar.logo = None
-        lean_renderers(fig)
-        return fig
-
-    def _similarity_figure(self):
-        fig = figure(
-            name="pe-similarity",
-            html_attributes=plot_alternative(self, "pe_similarity"),
-            height=300,
-            sizing_mode="stretch_width",
-            x_range=Range1d(0, 1),
-            y_range=Range1d(-1.05, 1.05),
-            tools="pan,wheel_zoom,reset",
-            active_scroll=None,
-            toolbar_location="right",
-            x_axis_label=self.t("positional.axis_delta"),
-            y_axis_label=self.t("positional.axis_similarity"),
-            output_backend="canvas",
-        )
-        for start in CURVE_STARTS:
-            label = self.t("positional.curve_from", start=start)
-            line = fig.line(
-                x="delta",
-                y="similitud",
-                source=self.similarity_sources[start],
-                color=CURVE_COLORS[start],
-                line_width=3 if start == 0 else 2,
-                line_dash="solid" if start == 0 else "dashed",
-                legend_label=label,
-                name=label,
-            )
-            fig.add_tools(
-                HoverTool(
-                    renderers=[line],
-                    tooltips=[
-                        (self.t("positional.hover_curve"), "$name"),
-                        ("Δ", "@delta"),
-                        (self.t("positional.hover_similarity"), "@label"),
-                    ],
-                    mode="vline",
-                )
-            )
-        fig.yaxis.formatter = CustomJSTickFormatter(code=tick_js(lang=self.lang))
-        fig.legend.location = "bottom_left"
-        fig.axis.minor_tick_line_color = None
-        fig.toolbar.logo = None
-        lean_renderers(fig)
-        return fig
-
     def _update_plots(self) -> None:
-        """New data for every source (one assignment each), then ranges and title."""
+        """The new matrix and specs (each set once), in one hold."""
         apply_render(self.client_targets(), render(self.model, self.lang))
 
     # -- the export (dashboards/export.py) -----------------------------------------------------
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (pane / source / Bokeh model, kind), for the names of ``render``."""
-        targets: dict[str, tuple[object, str]] = {
+        """Target name -> (component, kind), for the names of ``render``."""
+        return {
             "shape": (self.shape, "markup"),
-            "heatmap_source": (self.heatmap_source, "data"),
+            "heatmap_values": (self.heatmap, "esm:values"),
+            "similarity": (self.similarity, "markup"),
             "similarity_table": (self.similarity_table, "markup"),
             "announce": (self.announcer, "markup"),
         }
-        for start, source in self.similarity_sources.items():
-            targets[f"similarity_{start}"] = (source, "data")
-        for name, (fig, attr) in RANGES.items():
-            rng = getattr(getattr(self, fig), attr)
-            for prop in RANGE_PROPS:
-                targets[f"{name}_{prop}"] = (rng, f"prop:{prop}")
-        targets["heatmap_title"] = (self.heatmap.title, "prop:text")
-        return targets
 
     def enable_client_side(self, states: dict | None = None) -> int:
         """Wire both sliders to the browser twin (``C04.views.positional``); no embedded states.

@@ -5,11 +5,12 @@
  * The export embeds, in <script id="c04-states"> under "training", the default run's compact
  * state at every checkpoint × probe country ("states", keyed "<step>|<country>":
  * dashboards.demos.training.client_state, the same in every language), the hand-built side of the
- * comparison ("hand": dashboards.demos.training.HAND) and the module's constants ("constants": the
- * facts, the held-out countries, the roles, the probe, the colours, the bars' width, the number
- * of steps), and this file rebuilds render_state(state, lang) from them in the browser: the
- * Markup specs that markup.js draws (the next-word bars among them) and the data of the loss
- * marker's ColumnDataSource. Only the steps of render_state are written twice (no number is
+ * comparison ("hand": dashboards.demos.training.HAND), the run's loss curve ("run":
+ * dashboards.demos.training.run_state) and the module's constants ("constants": the facts, the
+ * held-out countries, the roles, the probe, the colours, the bars' width, the loss chart's size,
+ * the number of steps), and this file rebuilds render_state(state, run, lang) from them in the
+ * browser: the Markup specs that markup.js draws (the next-word bars, the loss chart with the
+ * step's marker). Only the steps of render_state are written twice (no number is
  * recomputed: the state holds them, rounded); every word comes from
  * the page's catalogue (C04.t / C04.rich, table [training] of attnmodel/locales/<lang>.toml),
  * every number is written by C04.fmt. tests/ui/test_export_training.py keeps the two equal for
@@ -29,7 +30,7 @@
   C04.views = C04.views || {};
 
   // states.training: {run, hand, states, constants}.
-  const embedded = () => C04.embedded("training", ["states", "hand", "constants"]);
+  const embedded = () => C04.embedded("training", ["run", "states", "hand", "constants"]);
 
   // dashboards.demos.training.state_key
   const key = (state) => `${state.step}|${state.country}`;
@@ -82,9 +83,36 @@
     };
   }
 
-  // dashboards.demos.training.render_state
+  // dashboards.demos.training.loss_chart_spec
+  function lossChartSpec(curve, step, loss, K, num) {
+    const size = K.loss_chart;
+    return {
+      testid: "training-loss-chart",
+      aria: t("a11y.plot.training_loss"),
+      width: size.width,
+      height: size.height,
+      decimal: t("format.decimal"),
+      x: { label: t("training.chart.step_axis"), min: 0, max: curve.length - 1, integer: true },
+      y: { label: t("training.chart.loss_axis"), min: 0, max: size.loss_max, integer: false },
+      series: [{ name: "", color: K.loss_color, width: 2, dash: false, y: curve }],
+      points: [
+        {
+          x: step,
+          y: loss,
+          color: K.marker_color,
+          size: size.marker_size,
+          tip: [
+            [t("training.chart.step"), String(step)],
+            ["nats", num(loss)],
+          ],
+        },
+      ],
+    };
+  }
+
+  // dashboards.demos.training.render_state (with the embedded run)
   function render(state) {
-    const { hand, constants: K } = embedded();
+    const { hand, run, constants: K } = embedded();
     const found = embedded().states[key(state)];
     if (!found) throw new Error(`training: no hay estado exportado para ${key(state)}.`);
     const num = (x, decimals = 4) => C04.fmt.number(x, decimals);
@@ -227,7 +255,7 @@
       p: num(probability),
     });
     out.probability_bars = probabilityBarsSpec(found, K, word, num);
-    out.marker_source = { step: [step], loss: [loss], label: [num(loss)] };
+    out.loss_chart = lossChartSpec(run.loss, step, loss, K, num);
     return out;
   }
 

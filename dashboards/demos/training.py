@@ -23,10 +23,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import panel as pn
 import param
-from bokeh.models import ColumnDataSource, CustomJSTickFormatter, HoverTool, Range1d
-from bokeh.plotting import figure
 
-from attnmodel.formatting import number, percent, tick_js
+from attnmodel.formatting import number, percent
 from attnmodel.i18n import DEFAULT_LANG, text
 from attnmodel.training import (
     CHECKPOINT_EVERY,
@@ -56,8 +54,8 @@ from dashboards.components.markup import (
     section_header,
 )
 from dashboards.components.render import apply_render, client_update, shared_render
-from dashboards.components.style import CATEGORY_COLORS
-from dashboards.components.views import DemoView, LiveHTML, lean_renderers, plot_alternative
+from dashboards.components.style import CATEGORY_COLORS, CHART_CSS
+from dashboards.components.views import DemoView, LiveHTML
 
 EXAMPLE_LANG = "es"  # the corpus's language: its words stay Spanish on every page
 DECIMALS = 4  # the compact state's rounding: the screen shows at most 4 decimals
@@ -73,9 +71,8 @@ POLL_MS = 200  # a waiting session reads the trainer's progress this often
 # The comparison's box, as "La capital" draws its explanations.
 BOX_CSS = ".c04-box { border-left: 4px solid #d95f02; background: #fdf6f0; padding: 8px 14px; }"
 
-# Bokeh names (found in the browser with Bokeh.documents[0].get_model_by_name).
-LOSS_SOURCE = "training-loss-source"
-MARKER_SOURCE = "training-marker-source"
+# The loss chart (C04.markup.lines): its size in px and its fixed loss axis (nats).
+LOSS_CHART = {"width": 420, "height": 260, "loss_max": 5.6, "marker_size": 11}
 
 
 # -- the compact state: what the export embeds, what both renderers read --------------------------
@@ -179,16 +176,54 @@ def probability_bars_spec(state: dict, lang: str = DEFAULT_LANG) -> dict:
     }
 
 
-def render_state(state: dict, lang: str = DEFAULT_LANG) -> dict[str, object]:
-    """Everything on screen that follows (seed, step, country), by target name.
+def loss_chart_spec(curve: list[float], step: int, loss: float, lang: str = DEFAULT_LANG) -> dict:
+    """``C04.markup.lines``: the run's loss at every step (``run_state``'s ``curve``, 4
+    decimals) and a marker at (``step``, ``loss``), whose tooltip says the step and the loss."""
+    return {
+        "testid": "training-loss-chart",
+        "aria": text("a11y.plot.training_loss", lang),
+        "width": LOSS_CHART["width"],
+        "height": LOSS_CHART["height"],
+        "decimal": text("format.decimal", lang),
+        "x": {
+            "label": text("training.chart.step_axis", lang),
+            "min": 0,
+            "max": len(curve) - 1,
+            "integer": True,
+        },
+        "y": {
+            "label": text("training.chart.loss_axis", lang),
+            "min": 0,
+            "max": LOSS_CHART["loss_max"],
+            "integer": False,
+        },
+        "series": [{"name": "", "color": LOSS_COLOR, "width": 2, "dash": False, "y": curve}],
+        "points": [
+            {
+                "x": step,
+                "y": loss,
+                "color": MARKER_COLOR,
+                "size": LOSS_CHART["marker_size"],
+                "tip": [
+                    [text("training.chart.step", lang), str(step)],
+                    ["nats", number(loss, 4, lang=lang)],
+                ],
+            }
+        ],
+    }
+
+
+def render_state(state: dict, run: dict, lang: str = DEFAULT_LANG) -> dict[str, object]:
+    """Everything on screen that follows (seed, step, country), by target name; ``run`` is the
+    run's ``run_state`` (its loss curve).
 
     Markup specs: ``readouts`` (step, loss, p(capital), prediction), ``head_<h>`` (each head's
     attention on the probe, titled with its measured role), ``roles`` (each head's four shares),
     ``top`` (the five likeliest next words), ``held_out`` (what a held-out country shows),
     ``comparison`` (learned against hand-built W_Q/W_K), ``announce``, ``probability_bars``
-    (the next-word bars, ``probability_bars_spec``); the data of the loss curve's marker
-    (``marker_source``). The browser twin (``C04.views.training``) builds the same dict from the
-    same state."""
+    (the next-word bars, ``probability_bars_spec``), ``loss_chart`` (the run's loss curve and
+    the step's marker, ``loss_chart_spec``). The browser twin (``C04.views.training``) builds
+    the same dict from the same state and run."""
 
     def num(x: float, decimals: int = 4) -> str:
         return number(x, decimals, lang=lang)
@@ -335,7 +370,7 @@ def render_state(state: dict, lang: str = DEFAULT_LANG) -> dict[str, object]:
         "training", lang, step=str(step), capital=word(capital), p=num(probability)
     )
     out["probability_bars"] = probability_bars_spec(state, lang)
-    out["marker_source"] = {"step": [step], "loss": [loss], "label": [num(loss)]}
+    out["loss_chart"] = loss_chart_spec(run["loss"], step, loss, lang)
     return out
 
 
@@ -346,7 +381,7 @@ HAND = hand_constants()
 def render(model: TrainingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """``render_state`` of the model's state (trains the seed first if it must: the live view
     calls it only once the seed is trained)."""
-    return render_state(client_state(model), lang)
+    return render_state(client_state(model), run_state(model), lang)
 
 
 # -- one training at a time per process ------------------------------------------------------
@@ -424,8 +459,9 @@ class TrainingView(DemoView):
     ``training-status`` (the seed shown, or the training under way),
     ``training-probability-bars`` (the next-word bars: a table drawn by ``C04.markup.bars``, a
     row per capital and one for every other word, its probability with 4 decimals and a bar on
-    the 0–1 scale in the row's colour; no canvas, no Bokeh figure); Bokeh names
-    ``training-loss-source`` (columns ``step``, ``loss``) and ``training-marker-source``.
+    the 0–1 scale in the row's colour), ``training-loss-chart`` (the run's loss curve and the
+    step's marker, SVG drawn by ``C04.markup.lines``; the marker's tooltip says the step and
+    the loss). No canvas, no Bokeh figure.
 
     Export: ``enable_client_side`` embeds the default run (``run_state``) and every checkpoint ×
     country (``client_state``) and wires the slider and the select to ``C04.views.training``;
@@ -494,11 +530,7 @@ class TrainingView(DemoView):
         self.heads = [Markup(kind="matrix", margin=(0, 10)) for _ in range(N_HEADS)]
         self.probability_bars = Markup(kind="bars", margin=(5, 10), sizing_mode="stretch_width")
 
-        self.loss_source = ColumnDataSource({"step": [], "loss": []}, name=LOSS_SOURCE)
-        self.marker_source = ColumnDataSource(
-            {"step": [], "loss": [], "label": []}, name=MARKER_SOURCE
-        )
-        self.loss_figure = self._loss_figure()
+        self.loss_chart = Markup(kind="lines", stylesheets=[CHART_CSS], margin=(5, 10))
 
         self._shown_seed: int | None = None  # the seed whose run is on screen
         self._poll = None
@@ -522,7 +554,7 @@ class TrainingView(DemoView):
             self.export_note,
             self.readouts,
             pn.Row(
-                pn.pane.Bokeh(self.loss_figure),
+                self.loss_chart,
                 pn.Column(math_md(t("training.heads_caption")), pn.Row(*self.heads)),
             ),
             pn.Row(self.roles, self.top),
@@ -608,12 +640,7 @@ class TrainingView(DemoView):
     def _show(self) -> None:
         model = self.model
         with pn.io.hold():
-            if self._shown_seed != model.seed:
-                self.loss_source.data = {
-                    "step": list(range(len(model.loss_curve))),
-                    "loss": run_state(model)["loss"],
-                }
-                self._shown_seed = model.seed
+            self._shown_seed = model.seed
             self.progress.visible = False
             self.train_button.disabled = False
             self.status.spec = {
@@ -630,7 +657,7 @@ class TrainingView(DemoView):
         apply_render(self.client_targets(), render(self.model, self.lang))
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (Markup / source, kind), for the names of ``render``."""
+        """Target name -> (Markup, kind), for the names of ``render``."""
         return {
             "readouts": (self.readouts, "markup"),
             **{f"head_{h}": (pane, "markup") for h, pane in enumerate(self.heads)},
@@ -640,7 +667,7 @@ class TrainingView(DemoView):
             "comparison": (self.comparison, "markup"),
             "announce": (self.announce, "markup"),
             "probability_bars": (self.probability_bars, "markup"),
-            "marker_source": (self.marker_source, "data"),
+            "loss_chart": (self.loss_chart, "markup"),
         }
 
     def enable_client_side(self, states: dict | None = None) -> int:
@@ -671,6 +698,9 @@ class TrainingView(DemoView):
                     "right_color": RIGHT_COLOR,
                     "wrong_color": WRONG_COLOR,
                     "probability_bar_em": PROBABILITY_BAR_EM,
+                    "loss_color": LOSS_COLOR,
+                    "marker_color": MARKER_COLOR,
+                    "loss_chart": LOSS_CHART,
                     "example_lang": EXAMPLE_LANG,
                 },
             }
@@ -686,35 +716,6 @@ class TrainingView(DemoView):
         self.step_slider.jscallback(value=code, args=args)
         self.country_select.jscallback(value=code, args=args)
         return len(table)
-
-    # -- plots ---------------------------------------------------------------------------------
-
-    def _loss_figure(self):
-        fig = figure(
-            name="training-loss-figure",
-            html_attributes=plot_alternative(self, "training_loss"),
-            width=420,
-            height=260,
-            y_range=Range1d(0, 5.6),
-            tools="",
-            toolbar_location=None,
-            x_axis_label=self.t("training.chart.step_axis"),
-            y_axis_label=self.t("training.chart.loss_axis"),
-            output_backend="canvas",
-        )
-        fig.line(x="step", y="loss", source=self.loss_source, color=LOSS_COLOR, line_width=2)
-        marker = fig.scatter(
-            x="step", y="loss", source=self.marker_source, size=11, color=MARKER_COLOR
-        )
-        fig.add_tools(
-            HoverTool(
-                renderers=[marker],
-                tooltips=[(self.t("training.chart.step"), "@step"), ("nats", "@label")],
-            )
-        )
-        fig.yaxis.formatter = CustomJSTickFormatter(code=tick_js(lang=self.lang))
-        lean_renderers(fig)
-        return fig
 
     def __panel__(self):
         return self._layout

@@ -795,7 +795,7 @@
   // only has the widget to redo, and the new HTML (the explorer's 1600-cell map) is laid out
   // once, in the next frame, instead of twice. Sources go last: their glyph updates are
   // asynchronous anyway.
-  const KIND_ORDER = { prop: 0, html: 1, markup: 1, board: 1, data: 2 };
+  const KIND_ORDER = { prop: 0, html: 1, markup: 1, board: 1, data: 2, esm: 2 };
 
   function kindRank(kind) {
     if (typeof kind !== "string") return 3;
@@ -806,8 +806,9 @@
   /**
    * Put the output of a view's render(state) on screen. kinds[name] is "html" (Panel HTML or
    * Markdown model: text = html.escape(raw HTML), as Panel sends it), "markup" (a Markup's
-   * spec), "board:<slot>" (a slot of a Board), "data" (a Bokeh
-   * ColumnDataSource: a new object, so Bokeh emits the change) or "prop:<property>".
+   * spec), "board:<slot>" (a slot of a Board), "data" (a Bokeh ColumnDataSource: a new object,
+   * so Bokeh emits the change), "esm:<parameter>" (a parameter of a component of ours, on its
+   * data model: a Raster's values) or "prop:<property>".
    *
    * Only what differs from what the page holds is set (as the live views send only what
    * changed): every new `data` makes Bokeh rebuild that source's glyphs and repaint its plot,
@@ -844,6 +845,11 @@
         boards.get(obj)[kind.slice(6)] = value;
       } else if (kind === "data") {
         if (!sameData(obj.data, value)) obj.data = Object.assign({}, value);
+      } else if (kind.startsWith("esm:")) {
+        const prop = kind.slice(4);
+        const held = obj.data[prop];
+        const sameShape = String(held && held.shape) === String(value && value.shape);
+        if (!(sameShape && sameValue(held, value))) obj.data[prop] = value;
       } else {
         const prop = kind.slice(5);
         if (!sameValue(obj[prop], value)) obj[prop] = value;

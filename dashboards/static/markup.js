@@ -535,6 +535,371 @@
     return box.content.textContent.replace(/\s+/g, " ").trim();
   }
 
+  // -- Charts of our own: curves (SVG, lines) and a matrix of colours (canvas, raster) --------
+  //
+  // The similarity curves and the heat map of «Codificación posicional» and the loss curve of
+  // «Entrenamiento» were Bokeh figures: 30–60 Bokeh models each in every session (issue 36).
+  // As with head_plot, Python (or the export's twin) sends the numbers and the texts; only this
+  // file knows the geometry. No pan or zoom: the numbers are in the tooltips and in the tables.
+
+  /** A tick as the page writes a number (attnmodel.formatting.tick_js): as few decimals as it
+   * needs (rounded to 6), U+2212, the page's decimal separator. */
+  function tickText(value, decimal) {
+    return String(Math.round(value * 1e6) / 1e6).replace("-", "−").replace(".", decimal || ".");
+  }
+
+  /** attnmodel.formatting.number(x, decimals): never "−0,0000". */
+  function fixedText(value, decimals, decimal) {
+    let text = Number(value).toFixed(decimals);
+    if (Number(text) === 0) text = text.replace("-", "");
+    return text.replace("-", "−").replace(".", decimal || ".");
+  }
+
+  /** Round ticks in [lo, hi], at most about ``count`` of them (steps 1, 2, 5 × 10^k; whole
+   * numbers only when ``integer``). */
+  function niceTicks(lo, hi, count, integer) {
+    const span = hi - lo;
+    if (!(span > 0)) return [lo];
+    const raw = span / Math.max(1, count);
+    const power = 10 ** Math.floor(Math.log10(raw));
+    let step = [1, 2, 5, 10].map((m) => m * power).find((s) => s >= raw) || 10 * power;
+    if (integer) step = Math.max(1, Math.round(step));
+    const ticks = [];
+    for (let k = Math.ceil(lo / step - 1e-9); k * step <= hi + 1e-9 * step; k++) {
+      ticks.push(Math.round(k * step * 1e9) / 1e9);
+    }
+    return ticks;
+  }
+
+  const CHART = { left: 58, right: 14, top: 12, bottom: 46, font: 12 };
+
+  /** The SVG of a lines spec drawn ``width`` px wide (lines()). */
+  function linesSvg(spec, width) {
+    const height = spec.height || 300;
+    const { left, right, top, bottom, font } = CHART;
+    const w = Math.max(10, width - left - right);
+    const h = Math.max(10, height - top - bottom);
+    const xs = spec.x;
+    const ys = spec.y;
+    const xSpan = xs.max - xs.min || 1;
+    const ySpan = ys.max - ys.min || 1;
+    const X = (v) => left + ((v - xs.min) / xSpan) * w;
+    const Y = (v) => top + ((ys.max - v) / ySpan) * h;
+    const parts = [
+      `<svg viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" ` +
+        `style="max-width:100%; height:auto" font-size="${font}" ` +
+        `data-frame="${left} ${top} ${w} ${h}" data-x="${xs.min} ${xs.max}" ` +
+        `data-y="${ys.min} ${ys.max}">`,
+      `<rect class="c04-frame" x="${left}" y="${top}" width="${w}" height="${h}" fill="#fff" ` +
+        'stroke="#c9d0da"/>',
+      '<g stroke="#eef1f5">',
+    ];
+    const xTicks = niceTicks(xs.min, xs.max, Math.max(2, Math.floor(w / 70)), xs.integer);
+    const yTicks = niceTicks(ys.min, ys.max, Math.max(2, Math.floor(h / 40)), ys.integer);
+    for (const t of xTicks) parts.push(`<line x1="${fixed(X(t))}" x2="${fixed(X(t))}" y1="${top}" y2="${top + h}"/>`);
+    for (const t of yTicks) parts.push(`<line x1="${left}" x2="${left + w}" y1="${fixed(Y(t))}" y2="${fixed(Y(t))}"/>`);
+    parts.push('</g><g fill="#444" text-anchor="middle">');
+    for (const t of xTicks) {
+      parts.push(`<text x="${fixed(X(t))}" y="${top + h + 16}">${esc(tickText(t, spec.decimal))}</text>`);
+    }
+    parts.push(`<text x="${fixed(left + w / 2)}" y="${height - 6}" font-style="italic">${esc(xs.label)}</text>`);
+    parts.push('</g><g fill="#444" text-anchor="end" dominant-baseline="central">');
+    for (const t of yTicks) {
+      parts.push(`<text x="${left - 6}" y="${fixed(Y(t))}">${esc(tickText(t, spec.decimal))}</text>`);
+    }
+    parts.push(
+      `</g><text transform="translate(14 ${fixed(top + h / 2)}) rotate(-90)" fill="#444" ` +
+        `text-anchor="middle" font-style="italic">${esc(ys.label)}</text>`
+    );
+    (spec.series || []).forEach((series, s) => {
+      const x0 = series.x0 || 0;
+      let d = "";
+      let pen = "M";
+      series.y.forEach((v, i) => {
+        if (v === null || !Number.isFinite(v)) {
+          pen = "M";
+          return;
+        }
+        d += `${pen}${fixed(X(x0 + i))} ${fixed(Y(v))}`;
+        pen = "L";
+      });
+      const dash = series.dash ? ' stroke-dasharray="7 5"' : "";
+      parts.push(
+        `<path class="c04-line" data-series="${s}" d="${d}" fill="none" stroke="${esc(series.color)}" ` +
+          `stroke-width="${Number(series.width) || 2}"${dash} stroke-linejoin="round"/>`
+      );
+    }
+    );
+    (spec.points || []).forEach((point, p) => {
+      parts.push(
+        `<circle class="c04-point" data-point="${p}" cx="${fixed(X(point.x))}" cy="${fixed(Y(point.y))}" ` +
+          `r="${(Number(point.size) || 10) / 2}" fill="${esc(point.color)}" stroke="#fff"/>`
+      );
+    });
+    const named = (spec.series || []).filter((series) => series.name);
+    if (spec.legend && named.length) {
+      // Bottom left, inside the frame (where the curves of the lecture leave room).
+      const rowH = font + 8;
+      const boxW = 34 + Math.max(...named.map((series) => String(series.name).length)) * font * 0.56;
+      const boxH = named.length * rowH + 6;
+      const bx = left + 8;
+      const by = top + h - boxH - 8;
+      parts.push(
+        `<g class="c04-legend"><rect x="${bx}" y="${fixed(by)}" width="${fixed(boxW)}" height="${boxH}" ` +
+          'fill="#fff" fill-opacity="0.9" stroke="#c9d0da"/>'
+      );
+      named.forEach((series, k) => {
+        const y = by + 3 + rowH * (k + 0.5);
+        const dash = series.dash ? ' stroke-dasharray="7 5"' : "";
+        parts.push(
+          `<line x1="${bx + 6}" x2="${bx + 28}" y1="${fixed(y)}" y2="${fixed(y)}" stroke="${esc(series.color)}" ` +
+            `stroke-width="${Number(series.width) || 2}"${dash}/>` +
+            `<text x="${bx + 34}" y="${fixed(y)}" dominant-baseline="central" fill="#111">${esc(series.name)}</text>`
+        );
+      });
+      parts.push("</g>");
+    }
+    parts.push(`<line class="c04-guide" y1="${top}" y2="${top + h}" stroke="#888" visibility="hidden"/>`);
+    parts.push("</svg>");
+    return parts.join("");
+  }
+
+  /**
+   * Curves and points on two linear axes, as SVG (the similarity curves of «Codificación
+   * posicional», the loss of «Entrenamiento»). spec: {testid, aria (what it shows, for a screen
+   * reader), height, width (px; none: the box's width, redrawn when the box changes), decimal
+   * (the page's separator), x and y: {label, min, max, integer}, series: [{name (the legend's;
+   * "" for none), color, width, dash, y: [value at x0 + i], x0, labels: [the tooltip's text of
+   * each value] (none: no tooltip)}], points: [{x, y, color, size, tip: [[label, text]]}],
+   * legend, tip: {series, x, y} (the tooltip's labels)}. A series is path.c04-line
+   * (data-series = its index), a point circle.c04-point; the svg says where the frame is
+   * (data-frame: left top width height) and its ranges (data-x, data-y), so a test reads the
+   * drawn values back. The pointer over the frame shows, at the nearest x, each series' value
+   * (as Bokeh's "vline" hover did); near a point, the point's tip.
+   */
+  function lines(spec, width) {
+    return (
+      `<div class="c04-chart"${testid(spec.testid)} role="img" aria-label="${esc(spec.aria || "")}">` +
+      `${linesSvg(spec, width || spec.width || 600)}` +
+      '<div class="c04-tip" role="tooltip" hidden></div></div>'
+    );
+  }
+
+  /** Draw a lines spec into ``el`` at the box's width (or the spec's), and again when the box
+   * changes width; the tooltip follows the pointer. */
+  lines.into = function (el, spec) {
+    el.c04Lines = spec;
+    const paint = () => {
+      const now = el.c04Lines;
+      if (!now) return;
+      el.c04Width = now.width || el.clientWidth || 0;
+      el.innerHTML = lines(now, el.c04Width || 600);
+    };
+    paint();
+    if (el.c04Wired) return;
+    el.c04Wired = true;
+    if (typeof ResizeObserver !== "undefined") {
+      new ResizeObserver(() => {
+        const spec = el.c04Lines;
+        if (spec && !spec.width && el.clientWidth && el.clientWidth !== el.c04Width) paint();
+      }).observe(el);
+    }
+    el.addEventListener("pointermove", (event) => hoverLines(el, event));
+    el.addEventListener("pointerdown", (event) => hoverLines(el, event));
+    el.addEventListener("pointerleave", () => hoverLines(el, null));
+  };
+
+  function hoverLines(el, event) {
+    const spec = el.c04Lines;
+    const svg = el.querySelector("svg");
+    const box = el.querySelector(".c04-tip");
+    const guide = el.querySelector(".c04-guide");
+    if (!spec || !svg || !box) return;
+    const hide = () => {
+      box.hidden = true;
+      if (guide) guide.setAttribute("visibility", "hidden");
+    };
+    if (!event) return hide();
+    const [left, top, w, h] = svg.dataset.frame.split(" ").map(Number);
+    const rect = svg.getBoundingClientRect();
+    const scale = rect.width / svg.viewBox.baseVal.width || 1;
+    const px = (event.clientX - rect.left) / scale;
+    const py = (event.clientY - rect.top) / scale;
+    if (px < left - 8 || px > left + w + 8 || py < top - 8 || py > top + h + 8) return hide();
+    const xs = spec.x;
+    const ys = spec.y;
+    const toX = (v) => left + ((v - xs.min) / (xs.max - xs.min || 1)) * w;
+    const toY = (v) => top + ((ys.max - v) / (ys.max - ys.min || 1)) * h;
+    const blocks = [];
+    let guideX = null;
+    // A point under the pointer (within 12 px) shows its own tip.
+    for (const point of spec.points || []) {
+      if (Math.hypot(toX(point.x) - px, toY(point.y) - py) <= 12 && point.tip) {
+        blocks.push(point.tip.map(([k, v]) => `${esc(k)}: ${esc(v)}`).join("<br>"));
+      }
+    }
+    if (!blocks.length && spec.tip) {
+      const at = xs.min + ((px - left) / w) * (xs.max - xs.min);
+      for (const series of spec.series || []) {
+        if (!series.labels) continue;
+        const i = Math.round(at - (series.x0 || 0));
+        if (i < 0 || i >= series.labels.length) continue;
+        guideX = toX((series.x0 || 0) + i);
+        blocks.push(
+          `<b>${esc(spec.tip.series)}: ${esc(series.name)}</b><br>${esc(spec.tip.x)}: ` +
+            `${(series.x0 || 0) + i}<br>${esc(spec.tip.y)}: ${esc(series.labels[i])}`
+        );
+      }
+    }
+    if (!blocks.length) return hide();
+    if (guide && guideX !== null) {
+      guide.setAttribute("x1", fixed(guideX));
+      guide.setAttribute("x2", fixed(guideX));
+      guide.setAttribute("visibility", "visible");
+    } else if (guide) {
+      guide.setAttribute("visibility", "hidden");
+    }
+    box.innerHTML = blocks.join('<hr class="c04-tip-rule">');
+    box.hidden = false;
+    placeTip(el, box, event);
+  }
+
+  /** The tooltip beside the pointer, inside ``frame`` (left of the pointer near its right edge). */
+  function placeTip(frame, box, event) {
+    const bounds = frame.getBoundingClientRect();
+    let x = event.clientX - bounds.left + 14;
+    if (x + box.offsetWidth > bounds.width) x = Math.max(0, x - box.offsetWidth - 28);
+    box.style.left = `${x}px`;
+    box.style.top = `${event.clientY - bounds.top + 14}px`;
+  }
+
+  /** The palette's colours as [r, g, b] (a spec's "#rrggbb" list, read once per list). */
+  const RGB = new WeakMap();
+  function paletteRgb(palette) {
+    let rgb = RGB.get(palette);
+    if (!rgb) {
+      rgb = palette.map((c) => [1, 3, 5].map((k) => parseInt(c.slice(k, k + 2), 16)));
+      RGB.set(palette, rgb);
+    }
+    return rgb;
+  }
+
+  /** The palette index of ``value``, as Bokeh's LinearColorMapper: N equal bins over
+   * [low, high], high itself in the last one, values beyond clipped. */
+  function colorIndex(value, low, high, count) {
+    const k = Math.floor(((value - low) / (high - low)) * count);
+    return k < 0 ? 0 : k >= count ? count - 1 : k;
+  }
+
+  function rasterFrame(spec) {
+    const ticks = (spec.bar_ticks || []).map((v) => {
+      const top = ((spec.high - v) / (spec.high - spec.low)) * 100;
+      return `<span style="top:${top.toFixed(3)}%">${esc(tickText(v, spec.decimal))}</span>`;
+    });
+    return (
+      `<div class="c04-raster"${testid(spec.testid)} role="img" aria-label="${esc(spec.aria || "")}">` +
+      `<div class="c04-raster-title"${testid(spec.testid && `${spec.testid}-title`)}></div>` +
+      '<div class="c04-raster-grid">' +
+      `<div class="c04-raster-ylabel"><span>${esc(spec.y_label)}</span></div>` +
+      '<div class="c04-raster-ticks c04-raster-yticks"></div>' +
+      '<div class="c04-raster-plot"><canvas class="c04-raster-canvas" width="1" height="1"></canvas></div>' +
+      '<div class="c04-raster-bar"><canvas class="c04-raster-scale" width="1" height="256"></canvas>' +
+      `<div class="c04-raster-ticks c04-raster-barticks">${ticks.join("")}</div></div>` +
+      '<div></div><div></div><div class="c04-raster-ticks c04-raster-xticks"></div><div></div></div>' +
+      `<div class="c04-raster-xlabel">${esc(spec.x_label)}</div>` +
+      '<div class="c04-tip" role="tooltip" hidden></div></div>'
+    );
+  }
+
+  /**
+   * A matrix of numbers as coloured cells (the positional encoding: row = position, top to
+   * bottom; column = dimension), drawn into ``el``: one canvas pixel per cell, stretched to the
+   * box's width with image-rendering: pixelated (each cell a crisp block on a projector, at any
+   * pixel ratio), ticks on both axes, a colour bar, a tooltip per cell. spec (the texts, set
+   * once): {testid, aria, title (a template: {n}, {d} are the matrix's rows and columns),
+   * x_label, y_label, tip: {row, col, value} (the tooltip's labels), decimal, palette
+   * ["#rrggbb"], low, high, bar_ticks}; values: the matrix (a Bokeh NDArray or a typed array
+   * with a shape [n, d], row by row), which travels from Python as a binary buffer. Cell (i, j)
+   * is pixel (j, i) of canvas.c04-raster-canvas, coloured as Bokeh's LinearColorMapper would.
+   */
+  function raster(el, spec, values) {
+    if (!spec || !Object.keys(spec).length) {
+      el.innerHTML = "";
+      return;
+    }
+    let fig = el.firstElementChild;
+    if (!fig || !fig.classList.contains("c04-raster") || el.c04Raster !== spec.testid) {
+      el.innerHTML = rasterFrame(spec);
+      fig = el.firstElementChild;
+      el.c04Raster = spec.testid;
+      const scale = fig.querySelector("canvas.c04-raster-scale");
+      const ctx = scale.getContext("2d");
+      const rgb = paletteRgb(spec.palette);
+      for (let k = 0; k < 256; k++) {
+        // Top = high.
+        const [r, g, b] = rgb[colorIndex(spec.high - ((k + 0.5) / 256) * (spec.high - spec.low), spec.low, spec.high, rgb.length)];
+        ctx.fillStyle = `rgb(${r},${g},${b})`;
+        ctx.fillRect(0, k, 1, 1);
+      }
+      const canvas = fig.querySelector("canvas.c04-raster-canvas");
+      const tip = (event) => hoverRaster(fig, canvas, event);
+      canvas.addEventListener("pointermove", tip);
+      canvas.addEventListener("pointerdown", tip);
+      canvas.addEventListener("pointerleave", () => {
+        fig.querySelector(".c04-tip").hidden = true;
+      });
+    }
+    fig.c04Spec = spec;
+    fig.c04Values = values;
+    if (!values || !values.shape || values.shape.length !== 2) return;
+    const [n, d] = values.shape.map(Number);
+    const canvas = fig.querySelector("canvas.c04-raster-canvas");
+    if (canvas.width !== d) canvas.width = d;
+    if (canvas.height !== n) canvas.height = n;
+    const ctx = canvas.getContext("2d");
+    const image = ctx.createImageData(d, n);
+    const pixels = image.data;
+    const rgb = paletteRgb(spec.palette);
+    const count = rgb.length;
+    for (let k = 0; k < n * d; k++) {
+      const [r, g, b] = rgb[colorIndex(values[k], spec.low, spec.high, count)];
+      pixels[4 * k] = r;
+      pixels[4 * k + 1] = g;
+      pixels[4 * k + 2] = b;
+      pixels[4 * k + 3] = 255;
+    }
+    ctx.putImageData(image, 0, 0);
+    const title = String(spec.title).replace(/\{n\}/g, String(n)).replace(/\{d\}/g, String(d));
+    setText(fig.querySelector(".c04-raster-title"), title);
+    // Ticks at the cells' centres (cell j spans [j, j + 1) of the axis).
+    const at = (t, count) => (((t + 0.5) / count) * 100).toFixed(3);
+    fig.querySelector(".c04-raster-xticks").innerHTML = niceTicks(0, d - 1, 10, true)
+      .map((t) => `<span style="left:${at(t, d)}%">${t}</span>`)
+      .join("");
+    fig.querySelector(".c04-raster-yticks").innerHTML = niceTicks(0, n - 1, 8, true)
+      .map((t) => `<span style="top:${at(t, n)}%">${t}</span>`)
+      .join("");
+  }
+
+  function hoverRaster(fig, canvas, event) {
+    const spec = fig.c04Spec;
+    const values = fig.c04Values;
+    const box = fig.querySelector(".c04-tip");
+    if (!spec || !values || !values.shape) return;
+    const [n, d] = values.shape.map(Number);
+    const rect = canvas.getBoundingClientRect();
+    const j = Math.min(d - 1, Math.max(0, Math.floor(((event.clientX - rect.left) / rect.width) * d)));
+    const i = Math.min(n - 1, Math.max(0, Math.floor(((event.clientY - rect.top) / rect.height) * n)));
+    const t = spec.tip;
+    box.innerHTML =
+      `${esc(t.row)}: ${i}<br>${esc(t.col)}: ${j}<br>` +
+      `${esc(t.value)}: ${esc(fixedText(values[i * d + j], 4, spec.decimal))}`;
+    box.dataset.row = String(i);
+    box.dataset.col = String(j);
+    box.hidden = false;
+    placeTip(fig, box, event);
+  }
+
   // -- Before and after ---------------------------------------------------------------------
   //
   // A student's toggle or choice that changes the result (the controls marked c04-compare:
@@ -587,12 +952,16 @@
     });
   }
 
-  /** Draw ``kind``'s ``spec`` into ``el`` (an empty spec clears it): in place where the kind
-   * can redraw what ``el`` holds (its ``update``), as new HTML otherwise. */
+  /** Draw ``kind``'s ``spec`` into ``el`` (an empty spec clears it): by the kind itself where
+   * it draws into an element (its ``into``: lines), in place where the kind can redraw what
+   * ``el`` holds (its ``update``), as new HTML otherwise. */
   function draw(el, kind, spec) {
     const render = C04.markup[kind];
     if (!spec || !Object.keys(spec).length) {
       el.innerHTML = "";
+      el.c04Lines = null;
+    } else if (render.into) {
+      render.into(el, spec);
     } else if (!(render.update && el.firstChild && render.update(el, spec))) {
       el.innerHTML = render(spec);
     }
@@ -632,6 +1001,7 @@
 
   C04.markup = {
     esc, ink, label, matrix, bars, readout, readouts, note, heatmap, focus_row, tokens,
-    head_plot, HEAD, announce, said, numbers, compare, draw, redraw, html, unobserved,
+    head_plot, HEAD, lines, raster, colorIndex, tickText, announce, said, numbers, compare, draw,
+    redraw, html, unobserved,
   };
 })();

@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 import json
 import re
+import shutil
+import subprocess
 
 import panel as pn
 import pytest
@@ -221,3 +223,34 @@ def test_the_embedded_catalogue_has_every_key_the_browser_code_names():
         embedded = json.loads(catalogue_json(lang, export.BROWSER_TABLES))
         assert named <= set(embedded), named - set(embedded)
         assert not any(key.startswith(("worked.", "exercise.", "lecture.")) for key in embedded)
+
+
+def test_inlined_scripts_leave_out_whole_comment_lines_only():
+    """The pages inline the browser scripts without their comment lines; code, strings and
+    regexes on a line of code stay, and every script still parses."""
+    sample = (
+        "// a comment\n"
+        "const a = 'x // y'; // trailing stays\n"
+        "  /** a block\n   * of lines */\n"
+        "const b = /\\/*[a]/g;\n"
+        "const c = `\n  text`;\n"
+    )
+    assert export.without_comment_lines(sample) == (
+        "const a = 'x // y'; // trailing stays\nconst b = /\\/*[a]/g;\nconst c = `\n  text`;\n"
+    )
+    node = shutil.which("node")
+    scripts = export.static_scripts()
+    assert len(scripts) > 10
+    saved = sum(len(code) - len(export.without_comment_lines(code)) for _, code in scripts)
+    assert saved > 30_000  # bytes of every exported page
+    if node is None:
+        pytest.skip("sin node para comprobar que cada script sigue siendo JavaScript")
+    for name, code in scripts:
+        result = subprocess.run(
+            [node, "--check", "--input-type=commonjs"],
+            input=export.without_comment_lines(code),
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert result.returncode == 0, (name, result.stderr)

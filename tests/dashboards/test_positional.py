@@ -5,11 +5,14 @@ from __future__ import annotations
 import numpy as np
 import panel as pn
 import pytest
-from bokeh.models import ColorBar, ColumnDataSource, GlyphRenderer, Image, Line
+from bokeh.core.serialization import Buffer, Serializer
+from bokeh.models import Plot
+from bokeh.palettes import RdBu11, interp_palette
 
 from attnmodel import PositionalEncodingDemo
 from attnmodel.formatting import es_number
-from attnmodel.i18n import text
+from attnmodel.i18n import catalogue, text
+from dashboards.components.markup import Markup, Raster
 from dashboards.components.mathml import with_math
 from dashboards.demos.positional import FORMULA, PositionalView
 
@@ -25,20 +28,15 @@ def markdown_texts(layout) -> str:
     return "\n".join(p.object for p in layout.select(pn.pane.Markdown))
 
 
-def image_renderer(root) -> GlyphRenderer:
-    [renderer] = [r for r in root.select({"type": GlyphRenderer}) if isinstance(r.glyph, Image)]
-    return renderer
-
-
-def source(root, name: str) -> ColumnDataSource:
-    """A source by its stable Bokeh name, as the browser finds it."""
-    [found] = list(root.select({"type": ColumnDataSource, "name": name}))
+def heatmap_model(root):
+    """The heat map's data model in the document (what the browser holds), by its name."""
+    [found] = [m for m in root.references() if getattr(m, "name", None) == "pe-heatmap"]
     return found
 
 
-def curves(root) -> list[dict]:
-    """The data of the three similarity curves (from pos = 0, 10, 20)."""
-    return [source(root, f"pe-similarity-source-{start}").data for start in (0, 10, 20)]
+def curves(view) -> list[dict]:
+    """The three similarity curves (from pos = 0, 10, 20) of the lines spec on screen."""
+    return view.similarity.spec["series"]
 
 
 @pytest.fixture
@@ -86,42 +84,49 @@ def test_worked_table_is_the_notes_table(view):
     assert body[8][:5] == ["x(mordió) + PE(2)", "0,6093", "0,1839", "0,1200", "0,5998"]
 
 
+def test_no_bokeh_figure_is_left(view):
+    """The heat map is a canvas of our own (Raster), the curves SVG (Markup "lines")."""
+    root = view.__panel__().get_root()
+    assert [m for m in root.references() if isinstance(m, Plot)] == []
+    assert isinstance(view.heatmap, Raster)
+    assert (view.similarity.kind, type(view.similarity)) == ("lines", Markup)
+
+
 def test_heatmap_follows_d_model_slider_in_place(view):
     root = view.__panel__().get_root()
-    renderer = image_renderer(root)
-    assert renderer.data_source.data["image"][0].shape == (50, 64)
+    held = heatmap_model(root)
+    assert held.values.shape == (50, 64)
     view.d_slider.value = 8
     assert view.model.d_model == 8
-    assert image_renderer(root) is renderer  # updated, not rebuilt
-    assert renderer.data_source is source(root, "pe-heatmap-source")
-    image = renderer.data_source.data["image"][0]
-    assert image.shape == (50, 8)
-    # Row = position, column = dimension; float32 on the wire.
-    np.testing.assert_allclose(image, view.model.encoding, atol=1e-6)
+    assert heatmap_model(root) is held  # updated, not rebuilt
+    # Row = position, column = dimension; float32 to the browser.
+    assert held.values.shape == (50, 8)
+    np.testing.assert_allclose(held.values, view.model.encoding, atol=1e-6)
     assert view.shape.spec["text"] == "50 posiciones × 8 dimensiones"
-    # The ranges follow the new shape; position 0 stays at the top (flipped y range).
-    assert (view.heatmap.x_range.start, view.heatmap.x_range.end) == (-0.5, 7.5)
-    assert (view.heatmap.y_range.start, view.heatmap.y_range.end) == (49.5, -0.5)
-    assert view.heatmap.title.text == "PE: 50 posiciones × 8 dimensiones"
-    assert view.heatmap.title.text == text("positional.heatmap_title", n=50, d=8)
+    # The title is the catalogue's template: the drawing fills it with the matrix's shape.
+    template = view.heatmap.spec["title"]
+    assert template == catalogue("es")["positional.heatmap_title"]
+    filled = template.replace("{n}", "50").replace("{d}", "8")
+    assert (
+        filled == text("positional.heatmap_title", n=50, d=8) == "PE: 50 posiciones × 8 dimensiones"
+    )
 
 
 def test_heatmap_follows_n_positions_slider(view):
     root = view.__panel__().get_root()
-    data = source(root, "pe-heatmap-source").data
+    before = view.heatmap.values
     view.n_slider.value = 12
     assert view.model.n_positions == 12
-    new = source(root, "pe-heatmap-source").data
-    assert new is not data  # one full new dict per change
-    [image] = new["image"]
-    assert image.shape == (12, 64)
-    np.testing.assert_allclose(image, view.model.encoding, atol=1e-6)
-    # Cell centres on whole positions/dimensions.
-    assert (new["x"], new["y"], new["dw"], new["dh"]) == ([-0.5], [-0.5], [64], [12])
-    assert (view.heatmap.y_range.start, view.heatmap.y_range.end) == (11.5, -0.5)
-    assert (view.heatmap.y_range.reset_start, view.heatmap.y_range.reset_end) == (11.5, -0.5)
-    assert view.heatmap.xaxis.axis_label == text("positional.axis_dimension") == "dimensión"
-    assert view.heatmap.yaxis.axis_label == text("positional.axis_position") == "posición"
+    values = heatmap_model(root).values
+    assert values is not before
+    assert values.shape == (12, 64)
+    np.testing.assert_allclose(values, view.model.encoding, atol=1e-6)
+    spec = view.heatmap.spec
+    assert spec["x_label"] == text("positional.axis_dimension") == "dimensión"
+    assert spec["y_label"] == text("positional.axis_position") == "posición"
+    assert spec["tip"] == {"row": "posición", "col": "dimensión", "value": "PE"}
+    assert spec["aria"] == text("a11y.plot.pe_heatmap")
+    assert spec["decimal"] == ","
     assert view.shape.spec == {
         "testid": "pe-shape",
         "cls": "c04-note",
@@ -130,61 +135,58 @@ def test_heatmap_follows_n_positions_slider(view):
 
 
 def test_heatmap_colours_are_fixed(view):
-    root = view.__panel__().get_root()
-    mapper = image_renderer(root).glyph.color_mapper
-    assert (mapper.low, mapper.high) == (-1.0, 1.0)
-    # Diverging: blue for −1, red for +1.
-    assert mapper.palette[0] == "#053061"
-    assert mapper.palette[-1] == "#67001f"
-    [bar] = view.heatmap.select({"type": ColorBar})
-    assert bar.color_mapper is mapper
+    spec = view.heatmap.spec
+    assert (spec["low"], spec["high"]) == (-1.0, 1.0)
+    assert spec["bar_ticks"] == [-1.0, -0.5, 0.0, 0.5, 1.0]
+    # Diverging, 256 steps of ColorBrewer's RdBu: blue for −1, red for +1.
+    assert spec["palette"] == list(interp_palette(RdBu11, 256))
+    assert spec["palette"][0] == "#053061"
+    assert spec["palette"][-1] == "#67001f"
     view.d_slider.value = 4
-    assert (mapper.low, mapper.high) == (-1.0, 1.0)
+    assert view.heatmap.spec is spec  # a change sends the matrix only
 
 
 def test_similarity_curves(view):
-    root = view.__panel__().get_root()
     view.d_slider.value = 16
-    data = curves(root)
+    data = curves(view)
     base = view.model.similarity_normalised
-    np.testing.assert_allclose(data[0]["similitud"], base)
-    np.testing.assert_allclose(data[0]["delta"], view.model.deltas)
-    assert data[0]["label"][:2] == ["1,0000", es_number(base[1], 4)]
+    np.testing.assert_allclose(data[0]["y"], base)
+    assert len(data[0]["y"]) == len(view.model.deltas)
+    assert data[0]["labels"][:2] == ["1,0000", es_number(base[1], 4)]
     for curve, start in zip(data[1:], (10, 20), strict=True):
-        values = curve["similitud"]
+        values = curve["y"]
         np.testing.assert_allclose(values, view.model.similarity_from(start) / 8)
-        np.testing.assert_allclose(curve["delta"], np.arange(len(values)))
+        assert curve["labels"] == [es_number(v, 4) for v in values]
         # The point of the dashed curves: they lie on the pos = 0 curve.
         np.testing.assert_allclose(values, base[: len(values)], atol=1e-9)
-    assert (view.similarity_plot.x_range.start, view.similarity_plot.x_range.end) == (0, 49)
-    assert (view.similarity_plot.y_range.start, view.similarity_plot.y_range.end) == (
-        -1.05,
-        1.05,
+    spec = view.similarity.spec
+    assert (spec["x"]["min"], spec["x"]["max"]) == (0, 49)
+    assert (spec["y"]["min"], spec["y"]["max"]) == (-1.05, 1.05)
+    assert (spec["x"]["label"], spec["y"]["label"]) == (
+        text("positional.axis_delta"),
+        text("positional.axis_similarity"),
     )
+    assert spec["tip"] == {"series": "curva", "x": "Δ", "y": "similitud"}
+    assert spec["aria"] == text("a11y.plot.pe_similarity")
 
 
 def test_similarity_lines_solid_then_dashed(view):
-    root = view.__panel__().get_root()
-    lines = [r for r in root.select({"type": GlyphRenderer}) if isinstance(r.glyph, Line)]
-    # select() walks the model graph in no fixed order: compare by source name.
-    dashes = {r.data_source.name: r.glyph.line_dash for r in lines}
-    assert dashes == {
-        "pe-similarity-source-0": [],  # solid
-        "pe-similarity-source-10": [6],  # dashed
-        "pe-similarity-source-20": [6],
-    }
-    labels = [item.label.value for item in view.similarity_plot.legend[0].items]
+    data = curves(view)
+    assert [c["dash"] for c in data] == [False, True, True]
+    assert [c["width"] for c in data] == [3, 2, 2]
+    assert [c["color"] for c in data] == ["#0072b2", "#d55e00", "#009e73"]
+    labels = [c["name"] for c in data]
     assert labels == ["desde pos = 0", "desde pos = 10", "desde pos = 20"]
     assert labels == [text("positional.curve_from", start=s) for s in (0, 10, 20)]
+    assert view.similarity.spec["legend"] is True
 
 
 def test_similarity_with_few_positions_keeps_three_curves(view):
-    root = view.__panel__().get_root()
     view.n_slider.value = 8
-    data = curves(root)
-    assert len(data[0]["similitud"]) == 8
-    assert len(data[1]["similitud"]) == len(data[2]["similitud"]) == 0
-    assert (view.similarity_plot.x_range.start, view.similarity_plot.x_range.end) == (0, 7)
+    data = curves(view)
+    assert len(data[0]["y"]) == 8
+    assert len(data[1]["y"]) == len(data[2]["y"]) == 0
+    assert view.similarity.spec["x"]["max"] == 7
 
 
 def test_model_changes_move_the_sliders(view):
@@ -195,15 +197,27 @@ def test_model_changes_move_the_sliders(view):
     assert view.shape.spec["text"] == "30 posiciones × 10 dimensiones"
 
 
-def test_largest_matrix_goes_as_float32(view):
+def test_largest_matrix_goes_as_float32_in_a_binary_buffer(view):
     root = view.__panel__().get_root()
     view.model.param.update(n_positions=512, d_model=512)
-    [image] = source(root, "pe-heatmap-source").data["image"]
-    assert image.shape == (512, 512)
-    assert image.dtype == np.float32  # half the bytes of float64 on the websocket
-    assert image.flags.c_contiguous
-    np.testing.assert_allclose(image, view.model.encoding, atol=1e-6)
-    assert len(curves(root)[0]["similitud"]) == 512
+    held = heatmap_model(root)
+    values = held.values
+    assert values.shape == (512, 512)
+    assert values.dtype == np.float32  # half the bytes of float64 on the websocket
+    assert values.flags.c_contiguous
+    np.testing.assert_allclose(values, view.model.encoding, atol=1e-6)
+    assert len(curves(view)[0]["y"]) == 512
+    # Bokeh encodes it as an ndarray whose bytes are a buffer of their own, not JSON numbers.
+    serializer = Serializer(deferred=True)
+    encoded = serializer.encode(held)["attributes"]["values"]
+    assert (encoded["type"], encoded["dtype"], encoded["shape"]) == (
+        "ndarray",
+        "float32",
+        [512, 512],
+    )
+    [buffer] = serializer.buffers
+    assert isinstance(buffer, Buffer)
+    assert buffer.to_bytes() == values.tobytes()
 
 
 def test_d_model_slider_offers_only_even_values(view):
@@ -270,9 +284,7 @@ def english(panel_cleanup):
 
 
 def test_english_view_has_no_spanish_left(english):
-    # The sources' column names ("similitud", "delta", "label") are keys, not text on screen.
-    columns = {c for s in english.similarity_sources.values() for c in s.data}
-    shown = "\n".join(line for line in viewable_texts(english).split("\n") if line not in columns)
+    shown = viewable_texts(english)
     assert spanish_words_left(shown) == set()
     assert text("demo.posicion", "en") in shown
     assert text("positional.axis_similarity", "en") in shown
@@ -295,18 +307,20 @@ def test_english_worked_table_is_the_dog_bit_with_decimal_points(english):
 
 
 def test_english_slider_changes_the_english_numbers(english):
-    root = english.__panel__().get_root()
     assert english.shape.spec["text"] == "50 positions × 64 dimensions"
-    before = curves(root)[0]["label"][1]
+    before = curves(english)[0]["labels"][1]
     english.d_slider.value = 16
     assert english.model.d_model == 16
     assert english.shape.spec["text"] == "50 positions × 16 dimensions"
-    assert english.heatmap.title.text == "PE: 50 positions × 16 dimensions"
-    labels = curves(root)[0]["label"]
+    template = english.heatmap.spec["title"]
+    filled = template.replace("{n}", "50").replace("{d}", "16")
+    assert filled == "PE: 50 positions × 16 dimensions"
+    assert english.heatmap.spec["decimal"] == "."
+    labels = curves(english)[0]["labels"]
     assert labels[0] == "1.0000"
     assert labels[1] != before
     assert labels[1] == f"{english.model.similarity_normalised[1]:.4f}"  # "0.9…", a point
-    legend = [item.label.value for item in english.similarity_plot.legend[0].items]
+    legend = [c["name"] for c in curves(english)]
     assert legend == ["from pos = 0", "from pos = 10", "from pos = 20"]
 
 

@@ -105,14 +105,24 @@ def test_every_demo_speaks_every_language(demo, lang):
 @pytest.mark.parametrize("demo", registry.DEMOS, ids=lambda d: d.id)
 def test_every_plot_of_every_demo_has_a_text_alternative(demo, lang):
     """A canvas says nothing to a screen reader: each plot is an image named by a catalogue
-    text (a11y.plot.*) that says what it shows and where its numbers are in text."""
+    text (a11y.plot.*) that says what it shows and where its numbers are in text. A Bokeh plot
+    by its ``html_attributes``; a chart markup.js draws (``lines``, ``raster``: role="img")
+    by its spec's ``aria``."""
     from bokeh.document import Document
     from bokeh.models import Plot
 
     from attnmodel.i18n import catalogue
+    from dashboards.components.markup import Markup
 
     captions = {v for k, v in catalogue(lang).items() if k.startswith("a11y.plot.")}
-    root = pn.panel(demo.view_class()(lang=lang)).get_root(Document())
+    view = demo.view_class()(lang=lang)
+    root = pn.panel(view).get_root(Document())
     for plot in (m for m in root.references() if isinstance(m, Plot)):
         assert plot.html_attributes.get("role") == "img", plot.name
         assert plot.html_attributes.get("aria-label") in captions, plot.name
+    charts = [m for m in view.__panel__().select(Markup) if m.kind in ("lines", "raster")]
+    for chart in charts:
+        assert chart.spec.get("aria") in captions, (chart.kind, chart.spec.get("testid"))
+    # The sections whose charts these are (a chart lost or renamed is seen here).
+    expected = {"posicion": 2, "entrenamiento": 1}.get(demo.id, 0)
+    assert len(charts) == expected, demo.id

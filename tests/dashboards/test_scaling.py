@@ -8,7 +8,6 @@ import math
 import re
 
 import numpy as np
-import panel as pn
 import pytest
 
 from attnmodel.formatting import es_number, number, percent

@@ -19,9 +19,9 @@ TARGET = 30
 CEILING = {
     "autoatencion": (115, 115),
     "cabezas": (81, 85),
-    "posicion": (131, 131),
+    "posicion": (51, 51),
     "capital": (120, 120),
-    "entrenamiento": (100, 100),
+    "entrenamiento": (70, 70),
     "explorador": (69, 69),
     "modelo": (71, 77),
     "jugar": (43, 43),

@@ -45,9 +45,17 @@ def test_the_readouts_are_the_models_numbers_and_follow_the_slider():
         assert items["training-loss"] == view.num(model.loss_curve[step], 4)
         assert items["training-probability"] == view.num(model.capital_probability, 4)
         assert items["training-prediction"] == model.prediction
-        assert view.marker_source.data["step"] == [step]
-    # The loss curve is the run's, from step 0.
-    assert view.loss_source.data["step"] == list(range(DEFAULT_STEPS + 1))
+        [marker] = view.loss_chart.spec["points"]
+        assert (marker["x"], marker["y"]) == (step, round(float(model.loss_curve[step]), 4))
+        assert marker["tip"] == [
+            [text("training.chart.step"), str(step)],
+            ["nats", items["training-loss"]],
+        ]
+    # The loss curve is the run's, from step 0, 4 decimals.
+    [curve] = view.loss_chart.spec["series"]
+    assert len(curve["y"]) == DEFAULT_STEPS + 1
+    np.testing.assert_allclose(curve["y"], model.loss_curve, atol=5e-5)
+    assert view.loss_chart.spec["x"]["max"] == DEFAULT_STEPS
 
 
 def test_each_head_is_titled_by_its_measured_role():
@@ -127,7 +135,7 @@ def test_the_bars_follow_the_country_and_the_step():
 
 def test_the_bars_are_markup_not_a_bokeh_figure():
     """The next-word bars are a table drawn by markup.js, after the roles' caption, where the
-    figure was; the loss curve is the section's only Bokeh figure."""
+    figure was; the loss curve is SVG drawn by markup.js too: no Bokeh figure is left."""
     view = TrainingView()
     assert isinstance(view.probability_bars, Markup)
     assert view.probability_bars.kind == "bars"
@@ -139,12 +147,10 @@ def test_the_bars_are_markup_not_a_bokeh_figure():
     assert children[7].css_classes == ["c04-note"]  # the roles' caption
     assert children[9] is view.held_out
     root = layout.get_root()
-    assert [m.name for m in root.references() if isinstance(m, Plot)] == ["training-loss-figure"]
-    assert not [
-        m
-        for m in root.references()
-        if isinstance(m, ColumnDataSource) and "probabilit" in (m.name or "")
-    ]
+    assert [m for m in root.references() if isinstance(m, Plot | ColumnDataSource)] == []
+    assert view.loss_chart.kind == "lines"
+    assert view.loss_chart.spec["testid"] == "training-loss-chart"
+    assert view.loss_chart.spec["aria"] == text("a11y.plot.training_loss")
 
 
 def test_english_bars_keep_the_capitals_spanish_and_write_a_decimal_point():
@@ -162,7 +168,7 @@ def test_english_bars_keep_the_capitals_spanish_and_write_a_decimal_point():
 
 def test_the_compact_state_is_what_the_page_shows():
     model = TrainingDemo(step=35, country="Japón")
-    assert render(model) == render_state(client_state(model))
+    assert render(model) == render_state(client_state(model), training.run_state(model))
 
 
 def test_the_export_embeds_every_checkpoint_of_every_country_under_1_mb():
@@ -241,7 +247,7 @@ def test_a_failed_training_leaves_the_page_on_the_run_it_shows(monkeypatch):
     assert not view.train_button.disabled
     assert view.status.spec["text"] == text("training.failed", seed=5)
     view.model.step = 100  # the controls still work
-    assert view.marker_source.data["step"] == [100]
+    assert view.loss_chart.spec["points"][0]["x"] == 100
 
 
 def test_train_again_takes_the_next_seed_or_the_typed_one_within_bounds(monkeypatch):

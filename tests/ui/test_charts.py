@@ -5,10 +5,14 @@ the probability bars of "La capital" and of the training section went out live w
 "color", the text, instead of the source's column). So each page is loaded once and every chart
 on it is read as the browser drew it:
 
-- a Bokeh plot (by name): each glyph renderer's kind and data length as expected, each mark's
-  colour as BokehJS resolved it (``visuals.fill`` or ``visuals.line`` of the renderer's view) a
-  real, not transparent colour, and pixels of those colours on the plot's canvas; the image of
-  the positional encoding painted in every pixel;
+- a Bokeh plot (by name; none is left, the check stays for one that comes back): each glyph
+  renderer's kind and data length as expected, each mark's colour as BokehJS resolved it a
+  real, not transparent colour, and pixels of those colours on the plot's canvas;
+- markup.js's curves (the similarity curves of «Codificación posicional», the loss of
+  «Entrenamiento»): each path as many vertices as the model has values, a visible stroke, the
+  points expected, filled;
+- markup.js's raster (the heat map of the positional encoding): one canvas pixel per cell, each
+  of the colour the model's value takes (RdBu over [−1, 1], as Bokeh's colour mapper picks it);
 - markup.js's head drawings (the heat map of A, each head of "Varias cabezas" and their sum):
   n × n cells of non-zero size, in each row a cell shaded at least as its largest weight (≥ 1/n,
   the row sums to 1), and arcs that can be seen;
@@ -39,13 +43,24 @@ from attnmodel.minilm import N_HEADS, N_LAYERS
 from attnmodel.training import FACTS
 from dashboards.demos.positional import CURVE_STARTS
 
+from c04_testing import raster_colours
+
 pytestmark = pytest.mark.ui
 
 LANGS = ("es", "en")
 
 
 def _no_charts() -> dict:
-    return {"plots": {}, "head_plots": {}, "bars": [], "bar_rows": {}, "maps": {}, "grids": {}}
+    return {
+        "plots": {},
+        "lines": {},
+        "rasters": {},
+        "head_plots": {},
+        "bars": [],
+        "bar_rows": {},
+        "maps": {},
+        "grids": {},
+    }
 
 
 def _charts() -> dict[str, dict]:
@@ -63,9 +78,13 @@ def _charts() -> dict[str, dict]:
         **{f"head-{k + 1}-plot": [n_words, True] for k in range(heads.n_heads)},
         "combined-plot": [n_words, True],
     }
-    charts["posicion"]["plots"] = {
-        "pe-heatmap": [["Image", 1]],
-        "pe-similarity": [["Line", pe.n_positions - start] for start in CURVE_STARTS],
+    # «Codificación posicional»: the heat map one canvas pixel per cell, each of the colour the
+    # model's value takes; the three curves, one vertex per Δ, and how many points.
+    charts["posicion"]["rasters"] = {
+        "pe-heatmap": [pe.n_positions, pe.d_model, raster_colours(pe.encoding).ravel().tolist()]
+    }
+    charts["posicion"]["lines"] = {
+        "pe-similarity": [[pe.n_positions - start for start in CURVE_STARTS], 0]
     }
     # «La capital»: markup.js bars, a row per token and per word, each bar's width and colour
     # from the model's numbers (attention on 0–1, probability on a fixed 0–0.6).
@@ -81,8 +100,8 @@ def _charts() -> dict[str, dict]:
             for word, p in zip(capital.vocabulary, capital.probability_vector, strict=True)
         ],
     }
-    charts["entrenamiento"]["plots"] = {
-        "training-loss-figure": [["Line", len(training.loss_curve)], ["Scatter", 1]],
+    charts["entrenamiento"]["lines"] = {
+        "training-loss-chart": [[len(training.loss_curve)], 1],
     }
     # «Entrenamiento»'s next word: markup.js bars, one per capital and one for every other word
     # ("…"), each p on the 0–1 scale, the country's capital blue and the rest grey. The page
@@ -231,6 +250,55 @@ MARKS_JS = """(want) => {
       for (let k = 0; k < pixels.length; k += 4) if (pixels[k + 3] > 0 && near(k)) hits++;
       if (hits < 30) problems.push(`${where}: ${hits} pixels of its colours on the canvas`);
     }
+  }
+
+  // markup.js's curves (lines): per series a path with one vertex per value, a real stroke
+  // colour, a width and a size on screen; the points expected, each filled.
+  for (const [testid, [lengths, points]] of Object.entries(want.lines)) {
+    const chart = one(`.c04-chart[data-testid="${testid}"]`, testid);
+    if (!chart) continue;
+    if (!seen(chart)) problems.push(`${testid}: the chart has no size`);
+    const paths = [...chart.querySelectorAll("svg path.c04-line")];
+    const drawn = paths.map((p) => ((p.getAttribute("d") || "").match(/[ML]/g) || []).length);
+    if (JSON.stringify(drawn) !== JSON.stringify(lengths)) {
+      const expected = JSON.stringify(lengths);
+      problems.push(`${testid}: vertices ${JSON.stringify(drawn)}, expected ${expected}`);
+    }
+    paths.forEach((path, k) => {
+      const style = getComputedStyle(path);
+      if (lengths[k] > 1 && (!alpha(style.stroke) || !(parseFloat(style.strokeWidth) > 0) ||
+          !(path.getBBox().width > 0))) {
+        problems.push(`${testid}: series ${k} not visible (${style.stroke})`);
+      }
+    });
+    const dots = [...chart.querySelectorAll("svg circle.c04-point")];
+    if (dots.length !== points) problems.push(`${testid}: ${dots.length} points, not ${points}`);
+    for (const dot of dots) {
+      if (!seen(dot) || !alpha(getComputedStyle(dot).fill)) {
+        problems.push(`${testid}: a point not visible`);
+      }
+    }
+  }
+
+  // markup.js's rasters: a canvas of one pixel per cell, laid out with a size, every pixel of
+  // the colour expected (n × d × [r, g, b]).
+  for (const [testid, [n, d, rgb]] of Object.entries(want.rasters)) {
+    const fig = one(`.c04-raster[data-testid="${testid}"]`, testid);
+    if (!fig) continue;
+    const canvas = fig.querySelector("canvas.c04-raster-canvas");
+    if (!canvas || canvas.width !== d || canvas.height !== n || !seen(canvas)) {
+      const size = canvas ? `${canvas.width} × ${canvas.height}` : "none";
+      problems.push(`${testid}: canvas ${size}, not ${d} × ${n}`);
+      continue;
+    }
+    const data = canvas.getContext("2d").getImageData(0, 0, d, n).data;
+    let wrong = 0;
+    for (let k = 0; k < n * d; k++) {
+      const same = data[4 * k + 3] === 255 && data[4 * k] === rgb[3 * k] &&
+        data[4 * k + 1] === rgb[3 * k + 1] && data[4 * k + 2] === rgb[3 * k + 2];
+      if (!same) wrong++;
+    }
+    if (wrong) problems.push(`${testid}: ${wrong} of ${n * d} cells not of their colour`);
   }
 
   // markup.js's head drawings (head_plot): n × n cells with a size, in each row a cell shaded

@@ -3,13 +3,12 @@
 Opened from file:// with every non-file request blocked: the defaults are on screen; moving the
 sliders recomputes everything in the browser (C04.views.positional) to what Python's
 ``render(model)`` gives for that state; and the same slider moves in the served lecture give the
-same text in the same data-testid elements and the same plot data (the float32 image within
-float32 precision, the float64 curves within 1e-12, their labels identical).
+same text in the same data-testid elements, the same chart data (the float32 matrix within
+float32 precision, the float64 curves within 1e-12, their labels identical) and the same
+drawing (every pixel of the heat map, every vertex of the curves).
 """
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 import pytest
@@ -21,11 +20,14 @@ from dashboards.demos.positional import render
 
 from c04_testing import (
     TIMER_JS,
+    assert_lines_drawn,
+    assert_raster_drawn,
     export_and_live,
     format_times,
     press_slider,
     settled_texts,
     update_times,
+    wait_for_chart,
 )
 
 pytestmark = pytest.mark.ui
@@ -36,82 +38,70 @@ TOL = 1e-12
 FLOAT32_TOL = 2.0**-23
 TESTIDS = ("pe-shape", "pe-worked-table")
 
-# Everything the plots hold, from the Bokeh models' stable names.
-SNAPSHOT_JS = """() => {
-  const doc = window.Bokeh && window.Bokeh.documents[0];
-  if (!doc) return null;
-  const get = (name) => doc.get_model_by_name(name);
-  const col = (m, k) => Array.from(m.data instanceof Map ? m.data.get(k) : m.data[k]);
-  const source = get('pe-heatmap-source');
-  const image = (source.data instanceof Map ? source.data.get('image') : source.data.image)[0];
-  const heatmap = get('pe-heatmap');
-  const similarity = get('pe-similarity');
-  const range = (r) => [r.start, r.end, r.reset_start, r.reset_end];
-  return {
-    shape: Array.from(image.shape),
-    dtype: image.dtype,
-    image: Array.from(image),
-    extent: ['x', 'y', 'dw', 'dh'].map((k) => col(source, k)[0]),
-    curves: [0, 10, 20].map((s) => {
-      const m = get(`pe-similarity-source-${s}`);
-      return {delta: col(m, 'delta'), similitud: col(m, 'similitud'), label: col(m, 'label')};
-    }),
-    title: heatmap.title.text,
-    ranges: {
-      heatmap_x: range(heatmap.x_range),
-      heatmap_y: range(heatmap.y_range),
-      similarity_x: range(similarity.x_range),
-    },
-  };
-}"""
 
-
-def snapshot(page, n: int, d: int, timeout: float = 15.0) -> dict:
-    """The plots' data once they hold an n × d encoding and the readout says so."""
+def snapshot(page, n: int, d: int) -> dict:
+    """The charts once they hold and draw an n × d encoding and the readout says so: what the
+    page holds (the heat map's matrix, the curves' spec) and what it drew (CHART_JS)."""
     expect(page.locator('[data-testid="pe-shape"]')).to_have_text(
         text("positional.shape", n=n, d=d)
     )
-    deadline = time.monotonic() + timeout
-    while True:
-        snap = page.evaluate(SNAPSHOT_JS)
-        if snap and snap["shape"] == [n, d] and len(snap["curves"][0]["delta"]) == n:
-            return snap
-        if time.monotonic() > deadline:
-            raise AssertionError(f"los gráficos no llegaron a {n} × {d}: {snap and snap['shape']}")
-        page.wait_for_timeout(100)
+    heat = wait_for_chart(
+        page,
+        "pe-heatmap",
+        f"c.values && c.values.shape.join() === '{n},{d}' && c.canvas.width === {d} && "
+        f"c.canvas.height === {n}",
+    )
+    sim = wait_for_chart(
+        page,
+        "pe-similarity",
+        f"c.spec && c.spec.x.max === {n - 1} && c.series[0].vertices.length === {n}",
+    )
+    return {"heatmap": heat, "similarity": sim}
 
 
 def assert_python(snap: dict, n: int, d: int) -> None:
-    """The browser's plots hold exactly what Python's render() gives for n × d."""
-    py = render(PositionalEncodingDemo(n_positions=n, d_model=d))
-    image = py["heatmap_source"]["image"][0]
-    assert snap["dtype"] == "float32"
-    np.testing.assert_allclose(
-        np.asarray(snap["image"], dtype=np.float32).reshape(n, d), image, rtol=0, atol=FLOAT32_TOL
-    )
-    assert snap["extent"] == [-0.5, -0.5, d, n]
-    for curve, start in zip(snap["curves"], (0, 10, 20), strict=True):
-        want = py[f"similarity_{start}"]
-        assert curve["delta"] == list(want["delta"])
-        np.testing.assert_allclose(curve["similitud"], want["similitud"], rtol=TOL, atol=TOL)
-        assert curve["label"] == want["label"]
-    assert snap["title"] == py["heatmap_title"]
-    for name, values in snap["ranges"].items():
-        expected = [py[f"{name}_{p}"] for p in ("start", "end", "reset_start", "reset_end")]
-        assert values == expected, name
+    """The browser holds and draws exactly what Python's render() gives for n × d."""
+    model = PositionalEncodingDemo(n_positions=n, d_model=d)
+    py = render(model)
+    heat = snap["heatmap"]
+    assert heat["values"]["dtype"] in ("float32", "Float32Array")
+    image = py["heatmap_values"]
+    values = np.asarray(heat["values"]["data"], dtype=np.float32).reshape(n, d)
+    np.testing.assert_allclose(values, image, rtol=0, atol=FLOAT32_TOL)
+    assert_raster_drawn(heat, model.encoding, f"pe-heatmap {n} × {d}")
+    assert heat["title"] == text("positional.heatmap_title", n=n, d=d)
+    sim = snap["similarity"]
+    want = py["similarity"]
+    for got, expected in zip(sim["spec"]["series"], want["series"], strict=True):
+        np.testing.assert_allclose(got["y"], expected["y"], rtol=TOL, atol=TOL)
+        assert {k: v for k, v in got.items() if k != "y"} == {
+            k: v for k, v in expected.items() if k != "y"
+        }
+    assert {k: v for k, v in sim["spec"].items() if k != "series"} == {
+        k: v for k, v in want.items() if k != "series"
+    }
+    assert_lines_drawn(sim, [s["y"] for s in want["series"]], f"pe-similarity {n} × {d}")
 
 
 def assert_same(export: dict, live: dict) -> None:
-    """Export and live app show the same plots (image to float32 precision, curves to 1e-12)."""
-    assert export["shape"] == live["shape"]
-    np.testing.assert_allclose(export["image"], live["image"], rtol=0, atol=FLOAT32_TOL)
-    for a, b in zip(export["curves"], live["curves"], strict=True):
-        assert a["delta"] == b["delta"]
-        np.testing.assert_allclose(a["similitud"], b["similitud"], rtol=TOL, atol=TOL)
-        assert a["label"] == b["label"]
-    assert export["title"] == live["title"]
-    assert export["ranges"] == live["ranges"]
-    assert export["extent"] == live["extent"]
+    """Export and live app hold and draw the same (matrix to float32 precision, curves to
+    1e-12, the same pixels and the same paths)."""
+    a, b = export["heatmap"], live["heatmap"]
+    assert a["values"]["shape"] == b["values"]["shape"]
+    np.testing.assert_allclose(a["values"]["data"], b["values"]["data"], rtol=0, atol=FLOAT32_TOL)
+    assert a["canvas"]["pixels"] == b["canvas"]["pixels"]
+    assert (a["title"], a["bar_ticks"], a["aria"]) == (b["title"], b["bar_ticks"], b["aria"])
+    a, b = export["similarity"], live["similarity"]
+    for x, y in zip(a["spec"]["series"], b["spec"]["series"], strict=True):
+        np.testing.assert_allclose(x["y"], y["y"], rtol=TOL, atol=TOL)
+        assert x["labels"] == y["labels"]
+    # Each page draws at its own width: the vertices read back agree within both roundings.
+    tol_x, tol_y = (p + q for p, q in zip(a["tolerance"], b["tolerance"], strict=True))
+    for x, y in zip(a["series"], b["series"], strict=True):
+        assert len(x["vertices"]) == len(y["vertices"])
+        if x["vertices"]:
+            np.testing.assert_allclose(x["vertices"], y["vertices"], rtol=0, atol=max(tol_x, tol_y))
+    assert (a["legend"], a["aria"]) == (b["legend"], b["aria"])
 
 
 # The same moves in both pages: (slider label, key, resulting (n, d)).

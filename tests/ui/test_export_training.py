@@ -3,7 +3,7 @@
 The export embeds the default run's compact state at every checkpoint × probe country
 (dashboards.demos.training.client_state, under "training" in #c04-states, with the hand-built
 comparison and the module's constants); C04.views.training (dashboards/demos/training.js)
-rebuilds ``render_state(state, lang)`` from them. Checked here, in a blank page built by the
+rebuilds ``render_state(state, run, lang)`` from them. Checked here, in a blank page built by the
 export's own code: that rebuild for every embedded state on a Spanish page and for a few on an
 English one (the model's words marked as Spanish there), its keys, and readState on the
 slider's and the select's values.
@@ -21,7 +21,6 @@ from attnmodel.formatting import number
 from attnmodel.i18n import text
 from attnmodel.training import DEFAULT_STEPS, HELD_OUT, TrainingDemo
 from dashboards.demos.training import (
-    LOSS_SOURCE,
     TrainingView,
     client_state,
     render_state,
@@ -31,13 +30,14 @@ from dashboards.demos.training import (
 
 from c04_testing import (
     TIMER_JS,
+    assert_lines_drawn,
     assert_twin_equal,
+    chart,
     expect_training,
     format_times,
     press_slider,
     twin_html,
     update_times,
-    wait_for_source,
 )
 
 pytestmark = pytest.mark.ui
@@ -94,7 +94,7 @@ def test_twin_rebuilds_every_embedded_state(page, lang):
     assert len(rendered) == len(cases)
     for (step, country), (key, js) in zip(cases, rendered, strict=True):
         assert key == state_key(step, country)
-        python = render_state(table[key], lang)
+        python = render_state(table[key], states["training"]["run"], lang)
         where = f"{lang} {key}"
         assert list(js) == list(python), where
         # Exact: the same strings, and the same floats (the state's own, or 1 − their sum).
@@ -127,7 +127,8 @@ def test_read_state(page):
     assert key == state_key(120, "Kenia")
     assert key in states["training"]["states"]
     js = page.evaluate(f"(args) => {view}.render({view}.readState(args))", args)
-    assert js == render_state(states["training"]["states"][key], "es")
+    training = states["training"]
+    assert js == render_state(training["states"][key], training["run"], "es")
     assert errors == []
 
 
@@ -149,7 +150,10 @@ MOVES = [
 def expect_state(page, model: TrainingDemo, timeout: float = 15.0) -> None:
     """Wait until the page shows Python's ``render_state`` of the model's state."""
     expect_training(
-        page, render_state(client_state(model), "es"), (model.step, model.country), timeout
+        page,
+        render_state(client_state(model), run_state(model), "es"),
+        (model.step, model.country),
+        timeout,
     )
 
 
@@ -172,7 +176,7 @@ def test_exported_section_offline(page, offline, open_export):
     # The defaults, the run's loss curve; then every move recomputed in the browser.
     expect_state(page, model)
     loss = run_state(model)["loss"]
-    wait_for_source(page, LOSS_SOURCE, {"step": list(range(len(loss))), "loss": loss})
+    assert_lines_drawn(chart(page, "training-loss-chart"), [loss], "export")
     page.evaluate(TIMER_JS)
     step_label = text("training.step")
     country_select = page.locator(".bk-input-group", has_text=text("training.country"))
@@ -190,7 +194,7 @@ def test_exported_section_offline(page, offline, open_export):
             p = number(model.capital_probability, 4)
             expect(held).to_contain_text(f"p({model.capital}) = {p}")
     # The loss curve is the run's: it does not move with the step or the country.
-    wait_for_source(page, LOSS_SOURCE, {"step": list(range(len(loss))), "loss": loss})
+    assert_lines_drawn(chart(page, "training-loss-chart"), [loss], "export, after the moves")
     times = update_times(page, "training")
     assert len(times) == len(MOVES)
     print("\nentrenamiento, ms por cambio (C04.update / hasta pintar): " + format_times(times))

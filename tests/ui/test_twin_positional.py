@@ -3,16 +3,15 @@
 ``C04.views.positional.render(state)`` (dashboards/demos/positional.js on top of the core
 dashboards/static/c04.js, loaded into a blank page) must return what
 ``dashboards.demos.positional.render(model)`` returns for the same state: the same keys in the same
-order, HTML and titles byte-identical, range values equal, the float64 similarity curves within
-1e-12 and their Spanish labels identical. The heatmap image is float32 on both sides (the live
-app sends float32 to halve a 512 × 512 matrix): it must agree to float32 precision, i.e. within
-one float32 step of values in [−1, 1] (2**-23 ≈ 1.2e-7); in practice every element is equal.
+order, every spec's texts identical, the float64 similarity curves within 1e-12 and their
+labels identical. The heat map's matrix is float32 on both sides (the live app sends float32
+to halve a 512 × 512 matrix): it must agree to float32 precision, i.e. within one float32
+step of values in [−1, 1] (2**-23 ≈ 1.2e-7); in practice every element is equal.
 """
 
 from __future__ import annotations
 
 import base64
-import re
 
 import numpy as np
 import pytest
@@ -79,17 +78,12 @@ RENDER_JS = """(states) => {
     const out = C04.views.positional.render({n_positions: n, d_model: d});
     const conv = {};
     for (const [key, value] of Object.entries(out)) {
-      if (key === "heatmap_source") {
-        const img = value.image[0];
+      if (key === "heatmap_values") {
         conv[key] = {
-          image: {
-            type: img.constructor.name,
-            is_float32: img instanceof Float32Array,
-            shape: Array.from(img.shape),
-            b64: b64(new Uint8Array(img.buffer, img.byteOffset, img.byteLength)),
-          },
-          n_images: value.image.length,
-          x: plain(value.x), y: plain(value.y), dw: plain(value.dw), dh: plain(value.dh),
+          type: value.constructor.name,
+          is_float32: value instanceof Float32Array,
+          shape: Array.from(value.shape),
+          b64: b64(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)),
         };
       } else if (value !== null && typeof value === "object" && !Array.isArray(value)) {
         conv[key] = Object.fromEntries(Object.entries(value).map(([c, col]) => [c, plain(col)]));
@@ -110,40 +104,34 @@ def compare(js: dict, py: dict, state) -> dict:
     for key, expected in py.items():
         got = values[key]
         where = f"{state} {key}"
-        if key == "heatmap_source":
-            image = got["image"]
-            assert image["is_float32"], where
-            assert got["n_images"] == 1, where
-            n, d = expected["image"][0].shape
-            assert image["shape"] == [n, d], where
-            flat = np.frombuffer(base64.b64decode(image["b64"]), dtype="<f4").reshape(n, d)
-            want = expected["image"][0]
-            assert want.dtype == np.float32
-            np.testing.assert_allclose(flat, want, rtol=0, atol=FLOAT32_TOL, err_msg=where)
+        if key == "heatmap_values":
+            assert got["is_float32"], where
+            n, d = expected.shape
+            assert got["shape"] == [n, d], where
+            flat = np.frombuffer(base64.b64decode(got["b64"]), dtype="<f4").reshape(n, d)
+            assert expected.dtype == np.float32
+            np.testing.assert_allclose(flat, expected, rtol=0, atol=FLOAT32_TOL, err_msg=where)
             stats |= {
                 "elements": flat.size,
-                "unequal": int(np.count_nonzero(flat != want)),
-                "max_abs": float(np.max(np.abs(flat.astype(float) - want.astype(float)))),
+                "unequal": int(np.count_nonzero(flat != expected)),
+                "max_abs": float(np.max(np.abs(flat.astype(float) - expected.astype(float)))),
             }
-            for column in ("x", "y", "dw", "dh"):
-                assert got[column] == list(expected[column]), where
-        elif key in ("shape", "similarity_table", "announce"):  # a Markup spec: texts only
-            assert got == expected, where
-        elif isinstance(expected, dict):  # a similarity curve
-            assert list(got) == list(expected), where
-            assert got["delta"] == list(expected["delta"]), where
-            np.testing.assert_allclose(
-                np.asarray(got["similitud"], dtype=float),
-                expected["similitud"],
-                rtol=TOL,
-                atol=TOL,
-                err_msg=where,
-            )
-            assert got["label"] == expected["label"], where
-            if len(expected["similitud"]):
-                diff = np.abs(np.asarray(got["similitud"], dtype=float) - expected["similitud"])
-                stats["curve_max_abs"] = max(stats.get("curve_max_abs", 0.0), float(diff.max()))
-        else:  # range values, title
+        elif key == "similarity":  # the curves' spec: texts identical, values within 1e-12
+            series = got.pop("series")
+            want = dict(expected)
+            want_series = want.pop("series")
+            assert got == want, where
+            assert len(series) == len(want_series), where
+            for a, b in zip(series, want_series, strict=True):
+                ya, yb = a.pop("y"), b["y"]
+                assert a == {k: v for k, v in b.items() if k != "y"}, where
+                np.testing.assert_allclose(
+                    np.asarray(ya, dtype=float), yb, rtol=TOL, atol=TOL, err_msg=where
+                )
+                if len(yb):
+                    diff = np.abs(np.asarray(ya, dtype=float) - yb)
+                    stats["curve_max_abs"] = max(stats.get("curve_max_abs", 0.0), float(diff.max()))
+        else:  # a Markup spec: texts only
             assert got == expected, where
     return stats
 
@@ -173,21 +161,21 @@ def test_render_matches_python(page, lang, states):
     assert errors == []
 
 
-def test_every_curve_start_and_range_is_there(page):
+def test_every_curve_start_is_there(page):
     load_twin(page, "positional.js")
     [js] = page.evaluate(RENDER_JS, [[15, 6]])
-    curves = [k for k in js["keys"] if re.fullmatch(r"similarity_\d+", k)]
-    assert curves == [f"similarity_{s}" for s in CURVE_STARTS]
-    assert js["values"]["similarity_20"] == {"delta": [], "similitud": [], "label": []}
-    assert js["values"]["heatmap_y_start"] == 14.5
-    assert js["values"]["heatmap_y_reset_end"] == -0.5
+    assert js["keys"] == list(render(PositionalEncodingDemo(n_positions=15, d_model=6)))
+    series = js["values"]["similarity"]["series"]
+    assert [s["name"] for s in series] == [f"desde pos = {s}" for s in CURVE_STARTS]
+    assert (len(series[0]["y"]), len(series[1]["y"]), series[2]["y"]) == (15, 5, [])
+    assert js["values"]["similarity"]["x"]["max"] == 14
+    assert js["values"]["heatmap_values"]["shape"] == [15, 6]
 
 
 # The bad-value guard, with stand-ins for the Bokeh models (C04.apply only sets properties).
 GUARD_JS = """([name, value]) => {
-  const data = {dh: [50], dw: [64]};
   const args = {
-    heatmap_source: {data},
+    heatmap_values: {data: {values: {shape: [50, 64]}}},
     error: {data: {spec_json: ""}},
     w_n_positions: {value: 50, start: 2, end: 512},
     w_d_model: {value: 64, start: 2, end: 512},
