@@ -470,12 +470,12 @@ SA_SNAPSHOT_START_JS = """\
 
 def board_texts(board) -> list[str]:
     """A Board's fixed texts (HTML), in the layout's order: each slot's caption and footnote,
-    each prose node's."""
+    each prose node's, each box's title."""
     found = []
 
     def walk(node):
-        found.extend(node[k] for k in ("caption", "footnote", "html") if k in node)
-        for child in node.get("row", []) + node.get("col", []):
+        found.extend(node[k] for k in ("caption", "footnote", "html", "title") if k in node)
+        for child in node.get("row", []) + node.get("col", []) + node.get("box", []):
             walk(child)
 
     walk({"col": board.layout})

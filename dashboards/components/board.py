@@ -51,6 +51,17 @@ def prose(text: str, css: str = "") -> dict:
     return {"html": md_html(text), **({"css": css} if css else {})}
 
 
+def box(title: str, *nodes, width: int | None = None, css: str = "") -> dict:
+    """Nodes in a framed box under a title (Markdown with formulas, made HTML here once): what
+    a Panel Card without a collapse button was, without a model of its own."""
+    node = {"box": list(nodes), "title": md_html(title)}
+    if width:
+        node["width"] = width
+    if css:
+        node["css"] = css
+    return node
+
+
 def row(*nodes, css: str = "") -> dict:
     """Slots (or columns) side by side, wrapping on a narrow screen."""
     return {"row": list(nodes), **({"css": css} if css else {})}
@@ -66,9 +77,13 @@ def _slots(node: dict, found: dict[str, str]) -> dict[str, str]:
         if node["slot"] in found:
             raise ValueError(f"fragmento repetido: {node['slot']!r}")
         found[node["slot"]] = node["kind"]
-    for child in node.get("row", []) + node.get("col", []):
+    for child in _children(node):
         _slots(child, found)
     return found
+
+
+def _children(node: dict) -> list[dict]:
+    return node.get("row", []) + node.get("col", []) + node.get("box", [])
 
 
 def _slot_json(spec) -> str:
@@ -80,9 +95,9 @@ def _slot_json(spec) -> str:
 class Board(pn.custom.JSComponent):
     """Named fragments of ``C04.markup`` in rows and columns, one Bokeh model for all.
 
-    ``layout`` is a list of nodes (:func:`row`, :func:`column`, :func:`slot`, :func:`prose`),
-    one under the other; ``specs`` maps each slot to its spec (an "html" slot to its HTML
-    text). A slot not in ``specs`` is empty. Each slot's box is ``div.c04-slot`` with
+    ``layout`` is a list of nodes (:func:`row`, :func:`column`, :func:`box`, :func:`slot`,
+    :func:`prose`), one under the other; ``specs`` maps each slot to its spec (an "html" slot
+    to its HTML text). A slot not in ``specs`` is empty. Each slot's box is ``div.c04-slot`` with
     ``data-slot``: the fragment keeps its own data-testid inside, as a Markup's did.
     """
 
@@ -125,6 +140,18 @@ export function render({ model, el, view }) {
       box.innerHTML = node.html
       return box
     }
+    if (node.box !== undefined) {
+      box.className = "c04-box" + (node.css ? " " + node.css : "")
+      if (node.width) box.style.width = `${node.width}px`
+      const title = document.createElement("div")
+      title.className = "c04-box-title"
+      title.innerHTML = node.title
+      const body = document.createElement("div")
+      body.className = "c04-col c04-box-body"
+      for (const child of node.box) body.append(build(child))
+      box.append(title, body)
+      return box
+    }
     box.className = (node.row ? "c04-row" : "c04-col") + (node.css ? " " + node.css : "")
     for (const child of node.row || node.col) box.append(build(child))
     return box
@@ -165,6 +192,9 @@ export function render({ model, el, view }) {
 
     def update_specs(self, parts: dict) -> None:
         """Set the specs of some slots (the others kept), in one change, if any differs."""
+        unknown = set(parts) - set(self.kinds)
+        if unknown:
+            raise KeyError(f"fragmentos que el tablero no tiene: {sorted(unknown)}")
         if any(self.specs.get(name) != spec for name, spec in parts.items()):
             self.specs = {**self.specs, **parts}
 

@@ -112,6 +112,11 @@ CSS = """
 .c04-col { display: flex; flex-direction: column; }
 .c04-slot { margin: 4px 16px 8px 0; max-width: 100%; }
 .c04-slot:empty { display: none; }
+.c04-box { border: 1px solid #d6dbe3; border-radius: 4px; background: #fff;
+  margin: 5px 10px 5px 0; max-width: 100%; box-sizing: border-box; }
+.c04-box-title { background: #eef4fb; padding: 6px 10px; font-weight: 600; }
+.c04-box-title p { margin: 0; }
+.c04-box-body { padding: 4px 10px; }
 /* The number before a toggle or a choice, beside the new one (markup.js, compare). */
 .c04-before::before { content: attr(data-before) " → "; opacity: 0.55; font-size: 85%;
   font-weight: 400; }
