@@ -512,7 +512,7 @@ def sa_editors(view) -> dict:
     """A SelfAttentionView's editors as the page shows them: each error message (unescaped
     text) and each matrix's cell texts, row by row."""
     return {
-        "errors": {n: html.unescape(e.error.object) for n, e in view.editors.items()},
+        "errors": {n: html.unescape(e.grid.error) for n, e in view.editors.items()},
         "cells": {n: [t for row in cell_texts(e) for t in row] for n, e in view.editors.items()},
     }
 

@@ -11,8 +11,8 @@ import panel as pn
 import param
 
 from attnmodel.formatting import MAX_NUMBER_CHARS, parse_es_number
-from dashboards.components.markup import esc, math_md
-from dashboards.components.views import DemoView, LiveHTML
+from dashboards.components.markup import esc, md_html
+from dashboards.components.views import DemoView
 
 
 class MatrixGrid(pn.custom.JSComponent):
@@ -28,6 +28,14 @@ class MatrixGrid(pn.custom.JSComponent):
     when the others are rewritten.
     """
 
+    title = param.String(
+        default="", doc="HTML above the cells, made by the server (its formulas MathML)."
+    )
+    error = param.String(
+        default="",
+        doc="Why the last commit was refused, under the cells (HTML: the message escaped); "
+        '"" for none.',
+    )
     labels = param.List(default=[], doc="Each cell's accessible name, row by row.")
     cell_width = param.Integer(default=68, bounds=(20, 400), doc="A box's width in pixels.")
     max_chars = param.Integer(default=MAX_NUMBER_CHARS, doc="The longest text a box takes.")
@@ -49,6 +57,9 @@ class MatrixGrid(pn.custom.JSComponent):
   background: var(--panel-background-color, #fff); border: 1px solid #b8bec6;
   border-radius: 4px; }
 .c04-cell input:focus { outline: 2px solid #1f5fa8; outline-offset: 1px; }
+.c04-grid-title { margin: 0 4px; }
+.c04-grid-title p { margin: 0.4em 0; }
+.c04-grid-error { margin: 0 4px; }
 """
     ]
 
@@ -99,7 +110,15 @@ export function render({ model, el, view }) {
   }
   model.on("texts_json", show)
   show()
-  el.append(grid)
+  // The title above and the refusal under the cells, in this component: no pane of their own.
+  const title = document.createElement("div")
+  title.className = "c04-grid-title"
+  title.innerHTML = model.title
+  const error = document.createElement("div")
+  error.className = "c04-error c04-grid-error"
+  error.innerHTML = model.error
+  model.on("error", () => { error.innerHTML = model.error })
+  el.append(title, grid, error)
 }
 """
 
@@ -123,7 +142,8 @@ class MatrixEditor(DemoView):
     """Editable cells for one matrix parameter of a model.
 
     Each cell accepts "1,5", "1.5", "−2". A bad value shows a message in ``lang`` under the
-    grid, the cell goes back to the last valid value, and the model is not touched.
+    grid (the grid's ``error``), the cell goes back to the last valid value, and the model is
+    not touched. The title, the cells and the message are one component (:class:`MatrixGrid`).
     ``texts`` holds what the cells show (row by row); ``edit(i, j, text)`` is what a student's
     commit of a cell does.
     """
@@ -149,19 +169,13 @@ class MatrixEditor(DemoView):
                 for i in range(n_rows)
             ],
             cell_width=self.cell_width,
-            margin=0,
-        )
-        self.grid.show(self.texts)
-        self.grid.param.watch(self._on_commit, "commit")
-        self.error = LiveHTML("", css_classes=["c04-error"], margin=(0, 4))
-        self.model.param.watch(self._from_model, [self.name_param])
-        self._layout = pn.Column(
-            math_md(self.title, margin=(0, 4)) if self.title else None,
-            self.grid,
-            self.error,
+            title=md_html(self.title) if self.title else "",
             margin=(4, 12, 4, 0),
             css_classes=self.css_classes,
         )
+        self.grid.show(self.texts)
+        self.grid.param.watch(self._on_commit, "commit")
+        self.model.param.watch(self._from_model, [self.name_param])
 
     def _text(self, value: float) -> str:
         """A cell's text: 4 decimals at most, no trailing zeros ("1,5", "2", "−0,25")."""
@@ -196,14 +210,14 @@ class MatrixEditor(DemoView):
         try:
             value = parse_es_number(text)
             if value == current[i, j]:
-                self.error.object = ""
+                self.grid.error = ""
                 return
             new = current.copy()
             new[i, j] = value
             setattr(self.model, self.name_param, new)
         except ValueError as exc:
             label = self.name_param
-            self.error.object = esc(
+            self.grid.error = esc(
                 self.t(
                     "input.cell_refused", name=label, row=i + 1, col=j + 1, message=self.say(exc)
                 )
@@ -211,7 +225,7 @@ class MatrixEditor(DemoView):
             self.texts[i][j] = self._text(current[i, j])
             self.grid.show(self.texts)
             return
-        self.error.object = ""
+        self.grid.error = ""
 
     def _from_model(self, event) -> None:
         """Rewrite the cells whose number is not the model's (a preset, a link, an exercise);
@@ -226,7 +240,7 @@ class MatrixEditor(DemoView):
             self.grid.show(self.texts)
 
     def __panel__(self):
-        return self._layout
+        return self.grid
 
 
 def parse_or_none(text) -> float | None:

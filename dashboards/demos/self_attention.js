@@ -328,7 +328,8 @@
   }
 
   function setError(args, name, html) {
-    C04.apply(args, { [`err_${name}`]: html }, { [`err_${name}`]: "html" });
+    // The editor's grid (dashboards.components.matrix.MatrixGrid) shows its own error.
+    C04.apply(args, { [`err_${name}`]: html }, { [`err_${name}`]: "esm:error" });
   }
 
   // MatrixEditor._from_model: rewrite the cells whose number is not the model's. `shown`: a

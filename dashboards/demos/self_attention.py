@@ -264,7 +264,7 @@ class SelfAttentionView(DemoView):
             for name in MATRICES
         }
         for name, editor in self.editors.items():
-            editor.error.param.watch(lambda e, name=name: self._log_rejected(name, e), "object")
+            editor.grid.param.watch(lambda e, name=name: self._log_rejected(name, e), "error")
 
         self.preset_select = pn.widgets.Select.from_param(
             m.param.preset,
@@ -380,7 +380,7 @@ class SelfAttentionView(DemoView):
             "w_scaled": self.scaled_toggle,
         }
         for name, editor in self.editors.items():
-            controls[f"err_{name}"] = editor.error
+            controls[f"err_{name}"] = editor.grid
             controls[f"w_{name}"] = editor.grid
         code, args = client_update("self_attention", self.client_targets(), **controls)
         for widget in (self.preset_select, self.causal_toggle, self.scaled_toggle):

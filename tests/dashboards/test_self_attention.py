@@ -179,7 +179,7 @@ def test_typing_a_spanish_number_edits_the_model(view):
     assert m.X[0, 0] == 1.5
     assert m.preset == "personalizado"
     assert view.preset_select.value == "personalizado"
-    assert view.editors["X"].error.object == ""
+    assert view.editors["X"].grid.error == ""
     reference = SelfAttention(X=[[1.5, 0], [0, 1], [1, 1]])
     assert table(view.weights_pane.spec, "sa-weights") == expected(reference.weights, 4)
     assert_shows_model(view)
@@ -193,7 +193,7 @@ def test_bad_cell_keeps_the_model_and_shows_a_message(view, text, caplog):
         c04_testing.commit(view.editors["X"], 0, 0, text)
     np.testing.assert_array_equal(view.model.X, x_before)
     assert view.weights_pane.spec == before
-    message = view.editors["X"].error.object
+    message = view.editors["X"].grid.error
     assert message.endswith(i18n.text("input.kept"))
     assert c04_testing.cell_texts(view.editors["X"])[0][0] == "1"  # the last valid value
     assert view.model.preset == "4.2.6"
@@ -205,7 +205,7 @@ def test_bad_cell_keeps_the_model_and_shows_a_message(view, text, caplog):
 
 def test_bad_cell_text_is_escaped(view):
     c04_testing.commit(view.editors["W_V"], 0, 0, "<b>x</b>")
-    message = view.editors["W_V"].error.object
+    message = view.editors["W_V"].grid.error
     assert "<b>" not in message
     assert "&lt;b&gt;" in message
 
@@ -323,7 +323,7 @@ def test_english_bad_cell_says_why_in_english(english, typed, message):
     before = english.weights_pane.spec
     c04_testing.commit(english.editors["X"], 0, 0, typed)
     assert english.weights_pane.spec == before
-    error = english.editors["X"].error.object
+    error = english.editors["X"].grid.error
     assert error == text("input.cell_refused", "en", name="X", row=1, col=1, message=message)
     assert c04_testing.spanish_words_left(error) == set()
     assert c04_testing.cell_texts(english.editors["X"])[0][0] == "1"

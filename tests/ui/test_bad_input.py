@@ -78,7 +78,7 @@ SA_SNAPSHOT_JS = (
     if (!editor) return null;
     const root = editor.shadowRoot || editor;
     const error = hosts('.c04-error', root)[0];
-    out.errors[name] = error ? paneText(error) : null;
+    out.errors[name] = error ? error.textContent : null;
     out.cells[name] = hosts('input', root).map((i) => i.value);
   }
   return out;
@@ -137,7 +137,7 @@ def sa_plan() -> list[tuple[tuple, dict]]:
         before = getattr(view.model, name).copy()
         commit(view.editors[name], i, j, text)
         after = getattr(view.model, name)
-        error = html.unescape(view.editors[name].error.object)
+        error = html.unescape(view.editors[name].grid.error)
         if value is None:  # refused: message beside the cell, the model untouched
             assert (after == before).all(), step
             assert error.startswith(f"{name}[{i + 1},{j + 1}]: "), (step, error)

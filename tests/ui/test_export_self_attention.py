@@ -86,7 +86,7 @@ SNAPSHOT_JS = (
   }
   for (const name of ['X', 'W_Q', 'W_K', 'W_V']) {
     const editor = hosts('.sa-editor-' + name)[0];
-    out.errors[name] = paneText(hosts('.c04-error', editor.shadowRoot || editor)[0]);
+    out.errors[name] = hosts('.c04-error', editor.shadowRoot || editor)[0].textContent;
     out.cells[name] = hosts('input', editor.shadowRoot || editor).map((i) => i.value);
   }
   const models = [...doc.all_models];

@@ -17,7 +17,6 @@ equal ``render(model, "en")``: the presets and every tenth random state.
 
 from __future__ import annotations
 
-import html
 import itertools
 import json
 
@@ -170,17 +169,18 @@ EDITS_JS = """(typed) => {
   const args = {q: {id: "q"}, w_preset: {id: "preset", value: "4.2.6"},
                 w_causal: {active: false}, w_scaled: {active: true}};
   for (const name of ["X", "W_Q", "W_K", "W_V"]) {
-    args["err_" + name] = {text: ""};
     const init = C04.embedded("self_attention").matrices[name];
     const texts = init.map((row) => row.map((v) => C04.fmt.number(v, 0)));
-    args["w_" + name] = {data: {id: "grid" + name, texts_json: "", commit: {}}};
+    // The grid shows its own refusal (its data model's error), as in the page.
+    args["w_" + name] = {data: {id: "grid" + name, texts_json: "", commit: {}, error: ""}};
+    args["err_" + name] = args["w_" + name];
     C04.cells.write(args["w_" + name], texts);
   }
   return typed.map((value) => {
     C04.cells.commit(args.w_X, 0, 0, value);
     C04.views.self_attention.readState({...args, trigger: args.w_X.data});
     const cell = C04.cells.read(args.w_X)[0][0];
-    return {error: args.err_X.text, cell, preset: args.w_preset.value};
+    return {error: args.err_X.data.error, cell, preset: args.w_preset.value};
   });
 }"""
 
@@ -197,8 +197,7 @@ def test_cells_and_messages_follow_the_page_language(page):
         commit(editor, 0, 0, value)
         expected.append(
             {
-                # Panel sends a pane's HTML escaped once more; C04.apply does the same.
-                "error": html.escape(editor.error.object),
+                "error": editor.grid.error,
                 "cell": cell_texts(editor)[0][0],
                 "preset": view.model.preset,
             }
