@@ -131,12 +131,6 @@ export function render({ model, el, view }) {
         self._shown += 1
         self.texts_json = json.dumps({"texts": texts, "n": self._shown}, ensure_ascii=False)
 
-    # Private API: the browser never writes the texts back, so Panel need not listen for them
-    # (as Markup's spec); it listens for a commit only.
-    @property
-    def _linked_properties(self) -> tuple[str, ...]:
-        return ("commit",)
-
 
 class MatrixEditor(DemoView):
     """Editable cells for one matrix parameter of a model.
