@@ -22,9 +22,10 @@ from attnmodel.i18n import DEFAULT_LANG, languages, text
 from dashboards.app import present
 from dashboards.app.navigation import Navigation
 from dashboards.app.session import configure, requested, requested_lang, serve
+from dashboards.app.try_list import TryList
 from dashboards.classroom import classmode
 from dashboards.components import stepper
-from dashboards.components.markup import esc, math_md
+from dashboards.components.markup import esc, math_md, md_html
 from dashboards.components.page import CONTENT_ATTRIBUTES, language_links, skip_link
 from dashboards.components.views import LangColumn, LiveHTML, respond_immediately
 from dashboards.demos import registry
@@ -250,28 +251,25 @@ def _move(entry: exercises.Exercise, lecture: Lecture) -> None:
 
 def _build_exercises(lecture: Lecture):
     lang = lecture.lang
-    rows = [section_marker("jugar"), math_md(text("exercise.heading", lang))]
-    for n, exercise in enumerate(EXERCISES, start=1):
-        button = pn.widgets.Button(
-            label=text("lecture.try_it", lang),
-            color="primary",
-            width=110,
-            margin=(12, 10),
-            css_classes=[f"c04-exercise-{n}"],
-        )
 
-        def run(event, exercise=exercise):
-            exercise.apply(lecture)
-            lecture.go(exercise.section)
+    def run(n: int) -> None:
+        exercise = EXERCISES[n - 1]
+        exercise.apply(lecture)
+        lecture.go(exercise.section)
 
-        button.on_click(run)
-        bullet = math_md(f"• {exercise.text(lang)}")
-        rows.append(pn.Row(button, bullet, sizing_mode="stretch_width"))
-    rows += [
-        LiveHTML(f"<p>{esc(text('exercises.in_sections', lang))}</p>", margin=(10, 10, 0, 10)),
+    bullets = TryList(
+        heading=md_html(text("exercise.heading", lang)),
+        items=[{"html": md_html(f"• {exercise.text(lang)}")} for exercise in EXERCISES],
+        button_label=text("lecture.try_it", lang),
+        note=f"<p>{esc(text('exercises.in_sections', lang))}</p>",
+        on_try=run,
+    )
+    return pn.Column(
+        section_marker("jugar"),
+        bullets,
         practice.progress([e.id for e in exercises.exercises()], lang),
-    ]
-    return pn.Column(*rows, sizing_mode="stretch_width")
+        sizing_mode="stretch_width",
+    )
 
 
 ALIASES = registry.ALIASES
