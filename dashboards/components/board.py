@@ -62,6 +62,13 @@ def box(title: str, *nodes, width: int | None = None, css: str = "") -> dict:
     return node
 
 
+def group(name: str, *nodes, css: str = "") -> dict:
+    """Nodes one under the other whose box takes slot ``name``'s spec as its inline styles
+    (e.g. ``{"display": "none"}``; a style set to "" is cleared): a part shown or hidden by a
+    render, what a Column's ``styles`` did, without a model of its own."""
+    return {"col": list(nodes), "slot": name, "kind": "styles", **({"css": css} if css else {})}
+
+
 def row(*nodes, css: str = "") -> dict:
     """Slots (or columns) side by side, wrapping on a narrow screen."""
     return {"row": list(nodes), **({"css": css} if css else {})}
@@ -95,10 +102,11 @@ def _slot_json(spec) -> str:
 class Board(pn.custom.JSComponent):
     """Named fragments of ``C04.markup`` in rows and columns, one Bokeh model for all.
 
-    ``layout`` is a list of nodes (:func:`row`, :func:`column`, :func:`box`, :func:`slot`,
-    :func:`prose`), one under the other; ``specs`` maps each slot to its spec (an "html" slot
-    to its HTML text). A slot not in ``specs`` is empty. Each slot's box is ``div.c04-slot`` with
-    ``data-slot``: the fragment keeps its own data-testid inside, as a Markup's did.
+    ``layout`` is a list of nodes (:func:`row`, :func:`column`, :func:`box`, :func:`group`,
+    :func:`slot`, :func:`prose`), one under the other; ``specs`` maps each slot to its spec (an
+    "html" slot to its HTML text). A slot not in ``specs`` is empty. Each slot's box is
+    ``div.c04-slot`` with ``data-slot``: the fragment keeps its own data-testid inside, as a
+    Markup's did.
     """
 
     layout = param.List(default=[], constant=True, doc="Rows, columns and slots (see slot()).")
@@ -116,6 +124,11 @@ export function render({ model, el, view }) {
   markup.unobserved(view)
   const slots = new Map()
   const build = (node) => {
+    if (node.kind === "styles") {  // a group(): its box's styles are its slot's spec
+      const group = build({ col: node.col, css: node.css })
+      slots.set(node.slot, { body: group, kind: node.kind, json: "" })
+      return group
+    }
     const box = document.createElement("div")
     if (node.slot !== undefined) {
       box.className = "c04-slot" + (node.css ? " " + node.css : "")
@@ -164,6 +177,11 @@ export function render({ model, el, view }) {
       const json = spec === undefined ? "" : JSON.stringify(spec)
       if (json === slot.json) continue
       slot.json = json
+      if (slot.kind === "styles") {
+        const styles = Object.entries(spec || {})
+        for (const [key, value] of styles) slot.body.style.setProperty(key, value)
+        continue
+      }
       markup.redraw(slot.body, slot.kind, spec)
       // A change, not the first drawing: the page's live region says it (a11y.js).
       if (!first && slot.kind === "announce" && spec && window.C04.a11y) {

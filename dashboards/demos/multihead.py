@@ -38,15 +38,13 @@ from attnmodel.multihead import (
     SENTENCES,
     MultiHeadDemo,
 )
+from dashboards.components.board import Board, column, group, prose, slot
 from dashboards.components.markup import (
-    Markup,
     SharedSpec,
     announce_spec,
-    announcer,
     esc,
     kept_label,
     kept_labels,
-    math_md,
     matrix_spec,
     section_header,
 )
@@ -72,6 +70,10 @@ CSS = """
 .mh-top li.mh-strong { border-color: #1f5fa8; background: #eef3fa; font-weight: 600; }
 .mh-top-label { font-size: 85%; color: #555; margin-top: 2px; }
 .mh-dims { font-family: monospace; font-size: 105%; margin-top: 4px; }
+.mh-panel { margin: 6px 0; }
+.mh-panel > .c04-slot, .mh-panel > .c04-prose-html { margin-right: 0; }
+.mh-box { border-left: 4px solid #1f5fa8; background: #f5f8fc; padding: 4px 14px;
+  margin-top: 12px; }
 """
 # The note of pages in another language than the sentences' (kept_example_html).
 KEPT_CSS = ".mh-kept ul { margin: 2px 0 0; padding-left: 1.2em; }"
@@ -80,12 +82,6 @@ KEPT_CSS = ".mh-kept ul { margin: 2px 0 0; padding-left: 1.2em; }"
 # "display" is always named: Bokeh only sets the styles it is given, so "" clears the "none".
 PANEL_STYLES = {"border-top": "1px solid #d6dbe3", "display": ""}
 HIDDEN_PANEL_STYLES = {**PANEL_STYLES, "display": "none"}
-BOX_STYLES = {
-    "border-left": "4px solid #1f5fa8",
-    "background": "#f5f8fc",
-    "padding": "4px 14px",
-    "margin-top": "12px",
-}
 
 
 def arcs_from(weights, threshold: float) -> list[tuple[int, int, float]]:
@@ -430,119 +426,96 @@ class MultiHeadView(DemoView):
             css_classes=["mh-heads-control"],
         )
         sentence_control = self.sentence_select
-        self.kept_example = None
         if kept:
             sentence_control = pn.Column(
                 LiveHTML(esc(sentence_label), margin=(6, 10, 0, 10), stylesheets=label_styles),
                 LangColumn(self.sentence_select, html_attributes={"lang": SENTENCE_LANG}, margin=0),
                 margin=0,
             )
-            self.kept_example = LiveHTML(
-                kept_example_html(self.lang),
-                sizing_mode="stretch_width",
-                stylesheets=[KEPT_CSS],
-                margin=(0, 10, 6, 10),
+
+        # Every fragment in one Board (issue 36): a head's panel is a group whose styles hide
+        # it (display: none, not Bokeh's `visible`, which relays out the whole page).
+        def panel(k: int) -> dict:
+            return group(
+                f"panel_{k}",
+                slot(f"title_{k}", "html", css="mh-wide"),
+                slot(f"plot_{k}", "head_plot", css=f"mh-plot mh-plot-{k}"),
+                slot(f"top_{k}", "html", css="mh-wide"),
+                # The matrix's numbers, for a screen reader (the drawing shows those ≥ threshold).
+                slot(f"table_{k}", "matrix"),
+                css="mh-panel",
             )
 
-        self.head_titles: list[pn.pane.HTML] = []
-        self.head_plots = [self._plot(f"mh-plot-{k + 1}") for k in range(MAX_HEADS)]
-        self.head_tops: list[pn.pane.HTML] = []
-        self.head_panels: list[pn.Column] = []
-        # Each matrix's numbers, for a screen reader (the drawing shows only those ≥ threshold).
-        self.head_tables = [Markup(kind="matrix", margin=0) for _ in range(MAX_HEADS)]
-        for k in range(MAX_HEADS):
-            title = LiveHTML("", sizing_mode="stretch_width", stylesheets=[CSS], margin=(4, 10))
-            top = LiveHTML("", sizing_mode="stretch_width", stylesheets=[CSS], margin=(0, 10))
-            panel = pn.Column(
-                title,
-                self.head_plots[k],
-                top,
-                self.head_tables[k],
-                sizing_mode="stretch_width",
-                styles=PANEL_STYLES,
-                margin=(6, 0),
-            )
-            self.head_titles.append(title)
-            self.head_tops.append(top)
-            self.head_panels.append(panel)
-
-        self.combined_plot = self._plot("mh-plot-suma")
-        self.combined_top = LiveHTML(
-            "", sizing_mode="stretch_width", stylesheets=[CSS], margin=(0, 10)
+        combined_text = (
+            f"### {self.t('multihead.combined_title')}\n\n{self.t('multihead.combined_note')}"
         )
-        self.dims = LiveHTML("", stylesheets=[CSS], margin=(0, 0, 8, 0))
-        self.combined_table = Markup(kind="matrix", margin=0)
-        self.announcer = announcer()
+        self.board = Board(
+            layout=[
+                *([slot("kept_example", "html", css="mh-wide")] if kept else []),
+                prose(self.t("multihead.how_to_read")),
+                *(panel(k) for k in range(1, MAX_HEADS + 1)),
+                column(
+                    prose(combined_text),
+                    slot("plot_suma", "head_plot", css="mh-plot mh-plot-suma"),
+                    slot("combined_top", "html", css="mh-wide"),
+                    slot("table_suma", "matrix"),
+                    css="mh-panel",
+                ),
+                column(prose(self.t("multihead.why_heads")), slot("dims", "html"), css="mh-box"),
+                slot("announce", "announce"),
+            ],
+            stylesheets=[CSS, KEPT_CSS, HEAD_PLOT_CSS],
+            sizing_mode="stretch_width",
+            margin=(0, 10),
+        )
+        # Each fragment as the tests read it (a Slot: spec / object, kind).
+        slots = self.board.slot
+        self.head_panels = [slots(f"panel_{k}") for k in range(1, MAX_HEADS + 1)]
+        self.head_titles = [slots(f"title_{k}") for k in range(1, MAX_HEADS + 1)]
+        self.head_plots = [slots(f"plot_{k}") for k in range(1, MAX_HEADS + 1)]
+        self.head_tops = [slots(f"top_{k}") for k in range(1, MAX_HEADS + 1)]
+        self.head_tables = [slots(f"table_{k}") for k in range(1, MAX_HEADS + 1)]
+        self.combined_plot = slots("plot_suma")
+        self.combined_top = slots("combined_top")
+        self.combined_table = slots("table_suma")
+        self.dims = slots("dims")
+        self.announcer = slots("announce")
+        self.kept_example = None
+        if kept:
+            self.kept_example = slots("kept_example")
+            self.kept_example.object = kept_example_html(self.lang)
 
         self._targets = self.client_targets()
         self._shown: dict[str, object] = {}
         self._refresh()
         m.param.watch(self._on_change, ["sentence", "n_heads", "arc_threshold"])
 
-        caveat = self.t("multihead.caveat")
+        # The caveat goes with the introduction: one pane, and not folded in projector mode
+        # (a div, not a paragraph).
+        caveat = (
+            '<div class="c04-note" data-testid="multihead-caveat">'
+            f"<em>{self.t('multihead.caveat')}</em></div>"
+        )
         self._layout = pn.Column(
-            section_header(self.t("demo.cabezas"), self.t("multihead.intro"), anchor="cabezas"),
-            LiveHTML(
-                f'<div class="c04-note" data-testid="multihead-caveat"><em>{caveat}</em></div>',
-                sizing_mode="stretch_width",
-                margin=(0, 10, 6, 10),
+            section_header(
+                self.t("demo.cabezas"), f"{self.t('multihead.intro')}\n\n{caveat}", anchor="cabezas"
             ),
             pn.Row(sentence_control, heads_control),
-            *([self.kept_example] if self.kept_example is not None else []),
-            math_md(self.t("multihead.how_to_read")),
-            *self.head_panels,
-            pn.Column(
-                math_md(
-                    f"### {self.t('multihead.combined_title')}\n\n"
-                    f"{self.t('multihead.combined_note')}"
-                ),
-                self.combined_plot,
-                self.combined_top,
-                self.combined_table,
-                sizing_mode="stretch_width",
-                styles=PANEL_STYLES,
-                margin=(6, 0),
-            ),
-            pn.Column(
-                math_md(self.t("multihead.why_heads")),
-                self.dims,
-                styles=BOX_STYLES,
-                sizing_mode="stretch_width",
-            ),
-            self.announcer,
+            self.board,
             sizing_mode="stretch_width",
-        )
-
-    # --- drawings ------------------------------------------------------------------------
-
-    @staticmethod
-    def _plot(css_class: str) -> Markup:
-        """A head's drawing: arcs and matrix, SVG by ``C04.markup.head_plot``."""
-        return Markup(
-            kind="head_plot",
-            css_classes=[css_class],
-            stylesheets=[HEAD_PLOT_CSS],
-            sizing_mode="stretch_width",
-            margin=(0, 10),
         )
 
     # --- updates -------------------------------------------------------------------------
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (pane / Markup component / column, kind), the names of ``render``."""
-        targets: dict[str, tuple[object, str]] = {}
-        for k in range(MAX_HEADS):
-            targets[f"panel_{k + 1}"] = (self.head_panels[k], "prop:styles")
-            targets[f"title_{k + 1}"] = (self.head_titles[k], "html")
-            targets[f"plot_{k + 1}"] = (self.head_plots[k], "markup")
-            targets[f"top_{k + 1}"] = (self.head_tops[k], "html")
-            targets[f"table_{k + 1}"] = (self.head_tables[k], "markup")
-        targets["plot_suma"] = (self.combined_plot, "markup")
-        targets["combined_top"] = (self.combined_top, "html")
-        targets["table_suma"] = (self.combined_table, "markup")
-        targets["dims"] = (self.dims, "html")
-        targets["announce"] = (self.announcer, "markup")
-        return targets
+        """Target name -> (the board, "board:<slot>"), the names of ``render``."""
+        names = [
+            f"{part}_{k + 1}"
+            for k in range(MAX_HEADS)
+            for part in ("panel", "title", "plot", "top", "table")
+        ]
+        names += ["plot_suma", "combined_top", "table_suma", "dims", "announce"]
+        return {name: (self.board, f"board:{name}") for name in names}
 
     def link_widgets(self) -> dict[str, object]:
         """The control of each parameter in the link (dashboards/sharing/live_link.py)."""

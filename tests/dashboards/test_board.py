@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from dashboards.components.board import Board, box, column, prose, row, slot
+from dashboards.components.board import Board, box, column, group, prose, row, slot
 from dashboards.components.markup import md_html
 
 
@@ -57,3 +57,12 @@ def test_a_slot_the_layout_does_not_hold_is_refused(board):
         board.slot("z")
     assert "z" not in board.specs
     assert "z" not in json.loads(board.specs_json)
+
+
+def test_a_group_is_a_slot_of_styles_around_its_nodes():
+    board = Board(layout=[group("panel", slot("a", "note"), prose("x"), css="frame")])
+    assert board.kinds == {"panel": "styles", "a": "note"}
+    assert board.layout[0]["col"][0] == slot("a", "note")
+    assert board.layout[0]["css"] == "frame"
+    board.slot("panel").spec = {"display": "none"}
+    assert json.loads(board.specs_json) == {"panel": {"display": "none"}}

@@ -61,6 +61,8 @@ def rendered_testids(viewable) -> list[str]:
                 testids += spec_testids(json.loads(value or "{}"))
             if name == "specs_json":  # a Board's fragments
                 for spec in json.loads(value).values():
+                    if isinstance(spec, str):  # an "html" slot
+                        texts.append(spec)
                     testids += spec_testids(spec) if isinstance(spec, dict) else []
     return TESTID.findall(" ".join(texts)) + testids
 

@@ -15,7 +15,7 @@ from attnmodel.formatting import es_number, es_percent, number, percent
 from attnmodel.i18n import Refusal, text
 from attnmodel.multihead import SENTENCE_IDS, SENTENCES, MultiHeadDemo
 from dashboards.app.session import configure
-from dashboards.components.markup import Markup
+from dashboards.components.markup import Markup, spec_json
 from dashboards.components.style import HIDDEN_LABEL_CSS
 from dashboards.demos.multihead import (
     COMBINED_COLOR,
@@ -74,7 +74,7 @@ def test_builds_with_default_model(view):
     assert view.heads_buttons.value == 4
     assert view.sentence_select.label == text("multihead.sentence_label") == "Frase"
     assert view.heads_buttons.name == text("multihead.heads_label") == "Cabezas"
-    assert [head_shown(p.styles) for p in view.head_panels] == [True] * MAX_HEADS
+    assert [head_shown(p.spec) for p in view.head_panels] == [True] * MAX_HEADS
 
 
 def test_each_view_has_its_own_widgets():
@@ -104,8 +104,9 @@ def test_n_heads_shows_that_many_panels(view, h):
     view.heads_buttons.value = h
     m = view.model
     # Hidden by CSS (display: none), not by Bokeh's `visible`, which relays out the whole page.
-    assert [head_shown(p.styles) for p in view.head_panels] == [k < h for k in range(MAX_HEADS)]
-    assert all(p.visible for p in view.head_panels)
+    assert [head_shown(p.spec) for p in view.head_panels] == [k < h for k in range(MAX_HEADS)]
+    # Each panel is a group of the Board around its fragments (its styles are its slot's).
+    assert {p.kind for p in view.head_panels} == {"styles"}
     for k in range(MAX_HEADS):
         title, top = view.head_titles[k].object, view.head_tops[k].object
         if k < h:
@@ -119,7 +120,7 @@ def test_n_heads_shows_that_many_panels(view, h):
         else:
             assert title == top == ""
             assert view.head_plots[k].spec == {}
-            assert view.head_plots[k].spec_json == ""
+            assert json.loads(view.board.specs_json)[f"plot_{k + 1}"] == {}
     assert view.dims.object.endswith(
         f"{text('multihead.dims', d_model=24, h=h, d_k=24 // h)}</div>"
     )
@@ -187,12 +188,29 @@ def test_each_drawing_holds_the_weights_the_arcs_and_the_cells_texts(view, sente
         assert spec["texts"]["arcs"] == text("a11y.plot.multihead_arcs")
 
 
-def test_every_drawing_is_one_markup_component_and_no_canvas(view):
-    markups = [p for p in view.__panel__().select(Markup) if p.kind == "head_plot"]
-    assert markups == [*view.head_plots, view.combined_plot]
-    assert [p.css_classes for p in markups] == [
-        [f"mh-plot-{k}"] for k in range(1, MAX_HEADS + 1)
-    ] + [["mh-plot-suma"]]
+def board_slots(board) -> list[dict]:
+    """The slot nodes of a Board's layout, in its order."""
+    found = []
+
+    def walk(node):
+        if "slot" in node and node.get("kind") != "styles":
+            found.append(node)
+        for child in node.get("row", []) + node.get("col", []) + node.get("box", []):
+            walk(child)
+
+    walk({"col": board.layout})
+    return found
+
+
+def test_every_drawing_is_one_slot_of_the_board_and_no_canvas(view):
+    assert not view.__panel__().select(Markup)
+    drawings = [n for n in board_slots(view.board) if n["kind"] == "head_plot"]
+    names = [f"plot_{k}" for k in range(1, MAX_HEADS + 1)] + ["plot_suma"]
+    assert [n["slot"] for n in drawings] == names
+    assert [p.name for p in (*view.head_plots, view.combined_plot)] == names
+    assert [n["css"] for n in drawings] == [
+        f"mh-plot mh-plot-{k}" for k in range(1, MAX_HEADS + 1)
+    ] + ["mh-plot mh-plot-suma"]
     assert not view.__panel__().select(pn.pane.Bokeh)
     assert not view.__panel__().select(pn.pane.HoloViews)
 
@@ -248,13 +266,10 @@ def test_render_names_every_target_and_the_view_shows_it(view):
         assert set(values) == set(targets)
         for name, value in values.items():
             obj, kind = targets[name]
-            if kind == "html":
-                assert obj.object == value, name
-            elif kind == "markup":
-                assert obj.spec == value, name
-            else:
-                assert kind.startswith("prop:")
-                assert getattr(obj, kind[5:]) == value, name
+            assert obj is view.board
+            assert kind == f"board:{name}"
+            assert obj.slot(name).spec == value, name
+            assert json.loads(obj.specs_json)[name] == json.loads(json.dumps(value))
 
 
 def test_render_is_a_pure_function_of_the_model():
@@ -274,14 +289,15 @@ def test_an_update_only_resends_what_changed(view):
     """A head that stays hidden keeps its empty specs: its components get no new value."""
     view.model.n_heads = 2
     hidden = view.head_plots[3].spec, view.head_tables[3].spec
-    json_text = view.head_plots[1].spec_json
+    json_text = spec_json(view.head_plots[1].spec)
     view.model.n_heads = 1
     assert (view.head_plots[3].spec, view.head_tables[3].spec) == hidden
     assert view.head_plots[3].spec is hidden[0]
     assert view.head_tables[3].spec is hidden[1]
     # The same state's spec is the same object, its JSON encoded once for every session.
     view.model.n_heads = 2
-    assert view.head_plots[1].spec_json == json_text
+    assert spec_json(view.head_plots[1].spec) == json_text
+    assert json_text in view.board.specs_json
     assert MultiHeadView(model=MultiHeadDemo(n_heads=2)).head_plots[1].spec is (
         view.head_plots[1].spec
     )
@@ -302,9 +318,10 @@ def test_enable_client_side_embeds_every_state_and_wires_both_controls(view):
         (callback,) = model.js_property_callbacks[f"change:{prop}"]
         assert names <= set(callback.args)
         assert 'C04.update("multihead", {' in callback.code
-        assert callback.args["panel_2"] is view.head_panels[1]._models[root.ref["id"]][0]
-        assert "prop:styles" in callback.code
-        assert callback.args["plot_suma"] is view.combined_plot._models[root.ref["id"]][0]
+        board = view.board._models[root.ref["id"]][0]
+        assert callback.args["panel_2"] is board
+        assert '"panel_2":"board:panel_2"' in callback.code
+        assert callback.args["plot_suma"] is board
 
 
 # --- The view in English: the sentences stay Spanish (marked lang="es", glossed), the rest not --

@@ -36,15 +36,23 @@ TITLE_IDS = [f"head-{k}-title" for k in range(1, MAX_HEADS + 1)]
 LIST_IDS = [f"head-{k}-top" for k in range(1, MAX_HEADS + 1)] + ["combined-top"]
 PLOTS = [f"plot_{k}" for k in range(1, MAX_HEADS + 1)] + ["plot_suma"]
 
-# The spec of every head drawing the page holds (its Markup component's), by its testid.
+# The spec of every head drawing the page holds (its Board slot's, kind "head_plot"), by testid.
 PLOT_SPECS_JS = """() => {
   const out = {};
+  const drawings = (node, found) => {
+    if (node.kind === "head_plot") found.push(node.slot);
+    for (const child of [...(node.row || []), ...(node.col || []), ...(node.box || [])]) {
+      drawings(child, found);
+    }
+    return found;
+  };
   for (const doc of window.Bokeh.documents) {
     for (const m of doc.all_models) {
-      const data = m.data;
-      if (data && data.kind === "head_plot" && data.spec_json) {
-        const spec = JSON.parse(data.spec_json);
-        out[spec.testid] = spec;
+      if (typeof m.specs_json !== "string" || !Array.isArray(m.layout)) continue;
+      const specs = JSON.parse(m.specs_json);
+      for (const name of drawings({ col: m.layout }, [])) {
+        const spec = specs[name];
+        if (spec && spec.testid) out[spec.testid] = spec;
       }
     }
   }
