@@ -4,6 +4,7 @@ in one change, the JSON the browser gets, and a refusal of what the layout does 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -57,3 +58,13 @@ def test_a_slot_the_layout_does_not_hold_is_refused(board):
         board.slot("z")
     assert "z" not in board.specs
     assert "z" not in json.loads(board.specs_json)
+
+
+def test_a_node_of_a_step_follows_the_stepper():
+    """A node with css class c04-step-<n> keeps it in the layout, and the Board's drawing hands
+    its nodes to the stepper's followSteps (present.js), which shows them up to its step."""
+    board = Board(layout=[box("Paso 2", slot("a", "note"), css="c04-step-2")])
+    assert board.layout[0]["css"] == "c04-step-2"
+    assert "C04.present?.followSteps(el)" in Board._esm
+    present = Path(__file__).parents[2] / "dashboards" / "static" / "present.js"
+    assert "function followSteps(el)" in present.read_text(encoding="utf-8")
