@@ -442,6 +442,11 @@ def viewable_texts(viewable) -> str:
                 value = [t[0] if isinstance(t, tuple | list) else t for t in value]
             if name == "spec_json":  # a Markup component's fragment: its texts (markup.js)
                 collect(spec_text(json.loads(value or "{}"), without_lang="es"))
+            elif name == "specs_json":  # a Board's fragments ("html" slots: their HTML)
+                for spec in json.loads(value or "{}").values():
+                    collect(spec if isinstance(spec, str) else spec_text(spec, without_lang="es"))
+            elif name == "layout" and hasattr(model, "specs_json"):  # a Board's fixed texts
+                collect(board_texts(model))
             elif name in READER_PROPERTIES:
                 collect(value)
     return "\n".join(texts)

@@ -106,7 +106,8 @@ class Board(pn.custom.JSComponent):
     :func:`slot`, :func:`prose`), one under the other; ``specs`` maps each slot to its spec (an
     "html" slot to its HTML text). A slot not in ``specs`` is empty. Each slot's box is
     ``div.c04-slot`` with ``data-slot``: the fragment keeps its own data-testid inside, as a
-    Markup's did.
+    Markup's did. A node whose ``css`` has ``c04-step-<n>`` is step n of the section's stepper
+    (shown up to its step: present.js, followSteps; tests/ui/test_present.py).
     """
 
     layout = param.List(default=[], constant=True, doc="Rows, columns and slots (see slot()).")
@@ -191,6 +192,9 @@ export function render({ model, el, view }) {
   }
   model.on("specs_json", () => draw(false))
   draw(true)
+  // Nodes with css class c04-step-<n> follow the walkthrough's stepper (present.js).
+  const unfollow = window.C04.present?.followSteps(el)
+  if (unfollow) model.on("remove", unfollow)
 }
 """
 

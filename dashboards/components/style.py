@@ -117,6 +117,12 @@ CSS = """
 .c04-box-title { background: #eef4fb; padding: 6px 10px; font-weight: 600; }
 .c04-box-title p { margin: 0; }
 .c04-box-body { padding: 4px 10px; }
+/* Projector mode: a Board's box as a Card there (below): as wide as its widest row of tables,
+   not its fixed width, and its own rows keep their tables side by side. */
+@container style(--c04-projector: 1) {
+  .c04-box { width: min-content !important; min-width: min(100%, 24em); flex: 0 0 auto; }
+  .c04-box .c04-row { flex-wrap: nowrap; }
+}
 /* The number before a toggle or a choice, beside the new one (markup.js, compare). */
 .c04-before::before { content: attr(data-before) " → "; opacity: 0.55; font-size: 85%;
   font-weight: 400; }
@@ -167,6 +173,12 @@ math[display="block"] { width: fit-content; max-width: 100%; overflow-x: auto;
     max-width: calc(100% - 20px) !important; }
   :host(.bk-panel-models-esm-ReactiveESM), :host(.bk-panel-models-markup-HTML) {
     overflow-x: auto !important; }
+  /* A Board's boxes as cards were (and narrower paddings): a fragment wider than the screen
+     scrolls inside its own box, as a Markup pane did; the gap only between side-by-side ones. */
+  .c04-row { column-gap: 8px; }
+  .c04-slot { margin-right: 0; overflow-x: auto; }
+  .c04-box { margin-right: 0; }
+  .c04-box-body { padding: 4px 6px; }
   /* Every control a finger can hit: 44 px at least (a slider's handle through its touch
      area, a checkbox through its whole line: a11y.js makes its text toggle it too). */
   .bk-btn, input.bk-input, select.bk-input, .c04-cell input { min-height: 44px; }

@@ -222,7 +222,7 @@
     });
     return {
       testid: "capital-asymmetry",
-      cls: "c04-box",
+      cls: "c04-aside",
       text: [
         rich("capital.asymmetry.why", { es: keptLabel(w.tokens[K.query]), a: fmt(a, 4), ...words }),
         rich("capital.asymmetry.slopes", {

@@ -30,13 +30,11 @@ from attnmodel.capital import (
 )
 from attnmodel.formatting import number, tick_js
 from attnmodel.i18n import DEFAULT_LANG, text
+from dashboards.components.board import Board, box, prose, row, slot
 from dashboards.components.markup import (
-    Markup,
     announce_spec,
-    announcer,
     esc,
     kept_labels,
-    math_md,
     matrix_spec,
     readout_spec,
     rich,
@@ -46,13 +44,10 @@ from dashboards.components.markup import kept_label as common_kept_label
 from dashboards.components.render import apply_render, client_update, shared_render
 from dashboards.components.stepper import stepper
 from dashboards.components.style import CATEGORY_COLORS
-from dashboards.components.views import DemoView, LiveHTML
-
-CARD_CSS = ":host { border: 1px solid #d6dbe3; border-radius: 6px; background: #fff; }"
+from dashboards.components.views import DemoView
 
 PANE_CSS = """
 .c04-matrix caption { white-space: nowrap; }
-.c04-row { display: flex; flex-wrap: wrap; gap: 4px 14px; align-items: flex-start; }
 .c04-tokens { display: flex; gap: 6px; flex-wrap: wrap; margin: 4px 0; }
 .c04-token { border: 1px solid #1f5fa8; border-radius: 4px; padding: 4px 8px; text-align: center; }
 .c04-token small { display: block; color: #666; font-size: 75%; }
@@ -60,11 +55,13 @@ PANE_CSS = """
 .c04-token.c04-country small { color: #dde6f3; }
 .c04-token.c04-query { border-width: 2px; font-weight: 600; }
 .c04-vector { font-variant-numeric: tabular-nums; }
-.c04-box { border-left: 4px solid #d95f02; background: #fdf6f0; padding: 8px 14px; }
-.c04-box p { margin: 4px 0; }
+.c04-aside { border-left: 4px solid #d95f02; background: #fdf6f0; padding: 8px 14px; }
+.c04-aside p { margin: 4px 0; }
 """
 
 CARD_WIDTH = 350
+# The walkthrough's eight steps, one box each (the stepper's steps).
+STEPS = 8
 
 # The language of the model's words: a page in another language keeps them, marked, and says so.
 EXAMPLE_LANG = "es"
@@ -213,7 +210,7 @@ def readouts_spec(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict:
 
 
 def asymmetry_spec(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict:
-    """``C04.markup.note`` in a box: why +identity and −identity are not mirror images."""
+    """``C04.markup.note`` in an aside: why +identity and −identity are not mirror images."""
 
     def num(x: float, decimals: int = 2) -> str:
         return number(x, decimals, lang=lang)
@@ -244,7 +241,8 @@ def asymmetry_spec(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict:
     es = kept_label(model.tokens[QUERY], lang)
     return {
         "testid": "capital-asymmetry",
-        "cls": "c04-box",
+        # Not "c04-box": that is a Board's titled frame (style.py).
+        "cls": "c04-aside",
         "text": [
             rich("capital.asymmetry.why", lang, es=es, a=num(a, 4), **words),
             rich(
@@ -266,10 +264,11 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
     """Everything on screen that follows the country and the identity, in ``lang``, by target
     name.
 
-    The specs of every Markup (``tokens``, ``embeddings``, ``pe``, ``with_position``,
-    ``query``, ``keys``, ``values``, ``scores``, ``attention_row``, ``mixed``, ``logits``,
-    ``probabilities``, ``readouts``, ``announce``, ``asymmetry``) and of the two bar charts
-    (``attention_bars``, ``probability_bars``: ``C04.markup.bars``). The browser twin
+    The specs of the view's Board's slots (``tokens``, ``embeddings``, ``pe``,
+    ``with_position``, ``query``, ``keys``, ``values``, ``scores``, ``attention_row``,
+    ``mixed``, ``logits``, ``probabilities``, ``readouts``, ``announce``, ``asymmetry``) and
+    of the two bar charts (``attention_bars``, ``probability_bars``: ``C04.markup.bars``),
+    slots too. The browser twin
     (``C04.views.capital`` in dashboards/demos/capital.js) returns the same dict from the same
     constants (``client_constants()``) and the page's catalogue.
     """
@@ -397,6 +396,29 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
     }
 
 
+def render_names() -> tuple[str, ...]:
+    """The names of ``render``'s targets, in its order."""
+    return (
+        "tokens",
+        "embeddings",
+        "pe",
+        "with_position",
+        "query",
+        "keys",
+        "values",
+        "scores",
+        "attention_row",
+        "mixed",
+        "logits",
+        "probabilities",
+        "readouts",
+        "announce",
+        "asymmetry",
+        "attention_bars",
+        "probability_bars",
+    )
+
+
 def client_constants() -> dict[str, object]:
     """The toy model's constants for the browser twin (the export embeds them), so that
     dashboards/demos/capital.js computes from the very numbers of attnmodel.capital.
@@ -444,7 +466,11 @@ class CapitalView(DemoView):
     ``capital-prediction``, ``capital-probability`` (4 decimals, e.g. "0,3805"), ``capital-loss``
     (−ln p), and ``capital-asymmetry`` (the París/Roma slopes).
 
-    Updates: one model watcher recomputes every Markup in place, the two bar charts with them:
+    Layout: the eight steps and what follows them are one :class:`Board` (``self.board``: a
+    titled box per step, the fixed texts as its prose), one Bokeh model for all (issue 36);
+    each fragment is also ``self.<name>``, a slot read as a Markup was (``spec``, ``kind``).
+
+    Updates: one model watcher recomputes every slot in place, the two bar charts with them:
     ``self.attention_bars`` (``capital-attention-bars``: a row per token, labelled "3 ·
     Francia"-style so the country's row is renamed, its weight with 4 decimals and a bar on the
     0–1 scale) and ``self.probability_bars`` (``capital-probability-bars``: a row per word in
@@ -490,137 +516,105 @@ class CapitalView(DemoView):
             format=CustomJSTickFormatter(code=tick_js(2, lang=self.lang)),
             width=320,
         )
-        self.identity_note = LiveHTML(
-            f'<span class="c04-note">{t("capital.identity_note")}</span>', margin=(26, 10)
-        )
+        es = text("capital.kept", self.lang, word=esc(model.tokens[QUERY]))  # the query, kept
+        dims = dimension_labels(self.lang)
+        # The fixed tables: W_Q, W_K, W_V (step 4) and the unembedding U (step 8).
+        self._fixed = {
+            name: matrix_spec(w, dims, dims, decimals=0, title=title, lang=self.lang)
+            for name, title, w in (("w_q", "W_Q", W_Q), ("w_k", "W_K", W_K), ("w_v", "W_V", W_V))
+        }
+        self._fixed["unembedding"] = self._unembedding_spec()
 
-        def table(**kw):
-            return Markup(kind="matrix", margin=(0, 4), stylesheets=[PANE_CSS], **kw)
+        def table(name: str) -> dict:
+            return slot(name, "matrix")
 
-        self.tokens = Markup(kind="tokens", margin=(0, 4), stylesheets=[PANE_CSS])
-        self.embeddings = table()
-        self.pe = table()
-        self.with_position = table()
-        self.query = table()
-        self.keys = table()
-        self.values = table()
-        self.scores = table()
-        self.attention_row = table()
-        self.mixed = Markup(kind="note", margin=(0, 4), stylesheets=[PANE_CSS])
-        self.logits = table()
-        self.probabilities = table()
-        self.readouts = Markup(
-            kind="readouts", margin=(0, 4), stylesheets=[PANE_CSS], sizing_mode="stretch_width"
-        )
-        self.asymmetry = Markup(
-            kind="note", margin=(0, 4), stylesheets=[PANE_CSS], sizing_mode="stretch_width"
-        )
-        self.announce = announcer()
+        # Card n of the old layout is step n (present.js shows steps 1 … n; the Board hides a
+        # later step's box); what follows the last box belongs to the last step.
+        def step(n: int, title: str, *nodes, width: int = CARD_WIDTH) -> dict:
+            return box(title, *nodes, width=width, css=f"c04-step-{n}")
 
-        self.attention_bars = Markup(kind="bars", margin=(4, 4), stylesheets=[PANE_CSS])
-        self.probability_bars = Markup(
-            kind="bars", margin=(4, 4), stylesheets=[PANE_CSS], sizing_mode="stretch_width"
+        last = f"c04-step-{STEPS}"
+        boxes = [
+            step(1, "1 · Tokens", slot("tokens", "tokens")),
+            step(2, "2 · Embeddings", prose(t("capital.step.dimensions")), table("embeddings")),
+            step(
+                3,
+                t("capital.step.position_title"),
+                prose(t("capital.step.position")),
+                table("pe"),
+                table("with_position"),
+            ),
+            step(
+                4,
+                "4 · Q, K, V",
+                prose(t("capital.step.projections")),
+                row(table("w_q"), table("w_k"), table("w_v")),
+                table("query"),
+                row(table("keys"), table("values")),
+                width=2 * CARD_WIDTH + 10,
+            ),
+            step(
+                5,
+                t("capital.step.scores_title", es=es),
+                prose(t("capital.step.scores")),
+                table("scores"),
+            ),
+            step(
+                6,
+                "6 · Softmax",
+                prose(t("capital.step.attention_caption", es=es)),
+                table("attention_row"),
+                slot("attention_bars", "bars"),
+            ),
+            step(
+                7,
+                t("capital.step.mixed_title"),
+                prose(t("capital.step.mixed", es=es)),
+                slot("mixed", "note"),
+            ),
+            step(
+                8,
+                t("capital.step.logits_title"),
+                prose(t("capital.step.logits")),
+                table("unembedding"),
+                row(table("logits"), table("probabilities")),
+            ),
+        ]
+        self.board = Board(
+            layout=[
+                prose(f'<span class="c04-note">{t("capital.identity_note")}</span>'),
+                row(*boxes[:3]),
+                row(*boxes[3:5]),
+                row(*boxes[5:]),
+                prose(t("capital.step.distribution"), css=f"c04-note {last}"),
+                slot("probability_bars", "bars", css=last),
+                slot("readouts", "readouts", css=last),
+                slot("asymmetry", "note", css=last),
+                slot("announce", "announce"),
+            ],
+            specs=dict(self._fixed),
+            stylesheets=[PANE_CSS],
+            sizing_mode="stretch_width",
         )
+        # Each fragment as the tests read it (a Slot: spec, kind).
+        for name in render_names():
+            setattr(self, name, self.board.slot(name))
+
         self._last_state = None
         self._refresh()
         model.param.watch(self._on_change, ["country", "identity"])
 
-        es = text("capital.kept", self.lang, word=esc(model.tokens[QUERY]))  # the query, kept
-        cards = [
-            self._card("1 · Tokens", self.tokens),
-            self._card("2 · Embeddings", math_md(t("capital.step.dimensions")), self.embeddings),
-            self._card(
-                t("capital.step.position_title"),
-                math_md(t("capital.step.position")),
-                self.pe,
-                self.with_position,
-            ),
-            self._card(
-                "4 · Q, K, V",
-                math_md(t("capital.step.projections")),
-                pn.Row(*self._weight_tables(), margin=(0, 4)),
-                self.query,
-                pn.Row(self.keys, self.values),
-                width=2 * CARD_WIDTH + 10,
-            ),
-            self._card(
-                t("capital.step.scores_title", es=es),
-                math_md(t("capital.step.scores")),
-                self.scores,
-            ),
-            self._card(
-                "6 · Softmax",
-                math_md(t("capital.step.attention_caption", es=es)),
-                self.attention_row,
-                self.attention_bars,
-            ),
-            self._card(
-                t("capital.step.mixed_title"),
-                math_md(t("capital.step.mixed", es=es)),
-                self.mixed,
-            ),
-            self._card(
-                t("capital.step.logits_title"),
-                math_md(t("capital.step.logits")),
-                Markup(kind="matrix", spec=self._unembedding_spec(), margin=(0, 4)),
-                pn.Row(self.logits, self.probabilities),
-            ),
-        ]
         intro = t("capital.intro")
         if self.lang != EXAMPLE_LANG:  # the example stays Spanish: say so, with a gloss
             intro += "\n\n" + t("capital.kept_spanish")
         title = t("demo.capital").replace("___", r"\_\_\_")
-        distribution = math_md(t("capital.step.distribution"), css_classes=["c04-note"])
-        self._steps(cards, distribution, self.probability_bars, self.readouts, self.asymmetry)
         self._layout = pn.Column(
             section_header(title, intro, anchor="capital"),
-            pn.Row(self.country_select, self.identity_slider, self.identity_note),
-            stepper(len(cards), self.lang),
-            # Fixed rows, not a FlexBox: inside the lecture's Row a FlexBox kept the attention
-            # figure from ever finishing its first paint, and the browser then dropped every
-            # later plot update.
-            pn.Column(pn.Row(*cards[:3]), pn.Row(*cards[3:5]), pn.Row(*cards[5:])),
-            distribution,
-            self.probability_bars,
-            self.readouts,
-            self.asymmetry,
-            self.announce,
+            pn.Row(self.country_select, self.identity_slider),
+            stepper(STEPS, self.lang),
+            self.board,
             sizing_mode="stretch_width",
         )
-
-    @staticmethod
-    def _card(title: str, *objects, width: int = CARD_WIDTH) -> pn.Card:
-        return pn.Card(
-            *objects,
-            title=title,
-            collapsible=False,
-            width=width,
-            margin=(5, 10, 5, 0),
-            header_background="#eef4fb",
-            styles={"background": "#fff"},
-            stylesheets=[CARD_CSS],
-        )
-
-    @staticmethod
-    def _steps(cards: list, *after) -> None:
-        """Card n is step n of the stepper (present.js shows steps 1 … n); what comes after
-        the last card (the distribution, its readouts) belongs to the last step."""
-        for n, card in enumerate(cards, start=1):
-            card.css_classes = [*card.css_classes, f"c04-step-{n}"]
-        for item in after:
-            item.css_classes = [*item.css_classes, f"c04-step-{len(cards)}"]
-
-    def _weight_tables(self) -> list[Markup]:
-        dims = dimension_labels(self.lang)
-        return [
-            Markup(
-                kind="matrix",
-                spec=matrix_spec(w, dims, dims, decimals=0, title=title, lang=self.lang),
-                margin=(0, 14, 0, 0),
-                stylesheets=[PANE_CSS],
-            )
-            for title, w in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V))
-        ]
 
     def _unembedding_spec(self) -> dict:
         vocabulary = self.model.vocabulary
@@ -654,29 +648,8 @@ class CapitalView(DemoView):
     # -- the export (dashboards/export.py) -----------------------------------------------------
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (Markup, kind), for the names of ``render``."""
-        return {
-            name: (getattr(self, name), "markup")
-            for name in (
-                "tokens",
-                "embeddings",
-                "pe",
-                "with_position",
-                "query",
-                "keys",
-                "values",
-                "scores",
-                "attention_row",
-                "mixed",
-                "logits",
-                "probabilities",
-                "readouts",
-                "asymmetry",
-                "announce",
-                "attention_bars",
-                "probability_bars",
-            )
-        }
+        """Target name -> (the board, "board:<slot>"), for the names of ``render``."""
+        return {name: (self.board, f"board:{name}") for name in render_names()}
 
     def enable_client_side(self, states: dict | None = None) -> int:
         """Wire the country select and the identity slider to the browser twin

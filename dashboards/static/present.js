@@ -19,6 +19,7 @@
   const CLASS = "c04-projector";
   const MODE_KEY = "modo";
   const MODE = "proyector";
+  const SHOWN_EVENT = "c04-step-shown";
   const STEP_EVENT = "c04-next-step";
   // markup.js's (Python's html.escape), looked up when called.
   const esc = (s) => root.C04.markup.esc(s);
@@ -293,6 +294,7 @@ html.${CLASS} body > div > .bk-panel-models-layout-Column { max-width: none; }
         }
       }
       now.textContent = step === 0 ? labels.showing_all : labels.now.replace("{n}", step).replace("{total}", n);
+      root.dispatchEvent(new Event(SHOWN_EVENT)); // a Board's own steps follow (followSteps)
     };
     const move = (to) => {
       step = Math.max(1, Math.min(n, to));
@@ -311,5 +313,25 @@ html.${CLASS} body > div > .bk-panel-models-layout-Column { max-width: none; }
     return () => root.removeEventListener(STEP_EVENT, next);
   }
 
-  C04.present = { setProjector, isOn, renderPresenter, renderStepper, help, currentSection };
+  /**
+   * A Board's steps (components/board.py): the nodes of `el` with css class c04-step-<n> are not
+   * Bokeh models the stepper can hide, so they follow it here: shown up to its step. Returns
+   * the function that stops following.
+   */
+  function followSteps(el) {
+    const nodes = [...el.querySelectorAll('[class*="c04-step-"]')].map((node) => {
+      const match = /(?:^| )c04-step-(\d+)(?: |$)/.exec(node.className);
+      return match && [node, Number(match[1])];
+    }).filter(Boolean);
+    if (!nodes.length) return () => {};
+    const follow = () => {
+      const step = root.C04.stepper ? root.C04.stepper.step() : 0;
+      for (const [node, n] of nodes) node.style.display = step === 0 || n <= step ? "" : "none";
+    };
+    root.addEventListener(SHOWN_EVENT, follow);
+    follow();
+    return () => root.removeEventListener(SHOWN_EVENT, follow);
+  }
+
+  C04.present = { setProjector, isOn, renderPresenter, renderStepper, help, currentSection, followSteps };
 })(typeof window !== "undefined" ? window : globalThis);

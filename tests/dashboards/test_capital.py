@@ -13,12 +13,13 @@ from bokeh.models import Plot
 from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
-from dashboards.components.markup import Markup
+from dashboards.components.markup import Markup, md_html
 from dashboards.components.mathml import with_math
 from dashboards.components.style import CATEGORY_COLORS
 from dashboards.demos.capital import CapitalView, render
 
 from c04_testing import (
+    board_texts,
     label_text,
     spanish_words_left,
     spec_find,
@@ -97,29 +98,66 @@ def view(panel_cleanup):
     return v
 
 
+def box_titles(board) -> list[str]:
+    """The titles (HTML) of a Board's boxes, in the layout's order."""
+    found = []
+
+    def walk(node):
+        if "box" in node:
+            found.append(node["title"])
+        for child in node.get("row", []) + node.get("col", []) + node.get("box", []):
+            walk(child)
+
+    walk({"col": board.layout})
+    return found
+
+
+def box_steps(board) -> list[str]:
+    """The css classes of a Board's boxes, in the layout's order."""
+    found = []
+
+    def walk(node):
+        if "box" in node:
+            found.append(node.get("css", ""))
+        for child in node.get("row", []) + node.get("col", []):
+            walk(child)
+
+    walk({"col": board.layout})
+    return found
+
+
 def test_builds_with_the_seed_text(view):
     layout = view.__panel__()
     assert isinstance(layout, pn.Column)
-    shown = "\n".join(p.object for p in layout.select(pn.pane.Markdown))
-    assert '"La capital de \\_\\_\\_ es …" — el recorrido completo, calculado' in shown
+    header = "\n".join(p.object for p in layout.select(pn.pane.Markdown))
+    assert '"La capital de \\_\\_\\_ es …" — el recorrido completo, calculado' in header
+    assert with_math(text("capital.intro")) in header  # its formulas as MathML
+    # The steps' texts: the Board's prose, made HTML (formulas MathML) once.
+    shown = board_texts(view.board)
     for piece in (
-        text("capital.intro"),
         text("capital.step.attention_caption", es="es"),
         text("capital.step.distribution"),
     ):
-        assert with_math(piece) in shown  # its formulas as MathML
-    titles = [card.title for card in layout.select(pn.Card)]
+        assert md_html(piece) in shown
+    assert any(text("capital.identity_note") in t for t in shown)
+    assert layout.select(pn.Card) == []
+    titles = box_titles(view.board)
     assert titles == [
-        "1 · Tokens",
-        "2 · Embeddings",
-        text("capital.step.position_title"),
-        "4 · Q, K, V",
-        text("capital.step.scores_title", es="es"),
-        "6 · Softmax",
-        text("capital.step.mixed_title"),
-        text("capital.step.logits_title"),
+        md_html(title)
+        for title in (
+            "1 · Tokens",
+            "2 · Embeddings",
+            text("capital.step.position_title"),
+            "4 · Q, K, V",
+            text("capital.step.scores_title", es="es"),
+            "6 · Softmax",
+            text("capital.step.mixed_title"),
+            text("capital.step.logits_title"),
+        )
     ]
-    assert titles[4] == "5 · Puntajes de «es» (÷ √3)"  # the seed's
+    # Box n is step n of the stepper.
+    assert box_steps(view.board) == [f"c04-step-{n}" for n in range(1, 9)]
+    assert titles[4] == "<p>5 · Puntajes de «es» (÷ √3)</p>"  # the seed's
     assert text("capital.readout.loss") in spec_text(view.readouts.spec)
     assert "−ln p" in spec_text(view.readouts.spec)
 
@@ -262,12 +300,15 @@ def test_bar_charts_are_markup_built_once(view):
     every change, their headers the catalogue's axis words."""
     root = view.__panel__().get_root()
     assert [m for m in root.references() if isinstance(m, Plot)] == []
+    assert [m for m in root.references() if isinstance(m, Markup)] == []  # slots of the Board
     charts = (view.attention_bars, view.probability_bars)
-    assert all(isinstance(c, Markup) and c.kind == "bars" for c in charts)
-    assert view.__panel__().select(Markup).count(view.probability_bars) == 1
+    assert [(c.board, c.name, c.kind) for c in charts] == [
+        (view.board, "attention_bars", "bars"),
+        (view.board, "probability_bars", "bars"),
+    ]
     view.identity_slider.value = -0.4
     view.country_select.value = "Italia"
-    assert (view.attention_bars, view.probability_bars) == charts  # same components, new specs
+    assert (view.attention_bars, view.probability_bars) == charts  # same slots, new specs
     assert probability_bars(view)["label"] == VOCAB
     expected = CapitalWalkthrough(country="Italia", identity=-0.9)
     np.testing.assert_allclose(
@@ -380,9 +421,9 @@ def test_english_view_has_no_spanish_left(english):
     assert spanish_words_left("\n".join(line for line in lines if line not in data)) == set()
     assert spanish_words_left("\n".join(lines)) <= {w.lower() for w in MODEL_WORDS}
     layout = english.__panel__()
-    titles = [card.title for card in layout.select(pn.Card)]
-    assert titles[2] == "3 · + position"
-    assert titles[4] == '5 · Scores of “<span lang="es">es</span>” (÷ √3)'
+    titles = box_titles(english.board)
+    assert titles[2] == "<p>3 · + position</p>"
+    assert titles[4] == '<p>5 · Scores of “<span lang="es">es</span>” (÷ √3)</p>'
     assert english.country_select.label == "Country"
     assert english.identity_slider.label == "Country identity"
     assert english.probability_bars.spec["corner"] == "next word"
@@ -407,10 +448,14 @@ def test_english_keeps_the_model_words_marked(english):
     for identity in (0.9, 0.0):
         english.identity_slider.value = identity
         for pane in panes:
-            left = outside_kept(pane.object) if hasattr(pane, "object") else unmarked(pane.spec)
+            left = unmarked(pane.spec)
             assert not [w for w in MODEL_WORDS if re.search(rf"\b{w}\b", left)], left
             for short in ("La", "de", "es", "una", "muy"):
                 assert f">{short}<" not in left
+    # The Board's fixed texts (box titles, prose): a model word only inside lang="es".
+    for fixed in board_texts(english.board):
+        left = outside_kept(fixed)
+        assert not [w for w in MODEL_WORDS if re.search(rf"\b{w}\b", left)], fixed
     assert english.embeddings.spec["rows"][3]["label"] == {"text": "Francia", "lang": "es"}
     assert english.embeddings.spec["cols"] == ["place", "function", "identity"]
     assert {"text": "grande", "lang": "es"} in [

@@ -20,7 +20,7 @@ CEILING = {
     "autoatencion": (62, 62),
     "cabezas": (41, 44),
     "posicion": (51, 51),
-    "capital": (120, 120),
+    "capital": (40, 40),
     "entrenamiento": (70, 70),
     "explorador": (69, 69),
     "modelo": (71, 77),

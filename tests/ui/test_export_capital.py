@@ -218,9 +218,12 @@ def test_export_and_live_app_show_the_same(offline, open_export, open_live):
         assert_same(export_bars, live_bars)
 
 
-# How many times Bokeh lays out the whole page (a root view's compute_layout) while one view's
-# box grows by 300 px: the first displayed view whose model is of ``type`` (and named ``name``).
-JS_LAYOUTS_ON_GROWTH = """async ([type, name]) => {
+# While one view's box grows by 300 px: how many times Bokeh lays out the whole page (a root
+# view's compute_layout, ``layouts``) and how many of those the view's own watch of its box asked
+# for (its compute_layout, ``own``). The view: the first displayed one whose model is of ``type``
+# (and named ``name``); what grows: its box, or the element ``inner`` (a selector) inside it.
+# ``watched``: the view's own watch of its box turned back on first (what the count would see).
+JS_LAYOUTS_ON_GROWTH = """async ([type, name, inner, watched]) => {
   const views = [];
   const walk = (v) => {
     views.push(v);
@@ -228,31 +231,51 @@ JS_LAYOUTS_ON_GROWTH = """async ([type, name]) => {
   };
   const roots = Object.values(Bokeh.index);
   roots.forEach(walk);
-  let layouts = 0;
+  let layouts = 0, own = 0;
   for (const root of roots) {
-    const own = root.compute_layout;
-    root.compute_layout = function () { layouts += 1; return own.call(this); };
+    const mine = root.compute_layout;
+    root.compute_layout = function () { layouts += 1; return mine.call(this); };
   }
   const view = views.find((v) => v.model.type === type && (!name || v.model.name === name) &&
     v.el.getBoundingClientRect().height > 0);
+  const mine = view.compute_layout;
+  view.compute_layout = function () { own += 1; return mine.call(this); };
   const frames = () => new Promise((done) => requestAnimationFrame(() =>
     requestAnimationFrame(() => requestAnimationFrame(done))));
   await frames();
-  layouts = 0;
-  view.el.style.paddingBottom = "300px";
+  const grown = inner ? view.shadow_el.querySelector(inner) : view.el;
+  if (watched) {
+    view._resize_observer.observe(view.el, {box: "border-box"});
+    await frames();
+  }
+  layouts = own = 0;
+  grown.style.paddingBottom = "300px";
   await frames();
-  view.el.style.paddingBottom = "";
+  grown.style.paddingBottom = "";
   await frames();
-  return layouts;
+  if (watched) view._resize_observer.disconnect();
+  return {layouts, own};
 }"""
 
 
 def test_a_fragment_growing_does_not_lay_out_the_whole_page(page, offline, open_export):
-    """Every change of a Markup's text may change its size: Bokeh's own watch of its box would
-    lay out the whole page each time (markup.js, ``unobserved``). A pane of Panel's still
-    does, which shows the count can see it."""
+    """Every change of a fragment's text may change its size: Bokeh's own watch of the box
+    that holds it (the section's Board) would lay out the whole page each time (markup.js,
+    ``unobserved``). The Board grown: no layout of its asking (the page's root, grown with it,
+    still lays itself out); its first fragment, step 1's tokens, grown inside its row (step 3's
+    box is taller), as the tokens' Markup grew inside its card: none at all. A pane of Panel's
+    still lays the page out, and the Board with its watch turned back on would ask: the counts
+    can see them."""
     open_export("capital.html", "capital")
     wait_for(page, CapitalWalkthrough())
-    assert page.evaluate(JS_LAYOUTS_ON_GROWTH, ["panel.models.esm.ReactiveESM", "Markup"]) == 0
-    assert page.evaluate(JS_LAYOUTS_ON_GROWTH, ["panel.models.markup.HTML", ""]) >= 1
+    board = ["panel.models.esm.ReactiveESM", "Board"]
+    assert page.evaluate(JS_LAYOUTS_ON_GROWTH, [*board, "", False])["own"] == 0
+    assert page.evaluate(JS_LAYOUTS_ON_GROWTH, [*board, '[data-slot="tokens"]', False]) == {
+        "layouts": 0,
+        "own": 0,
+    }
+    pane = ["panel.models.markup.HTML", "", "", False]
+    assert page.evaluate(JS_LAYOUTS_ON_GROWTH, pane)["layouts"] >= 1
+    # The Board's own watch back on: its growth would ask for layouts, and the count sees them.
+    assert page.evaluate(JS_LAYOUTS_ON_GROWTH, [*board, "", True])["own"] >= 1
     assert offline.console_errors == []

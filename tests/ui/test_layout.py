@@ -28,26 +28,32 @@ DEEP = """const deep = (root, out = []) => {
   return out;
 };"""
 
-# Capital's step cards at a phone's width: the panes in them whose content is wider than what
-# they show (scrolled sideways or cut), and each step title's number of lines.
+# Capital's step boxes (in its Board) at a phone's width: the Board, and the fragments and texts
+# in the boxes, whose content is wider than what they show (scrolled sideways or cut), and each
+# step title's number of lines.
 CARDS_JS = f"""() => {{
   {DEEP}
-  const cards = deep(document).filter(e => /(^| )c04-step-\\d+( |$)/.test(e.className)
-    && e.classList.contains('card'));
+  const all = deep(document);
+  const boxes = all.filter(e => /(^| )c04-step-\\d+( |$)/.test(e.className)
+    && e.classList.contains('c04-box'));
   const clipped = [], titles = {{}}, tables = {{}};
-  for (const card of cards) {{
-    const step = card.className.match(/c04-step-(\\d+)/)[1];
-    const inside = deep(card.shadowRoot);
+  for (const host of new Set(boxes.map(b => b.getRootNode().host)))
+    if (host.scrollWidth > host.clientWidth + 1)
+      clipped.push(`board: ${{host.scrollWidth}} > ${{host.clientWidth}}`);
+  for (const box of boxes) {{
+    const step = box.className.match(/c04-step-(\\d+)/)[1];
+    if (box.scrollWidth > box.clientWidth + 1)
+      clipped.push(`${{step}}: ${{box.scrollWidth}} > ${{box.clientWidth}}`);
+    const inside = deep(box);
     for (const el of inside) {{
-      const pane = el.matches('.bk-panel-models-esm-ReactiveESM, .bk-panel-models-markup-HTML');
+      const pane = el.matches('.c04-slot, .c04-prose-html');
       if (pane && el.scrollWidth > el.clientWidth + 1)
         clipped.push(`${{step}}: ${{el.scrollWidth}} > ${{el.clientWidth}}`);
       const id = el.getAttribute('data-testid');
       if (id === 'capital-logits' || id === 'capital-probabilities')
         tables[id] = Math.round(el.getBoundingClientRect().right);
     }}
-    const h3 = inside.find(e => e.classList.contains('card-title'));
-    const head = h3 && h3.shadowRoot && h3.shadowRoot.querySelector('h3');
+    const head = box.querySelector('.c04-box-title p') || box.querySelector('.c04-box-title');
     const cs = head && getComputedStyle(head);
     const line = cs && (parseFloat(cs.lineHeight) || 1.25 * parseFloat(cs.fontSize));
     titles[step] = head ? Math.round(head.getBoundingClientRect().height / line) : null;
@@ -71,20 +77,21 @@ NOTE_JS = f"""(start) => {{
 }}"""
 
 # At a projector's width: the right edge of the section's content, the page's width, and the
-# tables that reach past the right edge of the card that holds them.
+# tables that reach past the right edge of the step box (in capital's Board) that holds them.
 PROJECTOR_JS = f"""() => {{
   {DEEP}
   const all = deep(document);
   const main = all.find(e => e.hasAttribute('data-c04-content'));
+  const boxes = all.filter(e => e.classList.contains('c04-box'));
   const spill = [];
-  for (const card of all.filter(e => e.classList.contains('card'))) {{
-    const right = card.getBoundingClientRect().right;
-    for (const t of deep(card.shadowRoot).filter(e => e.matches('table.c04-matrix')))
+  for (const box of boxes) {{
+    const right = box.getBoundingClientRect().right;
+    for (const t of deep(box).filter(e => e.matches('table.c04-matrix')))
       if (t.getBoundingClientRect().right > right + 1)
-        spill.push(`${{card.className}}: ${{t.getAttribute('data-testid')}}`);
+        spill.push(`${{box.className}}: ${{t.getAttribute('data-testid')}}`);
   }}
   return {{right: main.getBoundingClientRect().right, page: document.documentElement.scrollWidth,
-    cards: all.filter(e => e.classList.contains('card')).length, spill}};
+    cards: boxes.length, spill}};
 }}"""
 
 

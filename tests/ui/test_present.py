@@ -121,14 +121,18 @@ def test_shortcuts_live_move_reset_and_show_their_help(page, watch, lecture_url)
 
 
 def _visible_steps(page) -> list[bool]:
+    """Whether each step's box (in the section's Board, through shadow roots) is shown."""
     return page.evaluate(
         """() => {
       const out = [];
-      for (const m of Bokeh.documents[0].all_models)
-        for (const c of m.css_classes || []) {
-          const s = /^c04-step-(\\d+)$/.exec(c);
-          if (s && m.type.endsWith('Card')) out[Number(s[1]) - 1] = m.visible;
+      const walk = (root) => {
+        for (const el of root.querySelectorAll('.c04-box')) {
+          const s = /(?:^| )c04-step-(\\d+)(?: |$)/.exec(el.className);
+          if (s) out[Number(s[1]) - 1] = el.checkVisibility();
         }
+        for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
+      };
+      walk(document);
       return out;
     }"""
     )
