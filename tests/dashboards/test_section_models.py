@@ -22,7 +22,7 @@ CEILING = {
     "posicion": (51, 51),
     "capital": (120, 120),
     "entrenamiento": (70, 70),
-    "explorador": (69, 69),
+    "explorador": (56, 56),
     "modelo": (71, 77),
     "jugar": (43, 43),
 }
