@@ -19,7 +19,7 @@ TARGET = 30
 CEILING = {
     "autoatencion": (115, 115),
     "cabezas": (81, 85),
-    "posicion": (51, 51),
+    "posicion": (41, 41),
     "capital": (120, 120),
     "entrenamiento": (70, 70),
     "explorador": (56, 56),
