@@ -21,7 +21,7 @@ CEILING = {
     "cabezas": (81, 85),
     "posicion": (41, 41),
     "capital": (120, 120),
-    "entrenamiento": (70, 70),
+    "entrenamiento": (45, 45),
     "explorador": (56, 56),
     "modelo": (71, 77),
     "jugar": (43, 43),
