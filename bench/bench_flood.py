@@ -6,8 +6,9 @@
 each a tab driven through Bokeh's websocket protocol (tests/c04_client.py), change the
 temperature once a second (spread over the second, as a class's clicks would be) for SECONDS
 seconds; the latency of a change is from the message sent until the server's new attention map
-(its Markup spec) arrives. Twice: quiet, then beside one session that sends valid temperatures
-back to back, as fast as its socket takes them, FLOOD of them per second for the same SECONDS.
+(its slot in the explorer's Board) arrives. Twice: quiet, then beside one session that sends
+valid temperatures back to back, as fast as its socket takes them, FLOOD of them per second for
+the same SECONDS.
 The target (issue 14): the normal sessions' p95 under the flood ≤ 2 × their quiet p95.
 
 Every loop is bounded in count and time; the server is stopped at the end. Writes
@@ -45,7 +46,12 @@ def slider_of(session: ForgingSession) -> str:
 
 
 def map_of(session: ForgingSession) -> str:
-    return next(i for i, m in session.models.items() if m["attributes"].get("kind") == "heatmap")
+    # The map is a slot of the explorer's Board: its spec is inside the Board's specs_json.
+    return next(
+        i
+        for i, m in session.models.items()
+        if "explorer-table" in str(m["attributes"].get("specs_json", ""))
+    )
 
 
 async def normal(session: ForgingSession, t0: float, seconds: int, phase: float, out: list):
@@ -57,12 +63,12 @@ async def normal(session: ForgingSession, t0: float, seconds: int, phase: float,
         delay = t0 + phase + k - loop.time()
         if delay > 0:
             await asyncio.sleep(delay)
-        before = session.attr(table, "spec_json")
+        before = session.attr(table, "specs_json")
         sent = time.perf_counter()
         await session.change(slider, "value", TEMPERATURES[k % 2])
         try:
             arrived = await session.until(
-                lambda before=before: session.attr(table, "spec_json") != before,
+                lambda before=before: session.attr(table, "specs_json") != before,
                 UPDATE_TIMEOUT_S,
             )
         except TimeoutError:

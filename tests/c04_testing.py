@@ -473,13 +473,18 @@ SA_SNAPSHOT_START_JS = """\
 """
 
 
-def board_texts(board) -> list[str]:
+def board_texts(board, specs: bool = False) -> list[str]:
     """A Board's fixed texts (HTML), in the layout's order: each slot's caption and footnote,
-    each prose node's, each box's title."""
+    each prose node's, each box's title; with ``specs``, also each slot's (``spec_text``, an
+    "html" slot's HTML) after its caption."""
     found = []
 
     def walk(node):
-        found.extend(node[k] for k in ("caption", "footnote", "html", "title") if k in node)
+        found.extend(node[k] for k in ("caption", "html", "title") if k in node)
+        if specs and "slot" in node:
+            spec = board.slot(node["slot"]).spec
+            found.append(spec if isinstance(spec, str) else spec_text(spec))
+        found.extend(node[k] for k in ("footnote",) if k in node)
         for child in node.get("row", []) + node.get("col", []) + node.get("box", []):
             walk(child)
 
@@ -652,9 +657,9 @@ DEEP_FIND_JS = """function deepFind(root, sel) {
 
 # A chart markup.js draws (C04.markup.lines or raster), by its data-testid, as the page holds
 # it and as it is drawn; null while it is not drawn yet.
-# - "spec": the spec the page's component holds (its data model's spec_json: what markup.js
-#   drew from), and for a raster "values": its matrix as the page holds it ({shape, dtype,
-#   data: a plain list});
+# - "spec": the spec the page's component holds (its data model's spec_json, or its slot in a
+#   Board's specs_json: what markup.js drew from), and for a raster "values": its matrix as
+#   the page holds it ({shape, dtype, data: a plain list});
 # - lines: "series", each path.c04-line's vertices read back into data units through the frame
 #   and ranges the svg states, its stroke (computed), dash and width; "points" each circle's
 #   centre in data units and its fill; the element's role and aria-label;
@@ -671,6 +676,12 @@ CHART_JS = f"""(testid, full = true) => {{
   for (const doc of Bokeh.documents) {{
     for (const m of doc.all_models) {{
       const json = m.data && m.data.spec_json;
+      // Or a slot of a Board (components/board.py): the one spec of that testid among its slots.
+      const board = m.data && m.data.specs_json;
+      if (typeof board === "string" && board.includes('"testid":"' + testid + '"')) {{
+        const slot = Object.values(JSON.parse(board)).find((s) => s && s.testid === testid);
+        if (slot) out.spec = slot;
+      }}
       if (typeof json === "string" && json.includes('"testid":"' + testid + '"')) {{
         out.spec = JSON.parse(json);
         const values = m.data.values;

@@ -32,7 +32,8 @@ from attnmodel.explorer import (
 )
 from attnmodel.formatting import tick_js
 from attnmodel.i18n import DEFAULT_LANG, say, text
-from dashboards.components.markup import Markup, announce_spec, announcer, esc, math_md
+from dashboards.components.board import Board, prose, slot
+from dashboards.components.markup import Markup, announce_spec, esc, math_md
 from dashboards.components.render import apply_render, shared_render
 from dashboards.components.views import DemoView, LiveHTML, first_max
 
@@ -47,7 +48,8 @@ HOT_TEMPERATURE = 3.0
 # The Spanish "Se mantiene la frase anterior." (appended to the model's own message), for the
 # tests that still import it; the views read explorer.kept in their language.
 
-# Shared by the map and the bar list (each pane gets it in its own shadow root).
+# Shared by the Board (the map, the bar list, the caveat) and the intro's pane (the lead and its
+# tags), each in its own shadow root.
 CSS = """
 .c04-tags { display: flex; gap: 6px; flex-wrap: wrap; margin: 2px 0; }
 .c04-tag { font-size: 80%; padding: 1px 9px; border-radius: 10px; background: #e8eef7;
@@ -321,8 +323,9 @@ class ExplorerView(DemoView):
     numbers on the "T = …" buttons and in the slider follow ``lang`` too.
 
     Updates: one watcher on the model (``_on_model``) puts :func:`render` on screen with
-    ``apply_render`` (the token widgets' options and values, the ``.object`` of ``self.table``
-    and ``self.row``) in one hold. In the export, ``enable_client_side`` makes the browser twin
+    ``apply_render`` (the token widgets' options and values, the specs of the Board's slots
+    ``table``, ``row`` and ``announce``; ``self.table``, ``self.row`` read them) in one hold.
+    In the export, ``enable_client_side`` makes the browser twin
     (``dashboards/demos/explorer.js``) do the same from the widgets' values.
     """
 
@@ -396,10 +399,6 @@ class ExplorerView(DemoView):
             css_classes=["c04-explorer-causal-box"],
         )
 
-        self.table = Markup(kind="heatmap", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.row = Markup(kind="focus_row", stylesheets=[CSS], sizing_mode="stretch_width")
-        self.announcer = announcer()
-
         cold, hot = self.num(COLD_TEMPERATURE, 1), self.num(HOT_TEMPERATURE, 0)
         self.reset_button = self._button(
             self.t("explorer.reset"), "reset", 250, self._notice_default
@@ -412,25 +411,42 @@ class ExplorerView(DemoView):
 
         self._buttons_props = _ButtonsProps(self.token_buttons)
         self._select_props = _SelectProps(self.token_select)
-        self._show()
-        m.param.watch(self._on_model, ["sentence", "focus", "temperature", "positional", "causal"])
 
         t = self.t
         tags = "".join(
             f'<span class="c04-tag">#{esc(tag)}</span>' for tag in t("explorer.tags").split()
         )
+        # The fixed texts before the controls in one Markdown pane, those after the "Fíjate"
+        # buttons in another; those between the map and the buttons in the Board with the map,
+        # the row and the announcer (issue 36).
         lead = (
             f'<p class="c04-lead">{esc(t("explorer.lead"))}</p><div class="c04-tags">{tags}</div>'
         )
+        intro = "\n\n".join(
+            (f"## {t('demo.explorador')}", lead, t("explorer.problem"), t("explorer.move"))
+        )
+        self.board = Board(
+            layout=[
+                slot("table", "heatmap"),
+                prose(f'<div class="c04-note">{esc(t("explorer.legend"))}</div>'),
+                slot("row", "focus_row"),
+                prose(f'<div class="c04-caveat">{esc(t("explorer.caveat"))}</div>'),
+                prose(f"**{t('explorer.notice')}**"),
+                slot("announce", "announce"),
+            ],
+            stylesheets=[CSS],
+            sizing_mode="stretch_width",
+        )
+        # Each fragment as the tests read it (a Slot: spec, kind).
+        self.table = self.board.slot("table")
+        self.row = self.board.slot("row")
+        self.announcer = self.board.slot("announce")
+        self._show()
+        m.param.watch(self._on_model, ["sentence", "focus", "temperature", "positional", "causal"])
+
+        outro = "\n\n".join(t(f"explorer.{key}") for key in ("inside", "qkv", "toy", "takeaway"))
         self._layout = pn.Column(
-            math_md(f"## {t('demo.explorador')}", margin=(0, 10)),
-            LiveHTML(
-                lead,
-                stylesheets=[CSS],
-                sizing_mode="stretch_width",
-            ),
-            math_md(t("explorer.problem")),
-            math_md(t("explorer.move")),
+            math_md(intro, stylesheets=[CSS], margin=(0, 10)),
             pn.Row(self.sentence_input, self.sentence_error, sizing_mode="stretch_width"),
             LiveHTML(
                 f'<div class="c04-label">{esc(t("explorer.focus_label"))}</div>',
@@ -445,16 +461,7 @@ class ExplorerView(DemoView):
                 self.causal_box,
                 sizing_mode="stretch_width",
             ),
-            self.table,
-            LiveHTML(f'<div class="c04-note">{esc(t("explorer.legend"))}</div>', margin=(0, 10)),
-            self.row,
-            LiveHTML(
-                f'<div class="c04-caveat">{esc(t("explorer.caveat"))}</div>',
-                stylesheets=[CSS],
-                sizing_mode="stretch_width",
-                margin=(10, 10),
-            ),
-            math_md(f"**{t('explorer.notice')}**", margin=(0, 10)),
+            self.board,
             self._notice(t("explorer.notice_default"), self.reset_button),
             self._notice(
                 t("explorer.notice_temperature", cold=cold, hot=hot),
@@ -462,11 +469,7 @@ class ExplorerView(DemoView):
                 self.hot_button,
             ),
             self._notice(t("explorer.notice_causal"), self.causal_button),
-            math_md(t("explorer.inside")),
-            math_md(t("explorer.qkv")),
-            math_md(t("explorer.toy")),
-            math_md(t("explorer.takeaway")),
-            self.announcer,
+            math_md(outro),
             sizing_mode="stretch_width",
         )
 
@@ -547,13 +550,13 @@ class ExplorerView(DemoView):
     def client_targets(self) -> dict[str, tuple[object, str]]:
         """What :func:`render` fills: target name -> (pane or widget, kind); see the brief."""
         return {
-            "table": (self.table, "markup"),
-            "row": (self.row, "markup"),
+            "table": (self.board, "board:table"),
+            "row": (self.board, "board:row"),
             "buttons_labels": (self.token_buttons, "prop:labels"),
             "buttons_active": (self.token_buttons, "prop:active"),
             "select_options": (self.token_select, "prop:options"),
             "select_value": (self.token_select, "prop:value"),
-            "announce": (self.announcer, "markup"),
+            "announce": (self.board, "board:announce"),
         }
 
     def _live_targets(self) -> dict[str, tuple[object, str]]:

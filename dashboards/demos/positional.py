@@ -14,18 +14,18 @@ from bokeh.palettes import RdBu11, interp_palette
 from attnmodel import PositionalEncodingDemo
 from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG, Refusal, catalogue, text
+from dashboards.components.board import Board, prose, slot
 from dashboards.components.markup import (
     Markup,
     Raster,
     announce_spec,
-    announcer,
     esc,
     math_md,
     section_header,
 )
 from dashboards.components.render import apply_render, shared_render
 from dashboards.components.style import CATEGORY_COLORS, CHART_CSS
-from dashboards.components.views import DemoView, LiveHTML
+from dashboards.components.views import DemoView
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
 # session, and every such name would leave one more logger behind.
@@ -272,12 +272,13 @@ class PositionalView(DemoView):
     ``pe-heatmap``; its title ``pe-heatmap-title``, "PE: 50 posiciones × 64 dimensiones") draws
     ``values`` (the encoding as float32, row = position, position 0 at the top) as one canvas
     pixel per cell stretched to the section's width, colours fixed at −1..1 with a colour bar,
-    a tooltip per cell (position, dimension, PE with 4 decimals). ``self.similarity`` (a
-    :class:`Markup` of kind ``lines``, data-testid ``pe-similarity``) draws one curve per start
-    position 0, 10, 20 as SVG, with a legend and a tooltip per curve; a start beyond the last
-    position is an empty curve. Their numbers are also in text: the worked table, and the
-    similarity table folded under the curves. A model change sets the matrix and the specs, in
-    one ``pn.io.hold()``: ``apply_render(self.client_targets(), render(self.model))``.
+    a tooltip per cell (position, dimension, PE with 4 decimals). ``self.similarity`` (a slot
+    of kind ``lines`` of the section's :class:`Board`, data-testid ``pe-similarity``) draws
+    one curve per start position 0, 10, 20 as SVG, with a legend and a tooltip per curve; a
+    start beyond the last position is an empty curve. Their numbers are also in text: the
+    worked table, and the similarity table folded under the curves. A model change sets the
+    matrix and the specs, in one ``pn.io.hold()``:
+    ``apply_render(self.client_targets(), render(self.model))``.
 
     Export: ``enable_client_side`` wires both sliders to the browser twin
     (dashboards/demos/positional.js), which computes the same ``render`` in the page.
@@ -327,17 +328,35 @@ class PositionalView(DemoView):
             sizing_mode="stretch_width",
             margin=(5, 10),
         )
-        self.similarity = Markup(
-            kind="lines", stylesheets=[CHART_CSS], sizing_mode="stretch_width", margin=(5, 10)
-        )
-        self.similarity_table = Markup(kind="matrix", margin=0)
-        self.announcer = announcer()
-        self._update_plots()
-        self.worked_table = LiveHTML(
-            worked_table_html(model.worked_rows(self.lang), lang=self.lang),
-            stylesheets=[TABLE_CSS],
+        # The figures and fixed texts after the heat map in one Board (issue 36); the heat map
+        # stays a Raster of its own (binary float32 data, not JSON).
+        self.board = Board(
+            layout=[
+                prose(self.t("positional.heatmap_caption"), css="c04-note"),
+                prose(f"### {self.t('positional.waves_heading')}"),
+                slot("similarity", "lines"),
+                slot("similarity_table", "matrix"),
+                prose(
+                    f"{self.t('positional.similarity_caption')}\n\n"
+                    f"{self.t('positional.curves_note')}",
+                    css="c04-note",
+                ),
+                prose(f"### {self.t('positional.table_title')}"),
+                slot("worked_table", "html"),
+                prose(self.t("positional.sum_paragraph")),
+                slot("announce", "announce"),
+            ],
+            stylesheets=[CHART_CSS, TABLE_CSS],
             sizing_mode="stretch_width",
+            margin=(5, 10),
         )
+        # Each fragment as the tests read it (a Slot: spec, kind; an "html" slot's object).
+        self.similarity = self.board.slot("similarity")
+        self.similarity_table = self.board.slot("similarity_table")
+        self.announcer = self.board.slot("announce")
+        self.worked_table = self.board.slot("worked_table")
+        self.worked_table.spec = worked_table_html(model.worked_rows(self.lang), lang=self.lang)
+        self._update_plots()
         self._layout = pn.Column(
             section_header(self.t("demo.posicion"), anchor="posicion"),
             math_md(
@@ -347,18 +366,7 @@ class PositionalView(DemoView):
             pn.Row(self.n_slider, self.d_slider, self.shape),
             self.error,
             self.heatmap,
-            math_md(self.t("positional.heatmap_caption"), css_classes=["c04-note"]),
-            math_md(f"### {self.t('positional.waves_heading')}"),
-            self.similarity,
-            self.similarity_table,
-            math_md(
-                f"{self.t('positional.similarity_caption')}\n\n{self.t('positional.curves_note')}",
-                css_classes=["c04-note"],
-            ),
-            math_md(f"### {self.t('positional.table_title')}"),
-            self.worked_table,
-            math_md(self.t("positional.sum_paragraph")),
-            self.announcer,
+            self.board,
             sizing_mode="stretch_width",
         )
 
@@ -403,9 +411,9 @@ class PositionalView(DemoView):
         return {
             "shape": (self.shape, "markup"),
             "heatmap_values": (self.heatmap, "esm:values"),
-            "similarity": (self.similarity, "markup"),
-            "similarity_table": (self.similarity_table, "markup"),
-            "announce": (self.announcer, "markup"),
+            "similarity": (self.board, "board:similarity"),
+            "similarity_table": (self.board, "board:similarity_table"),
+            "announce": (self.board, "board:announce"),
         }
 
     def enable_client_side(self, states: dict | None = None) -> int:

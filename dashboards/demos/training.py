@@ -41,13 +41,12 @@ from attnmodel.training import (
     is_trained,
     trained_run,
 )
+from dashboards.components.board import Board, column, prose, row, slot
 from dashboards.components.markup import (
     Markup,
     announce_spec,
-    announcer,
     kept_label,
     kept_labels,
-    math_md,
     matrix_spec,
     readout_spec,
     rich,
@@ -55,7 +54,7 @@ from dashboards.components.markup import (
 )
 from dashboards.components.render import apply_render, client_update, shared_render
 from dashboards.components.style import CATEGORY_COLORS, CHART_CSS
-from dashboards.components.views import DemoView, LiveHTML
+from dashboards.components.views import DemoView
 
 EXAMPLE_LANG = "es"  # the corpus's language: its words stay Spanish on every page
 DECIMALS = 4  # the compact state's rounding: the screen shows at most 4 decimals
@@ -511,26 +510,42 @@ class TrainingView(DemoView):
             value=0, max=DEFAULT_STEPS, width=220, visible=False, margin=(36, 10, 10, 10)
         )
         self.status = Markup(kind="note", margin=(30, 10, 10, 10))
-        self.export_note = LiveHTML(
+        # Shown only in the offline export (enable_client_side sets it).
+        self.export_note_html = (
             '<div class="c04-note" data-testid="training-export-note">'
-            f"{t('training.export_note', seed=model.seed)}</div>",
-            visible=False,
+            f"{t('training.export_note', seed=model.seed)}</div>"
+        )
+        # The figures and fixed texts under the controls in one Board (issue 36).
+        heads = [slot(f"head_{h}", "matrix") for h in range(N_HEADS)]
+        self.board = Board(
+            layout=[
+                slot("export_note", "html"),
+                slot("readouts", "readouts"),
+                row(
+                    slot("loss_chart", "lines"),
+                    column(prose(t("training.heads_caption")), row(*heads)),
+                ),
+                row(slot("roles", "matrix"), slot("top", "matrix")),
+                prose(
+                    t("training.roles_caption", countries=len(TRAINING_COUNTRIES)),
+                    css="c04-note",
+                ),
+                slot("probability_bars", "bars"),
+                slot("held_out", "note"),
+                slot("comparison", "note"),
+                slot("announce", "announce"),
+            ],
+            stylesheets=[CHART_CSS, BOX_CSS],
             sizing_mode="stretch_width",
             margin=(0, 10),
         )
-
-        self.readouts = Markup(kind="readouts", margin=(4, 0))
-        self.roles = Markup(kind="matrix", margin=(0, 10))
-        self.top = Markup(kind="matrix", margin=(0, 10))
-        self.held_out = Markup(kind="note", margin=(0, 10), sizing_mode="stretch_width")
-        self.comparison = Markup(
-            kind="note", margin=(6, 10), sizing_mode="stretch_width", stylesheets=[BOX_CSS]
-        )
-        self.announce = announcer()
-        self.heads = [Markup(kind="matrix", margin=(0, 10)) for _ in range(N_HEADS)]
-        self.probability_bars = Markup(kind="bars", margin=(5, 10), sizing_mode="stretch_width")
-
-        self.loss_chart = Markup(kind="lines", stylesheets=[CHART_CSS], margin=(5, 10))
+        # Each fragment as the tests read it (a Slot: spec, kind; an "html" slot's object).
+        self.export_note = self.board.slot("export_note")
+        for name in ("readouts", "roles", "top", "held_out", "comparison", "announce"):
+            setattr(self, name, self.board.slot(name))
+        self.heads = [self.board.slot(f"head_{h}") for h in range(N_HEADS)]
+        self.probability_bars = self.board.slot("probability_bars")
+        self.loss_chart = self.board.slot("loss_chart")
 
         self._shown_seed: int | None = None  # the seed whose run is on screen
         self._poll = None
@@ -551,21 +566,7 @@ class TrainingView(DemoView):
             section_header(t("demo.entrenamiento"), intro + kept, "entrenamiento"),
             pn.Row(self.step_slider, self.country_select),
             pn.Row(self.seed_input, self.train_button, self.progress, self.status),
-            self.export_note,
-            self.readouts,
-            pn.Row(
-                self.loss_chart,
-                pn.Column(math_md(t("training.heads_caption")), pn.Row(*self.heads)),
-            ),
-            pn.Row(self.roles, self.top),
-            math_md(
-                t("training.roles_caption", countries=len(TRAINING_COUNTRIES)),
-                css_classes=["c04-note"],
-            ),
-            self.probability_bars,
-            self.held_out,
-            self.comparison,
-            self.announce,
+            self.board,
             sizing_mode="stretch_width",
         )
 
@@ -657,18 +658,19 @@ class TrainingView(DemoView):
         apply_render(self.client_targets(), render(self.model, self.lang))
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (Markup, kind), for the names of ``render``."""
-        return {
-            "readouts": (self.readouts, "markup"),
-            **{f"head_{h}": (pane, "markup") for h, pane in enumerate(self.heads)},
-            "roles": (self.roles, "markup"),
-            "top": (self.top, "markup"),
-            "held_out": (self.held_out, "markup"),
-            "comparison": (self.comparison, "markup"),
-            "announce": (self.announce, "markup"),
-            "probability_bars": (self.probability_bars, "markup"),
-            "loss_chart": (self.loss_chart, "markup"),
-        }
+        """Target name -> (the board, "board:<slot>"), for the names of ``render``."""
+        names = (
+            "readouts",
+            *(f"head_{h}" for h in range(N_HEADS)),
+            "roles",
+            "top",
+            "held_out",
+            "comparison",
+            "announce",
+            "probability_bars",
+            "loss_chart",
+        )
+        return {name: (self.board, f"board:{name}") for name in names}
 
     def enable_client_side(self, states: dict | None = None) -> int:
         """Embed the shown run and every checkpoint × country, wire the slider and the select
@@ -704,7 +706,7 @@ class TrainingView(DemoView):
                     "example_lang": EXAMPLE_LANG,
                 },
             }
-        self.export_note.visible = True
+        self.export_note.spec = self.export_note_html
         self.seed_input.param.update(disabled=True, start=model.seed, end=model.seed)
         self.train_button.disabled = True
         code, args = client_update(

@@ -9,6 +9,7 @@ from bokeh.document import Document
 
 from attnmodel.explorer import DEFAULT_SENTENCE, AttentionExplorer, percentages
 from attnmodel.i18n import Refusal, text
+from dashboards.components.board import Board
 from dashboards.components.markup import Markup
 from dashboards.demos.explorer import (
     ExplorerView,
@@ -17,7 +18,7 @@ from dashboards.demos.explorer import (
     token_labels,
 )
 
-from c04_testing import spanish_words_left, spec_text, viewable_texts
+from c04_testing import board_texts, spanish_words_left, spec_text, viewable_texts
 
 SEED_ROW = ["0 %", "39 %", "3 %", "0 %", "0 %", "44 %", "2 %", "11 %"]
 QUERY = text("explorer.query")  # the map's corner: "Consulta"
@@ -54,11 +55,17 @@ def header(view: ExplorerView) -> list[str]:
 
 def all_pane_texts(view: ExplorerView) -> list[str]:
     # In layout order (a function selector walks the tree depth first); a Markup pane by the
-    # texts of its spec.
+    # texts of its spec, the Board by its fixed texts and its slots' specs in its layout order.
     panes = view.__panel__().select(
-        lambda o: isinstance(o, (pn.pane.HTML, pn.pane.Markdown, Markup))
+        lambda o: isinstance(o, (pn.pane.HTML, pn.pane.Markdown, Markup, Board))
     )
-    return [spec_text(p.spec) if isinstance(p, Markup) else p.object for p in panes]
+    texts = []
+    for p in panes:
+        if isinstance(p, Board):
+            texts.extend(board_texts(p, specs=True))
+        else:
+            texts.append(spec_text(p.spec) if isinstance(p, Markup) else p.object)
+    return texts
 
 
 def error_text(view: ExplorerView) -> str:
@@ -351,7 +358,7 @@ def test_english_page_has_no_spanish_left_and_keeps_the_spanish_example(english)
     assert f'<i lang="es">{DEFAULT_SENTENCE}</i>' in move
     assert "Spanish example kept" in move
     assert "The cat sleeps because the cat is tired" in " ".join(move.split())
-    assert move in all_pane_texts(english)
+    assert move in "\n".join(all_pane_texts(english))
     assert english.sentence_input.placeholder == text("explorer.placeholder", "en")
     assert english.temperature_slider.label == "Temperature T"
     assert [b.label for b in (english.cold_button, english.hot_button)] == ["T = 0.1", "T = 3"]

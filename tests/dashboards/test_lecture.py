@@ -61,9 +61,8 @@ def rendered_testids(viewable) -> list[str]:
                 testids += spec_testids(json.loads(value or "{}"))
             if name == "specs_json":  # a Board's fragments
                 for spec in json.loads(value).values():
-                    if isinstance(spec, str):  # an "html" slot
-                        texts.append(spec)
-                    testids += spec_testids(spec) if isinstance(spec, dict) else []
+                    # an "html" slot's HTML, or a spec
+                    testids += TESTID.findall(spec) if isinstance(spec, str) else spec_testids(spec)
     return TESTID.findall(" ".join(texts)) + testids
 
 

@@ -12,11 +12,12 @@ from bokeh.palettes import RdBu11, interp_palette
 from attnmodel import PositionalEncodingDemo
 from attnmodel.formatting import es_number
 from attnmodel.i18n import catalogue, text
-from dashboards.components.markup import Markup, Raster
+from dashboards.components.board import Board, Slot
+from dashboards.components.markup import Raster, md_html
 from dashboards.components.mathml import with_math
 from dashboards.demos.positional import FORMULA, PositionalView
 
-from c04_testing import spanish_words_left, table, viewable_texts
+from c04_testing import board_texts, spanish_words_left, table, viewable_texts
 
 TITLE = text("demo.posicion")
 HEATMAP_CAPTION = text("positional.heatmap_caption")
@@ -25,7 +26,11 @@ SUM_PARAGRAPH = text("positional.sum_paragraph")
 
 
 def markdown_texts(layout) -> str:
-    return "\n".join(p.object for p in layout.select(pn.pane.Markdown))
+    """The Markdown panes' texts and the Board's fixed texts (HTML), in layout order."""
+    texts = []
+    for p in layout.select(lambda o: isinstance(o, (pn.pane.Markdown, Board))):
+        texts.extend(board_texts(p) if isinstance(p, Board) else [p.object])
+    return "\n".join(texts)
 
 
 def heatmap_model(root):
@@ -50,12 +55,17 @@ def test_builds_with_the_seed_text(view):
     layout = view.__panel__()
     assert isinstance(layout, pn.Column)
     shown = markdown_texts(layout)
-    for piece in (TITLE, FORMULA, HEATMAP_CAPTION, SIMILARITY_CAPTION, SUM_PARAGRAPH):
+    for piece in (TITLE, FORMULA):
         assert with_math(piece) in shown  # its formulas as MathML
-    assert f"### {text('positional.waves_heading')}" in shown
-    assert f"### {with_math(text('positional.table_title'))}" in shown
-    assert "### Ondas y distancia relativa" in shown
+    # The Board's texts: HTML made on the server, their formulas as MathML.
+    for piece in (HEATMAP_CAPTION, SIMILARITY_CAPTION, SUM_PARAGRAPH):
+        assert md_html(piece) in shown
+    assert md_html(f"### {text('positional.waves_heading')}") in shown
+    assert md_html(f"### {text('positional.table_title')}") in shown
+    assert "<h3>Ondas y distancia relativa</h3>" in shown
     assert "El ejemplo del apunte: tres tokens contiguos con <math " in shown
+    positions = [shown.find(md_html(p)) for p in (HEATMAP_CAPTION, SIMILARITY_CAPTION)]
+    assert -1 < positions[0] < positions[1] < shown.find(md_html(SUM_PARAGRAPH))
     assert "darían exactamente lo mismo." in shown
     # TeX as TeX writes it: converted before Markdown, its backslashes are not Markdown's.
     assert r"\sin\!\left(" in FORMULA
@@ -89,7 +99,7 @@ def test_no_bokeh_figure_is_left(view):
     root = view.__panel__().get_root()
     assert [m for m in root.references() if isinstance(m, Plot)] == []
     assert isinstance(view.heatmap, Raster)
-    assert (view.similarity.kind, type(view.similarity)) == ("lines", Markup)
+    assert (view.similarity.kind, type(view.similarity)) == ("lines", Slot)
 
 
 def test_heatmap_follows_d_model_slider_in_place(view):

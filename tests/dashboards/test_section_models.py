@@ -19,10 +19,10 @@ TARGET = 30
 CEILING = {
     "autoatencion": (62, 62),
     "cabezas": (41, 44),
-    "posicion": (51, 51),
+    "posicion": (41, 41),
     "capital": (40, 40),
-    "entrenamiento": (70, 70),
-    "explorador": (69, 69),
+    "entrenamiento": (45, 45),
+    "explorador": (56, 56),
     "modelo": (71, 77),
     "jugar": (27, 27),
 }

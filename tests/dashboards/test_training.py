@@ -13,8 +13,9 @@ from bokeh.models import ColumnDataSource, Plot
 
 from attnmodel.formatting import es_number, percent
 from attnmodel.i18n import languages, text
-from attnmodel.training import DEFAULT_STEPS, FACTS, HELD_OUT, TrainingDemo
-from dashboards.components.markup import Markup
+from attnmodel.training import DEFAULT_STEPS, FACTS, HELD_OUT, TRAINING_COUNTRIES, TrainingDemo
+from dashboards.components.board import Slot
+from dashboards.components.markup import md_html
 from dashboards.demos import training
 from dashboards.demos.training import (
     CAPITALS,
@@ -137,16 +138,20 @@ def test_the_bars_are_markup_not_a_bokeh_figure():
     """The next-word bars are a table drawn by markup.js, after the roles' caption, where the
     figure was; the loss curve is SVG drawn by markup.js too: no Bokeh figure is left."""
     view = TrainingView()
-    assert isinstance(view.probability_bars, Markup)
+    assert isinstance(view.probability_bars, Slot)
     assert view.probability_bars.kind == "bars"
-    layout = view.__panel__()
-    children = list(layout)
-    at = [i for i, child in enumerate(children) if child is view.probability_bars]
-    assert at == [8]
-    assert list(children[6]) == [view.roles, view.top]
-    assert children[7].css_classes == ["c04-note"]  # the roles' caption
-    assert children[9] is view.held_out
-    root = layout.get_root()
+    assert view.loss_chart.kind == "lines"
+    # In the Board, right after the roles' caption.
+    layout = view.board.layout
+    at = [i for i, node in enumerate(layout) if node.get("slot") == "probability_bars"]
+    assert at == [5]
+    caption = text("training.roles_caption", countries=len(TRAINING_COUNTRIES))
+    assert layout[4] == {"html": md_html(caption), "css": "c04-note"}
+    assert layout[3] == {
+        "row": [{"slot": "roles", "kind": "matrix"}, {"slot": "top", "kind": "matrix"}]
+    }
+    assert layout[6]["slot"] == "held_out"
+    root = view.__panel__().get_root()
     assert [m for m in root.references() if isinstance(m, Plot | ColumnDataSource)] == []
     assert view.loss_chart.kind == "lines"
     assert view.loss_chart.spec["testid"] == "training-loss-chart"
@@ -173,13 +178,16 @@ def test_the_compact_state_is_what_the_page_shows():
 
 def test_the_export_embeds_every_checkpoint_of_every_country_under_1_mb():
     view = TrainingView()
+    assert view.export_note.object == ""  # shown only in the export
     states: dict = {}
     count = view.enable_client_side(states)
     table = states["training"]["states"]
     assert count == len(table) == len(FACTS) * (DEFAULT_STEPS // 5 + 1)
     assert state_key(DEFAULT_STEPS, "Francia") in table
     assert len(json.dumps(states["training"], ensure_ascii=False).encode()) < 1_000_000
-    assert view.export_note.visible
+    note = view.export_note.object
+    assert 'data-testid="training-export-note"' in note
+    assert text("training.export_note", seed=view.model.seed) in note
     assert view.seed_input.disabled
     assert view.train_button.disabled
 
