@@ -112,6 +112,7 @@ def test_every_plot_of_every_demo_has_a_text_alternative(demo, lang):
     from bokeh.models import Plot
 
     from attnmodel.i18n import catalogue
+    from dashboards.components.board import Board
     from dashboards.components.markup import Markup
 
     captions = {v for k, v in catalogue(lang).items() if k.startswith("a11y.plot.")}
@@ -121,6 +122,9 @@ def test_every_plot_of_every_demo_has_a_text_alternative(demo, lang):
         assert plot.html_attributes.get("role") == "img", plot.name
         assert plot.html_attributes.get("aria-label") in captions, plot.name
     charts = [m for m in view.__panel__().select(Markup) if m.kind in ("lines", "raster")]
+    # A chart in a slot of a Board (its spec in the Board's specs)
+    for board in view.__panel__().select(Board):
+        charts += [board.slot(n) for n, kind in board.kinds.items() if kind in ("lines", "raster")]
     for chart in charts:
         assert chart.spec.get("aria") in captions, (chart.kind, chart.spec.get("testid"))
     # The sections whose charts these are (a chart lost or renamed is seen here).
