@@ -51,7 +51,7 @@ from dashboards.app.session import configure
 from dashboards.components import mathml
 from dashboards.components.markup import esc, math_md
 from dashboards.components.page import CONTENT_ATTRIBUTES, VIEWPORT_META, language_links, skip_link
-from dashboards.components.views import LangColumn, LiveHTML
+from dashboards.components.views import LangColumn
 from dashboards.demos import registry
 from dashboards.sharing import exercises, live_link, practice
 
@@ -208,7 +208,7 @@ def _exercises(lang: str) -> pn.Column:
         link = _goto(exercise.section, f"→ {esc(labels[exercise.section])}")
         rows.append(math_md(f"• {exercise.text(lang)} {link}", margin=(0, 10)))
     rows += [
-        LiveHTML(f"<p>{esc(text('exercises.in_sections', lang))}</p>", margin=(10, 10, 0, 10)),
+        pn.pane.HTML(f"<p>{esc(text('exercises.in_sections', lang))}</p>", margin=(10, 10, 0, 10)),
         practice.progress([e.id for e in exercises.exercises()], lang),
     ]
     return pn.Column(*rows, sizing_mode="stretch_width")
@@ -221,7 +221,7 @@ def file_in_languages(filename: str, lang: str) -> str:
 
 
 def _bar(filename: str, lang: str) -> pn.pane.HTML:
-    return LiveHTML(
+    return pn.pane.HTML(
         f'<nav class="c04-export-bar" aria-label="{esc(text("export.index_link", lang))}">'
         f'<a href="{INDEX_FILE}">{esc(text("export.index_link", lang))}'
         f'</a> · <a href="{LECTURE_FILE}">{esc(text("export.lecture_link", lang))}</a> · '
@@ -239,7 +239,7 @@ def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
     links = "".join(
         _goto(s.id, esc(s.label(lang))) for s in SECTIONS if s.id in kept or not s.demos
     )
-    nav = LiveHTML(
+    nav = pn.pane.HTML(
         f'<nav class="c04-export-nav" data-testid="export-nav" '
         f'aria-label="{esc(text("a11y.nav", lang))}">'
         f"<b>{esc(text('export.nav', lang))}</b> {links}</nav>",

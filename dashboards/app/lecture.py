@@ -27,7 +27,7 @@ from dashboards.classroom import classmode
 from dashboards.components import stepper
 from dashboards.components.markup import esc, math_md, md_html
 from dashboards.components.page import CONTENT_ATTRIBUTES, language_links, skip_link
-from dashboards.components.views import LangColumn, LiveHTML, respond_immediately
+from dashboards.components.views import LangColumn, respond_immediately
 from dashboards.demos import registry
 from dashboards.runtime import clients
 from dashboards.runtime.memory import freeze_survivors, release_memory_later
@@ -89,7 +89,7 @@ class Lecture(pn.viewable.Viewer):
             self.section = self.nav.value
             self.nav.languages = self.language_links()
             loading = f'<div class="c04-note">{esc(text("lecture.loading", self.lang))}</div>'
-            self.main.objects = [LiveHTML(loading, margin=(10, 10))]
+            self.main.objects = [pn.pane.HTML(loading, margin=(10, 10))]
             pn.state.onload(self._load)
 
     def _load(self) -> None:
@@ -173,7 +173,8 @@ class Lecture(pn.viewable.Viewer):
 
 def section_marker(section_id: str) -> pn.pane.HTML:
     # A stable hook for the browser tests: present once the section has rendered.
-    return LiveHTML(f'<span data-testid="section-{esc(section_id)}"></span>', margin=0, height=0)
+    marker = f'<span data-testid="section-{esc(section_id)}"></span>'
+    return pn.pane.HTML(marker, margin=0, height=0)
 
 
 def build_section(lecture: Lecture, section: registry.Section) -> pn.viewable.Viewable:

@@ -13,7 +13,6 @@ from panel.io.resources import BASE_TEMPLATE
 from attnmodel import i18n
 from dashboards.components.markup import esc
 from dashboards.components.style import SKIP_CSS
-from dashboards.components.views import LiveHTML
 
 log = logging.getLogger("dashboards.components.page")
 
@@ -80,7 +79,7 @@ CONTENT_ATTRIBUTES = {"data-c04-content": "", "role": "main"}
 def skip_link(lang: str) -> pn.pane.HTML:
     """A "Saltar al contenido" link, the first thing a keyboard reaches on a page."""
     label = esc(i18n.text("a11y.skip", lang))
-    return LiveHTML(
+    return pn.pane.HTML(
         f'<a class="c04-skip" href="#contenido">{label}</a>',
         stylesheets=[SKIP_CSS],
         margin=0,

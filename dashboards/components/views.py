@@ -57,19 +57,6 @@ class LangColumn(pn.Column):
     html_attributes = param.Dict(default={}, doc="Attributes of the column's element.")
 
 
-class LiveHTML(pn.pane.HTML):
-    """``pn.pane.HTML`` whose updates send the new text and nothing else.
-
-    Panel's HTML pane recomputes all its Bokeh properties on every new ``object`` (stylesheets,
-    design modifiers, file paths resolved again): about 1 ms per pane and change on the server,
-    for properties that never change here. Every other parameter still goes through Panel.
-    """
-
-    # Private API: Panel's hook for a new object; ~1 ms per pane and change saved on the server.
-    def _update(self, ref: str, model) -> None:
-        model.update(**self._process_param_change({"object": self.object}))
-
-
 def respond_immediately(root) -> int:
     """Process every widget change under ``root`` on the server's next tick, not 50 ms later.
 

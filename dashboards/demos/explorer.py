@@ -35,7 +35,7 @@ from attnmodel.i18n import DEFAULT_LANG, say, text
 from dashboards.components.board import Board, prose, slot
 from dashboards.components.markup import Markup, announce_spec, esc, math_md
 from dashboards.components.render import apply_render, shared_render
-from dashboards.components.views import DemoView, LiveHTML, first_max
+from dashboards.components.views import DemoView, first_max
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
 # session, and every such name would leave one more logger behind.
@@ -448,7 +448,7 @@ class ExplorerView(DemoView):
         self._layout = pn.Column(
             math_md(intro, stylesheets=[CSS], margin=(0, 10)),
             pn.Row(self.sentence_input, self.sentence_error, sizing_mode="stretch_width"),
-            LiveHTML(
+            pn.pane.HTML(
                 f'<div class="c04-label">{esc(t("explorer.focus_label"))}</div>',
                 stylesheets=[CSS],
                 margin=(8, 10, 0, 10),

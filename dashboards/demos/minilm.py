@@ -58,7 +58,7 @@ from dashboards.components.markup import (
 )
 from dashboards.components.render import apply_render, client_update
 from dashboards.components.style import HIDDEN_LABEL_CSS
-from dashboards.components.views import DemoView, LangColumn, LiveHTML
+from dashboards.components.views import DemoView, LangColumn
 
 log = logging.getLogger(__name__)
 
@@ -330,7 +330,7 @@ class MiniLMView(DemoView):
         self.sentence_error = Markup(
             kind="note", margin=(30, 10, 5, 10), sizing_mode="stretch_width"
         )
-        self.export_note = LiveHTML(
+        self.export_note = pn.pane.HTML(
             '<div class="c04-note" data-testid="minilm-export-note">'
             f"{esc(t('minilm.export_note'))}</div>",
             visible=False,
@@ -338,7 +338,7 @@ class MiniLMView(DemoView):
             margin=(0, 10),
         )
         # The box keeps a sentence, so its placeholder is rarely seen: when it applies, in view.
-        self.sentence_hint = LiveHTML(
+        self.sentence_hint = pn.pane.HTML(
             '<div class="c04-note" data-testid="minilm-sentence-hint">'
             f"{esc(t('minilm.sentence_hint'))}</div>",
             sizing_mode="stretch_width",
@@ -420,7 +420,9 @@ class MiniLMView(DemoView):
         if not self._kept:
             return select
         return pn.Column(
-            LiveHTML(esc(label), margin=(6, 10, 0, 10), stylesheets=[":host { font-size: 90%; }"]),
+            pn.pane.HTML(
+                esc(label), margin=(6, 10, 0, 10), stylesheets=[":host { font-size: 90%; }"]
+            ),
             LangColumn(select, html_attributes={"lang": SENTENCE_LANG}, margin=0),
             margin=0,
         )
@@ -564,11 +566,11 @@ class MiniLMView(DemoView):
         return self._layout
 
 
-def missing_note(lang: str = DEFAULT_LANG) -> LiveHTML:
+def missing_note(lang: str = DEFAULT_LANG) -> pn.pane.HTML:
     """The section without the weights' package: what is missing and the command that installs
     it (the catalogue's `code` spans as <code>)."""
     said = re.sub(r"`([^`]+)`", r"<code>\1</code>", esc(text("minilm.missing", lang)))
-    return LiveHTML(
+    return pn.pane.HTML(
         f'<div class="c04-error" role="status" data-testid="minilm-missing">{said}</div>',
         sizing_mode="stretch_width",
         margin=(0, 10),

@@ -50,7 +50,7 @@ from dashboards.components.markup import (
 )
 from dashboards.components.render import apply_render
 from dashboards.components.style import CATEGORY_COLORS, HEAD_PLOT_CSS, HIDDEN_LABEL_CSS
-from dashboards.components.views import DemoView, LangColumn, LiveHTML, first_max
+from dashboards.components.views import DemoView, LangColumn, first_max
 
 MAX_HEADS = max(HEAD_OPTIONS)
 
@@ -418,7 +418,7 @@ class MultiHeadView(DemoView):
         )
         label_styles = [":host { font-size: 90%; }"]
         heads_control = pn.Column(
-            LiveHTML(
+            pn.pane.HTML(
                 self.t("multihead.heads_label"), margin=(6, 10, 0, 10), stylesheets=label_styles
             ),
             self.heads_buttons,
@@ -428,7 +428,7 @@ class MultiHeadView(DemoView):
         sentence_control = self.sentence_select
         if kept:
             sentence_control = pn.Column(
-                LiveHTML(esc(sentence_label), margin=(6, 10, 0, 10), stylesheets=label_styles),
+                pn.pane.HTML(esc(sentence_label), margin=(6, 10, 0, 10), stylesheets=label_styles),
                 LangColumn(self.sentence_select, html_attributes={"lang": SENTENCE_LANG}, margin=0),
                 margin=0,
             )

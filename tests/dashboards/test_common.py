@@ -25,7 +25,7 @@ from dashboards.components import render as shared_renders
 from dashboards.components.markup import Markup, SharedSpec, spec_json
 from dashboards.components.page import page_template
 from dashboards.components.render import model_state, shared_render
-from dashboards.components.views import LiveHTML, respond_immediately
+from dashboards.components.views import respond_immediately
 from dashboards.demos import registry
 from dashboards.sharing import links
 
@@ -39,45 +39,8 @@ def _extensions():
     configure()
 
 
-def test_live_html_sends_the_new_text_and_nothing_else(monkeypatch):
-    pane = LiveHTML("<b>uno</b>", stylesheets=[":host { color: red; }"], margin=(2, 4))
-    doc = Document()
-    model = pane.get_root(doc)
-    stylesheets = list(model.stylesheets)
-    assert model.text == "&lt;b&gt;uno&lt;/b&gt;"  # escaped, as pn.pane.HTML sends it
-
-    changed: list[list[str]] = []
-    update = type(model).update
-
-    def record(self, **props):
-        changed.append(sorted(props))
-        return update(self, **props)
-
-    monkeypatch.setattr(type(model), "update", record)
-    monkeypatch.setattr(
-        pane, "_get_properties", lambda doc: pytest.fail("recomputed every property")
-    )
-    pane.object = "<i>dos & tres</i>"
-    assert model.text == "&lt;i&gt;dos &amp; tres&lt;/i&gt;"
-    assert changed == [["text"]]
-    assert list(model.stylesheets) == stylesheets
-
-    # Anything else is still Panel's: a margin change reaches the model.
-    monkeypatch.undo()
-    pane.margin = (8, 8)
-    assert list(model.margin) == [8, 8]
-
-
-def test_live_html_text_matches_panels_own_html_pane():
-    text = '<table data-testid="x"><tr><td>1,5 &lt; 2</td></tr></table>'
-    ours, theirs = LiveHTML(""), pn.pane.HTML(text)
-    model = ours.get_root(Document())
-    ours.object = text
-    assert model.text == theirs.get_root(Document()).text
-
-
 def test_respond_immediately_covers_every_widget_of_a_layout():
-    inner = pn.Column(pn.widgets.Checkbox(), pn.Row(pn.widgets.IntSlider(), LiveHTML("x")))
+    inner = pn.Column(pn.widgets.Checkbox(), pn.Row(pn.widgets.IntSlider(), pn.pane.HTML("x")))
     layout = pn.Column(pn.widgets.Select(options=["a", "b"]), inner)
     assert respond_immediately(layout) == 3
     assert all(w._debounce == 0 for w in layout.select(pn.widgets.Widget))
@@ -355,7 +318,7 @@ def _pane_life(make):
     [
         lambda: pn.pane.Markdown("uno", width=100, margin=(5, 10), styles={"color": "red"}),
         lambda: pn.pane.HTML("<b>dos</b>", sizing_mode="stretch_width", min_height=20),
-        lambda: LiveHTML("tres", margin=4, visible=False),
+        lambda: pn.pane.HTML("tres", margin=4, visible=False),
         lambda: pn.pane.Str("cuatro"),
     ],
     ids=["markdown", "html", "live-html", "str"],
@@ -471,7 +434,13 @@ def test_a_design_s_modifiers_are_panel_s_own_and_each_caller_s_copy():
     cached = Design._get_modifiers.__func__
     original = cached.c04_original
     design = Native(theme="default")
-    viewables = [pn.Column(), pn.pane.Markdown("x"), pn.widgets.Checkbox(), Markup(), LiveHTML("y")]
+    viewables = [
+        pn.Column(),
+        pn.pane.Markdown("x"),
+        pn.widgets.Checkbox(),
+        Markup(),
+        pn.pane.HTML("y"),
+    ]
     for viewable in viewables:
         for theme in (design.theme, type(design.theme)):
             for isolated in (True, False):
