@@ -220,6 +220,11 @@ export function render({ model, el, view }) {
         if any(self.specs.get(name) != spec for name, spec in parts.items()):
             self.specs = {**self.specs, **parts}
 
+    def targets(self, names) -> dict[str, tuple[Board, str]]:
+        """``apply_render``'s and ``client_update``'s targets for ``names`` (a render's keys),
+        each a slot of this board (kind ``"board:<slot>"``)."""
+        return {name: (self, f"board:{name}") for name in names}
+
     def slot(self, name: str) -> Slot:
         if name not in self.kinds:
             raise KeyError(name)

@@ -396,29 +396,6 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
     }
 
 
-def render_names() -> tuple[str, ...]:
-    """The names of ``render``'s targets, in its order."""
-    return (
-        "tokens",
-        "embeddings",
-        "pe",
-        "with_position",
-        "query",
-        "keys",
-        "values",
-        "scores",
-        "attention_row",
-        "mixed",
-        "logits",
-        "probabilities",
-        "readouts",
-        "announce",
-        "asymmetry",
-        "attention_bars",
-        "probability_bars",
-    )
-
-
 def client_constants() -> dict[str, object]:
     """The toy model's constants for the browser twin (the export embeds them), so that
     dashboards/demos/capital.js computes from the very numbers of attnmodel.capital.
@@ -597,7 +574,7 @@ class CapitalView(DemoView):
             sizing_mode="stretch_width",
         )
         # Each fragment as the tests read it (a Slot: spec, kind).
-        for name in render_names():
+        for name in render(model, self.lang):
             setattr(self, name, self.board.slot(name))
 
         self._last_state = None
@@ -643,13 +620,14 @@ class CapitalView(DemoView):
         if state == self._last_state:  # country -> identity fires twice for one change
             return
         self._last_state = state
-        apply_render(self.client_targets(), render(model, self.lang))
+        values = render(model, self.lang)
+        apply_render(self.board.targets(values), values)
 
     # -- the export (dashboards/export.py) -----------------------------------------------------
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
         """Target name -> (the board, "board:<slot>"), for the names of ``render``."""
-        return {name: (self.board, f"board:{name}") for name in render_names()}
+        return self.board.targets(render(self.model, self.lang))
 
     def enable_client_side(self, states: dict | None = None) -> int:
         """Wire the country select and the identity slider to the browser twin

@@ -515,7 +515,7 @@ class MultiHeadView(DemoView):
             for part in ("panel", "title", "plot", "top", "table")
         ]
         names += ["plot_suma", "combined_top", "table_suma", "dims", "announce"]
-        return {name: (self.board, f"board:{name}") for name in names}
+        return self.board.targets(names)
 
     def link_widgets(self) -> dict[str, object]:
         """The control of each parameter in the link (dashboards/sharing/live_link.py)."""

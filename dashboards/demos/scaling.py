@@ -143,20 +143,6 @@ def render_state(state: dict, d_k: int, seed: int, lang: str = DEFAULT_LANG) -> 
     }
 
 
-def render_names() -> tuple[str, ...]:
-    """The names of ``render``'s targets, in its order."""
-    return (
-        "readouts",
-        "gradient_readouts",
-        "status",
-        "unscaled_bars",
-        "scaled_bars",
-        "announce",
-        "unscaled_entropy",
-        "scaled_entropy",
-    )
-
-
 def client_state(model: ScalingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """One embedded state, compact: the seven readout numbers written in ``lang`` (the page's
     language), the number of queries the means are over, and the two bar vectors.
@@ -322,7 +308,7 @@ class ScalingView(DemoView):
             sizing_mode="stretch_width",
         )
         # Each fragment as the tests read it (a Slot: spec, kind).
-        for name in render_names():
+        for name in render(m, self.lang):
             setattr(self, "announcer" if name == "announce" else name, self.board.slot(name))
         self.export_note = self.board.slot("export_note")
 
@@ -370,11 +356,12 @@ class ScalingView(DemoView):
             self._refresh()
 
     def _refresh(self) -> None:
-        apply_render(self.client_targets(), render(self.model, self.lang))
+        values = render(self.model, self.lang)
+        apply_render(self.board.targets(values), values)
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
         """Target name -> (the board, "board:<slot>"), for the names of ``render``."""
-        return {name: (self.board, f"board:{name}") for name in render_names()}
+        return self.board.targets(render(self.model, self.lang))
 
     def enable_client_side(self, states: dict | None = None) -> int:
         """Embed every reachable (d_k, seed) and wire the controls; export only.

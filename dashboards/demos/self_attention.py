@@ -194,22 +194,6 @@ def render(model: SelfAttention, lang: str = DEFAULT_LANG) -> dict[str, object]:
     }
 
 
-def render_names() -> tuple[str, ...]:
-    """The names of ``render``'s targets, in its order."""
-    return (
-        "q",
-        "k",
-        "v",
-        "scores_title",
-        "scores",
-        "weights",
-        "z",
-        "gradient",
-        "heatmap",
-        "announce",
-    )
-
-
 def client_init(model: SelfAttention) -> dict[str, object]:
     """What the browser twin needs besides the controls: the model's matrices now (the last
     valid values before the first edit), the presets in the model's order, and the cell bound
@@ -353,12 +337,13 @@ class SelfAttentionView(DemoView):
         self._refresh()
 
     def _refresh(self) -> None:
-        """Compute once from the model, then update every pane in one hold."""
-        apply_render(self.client_targets(), render(self.model, self.lang))
+        """Compute once from the model, then update every slot in one change."""
+        values = render(self.model, self.lang)
+        apply_render(self.board.targets(values), values)
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
         """Target name -> (the board, "board:<slot>"), for the names of ``render``."""
-        return {name: (self.board, f"board:{name}") for name in render_names()}
+        return self.board.targets(render(self.model, self.lang))
 
     def enable_client_side(self, states: dict | None = None) -> int:
         """Wire every control to the browser twin (``C04.views.self_attention``); export only.

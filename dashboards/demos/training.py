@@ -670,7 +670,7 @@ class TrainingView(DemoView):
             "probability_bars",
             "loss_chart",
         )
-        return {name: (self.board, f"board:{name}") for name in names}
+        return self.board.targets(names)
 
     def enable_client_side(self, states: dict | None = None) -> int:
         """Embed the shown run and every checkpoint × country, wire the slider and the select
