@@ -117,8 +117,9 @@ CSS = """
 .c04-box-title { background: #eef4fb; padding: 6px 10px; font-weight: 600; }
 .c04-box-title p { margin: 0; }
 .c04-box-body { padding: 4px 10px; }
-/* Projector mode: a Board's box as a Card there (below): as wide as its widest row of tables,
-   not its fixed width, and its own rows keep their tables side by side. */
+/* Projector mode: a Board's box is as wide as its widest row of tables, not its fixed width
+   (its 28 px numbers overflowed into the next box), and its own rows keep their tables side
+   by side. */
 @container style(--c04-projector: 1) {
   .c04-box { width: min-content !important; min-width: min(100%, 24em); flex: 0 0 auto; }
   .c04-box .c04-row { flex-wrap: nowrap; }
@@ -138,16 +139,12 @@ math[display="block"] { width: fit-content; max-width: 100%; overflow-x: auto;
 /* Projector mode (dashboards/static/present.js sets the custom properties): the paragraphs of
    prose panes fold away, their headings and formulas stay. */
 :host(.c04-prose) p:not(:has(math)) { display: var(--c04-prose-p, block); }
-/* Projector mode (present.js sets --c04-projector and lifts the page's 1400 px): a card is as
-   wide as its widest row of tables (its 28 px numbers overflowed the fixed width into the next
-   card) and a row of fixed-size items wraps instead of running off the screen (stretched items
-   have a flex basis of 0 and never wrap); a card's own rows keep their tables side by side. */
-:host(.bk-panel-models-layout-Card) { --c04-in-card: 1; }
+/* Projector mode (present.js sets --c04-projector and lifts the page's 1400 px): a row of
+   fixed-size items wraps instead of running off the screen (stretched items have a flex basis
+   of 0 and never wrap). A Board's boxes have their own rule above. */
 @container style(--c04-projector: 1) {
-  :host(.bk-panel-models-layout-Card) { width: min-content !important; flex: 0 0 auto !important; }
   :host(.bk-Row) { flex-wrap: wrap !important; }
 }
-@container style(--c04-in-card: 1) { :host(.bk-Row) { flex-wrap: nowrap !important; } }
 @media (prefers-reduced-motion: reduce) {
   /* Nothing moves by itself for a student who asked the system for less motion. */
   *, *::before, *::after, :host { animation: none !important; transition: none !important;
