@@ -50,7 +50,7 @@ from dashboards.app.lecture import EXERCISES, SECTIONS, section_marker
 from dashboards.app.session import configure
 from dashboards.components import mathml
 from dashboards.components.markup import esc, math_md
-from dashboards.components.page import CONTENT_ATTRIBUTES, VIEWPORT_META, language_links, skip_link
+from dashboards.components.page import CONTENT_ATTRIBUTES, VIEWPORT_META, language_links, skip_pane
 from dashboards.components.views import LangColumn
 from dashboards.demos import registry
 from dashboards.sharing import exercises, live_link, practice
@@ -189,9 +189,8 @@ def _section(section_id: str, wire: Wiring) -> LangColumn:
         view = demo.view_class()(lang=wire.lang)
         present.mark_compare(demo.id, view)
         parts += [
-            section_marker(demo.id),
-            live_link.copy_link(section_id, wire.lang),
-            wire(view, demo.id),
+            live_link.copy_link(section_id, wire.lang, marker=demo.id),
+            *wire(view, demo.id).parts(),
             practice.block(demo.id, wire.lang),
         ]
         wire.exercises += [e.id for e in exercises.of_demo(demo.id)]
@@ -249,7 +248,7 @@ def build_lecture(wire: Wiring) -> pn.viewable.Viewable:
     )
     sections = [_section(section_id, wire) for section_id in kept]
     return pn.Column(
-        skip_link(lang),
+        skip_pane(lang),
         _bar(LECTURE_FILE, lang),
         math_md(text("lecture.intro", lang), margin=(0, 20), css_classes=["c04-prose"]),
         nav,
@@ -271,7 +270,7 @@ def _section_page(section_id: str) -> Callable[[Wiring], pn.viewable.Viewable]:
         content = _section(section_id, wire)
         content.html_attributes = dict(CONTENT_ATTRIBUTES)
         return pn.Column(
-            skip_link(wire.lang),
+            skip_pane(wire.lang),
             _bar(f"{section_id}.html", wire.lang),
             present.presenter(wire.lang, [section_id], mode="export"),
             live_link.notice_pane(),

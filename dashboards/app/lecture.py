@@ -27,6 +27,7 @@ from dashboards.classroom import classmode
 from dashboards.components import stepper
 from dashboards.components.markup import esc, math_md, md_html
 from dashboards.components.page import CONTENT_ATTRIBUTES, language_links, skip_link
+from dashboards.components.style import SKIP_CSS
 from dashboards.components.views import LangColumn, respond_immediately
 from dashboards.demos import registry
 from dashboards.runtime import clients
@@ -65,10 +66,12 @@ class Lecture(pn.viewable.Viewer):
             options={s.label(self.lang): s.id for s in SECTIONS},
             value=self.section if self.section in self.sections else SECTIONS[0].id,
             heading=text("lecture.sections", self.lang),
+            label=text("a11y.nav", self.lang),
+            presenter=present.page_labels(self.lang),
+            on_action=self.shortcut,
         )
-        self.main = LangColumn(
-            sizing_mode="stretch_width", min_height=600, html_attributes=dict(CONTENT_ATTRIBUTES)
-        )
+        # The navigation, then the section on screen (the page's main landmark, see content).
+        self.body = pn.Row(self.nav, pn.Spacer(), sizing_mode="stretch_width")
         self.nav.param.watch(self._on_nav, "value")
         # The address: the section and every demo's state (dashboards/sharing/links.py), both ways.
         self.link = live_link.LinkState(
@@ -89,7 +92,7 @@ class Lecture(pn.viewable.Viewer):
             self.section = self.nav.value
             self.nav.languages = self.language_links()
             loading = f'<div class="c04-note">{esc(text("lecture.loading", self.lang))}</div>'
-            self.main.objects = [pn.pane.HTML(loading, margin=(10, 10))]
+            self.body[1] = pn.pane.HTML(loading, margin=(10, 10), min_height=600)
             pn.state.onload(self._load)
 
     def _load(self) -> None:
@@ -125,9 +128,15 @@ class Lecture(pn.viewable.Viewer):
             clients.guard(self._built[section_id])
         self.section = section_id
         self.nav.languages = self.language_links()  # to this section in the other language
-        self.main.objects = [self._built[section_id]]
+        self.body[1] = self._built[section_id]
         if pn.state.curdoc is not None and pn.state.curdoc.session_context is not None:
             freeze_survivors()
+
+    @property
+    def content(self) -> pn.viewable.Viewable:
+        """What the page shows beside the navigation: the section on screen (its column is the
+        main landmark) or, before the page loaded, a note that it is loading."""
+        return self.body[1]
 
     def language_links(self) -> str:
         """Links to this section in every other language (``?lang=…&seccion=…``), each named in
@@ -152,29 +161,42 @@ class Lecture(pn.viewable.Viewer):
         self.nav.value = section_id
 
     def __panel__(self):
-        sidebar = LangColumn(
-            self.nav,
-            present.presenter(self.lang, on_action=self.shortcut),
-            width=250,
-            margin=(10, 10),
-            html_attributes={"role": "navigation", "aria-label": text("a11y.nav", self.lang)},
-        )
         return pn.Column(
-            skip_link(self.lang),
-            math_md(text("lecture.intro", self.lang), margin=(0, 20), css_classes=["c04-prose"]),
-            self.link.notice,
+            intro(self.lang),
             self.classroom.panel,
             self.link.address,
-            pn.Row(sidebar, self.main, sizing_mode="stretch_width"),
+            self.body,
             sizing_mode="stretch_width",
             max_width=1400,
         )
 
 
+def intro(lang: str) -> pn.pane.Markdown:
+    """The skip link, the first thing a keyboard reaches, and the lecture's introduction: one
+    pane (each pane is a Bokeh model of every session's page)."""
+    return math_md(
+        f"{skip_link(lang)}\n\n{text('lecture.intro', lang)}",
+        margin=(0, 20),
+        css_classes=["c04-prose"],
+        stylesheets=[SKIP_CSS],
+    )
+
+
 def section_marker(section_id: str) -> pn.pane.HTML:
-    # A stable hook for the browser tests: present once the section has rendered.
+    # A stable hook for the browser tests: present once the section has rendered (a demo's is
+    # in its CopyLink).
     marker = f'<span data-testid="section-{esc(section_id)}"></span>'
     return pn.pane.HTML(marker, margin=0, height=0)
+
+
+def section_column(*parts) -> LangColumn:
+    """A section's column: the page's main landmark (the skip link's target) while shown."""
+    return LangColumn(
+        *parts,
+        sizing_mode="stretch_width",
+        min_height=600,
+        html_attributes=dict(CONTENT_ATTRIBUTES),
+    )
 
 
 def build_section(lecture: Lecture, section: registry.Section) -> pn.viewable.Viewable:
@@ -188,12 +210,11 @@ def build_section(lecture: Lecture, section: registry.Section) -> pn.viewable.Vi
         view = demo.view_class()(model=model, lang=lecture.lang)
         present.mark_compare(demo.id, view)
         parts += [
-            section_marker(demo.id),
-            live_link.copy_link(section.id, lecture.lang),
-            view,
+            live_link.copy_link(section.id, lecture.lang, marker=demo.id),
+            *view.parts(),
             practice.block(demo.id, lecture.lang, model),
         ]
-    return pn.Column(*[p for p in parts if p is not None], sizing_mode="stretch_width")
+    return section_column(*[p for p in parts if p is not None])
 
 
 @dataclass(frozen=True)
@@ -265,11 +286,10 @@ def _build_exercises(lecture: Lecture):
         note=f"<p>{esc(text('exercises.in_sections', lang))}</p>",
         on_try=run,
     )
-    return pn.Column(
+    return section_column(
         section_marker("jugar"),
         bullets,
         practice.progress([e.id for e in exercises.exercises()], lang),
-        sizing_mode="stretch_width",
     )
 
 

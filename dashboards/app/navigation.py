@@ -1,19 +1,24 @@
-"""The lecture's navigation: the sections' buttons and the links to the other languages, drawn in
-the browser by one component of ours (native ``<button>``s: focusable, pressed state and a
-44 px target without help), instead of a Panel button group and two HTML panes.
+"""The lecture's navigation: the sections' buttons, the links to the other languages and the
+presenter's switches (projector, shortcuts: present.js), drawn in the browser by one component
+of ours inside a ``<nav>`` landmark (native ``<button>``s: focusable, pressed state and a 44 px
+target without help), instead of a Panel button group, two HTML panes, the presenter's own
+component and a Column around them (5 Bokeh models → 2).
 
 A click sends the section's id as a message (Panel's ``on_msg``: no 50 ms debounce, no property
 written by the browser). The id is checked here against the lecture's sections; anything else a
-client sends is refused with one INFO line, the section on screen kept.
+client sends is refused with one INFO line, the section on screen kept. A lecturer's shortcut
+(present.js) comes as ``{"action": …}`` and goes to the lecture's handler.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 import panel as pn
 import param
 
+from dashboards.app.present import ACTIONS
 from dashboards.runtime import clients
 
 # Its own sheet: the buttons stacked, each as wide as the column, the one on screen filled.
@@ -28,13 +33,16 @@ NAV_CSS = """
 :host button[aria-current=true] { color: #fff; background: #174a87; }
 :host button:focus-visible { outline: 3px solid #174a87; outline-offset: 2px; }
 :host .c04-note { margin: 10px; }
+:host .c04-presenter { margin: 8px 10px; display: flex; flex-wrap: wrap; gap: 4px; }
+:host .c04-presenter button { font-size: 90%; padding: 4px 10px; }
+:host .c04-presenter button[aria-pressed=true] { color: #fff; background: #174a87; }
 @media (max-width: 700px) { :host button { min-height: 44px; min-width: 44px; } }
 """
 
 
 class Navigation(pn.custom.JSComponent):
-    """One button per section (the one on screen marked ``aria-current``), then the links to
-    this section in the other languages."""
+    """One button per section (the one on screen marked ``aria-current``), the links to this
+    section in the other languages, then the presenter's switches."""
 
     options = param.Dict(default={}, doc="Each section's label → its id, in the lecture's order.")
     value = param.String(default="", doc="Id of the section on screen.")
@@ -42,16 +50,25 @@ class Navigation(pn.custom.JSComponent):
     languages = param.String(
         default="", doc="HTML made by the server: this section in the other languages."
     )
+    label = param.String(default="", doc="The landmark's name (a11y.nav).")
+    presenter = param.Dict(
+        default={}, doc="The presenter's texts and the page's sections (present.labels)."
+    )
 
     _esm = """
 export function render({ model, el, view }) {
   window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
+  const nav = document.createElement("nav")
+  nav.setAttribute("aria-label", model.label)
   const title = document.createElement("div")
   title.className = "c04-nav-title"
   const list = document.createElement("div")
   list.className = "c04-nav-list"
   const languages = document.createElement("div")
-  el.append(title, list, languages)
+  const presenter = document.createElement("div")
+  presenter.className = "c04-presenter"
+  nav.append(title, list, languages, presenter)
+  el.append(nav)
   const draw = () => {
     title.textContent = model.heading
     const focused = list.contains(el.getRootNode().activeElement)
@@ -78,14 +95,20 @@ export function render({ model, el, view }) {
   model.on(["options", "heading"], draw)
   model.on(["value", "languages"], mark)
   draw()
+  // present.js draws and runs the switches as for a presenter of its own; its keys come back
+  // here as messages.
+  const live = { labels: model.presenter, mode: "live", send_msg: (msg) => model.send_msg(msg) }
+  const stop = window.C04.present.renderPresenter(live, presenter)
+  model.on("remove", stop)
 }
 """
     _stylesheets: ClassVar[list[str]] = [NAV_CSS]
 
-    def __init__(self, **params):
-        params.setdefault("sizing_mode", "stretch_width")
-        params.setdefault("margin", 0)
+    def __init__(self, on_action: Callable[[str], None] | None = None, **params):
+        params.setdefault("width", 250)
+        params.setdefault("margin", (10, 10))
         super().__init__(**params)
+        self._on_action = on_action
         # The lecture's sections, as built: a client may rewrite its own copy of ``options``.
         self._sections = frozenset(self.options.values())
         # Panel's public hook for model.send_msg: each message, as the browser sent it.
@@ -96,7 +119,11 @@ export function render({ model, el, view }) {
 
     def receive(self, msg) -> None:
         asked = msg.get("section") if isinstance(msg, dict) else None
+        action = msg.get("action") if isinstance(msg, dict) else None
         if self.knows(asked):
             self.value = asked
+        elif action in ACTIONS and len(msg) == 1:
+            if self._on_action is not None:
+                self._on_action(action)
         else:
             clients.refused("navegación", {"mensaje": msg}, "no pide una sección de la clase")

@@ -21,7 +21,7 @@ from dashboards.demos import registry
 ACTIONS = ("next", "prev", "reset")
 
 
-def _labels(lang: str, sections: list[str], demos: dict[str, list[str]]) -> dict:
+def labels(lang: str, sections: list[str], demos: dict[str, list[str]]) -> dict:
     t = {k.split(".", 1)[1]: v for k, v in catalogue(lang).items() if k.startswith("present.")}
     keys = [
         ("← →", t["key_arrows"]),
@@ -69,6 +69,14 @@ export function render({ model, el, view }) {
             self._on_action(action)
 
 
+def page_labels(lang: str = DEFAULT_LANG, sections: list[str] | None = None) -> dict:
+    """The presenter's texts for a page of ``sections`` (ids in its order; default: the
+    lecture's) and their demos: a Presenter's, or the lecture's navigation's."""
+    ids = sections if sections is not None else [s.id for s in registry.SECTIONS]
+    demos = {s.id: list(s.demos) for s in registry.SECTIONS if s.id in ids}
+    return labels(lang, ids, demos)
+
+
 def presenter(
     lang: str = DEFAULT_LANG,
     sections: list[str] | None = None,
@@ -76,10 +84,8 @@ def presenter(
     mode: str = "live",
 ) -> Presenter:
     """The page's presenter: ``sections`` the ids in its order (default: the lecture's)."""
-    ids = sections if sections is not None else [s.id for s in registry.SECTIONS]
-    demos = {s.id: list(s.demos) for s in registry.SECTIONS if s.id in ids}
     return Presenter(
-        labels=_labels(lang, ids, demos),
+        labels=page_labels(lang, sections),
         mode=mode,
         on_action=on_action,
         margin=(4, 10),

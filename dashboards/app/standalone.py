@@ -37,12 +37,11 @@ def serve_demo(demo_id: str) -> None:
 
     page = pn.Column(
         present.presenter(lang, [], on_action=shortcut),
-        link.notice,
+        link.address,
         live_link.copy_link("", lang),
         view,
         practice.block(demo.id, lang, model),
         practice.progress([e.id for e in practice.exercises.of_demo(demo.id)], lang),
-        link.address,
         sizing_mode="stretch_width",
     )
     serve(page, demo.title(lang), lang)

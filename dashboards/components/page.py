@@ -76,12 +76,14 @@ def page_template(lang: str):
 CONTENT_ATTRIBUTES = {"data-c04-content": "", "role": "main"}
 
 
-def skip_link(lang: str) -> pn.pane.HTML:
-    """A "Saltar al contenido" link, the first thing a keyboard reaches on a page."""
+def skip_link(lang: str) -> str:
+    """A "Saltar al contenido" link, the first thing a keyboard reaches on a page: HTML (an
+    HTML block of its own in Markdown), for a pane whose stylesheets include
+    :data:`~dashboards.components.style.SKIP_CSS`."""
     label = esc(i18n.text("a11y.skip", lang))
-    return pn.pane.HTML(
-        f'<a class="c04-skip" href="#contenido">{label}</a>',
-        stylesheets=[SKIP_CSS],
-        margin=0,
-        css_classes=["c04-skip-link"],
-    )
+    return f'<div class="c04-skip-box"><a class="c04-skip" href="#contenido">{label}</a></div>'
+
+
+def skip_pane(lang: str) -> pn.pane.HTML:
+    """The skip link in a pane of its own (the export's pages)."""
+    return pn.pane.HTML(skip_link(lang), stylesheets=[SKIP_CSS], margin=0)

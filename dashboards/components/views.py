@@ -39,6 +39,12 @@ class DemoView(pn.viewable.Viewer):
         """A refused input's message (an attnmodel Refusal) in the view's language."""
         return i18n.say(exc, self.lang)
 
+    def parts(self) -> list:
+        """What the view shows, top to bottom, for a page to put straight into its own column:
+        a Column around each demo was one more Bokeh model on every page that shows it."""
+        layout = self.__panel__()
+        return list(layout.objects) if type(layout) is pn.Column else [layout]
+
 
 def first_max(values) -> int:
     """Index of the largest value, the first of those within 1e-9 of it: the live app and the

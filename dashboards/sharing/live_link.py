@@ -36,7 +36,8 @@ MAX_MESSAGE_CHARS = 4 * links.MAX_LINK_CHARS
 
 
 class Address(pn.custom.JSComponent):
-    """Draws nothing; keeps the browser's address equal to ``query`` and reports back/forward.
+    """Keeps the browser's address equal to ``query``, reports back/forward, and says what a
+    link's address had that was ignored (``notice``; nothing drawn without one).
 
     The first ``query`` replaces the address the page was opened with (a hostile link's valid
     part, or the same link); each later one is written by ``C04.links.write`` (one history
@@ -44,9 +45,14 @@ class Address(pn.custom.JSComponent):
     """
 
     query = param.String(default="", doc="The link of the state on screen, without its '?'.")
+    notice = param.Dict(default={}, doc="What the link ignored: a note's spec (notice_spec).")
 
     _esm = """
-export function render({ model }) {
+export function render({ model, el, view }) {
+  window.C04.markup.unobserved(view) // markup.js: its box is CSS's alone
+  const say = () => window.C04.markup.redraw(el, "note", model.notice)
+  model.on("notice", say)
+  say()
   let popped = false
   const write = (first) => {
     // Projector mode is the browser's (present.js): kept in the address while it is on.
@@ -71,8 +77,8 @@ export function render({ model }) {
 """
 
     def __init__(self, on_popstate: Callable[[str], None] | None = None, **params):
-        params.setdefault("margin", 0)
-        params.setdefault("height", 0)
+        params.setdefault("margin", (0, 10))
+        params.setdefault("sizing_mode", "stretch_width")
         super().__init__(**params)
         # Panel's public hook for model.send_msg: each message, as the browser sent it.
         self.on_msg(lambda event: self.receive(event.data))
@@ -88,15 +94,22 @@ export function render({ model }) {
 class CopyLink(pn.custom.JSComponent):
     """A "Copiar enlace" button: copies the page's address, set to ``section`` when the page
     has sections (live ``?seccion=``, export ``#seccion=``), and says so; where the clipboard
-    is refused (an old browser, some file:// pages) it shows the link selected to copy."""
+    is refused (an old browser, some file:// pages) it shows the link selected to copy.
+
+    The first thing of a demo on a page, it also carries the demo's marker (``marker``:
+    ``data-testid="section-<demo>"``, the anchor the export's navigation scrolls to and the
+    browser tests' sign that the demo is drawn), a pane of its own before."""
 
     section = param.String(default="", doc="The section the link opens ('' for none).")
     labels = param.Dict(default={}, doc="copy, copied, copy_manual, copy_label in the language.")
+    marker = param.String(default="", doc="The demo whose marker it carries ('' for none).")
 
     _esm = """
 export function render({ model, el, view }) {
   window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
-  el.innerHTML = window.C04.links.copyButton(model.labels)
+  const esc = window.C04.markup.esc
+  const marker = model.marker ? `<span data-testid="section-${esc(model.marker)}"></span>` : ""
+  el.innerHTML = marker + window.C04.links.copyButton(model.labels)
   el.querySelector("button").addEventListener("click", () =>
     window.C04.links.copy(el, model.section, model.labels))
 }
@@ -114,13 +127,15 @@ export function render({ model, el, view }) {
     ]
 
 
-def copy_link(section: str, lang: str = DEFAULT_LANG) -> CopyLink:
+def copy_link(section: str, lang: str = DEFAULT_LANG, marker: str = "") -> CopyLink:
+    """The button of a page (``section`` ''), or of demo ``marker``'s place in ``section``."""
     labels = {k: text(f"links.{k}", lang) for k in ("copy", "copied", "copy_manual", "copy_label")}
-    return CopyLink(section=section, labels=labels, margin=(4, 10, 0, 10))
+    return CopyLink(section=section, labels=labels, marker=marker, margin=(4, 10, 0, 10))
 
 
 def notice_pane() -> Markup:
-    """Where a link's ignored part is said (``links.notice``), a polite status."""
+    """Where a link's ignored part is said (``links.notice``) in the export, whose links.js
+    writes it; a live page says it in its :class:`Address`."""
     return Markup(
         kind="note",
         margin=(4, 10),
@@ -151,7 +166,6 @@ class LinkState:
         self.models = dict(models)
         self.lang = lang
         self.section = section
-        self.notice = notice_pane()
         self.address = Address(on_popstate=self.apply)
         # Each demo's part of the link, recomputed only when that demo changes (every page
         # has all six demos; a follower's update recomputed all six: 4.5 % of it, py-spy).
@@ -180,7 +194,7 @@ class LinkState:
                 wanted = dict(pairs).get(links.SECTION_KEY)
                 if wanted is not None:
                     self.section[1](wanted)
-            self.notice.spec = notice_spec(ignored, self.lang)
+            self.address.notice = notice_spec(ignored, self.lang)
             self.refresh()
 
     def _changed(self, demo_id: str, *_events) -> None:

@@ -35,6 +35,7 @@ from attnmodel.minilm import MODEL_PACKAGE
 from dashboards.sharing import exercises
 from dashboards import export, serving
 from dashboards.app.lecture import SECTIONS, create_lecture
+from dashboards.sharing.live_link import CopyLink
 
 out = {"found": importlib.util.find_spec(MODEL_PACKAGE) is not None}
 serving.check_exercises("es")  # exits 2 when the exercises cannot load
@@ -46,8 +47,10 @@ for lang in ("es", "en"):
         lecture.go(section.id)
         built = lecture._built[section.id]
         html = [p.object for p in built.select(pn.pane.HTML) if isinstance(p.object, str)]
+        marked = [c.marker for c in built.select(CopyLink)]
         out["sections"][f"{lang}/{section.id}"] = {
-            "marker": any(f'data-testid="section-{section.id}"' in h for h in html),
+            "marker": section.id in marked
+            or any(f'data-testid="section-{section.id}"' in h for h in html),
             "missing": [h for h in html if 'data-testid="minilm-missing"' in h],
             "widgets": len(built.select(pn.widgets.Widget)),
         }

@@ -31,7 +31,24 @@ def test_a_message_naming_a_section_shows_it():
     lect = create_lecture("autoatencion")
     lect.nav.receive({"section": "capital"})
     assert lect.nav.value == lect.section == "capital"
-    assert '"section-capital"' in lect.main.objects[0].objects[0].object
+    assert lect.content.objects[0].marker == "capital"
+
+
+@pytest.mark.parametrize(("action", "index"), [("next", 2), ("prev", 0)])
+def test_a_presenter_key_moves_between_sections(action, index):
+    # The navigation also draws the presenter's switches: its keys come as {"action": …}.
+    lect = create_lecture(SECTIONS[0].id)
+    lect.nav.receive({"action": "next"})
+    assert lect.nav.value == SECTIONS[1].id
+    lect.nav.receive({"action": action})
+    assert lect.nav.value == lect.section == SECTIONS[index].id
+
+
+def test_the_reset_key_puts_the_sections_demos_back():
+    lect = create_lecture("autoatencion")
+    lect.scaling.d_k = 256
+    lect.nav.receive({"action": "reset"})
+    assert lect.scaling.d_k == type(lect.scaling)().d_k != 256
 
 
 @pytest.mark.parametrize(
@@ -48,6 +65,9 @@ def test_a_message_naming_a_section_shows_it():
         None,
         [1, 2],
         {"section": "x" * 100_000},
+        {"action": "borrar"},
+        {"action": ["next"]},
+        {"action": "next", "section": "no-existe"},
     ],
 )
 def test_a_forged_message_is_refused_and_the_section_stays(message, refusals):

@@ -17,7 +17,7 @@ def test_the_lecture_opens_its_link_and_its_address_follows_the_models():
     lecture.link.apply("?seccion=capital&capital.identity=0&nada=1", navigate=False)
     assert lecture.capital.identity == 0.0
     assert "capital.identity=0" in lecture.link.address.query
-    assert "nada" in lecture.link.notice.spec["text"]
+    assert "nada" in lecture.link.address.notice["text"]
     lecture.scaling.d_k = 16
     assert "escalado.d_k=16" in lecture.link.address.query
     lecture.go("cabezas")
@@ -54,7 +54,7 @@ def test_back_and_forward_apply_the_address_and_its_section():
     lecture.link.address.receive({"popstate": "?seccion=posicion&posicion.d_model=32"})
     assert lecture.section == "posicion"
     assert lecture.positional.d_model == 32
-    assert lecture.link.notice.spec == {}
+    assert lecture.link.address.notice == {}
     # Back to the first address: the defaults again.
     lecture.link.address.receive({"popstate": "?seccion=autoatencion"})
     assert lecture.section == "autoatencion"
