@@ -384,8 +384,8 @@ CONTROLS = (
         "teclado",
         "scaling-score-std",
         ("ArrowRight", "ArrowLeft"),
-        # A DiscreteSlider: its title is a separate pane; the only slider of the section.
-        css(".noUi-handle"),
+        # The scaling Board's native range, named by its label.
+        lambda page: page.get_by_role("slider", name="Dimensión d_k"),
     ),
     Control(
         "autoatencion",

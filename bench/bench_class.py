@@ -15,14 +15,15 @@ and stops it at the end whatever happens (then checks that none of its processes
    session costs the server about a second of CPU to open: without the bound the last ones
    would queue past every timeout). Each follows the class by default
    (dashboards/classroom/classmode.py).
-3. Once all are open, the lecturer moves the √d_k demo's "Dimensión d_k" slider (first section,
-   "autoatencion") once a second for ``--seconds``: a PATCH-DOC with the slider's ``value`` and
-   ``value_throttled`` (what BokehJS sends on a click on the slider), to the next stop each time
+3. Once all are open, the lecturer moves the √d_k demo's "Dimensión d_k" control (first
+   section, "autoatencion") once a second for ``--seconds``: the message its Board sends
+   (``{"control": "d_k", "value": <stop>}``, what board.js sends on a move), to the next stop
+   each time
    (1, 2, 4, … 1024, then 1 again: consecutive changes always differ, and a stop comes back only
    after 11 s, past the 10 s a change may take).
-4. Each follower watches its own models: its slider's ``value`` (the stop's index) and its
-   status line's spec (in the scaling Board, ``d_k = <n>``, set in the same update as the
-   readouts and the bars). Change i reached a follower when both show change i's value; its
+4. Each follower watches its own scaling Board: its d_k control's position (the stop's index)
+   and its status line's spec (``d_k = <n>``), both in the Board's specs, set in the same update
+   as the readouts and the bars. Change i reached a follower when both show change i's value; its
    latency is that moment minus the moment the lecturer sent change i.
 
 Errors, by kind: a follower that fails to open; a websocket closed by the server; an ERROR
@@ -108,19 +109,30 @@ class Changes:
                 return
 
 
-def targets(objects: list) -> dict[str, dict]:
-    """Among serialized objects: the d_k slider, the data model of the scaling Board (its
-    status line says ``d_k = <n>``) and the class bar's (its ``view_json``)."""
+def targets(objects: list, components: dict[str, str]) -> dict[str, dict]:
+    """Among serialized objects: the data model of the scaling Board (its status line says
+    ``d_k = <n>``, its d_k control is there too) and the class bar's (its ``view_json``).
+    ``components`` collects each component's id by its data model's id (the Board's is where
+    the control's message goes)."""
     found: dict[str, dict] = {}
     for o in objects:
         attributes = o.get("attributes") or {}
-        if o.get("name") == "Slider" and "d_k" in str(attributes.get("title", "")):
-            found["slider"] = o
-        elif "scaling-dk" in str(attributes.get("specs_json", "")):
+        if "scaling-dk" in str(attributes.get("specs_json", "")):
             found["status"] = o
         elif "view_json" in attributes:
             found["classbar"] = o
+        data = attributes.get("data")
+        if o.get("name") == "panel.models.esm.ReactiveESM" and isinstance(data, dict):
+            components[str(data.get("id"))] = o["id"]
     return found
+
+
+def control(specs_json) -> dict:
+    """The d_k control's spec in a scaling Board's specs (its position, its last stop)."""
+    try:
+        return json.loads(specs_json).get("d_k") or {}
+    except (TypeError, ValueError, AttributeError):
+        return {}
 
 
 class Tab(Session):
@@ -145,32 +157,36 @@ class Tab(Session):
 
     async def open(self, http: AsyncHTTPClient) -> bool:
         start = time.perf_counter()
+        components: dict[str, str] = {}
         try:
             reply = await self.handshake(http, self.query)
-            found = targets(find_objects(reply.content, []))
+            found = targets(find_objects(reply.content, []), components)
             del reply
             # What BokehJS sends once the page rendered: the first section is built then.
             await self._send("PATCH-DOC", {"events": [DOCUMENT_READY]})
             deadline = time.perf_counter() + OPEN_TIMEOUT_S
-            while not {"slider", "status", "classbar"} <= set(found):
+            while not (
+                {"status", "classbar"} <= set(found) and found["status"]["id"] in components
+            ):
                 message = await asyncio.wait_for(
                     self._recv(), max(deadline - time.perf_counter(), 0.01)
                 )
                 if message is None or message.msgtype == "ERROR":
                     raise RuntimeError(f"la sección no llegó ({message and message.content})")
                 if message.msgtype == "PATCH-DOC":
-                    found.update(targets(find_objects(message.content, [])))
+                    found.update(targets(find_objects(message.content, []), components))
         except Exception as exc:
             self.stats.errors[f"apertura: {type(exc).__name__}"] += 1
             if self.ws is not None:
                 self.ws.close()
             return False
-        slider = found["slider"]["attributes"]
-        self.slider_value = slider.get("value")
-        self.slider_end = slider.get("end")
+        d_k = control(found["status"]["attributes"].get("specs_json"))
+        self.slider_value = d_k.get("value")
+        self.slider_end = d_k.get("end")
         self.following = self._following(found["classbar"]["attributes"].get("view_json"))
         self.ids = {name: o["id"] for name, o in found.items()}
-        self.marks = tuple(f'"{i}"' for i in self.ids.values())
+        self.ids["board"] = components[found["status"]["id"]]
+        self.marks = tuple(f'"{self.ids[name]}"' for name in ("status", "classbar"))
         self.open_s = time.perf_counter() - start
         self.stats.open_s.append(self.open_s)
         self.reader = asyncio.ensure_future(self._read_light())
@@ -213,10 +229,11 @@ class Tab(Session):
             if event.get("kind") != "ModelChanged":
                 continue
             model, attr, new = event.get("model", {}).get("id"), event.get("attr"), event.get("new")
-            if model == self.ids["slider"] and attr == "value" and isinstance(new, int | float):
-                self.slider_value = int(new)
-                self.changes.match(self.index_at, 1, int(new), now)
-            elif model == self.ids["status"] and attr == "specs_json":
+            if model == self.ids["status"] and attr == "specs_json":
+                index = control(new).get("value")
+                if isinstance(index, int):
+                    self.slider_value = index
+                    self.changes.match(self.index_at, 1, index, now)
                 if (dk := DK_RE.search(str(new))) is not None:
                     self.changes.match(self.status_at, 2, int(dk.group(1)), now)
             elif model == self.ids["classbar"] and attr == "view_json":
@@ -232,15 +249,18 @@ class Tab(Session):
         return None if index is None else max(status, index)
 
     async def move(self, i: int, index: int, d_k: int) -> None:
-        """The lecturer's change i: the slider to ``index`` (the stop ``d_k``), as BokehJS
-        sends a click on the slider."""
-        slider = {"id": self.ids["slider"]}
-        events = [
-            {"kind": "ModelChanged", "model": slider, "attr": "value", "new": index},
-            {"kind": "ModelChanged", "model": slider, "attr": "value_throttled", "new": index},
-        ]
+        """The lecturer's change i: the d_k control to ``index`` (the stop ``d_k``), as board.js
+        sends a move: a message to the Board's component (what ``model.send_msg`` writes)."""
+        message = {"type": "map", "entries": [["control", "d_k"], ["value", d_k]]}
+        values = {
+            "type": "map",
+            "entries": [["model", {"id": self.ids["board"]}], ["data", message]],
+        }
+        event = {"type": "event", "name": "data_event", "values": values}
+        sent = {"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": event}
+        content = {"events": [sent]}
         self.changes.sent.append((time.perf_counter(), index, d_k))
-        await self._send("PATCH-DOC", {"events": events})
+        await self._send("PATCH-DOC", content)
 
 
 # --------------------------------------------------------------------------- the run

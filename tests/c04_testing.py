@@ -475,14 +475,19 @@ SA_SNAPSHOT_START_JS = """\
 
 def board_texts(board, specs: bool = False) -> list[str]:
     """A Board's fixed texts (HTML), in the layout's order: each slot's caption and footnote,
-    each prose node's, each box's title; with ``specs``, also each slot's (``spec_text``, an
-    "html" slot's HTML) after its caption."""
+    each prose node's, each box's title, each control's label, help and options; with
+    ``specs``, also each slot's (``spec_text``, an "html" slot's HTML) after its caption. The
+    specs as the browser gets them (``specs_json``: a Board or its Bokeh model)."""
     found = []
+    sent = json.loads(board.specs_json or "{}")
 
     def walk(node):
-        found.extend(node[k] for k in ("caption", "html", "title") if k in node)
-        if specs and "slot" in node:
-            spec = board.slot(node["slot"]).spec
+        found.extend(node[k] for k in ("caption", "html", "title", "label", "help") if k in node)
+        if node.get("control"):  # a control's options are texts too (its value is not)
+            options = sent.get(node["slot"], {}).get("options", [])
+            found.extend(str(label) for _, label in options)
+        elif specs and "slot" in node:
+            spec = sent.get(node["slot"], "" if node["kind"] == "html" else {})
             found.append(spec if isinstance(spec, str) else spec_text(spec))
         found.extend(node[k] for k in ("footnote",) if k in node)
         for child in node.get("row", []) + node.get("col", []) + node.get("box", []):
@@ -914,8 +919,11 @@ def table_row(page, testid: str, i: int):
 
 
 def slider_handle(page, label: str):
-    """The handle of the slider whose input group shows ``label``."""
-    return page.locator(".bk-input-group", has_text=label).locator(".noUi-handle")
+    """The handle of the slider named ``label``: a Board's native range (its label is its
+    name), or a Bokeh slider's whose input group shows ``label``."""
+    native = page.get_by_role("slider", name=label)
+    bokeh = page.locator(".bk-input-group", has_text=label).locator(".noUi-handle")
+    return native.or_(bokeh).first
 
 
 def press_slider(page, label: str, *keys: str) -> None:
@@ -1444,7 +1452,10 @@ SETTLED_JS = """() => {
   if (!window.Bokeh) return document.readyState === 'complete';  // the index: no Bokeh
   const providers = window.Bokeh && Bokeh.require && Bokeh.require('models/text/providers');
   const status = providers ? providers.default_provider.status : 'none';
-  return status === 'loaded' || status === 'failed';
+  if (status === 'loaded' || status === 'failed') return true;
+  // A page with no HTML pane (a demo's Board alone) never asks for the provider.
+  const doc = window.Bokeh.documents && window.Bokeh.documents[0];
+  return status === 'not_started' && Boolean(doc) && doc.is_idle;
 }"""
 
 
@@ -1464,3 +1475,35 @@ def wcag_violations(page) -> dict[str, list]:
         page.evaluate(_axe_js())
     found = page.evaluate("(options) => axe.run(document, options)", AXE_OPTIONS)["violations"]
     return {v["id"]: [n["target"] for n in v["nodes"]] for v in found if v["id"] not in EXCEPTIONS}
+
+
+# -- A Board's native controls (dashboards/components/board.py) --------------------------------
+
+
+def use(view, name: str, value=None) -> None:
+    """What a browser sends when a student uses control ``name`` of the view's board (a button
+    without a value)."""
+    msg = {"control": name} if value is None else {"control": name, "value": value}
+    view.board.receive(msg)
+
+
+def control_value(slot):
+    """The value a Board's control shows: a range over stops shows the stop at its position."""
+    spec = slot.spec
+    if slot.kind == "range" and "values" in spec:
+        return spec["values"][spec["value"]]
+    return spec.get("value")
+
+
+def board_labels(board) -> dict[str, str]:
+    """Each control of a Board's layout → its label."""
+    found = {}
+
+    def walk(node):
+        if node.get("control"):
+            found[node["slot"]] = node["label"]
+        for child in node.get("row", []) + node.get("col", []) + node.get("box", []):
+            walk(child)
+
+    walk({"col": board.layout})
+    return found

@@ -15,6 +15,7 @@ import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG, catalogue
+from dashboards.components.board import Slot
 from dashboards.components.style import BUTTON_CSS
 from dashboards.demos import registry
 
@@ -98,6 +99,9 @@ def mark_compare(demo_id: str, view) -> None:
     widgets = view.link_widgets()
     for name in registry.demo(demo_id).compare:
         widget = widgets[name]
-        widget = getattr(widget, "slider", widget)  # scaling's StopSlider: its IntSlider
+        if isinstance(widget, Slot):  # a Board's control: the board marks it (board.js)
+            if widget.name not in widget.board.compare:
+                widget.board.compare = [*widget.board.compare, widget.name]
+            continue
         if "c04-compare" not in widget.css_classes:
             widget.css_classes = [*widget.css_classes, "c04-compare"]

@@ -15,15 +15,25 @@ A view reads and sets one slot through :meth:`Board.slot` (a :class:`Slot`, with
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from pathlib import Path
 from typing import ClassVar
 
 import panel as pn
 import param
 
 from dashboards.components.markup import KINDS, md_html, spec_json
+from dashboards.runtime import clients
 
 # The kinds of a slot: Markup's, and "html" (server-made HTML, e.g. a title with a formula).
 SLOT_KINDS = (*KINDS, "html")
+# The native controls a Board draws (board.js); a control's spec holds its value:
+# - "range": <input type=range>, spec {value, start, end, step} and either decimals (and the
+#   page's decimal sign, "decimal") or stops: texts[i] shown and values[i] sent for position i;
+# - "select", "choice" (a group of buttons, one pressed): spec {value, options: [[value, label]]};
+# - "checkbox": spec {value}; "text": spec {value, placeholder, max_length}, applied on Enter or
+#   when left; "button": spec {} (a click). Any of them: "disabled".
+CONTROL_KINDS = ("range", "select", "choice", "checkbox", "text", "button")
 
 
 def slot(name: str, kind: str, *, caption: str = "", footnote: str = "", **style) -> dict:
@@ -43,6 +53,21 @@ def slot(name: str, kind: str, *, caption: str = "", footnote: str = "", **style
             node[key] = style.pop(key)
     if style:
         raise TypeError(f"opciones desconocidas: {sorted(style)}")
+    return node
+
+
+def control(name: str, kind: str, label: str, *, help: str = "", css: str = "") -> dict:
+    """A native control of a :class:`Board` (``kind`` in :data:`CONTROL_KINDS`), named by
+    ``label`` (plain text) with an optional ``help`` line under it; slot ``name``'s spec holds
+    its value. Its use comes back as ``{"control": name, "value": …}`` (:meth:`Board.receive`).
+    """
+    if kind not in CONTROL_KINDS:
+        raise ValueError(f"tipo de control desconocido: {kind!r}")
+    node = {"slot": name, "kind": kind, "control": True, "label": label}
+    if help:
+        node["help"] = help
+    if css:
+        node["css"] = css
     return node
 
 
@@ -89,6 +114,14 @@ def _slots(node: dict, found: dict[str, str]) -> dict[str, str]:
     return found
 
 
+def _controls(node: dict, found: set[str]) -> set[str]:
+    if node.get("control"):
+        found.add(node["slot"])
+    for child in _children(node):
+        _controls(child, found)
+    return found
+
+
 def _children(node: dict) -> list[dict]:
     return node.get("row", []) + node.get("col", []) + node.get("box", [])
 
@@ -115,93 +148,41 @@ class Board(pn.custom.JSComponent):
     specs_json = param.String(
         default="{}", doc="``specs`` as JSON text: what the browser receives."
     )
+    compare = param.List(
+        default=[], item_type=str, doc="Controls whose use leaves the numbers before in view."
+    )
+    offline = param.Dict(
+        default={},
+        doc="The export only: the demo's browser twin a control runs (demo, kinds, extra).",
+    )
 
     # As a Markup's spec: one JSON text travels in one step, a nested value item by item.
     _rename: ClassVar[dict] = {"specs": None}
 
-    _esm = """
-export function render({ model, el, view }) {
-  const markup = window.C04.markup
-  markup.unobserved(view)
-  const slots = new Map()
-  const build = (node) => {
-    if (node.kind === "styles") {  // a group(): its box's styles are its slot's spec
-      const group = build({ col: node.col, css: node.css })
-      slots.set(node.slot, { body: group, kind: node.kind, json: "" })
-      return group
-    }
-    const box = document.createElement("div")
-    if (node.slot !== undefined) {
-      box.className = "c04-slot" + (node.css ? " " + node.css : "")
-      box.dataset.slot = node.slot
-      if (node.width) box.style.width = `${node.width}px`
-      let body = box
-      if (node.caption || node.footnote) {
-        const caption = document.createElement("div")
-        caption.className = "c04-caption"
-        caption.innerHTML = node.caption || ""
-        body = document.createElement("div")
-        const footnote = document.createElement("div")
-        footnote.className = "c04-footnote"
-        footnote.innerHTML = node.footnote || ""
-        box.append(caption, body, footnote)
-      }
-      slots.set(node.slot, { body, kind: node.kind, json: "" })
-      return box
-    }
-    if (node.html !== undefined) {
-      box.className = "c04-prose-html" + (node.css ? " " + node.css : "")
-      box.innerHTML = node.html
-      return box
-    }
-    if (node.box !== undefined) {
-      box.className = "c04-box" + (node.css ? " " + node.css : "")
-      if (node.width) box.style.width = `${node.width}px`
-      const title = document.createElement("div")
-      title.className = "c04-box-title"
-      title.innerHTML = node.title
-      const body = document.createElement("div")
-      body.className = "c04-col c04-box-body"
-      for (const child of node.box) body.append(build(child))
-      box.append(title, body)
-      return box
-    }
-    box.className = (node.row ? "c04-row" : "c04-col") + (node.css ? " " + node.css : "")
-    for (const child of node.row || node.col) box.append(build(child))
-    return box
-  }
-  el.append(build({ col: model.layout }))
-  const draw = (first) => {
-    const specs = model.specs_json ? JSON.parse(model.specs_json) : {}
-    for (const [name, slot] of slots) {
-      const spec = specs[name]
-      const json = spec === undefined ? "" : JSON.stringify(spec)
-      if (json === slot.json) continue
-      slot.json = json
-      if (slot.kind === "styles") {
-        const styles = Object.entries(spec || {})
-        for (const [key, value] of styles) slot.body.style.setProperty(key, value)
-        continue
-      }
-      markup.redraw(slot.body, slot.kind, spec)
-      // A change, not the first drawing: the page's live region says it (a11y.js).
-      if (!first && slot.kind === "announce" && spec && window.C04.a11y) {
-        window.C04.a11y.announce(markup.said(spec))
-      }
-    }
-  }
-  model.on("specs_json", () => draw(false))
-  draw(true)
-  // Nodes with css class c04-step-<n> follow the walkthrough's stepper (present.js).
-  const unfollow = window.C04.present?.followSteps(el)
-  if (unfollow) model.on("remove", unfollow)
-}
-"""
+    _esm = Path(__file__).parent / "board.js"
 
-    def __init__(self, **params):
+    def __init__(self, on_control: Callable[[str, object], None] | None = None, **params):
         super().__init__(**params)
         self.kinds = _slots({"col": self.layout}, {})
+        self.controls = frozenset(_controls({"col": self.layout}, set()))
         self._encode()
+        self._on_control = on_control
+        # Panel's public hook for model.send_msg: each message, as the browser sent it.
+        self.on_msg(lambda event: self.receive(event.data))
+
+    def receive(self, msg) -> None:
+        """A control's use, ``{"control": name, "value": v}`` (a button's without a value):
+        passed to the view's ``on_control``, which checks the value. A message naming no
+        control of this board is refused with one INFO line."""
+        name = msg.get("control") if isinstance(msg, dict) else None
+        known = isinstance(name, str) and name in self.controls
+        # A button's click has no value; every other control's use has one.
+        fields = {"control"} if known and self.kinds[name] == "button" else {"control", "value"}
+        if not known or set(msg) != fields:
+            clients.refused("control", {"mensaje": msg}, "no es un uso de un control del tablero")
+            return
+        if self._on_control is not None:
+            self._on_control(name, msg.get("value"))
 
     @param.depends("specs", watch=True)
     def _encode(self) -> None:
@@ -219,6 +200,16 @@ export function render({ model, el, view }) {
             raise KeyError(f"fragmentos que el tablero no tiene: {sorted(unknown)}")
         if any(self.specs.get(name) != spec for name, spec in parts.items()):
             self.specs = {**self.specs, **parts}
+
+    def run_offline(self, demo: str, targets: dict[str, tuple[object, str]], **extra) -> None:
+        """The export: each control runs ``C04.update(demo, args, kinds)``, the demo's browser
+        twin, with ``targets`` (every one a slot of this board), each control as
+        ``w_<name>`` and ``extra`` (JSON values: the constants the twin reads)."""
+        if any(obj is not self for obj, _ in targets.values()):
+            raise ValueError("run_offline: cada destino debe ser un fragmento de este tablero")
+        json.dumps(extra)  # only JSON crosses: fails here, not in the page
+        kinds = {name: kind for name, (_, kind) in targets.items()}
+        self.offline = {"demo": demo, "kinds": kinds, "extra": extra}
 
     def targets(self, names) -> dict[str, tuple[Board, str]]:
         """``apply_render``'s and ``client_update``'s targets for ``names`` (a render's keys),

@@ -46,11 +46,15 @@ def md_html(text: str) -> str:
     return _MARKDOWN.render(mathml.with_math(text)).strip()
 
 
+def section_markdown(title: str, intro: str = "", anchor: str | None = None) -> str:
+    """The demo's title and its introduction, as Markdown (a pane's, or a Board's prose)."""
+    anchor_html = f'<a id="{esc(anchor)}"></a>' if anchor else ""
+    return f"{anchor_html}\n\n## {title}\n\n{intro}" if intro else f"{anchor_html}\n\n## {title}"
+
+
 def section_header(title: str, intro: str = "", anchor: str | None = None) -> pn.pane.Markdown:
     """The demo's title and its introduction (prose: folded in projector mode)."""
-    anchor_html = f'<a id="{esc(anchor)}"></a>' if anchor else ""
-    body = f"{anchor_html}\n\n## {title}\n\n{intro}" if intro else f"{anchor_html}\n\n## {title}"
-    return math_md(body, css_classes=["c04-prose"])
+    return math_md(section_markdown(title, intro, anchor), css_classes=["c04-prose"])
 
 
 def matrix_spec(

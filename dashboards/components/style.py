@@ -124,6 +124,32 @@ CSS = """
   .c04-box { width: min-content !important; min-width: min(100%, 24em); flex: 0 0 auto; }
   .c04-box .c04-row { flex-wrap: nowrap; }
 }
+/* A Board's native controls (board.js): the label above, the value beside a range's label;
+   on a phone every one a 44 px target. */
+.c04-controls { align-items: flex-end; }
+.c04-control label { display: block; margin-bottom: 4px; }
+.c04-control-checkbox label { display: flex; align-items: center; gap: 6px; cursor: pointer; }
+.c04-control-range { width: 240px; }
+.c04-control-range.c04-wide { width: 320px; }
+.c04-control-range input { width: 100%; margin: 0; accent-color: #174a87; }
+.c04-control output { font-weight: 600; }
+.c04-control select, .c04-control input[type=text] { font: inherit; padding: 4px 6px;
+  min-height: 32px; border: 1px solid #767f8c; border-radius: 4px; background: #fff;
+  max-width: 100%; box-sizing: border-box; }
+.c04-control button, .c04-choice button { font: inherit; padding: 6px 14px; cursor: pointer;
+  color: #fff; background: #174a87; border: 1px solid #174a87; border-radius: 4px; }
+.c04-choice button { color: #174a87; background: #fff; margin: 0 4px 4px 0; }
+.c04-choice button[aria-pressed=true] { color: #fff; background: #174a87; }
+.c04-control button:disabled { opacity: 0.55; cursor: default; }
+.c04-control :focus-visible { outline: 3px solid #174a87; outline-offset: 2px; }
+.c04-help { font-size: 85%; color: #555; margin-top: 2px; }
+@media (max-width: 700px) {
+  .c04-control button, .c04-control select, .c04-control input[type=text],
+  .c04-control-range input, .c04-control-checkbox label { min-height: 44px; min-width: 44px; }
+  .c04-control-range, .c04-control-range.c04-wide { width: min(320px, 100%); }
+}
+/* A Board's prose is a section's (folded in projector mode, as a prose pane's). */
+.c04-prose-html.c04-prose p:not(:has(math)) { display: var(--c04-prose-p, block); }
 /* The number before a toggle or a choice, beside the new one (markup.js, compare). */
 .c04-before::before { content: attr(data-before) " → "; opacity: 0.55; font-size: 85%;
   font-weight: 400; }

@@ -13,17 +13,16 @@ import json
 import math
 
 import numpy as np
-import panel as pn
 import param
-from bokeh.models import CustomJSTickFormatter
 
 from attnmodel.formatting import number, percent
 from attnmodel.i18n import DEFAULT_LANG, text
 from attnmodel.scaling import ScalingDemo
-from dashboards.components.board import Board, column, prose, row, slot
-from dashboards.components.markup import announce_spec, readout_spec, rich, section_header
-from dashboards.components.render import apply_render, client_update, shared_render
+from dashboards.components.board import Board, column, control, prose, row, slot
+from dashboards.components.markup import announce_spec, readout_spec, rich, section_markdown
+from dashboards.components.render import apply_render, shared_render
 from dashboards.components.views import DemoView
+from dashboards.runtime import clients
 
 D_K_OPTIONS = [2**i for i in range(11)]  # 1, 2, 4, …, 1024
 # The offline export embeds every (d_k, seed) state for these seeds: "New sample" cycles them.
@@ -178,61 +177,23 @@ def state_key(d_k: int, seed: int) -> str:
     return f"d_k={int(d_k)}|seed={int(seed)}"
 
 
-# The slider's title shows the stop, not its index (the Bokeh slider formats its own title).
-STOP_FORMAT_JS = "return String(stops[Math.round(tick)]);"
-
-
-class StopSlider(pn.viewable.Viewer):
-    """A slider over a list of stops (d_k = 1, 2, 4, …): ``value`` is a stop, ``options`` the list.
-
-    Inside, an IntSlider over the stops' indices whose title reads "Dimensión d_k: 64" through a
-    ``CustomJSTickFormatter``. Panel's DiscreteSlider writes that label into a separate Div on
-    every move instead, and in the browser a Div's new text makes Bokeh lay out the whole page
-    again and repaint every plot (20–130 ms with the lecture's figures; bench/bench_browser.py);
-    the slider's own title is updated in place.
-    """
-
-    value = param.Integer(doc="The stop the slider is on.")
-    options = param.List(item_type=int, doc="The stops, in order.")
-
-    def __init__(self, label: str = "", width: int = 320, margin=(10, 20, 10, 10), **params):
-        super().__init__(**params)
-        self.slider = pn.widgets.IntSlider(
-            label=label,
-            start=0,
-            end=max(len(self.options) - 1, 1),
-            step=1,
-            value=self._index(self.value),
-            format=self._format(),
-            width=width,
-            margin=margin,
-        )
-        # No guard against the echo: the slider put on the model's stop writes back the same
-        # value, and param calls no watcher for an unchanged value.
-        self.slider.param.watch(self._from_slider, "value")
-        self.param.watch(self._to_slider, ["value", "options"])
-
-    def _index(self, value: int) -> int:
-        return self.options.index(value) if value in self.options else 0
-
-    def _format(self) -> CustomJSTickFormatter:
-        return CustomJSTickFormatter(args={"stops": list(self.options)}, code=STOP_FORMAT_JS)
-
-    def _from_slider(self, event) -> None:
-        self.value = self.options[int(event.new)]
-
-    def _to_slider(self, *events) -> None:
-        updates = {"value": self._index(self.value)}
-        if any(e.name == "options" for e in events):
-            updates.update(end=max(len(self.options) - 1, 1), format=self._format())
-        self.slider.param.update(**updates)
-
-    def __panel__(self):
-        return self.slider
+def d_k_spec(d_k: int) -> dict:
+    """The d_k control (a range over the stops 1, 2, 4, …, 1024 and the model's own d_k): the
+    position of ``d_k``, each stop's text and the value it sends."""
+    stops = sorted({*D_K_OPTIONS, int(d_k)})
+    return {
+        "value": stops.index(int(d_k)),
+        "start": 0,
+        "end": len(stops) - 1,
+        "step": 1,
+        "texts": [str(v) for v in stops],
+        "values": stops,
+    }
 
 
 class ScalingView(DemoView):
-    """d_k slider, "New sample", readouts and the bars of one query with and without √d_k.
+    """d_k control, "New sample", readouts and the bars of one query with and without √d_k,
+    one Board (the controls native, board.js).
 
     data-testids (each readout is a ``div.c04-readout``; its number is in ``.c04-value``):
 
@@ -265,30 +226,21 @@ class ScalingView(DemoView):
         params.setdefault("model", ScalingDemo())
         super().__init__(**params)
         m = self.model
-
-        self.d_k_slider = StopSlider(
-            label=self.t("scaling.d_k_slider"),
-            options=self._options_for(m.d_k),
-            value=m.d_k,
-            width=320,
-            margin=(10, 20, 10, 10),
-        )
-        self.d_k_slider.param.watch(self._on_slider, "value")
-        self.sample_button = pn.widgets.Button(
-            label=self.t("scaling.new_sample"),
-            color="primary",
-            width=140,
-            margin=(28, 10, 10, 10),
-        )
-        self.sample_button.on_click(self._new_sample)
         # Shown only in the offline export (enable_client_side), where the samples cycle.
         self.export_note_html = (
             '<div class="c04-note" data-testid="scaling-export-note">'
             f"{self.t('scaling.export_note', last=EXPORT_SEEDS - 1)}</div>"
         )
         gradient_note = self.t("scaling.gradient_note", n=m.n_trials)
+        header = section_markdown(self.t("scaling.title"), self.t("scaling.intro"))
         self.board = Board(
             layout=[
+                prose(header, "c04-prose"),
+                row(
+                    control("d_k", "range", self.t("scaling.d_k_slider"), css="c04-wide"),
+                    control("sample", "button", self.t("scaling.new_sample")),
+                    css="c04-controls",
+                ),
                 slot("status", "note"),
                 slot("export_note", "html"),
                 slot("readouts", "readouts"),
@@ -305,6 +257,7 @@ class ScalingView(DemoView):
                 ),
                 slot("announce", "announce"),
             ],
+            on_control=self._on_control,
             sizing_mode="stretch_width",
         )
         # Each fragment as the tests read it (a Slot: spec, kind).
@@ -312,25 +265,14 @@ class ScalingView(DemoView):
             setattr(self, "announcer" if name == "announce" else name, self.board.slot(name))
         self.export_note = self.board.slot("export_note")
 
+        self.d_k = self.board.slot("d_k")
         self._refresh()
         m.param.watch(self._on_change, ["d_k", "seed"])
-
-        self._layout = pn.Column(
-            section_header(self.t("scaling.title"), self.t("scaling.intro")),
-            pn.Row(self.d_k_slider, self.sample_button),
-            self.board,
-            sizing_mode="stretch_width",
-        )
-
-    @staticmethod
-    def _options_for(d_k: int) -> list[int]:
-        # A d_k set on the model that is not a power of two still gets a stop on the slider.
-        return sorted({*D_K_OPTIONS, int(d_k)})
 
     def link_widgets(self) -> dict[str, object]:
         """The control of each parameter in the link (dashboards/sharing/live_link.py); the seed has
         none: "Nueva muestra" steps it."""
-        return {"d_k": self.d_k_slider, "seed": None}
+        return {"d_k": self.d_k, "seed": None}
 
     @staticmethod
     def link_export(name: str) -> dict | None:
@@ -340,24 +282,23 @@ class ScalingView(DemoView):
             return {"hook": "scaling", "range": [0, EXPORT_SEEDS - 1, 1]}
         return None
 
-    def _on_slider(self, event) -> None:
-        self.model.d_k = int(event.new)
+    def _on_control(self, name: str, value) -> None:
+        """A control's use (Board.receive): "Nueva muestra", or a d_k the model checks."""
+        if name == "sample":
+            self.new_sample()
+        else:
+            clients.take("d_k", self.model, "d_k", value)
 
-    def _new_sample(self, _event=None) -> None:
+    def new_sample(self) -> None:
         self.model.seed = (self.model.seed + 1) % 2**32
 
     def _on_change(self, *events) -> None:
-        d_k = self.model.d_k
-        with pn.io.hold():
-            if d_k not in self.d_k_slider.options:
-                self.d_k_slider.options = self._options_for(d_k)
-            if self.d_k_slider.value != d_k:
-                self.d_k_slider.value = d_k
-            self._refresh()
+        self._refresh()
 
     def _refresh(self) -> None:
         values = render(self.model, self.lang)
         apply_render(self.board.targets(values), values)
+        self.board.update_specs({"d_k": d_k_spec(self.model.d_k), "sample": {}})
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
         """Target name -> (the board, "board:<slot>"), for the names of ``render``."""
@@ -371,13 +312,13 @@ class ScalingView(DemoView):
         rebuilds ``render``, its texts from the page's catalogue) under
         ``states["scaling"][state_key(d_k, seed)]``. In the export "New sample" goes to the next
         of those seeds, back to 0 after the last (a note says so).
-        The callbacks get every target, ``w_d_k`` (the slider's Bokeh Slider: its value is the
-        index of the stop), ``w_sample`` (the button), ``options`` (the stops, JSON), ``init``
-        (the model's seed, JSON), ``n_seeds`` and ``trigger`` (what fired: the slider, or the
-        button's click event). Returns the number of embedded states.
+        The controls run ``C04.update("scaling", …)`` (Board.run_offline) with every target,
+        ``w_d_k`` (the d_k control: its value is the position of the stop), ``w_sample`` (the
+        button), ``options`` (the stops, JSON), ``init`` (the model's seed, JSON), ``n_seeds``
+        and ``trigger`` (the control used). Returns the number of embedded states.
         """
         m = self.model
-        options = list(self.d_k_slider.options)
+        options = self.d_k.spec["values"]
         seeds = sorted({*range(EXPORT_SEEDS), int(m.seed)})
         table = {
             state_key(d_k, seed): client_state(ScalingDemo(d_k=d_k, seed=seed), self.lang)
@@ -387,22 +328,17 @@ class ScalingView(DemoView):
         if states is not None:
             states["scaling"] = table
         self.export_note.spec = self.export_note_html
-
-        code, args = client_update(
+        self.board.run_offline(
             "scaling",
             self.client_targets(),
-            w_d_k=self.d_k_slider.slider,  # StopSlider: an IntSlider over the stops' indices
-            w_sample=self.sample_button,
             options=json.dumps(options),
             init=json.dumps({"seed": int(m.seed)}),
             n_seeds=EXPORT_SEEDS,
         )
-        self.d_k_slider.slider.jscallback(value=code, args=args)
-        self.sample_button.jscallback(clicks=code, args=args)
         return len(table)
 
     def __panel__(self):
-        return self._layout
+        return self.board
 
 
 if __name__.startswith("bokeh_app"):  # run as its own app (/<module>): the app shell serves it

@@ -113,6 +113,18 @@ def refused(control: str, values: dict, reason: str) -> None:
     )
 
 
+def take(control: str, target: param.Parameterized, name: str, value) -> bool:
+    """A client's value for ``target``'s parameter ``name`` (a Board's control, a message):
+    set through param's own checks (type, bounds, options; an attnmodel model's Refusal), or
+    refused with one INFO line, the last valid value kept. Returns whether it was taken."""
+    try:
+        target.param.update({name: value})
+    except REFUSED as exc:
+        refused(control, {name: value}, brief(str(exc))[1:-1])
+        return False
+    return True
+
+
 def _same(a, b) -> bool:
     try:
         return bool(a == b)

@@ -26,6 +26,7 @@ import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG, text
+from dashboards.components.board import Slot
 from dashboards.components.markup import Markup
 from dashboards.components.matrix import MatrixEditor
 from dashboards.sharing import links
@@ -242,9 +243,18 @@ def _widget_field(field: links.Field, widget, lang: str) -> dict:
         return out
     if widget is None:  # kept by the view's twin itself (scaling's seed)
         return out
-    if hasattr(widget, "slider") and hasattr(widget, "options"):  # scaling's StopSlider
-        _tag(widget.slider, out["css"])
-        out.update(prop="value", map={str(v): i for i, v in enumerate(widget.options)})
+    if isinstance(widget, Slot):  # a Board's control: links.js goes through C04.boards
+        _tag(widget.board, out["css"])
+        out["control"] = widget.name
+        spec = widget.spec
+        if widget.kind == "range" and "values" in spec:  # stops: the link's text is the stop
+            out["map"] = {str(v): i for i, v in enumerate(spec["values"])}
+        elif widget.kind == "range":
+            out["range"] = [spec["start"], spec["end"], spec["step"]]
+        elif widget.kind in ("select", "choice"):
+            out["map"] = {links.to_text("text", v): v for v, _ in spec["options"]}
+        elif widget.kind == "text":
+            out["max_chars"] = spec.get("max_length")
         return out
     _tag(widget, out["css"])
     if isinstance(widget, pn.widgets.Checkbox):

@@ -227,6 +227,8 @@
     for (const f of spec.fields) {
       if (f.hook) continue;
       if (!found[f.css]) return null; // not all drawn yet
+      // A Board's control (dashboards/components/board.js): reached once its board has drawn.
+      if (f.control && !(C04.boards && C04.boards.has(found[f.css].id))) return null;
     }
     MODELS = found;
     return found;
@@ -257,11 +259,10 @@
       const now = C04.views[field.hook].seed();
       if ((now === null ? Number(field.default) : now) === v) return;
       C04.views[field.hook].setSeed(v);
-      // The view draws the seed on its next update: run the d_k slider's own callback.
-      const slider = found[exportSpec().fields.find((f) => f.demo === field.demo && f.css && !f.hook).css];
-      for (const cb of (slider.js_property_callbacks || {})["change:value"] || []) {
-        await cb.execute(slider);
-      }
+      // The view draws the seed on its next update: run its d_k control.
+      const other = exportSpec().fields.find((f) => f.demo === field.demo && f.control);
+      C04.boards.get(found[other.css].id).run(other.control);
+      await tick();
       return;
     }
     if (field.kind === "matrix") {
@@ -275,6 +276,14 @@
             await tick();
           }
         }
+      }
+      return;
+    }
+    if (field.control) {
+      const board = C04.boards.get(found[field.css].id);
+      if (board.get(field.control) !== v) {
+        board.set(field.control, v);
+        await tick();
       }
       return;
     }
@@ -297,7 +306,9 @@
       const row = (cells) => cells.map((x) => realText(C04.fmt.parseNumber(x))).join(",");
       return texts.map(row).join(";");
     }
-    const value = found[field.css][field.prop];
+    const value = field.control
+      ? C04.boards.get(found[field.css].id).get(field.control)
+      : found[field.css][field.prop];
     if (field.map) {
       for (const [text, shown] of Object.entries(field.map)) if (shown === value) return text;
       throw new Error("no option");
@@ -421,8 +432,10 @@
     const doc = root.Bokeh.documents[0];
     if (!doc.is_idle) await new Promise((resolve) => doc.idle.connect(() => resolve()));
     const spec = exportSpec();
+    // A Board's control says its use with a composed event (board.js).
+    document.addEventListener("c04-control", () => setTimeout(() => writeHash(false), 0));
     for (const field of spec.fields) {
-      if (field.hook) continue;
+      if (field.hook || field.control) continue;
       // A matrix's texts are on its grid's data model.
       const m = field.kind === "matrix" ? C04.cells.data(found[field.css]) : found[field.css];
       // After the widget's own callback (a tick later), so the twin has drawn it.

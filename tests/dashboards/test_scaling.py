@@ -4,6 +4,7 @@ in Spanish and (the same view with ``lang="en"``) in English."""
 from __future__ import annotations
 
 import html
+import logging
 import math
 import re
 
@@ -18,7 +19,16 @@ from dashboards.components.mathml import with_math
 from dashboards.demos.scaling import D_K_OPTIONS, ScalingView, render, sqrt_text
 
 import c04_testing
-from c04_testing import label_text, spanish_words_left, spec_find, spec_text, viewable_texts
+from c04_testing import (
+    board_labels,
+    control_value,
+    label_text,
+    spanish_words_left,
+    spec_find,
+    spec_text,
+    use,
+    viewable_texts,
+)
 
 # The readouts' labels and units, from the catalogue (table [scaling]); "{n}" units are filled
 # with the number of queries.
@@ -214,8 +224,9 @@ def test_sample_entropy_sits_under_its_bars(view):
 
 def test_default_readouts_are_the_models(view):
     assert view.model.d_k == 64
-    assert view.d_k_slider.value == 64
-    assert view.d_k_slider.options == D_K_OPTIONS == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+    assert control_value(view.d_k) == 64
+    assert view.d_k.spec["values"] == D_K_OPTIONS == [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024]
+    assert view.d_k.spec["texts"] == [str(v) for v in D_K_OPTIONS]
     assert_shows_model(view)
     assert span(view.readouts.spec, "scaling-sqrt-dk") == "√64 = 8"
     # The typical unscaled score is about √64 = 8.
@@ -224,21 +235,21 @@ def test_default_readouts_are_the_models(view):
 
 def test_slider_changes_d_k_and_every_number(view):
     before = view.readouts.spec
-    view.d_k_slider.value = 1024
+    use(view, "d_k", 1024)
     assert view.model.d_k == 1024
     assert view.readouts.spec != before
     assert_shows_model(view)
     assert span(view.readouts.spec, "scaling-sqrt-dk") == "√1024 = 32"
-    view.d_k_slider.value = 128
+    use(view, "d_k", 128)
     assert view.model.d_k == 128
     assert span(view.readouts.spec, "scaling-sqrt-dk") == "√128 ≈ 11,31"
     assert_shows_model(view)
 
 
 def test_larger_d_k_collapses_the_unscaled_softmax(view):
-    view.d_k_slider.value = 1
+    use(view, "d_k", 1)
     low = (view.model.entropy_unscaled, view.model.gradient_unscaled)
-    view.d_k_slider.value = 1024
+    use(view, "d_k", 1024)
     high = (view.model.entropy_unscaled, view.model.gradient_unscaled)
     assert high[0] < low[0]
     assert high[1] < low[1]
@@ -247,17 +258,18 @@ def test_larger_d_k_collapses_the_unscaled_softmax(view):
 
 def test_model_d_k_moves_the_slider(view):
     view.model.d_k = 16
-    assert view.d_k_slider.value == 16
+    assert control_value(view.d_k) == 16
     assert_shows_model(view)
     view.model.d_k = 100  # not a power of two: it gets its own stop
-    assert 100 in view.d_k_slider.options
-    assert view.d_k_slider.value == 100
+    assert 100 in view.d_k.spec["values"]
+    assert control_value(view.d_k) == 100
+    assert view.d_k.spec["end"] == len(D_K_OPTIONS)  # one stop more
     assert_shows_model(view)
 
 
 def test_new_sample_changes_the_seed_and_the_bars(view):
     old_bars = bars(view.unscaled_bars)
-    view.sample_button.clicks += 1
+    use(view, "sample")
     assert view.model.seed == 1
     assert not np.allclose(bars(view.unscaled_bars), old_bars)
     assert_shows_model(view)
@@ -271,15 +283,48 @@ def test_out_of_range_d_k_is_refused_by_the_model(view):
     with pytest.raises(ValueError, match="d_k"):
         view.model.d_k = 5000
     assert view.model.d_k == 64
-    assert view.d_k_slider.value == 64
+    assert control_value(view.d_k) == 64
     assert view.readouts.spec == before
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"control": "d_k", "value": 5000},
+        {"control": "d_k", "value": 0},
+        {"control": "d_k", "value": True},
+        {"control": "d_k", "value": 64.5},
+        {"control": "d_k", "value": "128"},
+        {"control": "d_k", "value": None},
+        {"control": "d_k", "value": [128]},
+        {"control": "n_heads", "value": 2},
+        {"control": "d_k", "value": 128, "extra": 1},
+        {"control": "d_k"},
+        {"control": "sample", "value": 1},
+        {"control": "sample", "value": None},
+        {"value": 128},
+        "d_k=128",
+        None,
+    ],
+)
+def test_a_forged_control_message_is_refused_and_the_state_kept(view, message, caplog):
+    """What no page sends (out of bounds, the wrong type, a control the board does not have) is
+    one INFO line; d_k and every number stay."""
+    caplog.set_level(logging.INFO, logger="dashboards.runtime.clients")
+    before = (view.readouts.spec, view.d_k.spec)
+    view.board.receive(message)
+    assert (view.model.d_k, view.model.seed) == (64, 0)
+    assert (view.readouts.spec, view.d_k.spec) == before
+    lines = [r for r in caplog.records if "valor de un cliente rechazado" in r.getMessage()]
+    assert len(lines) == 1
+    assert lines[0].levelno == logging.INFO
 
 
 def test_bars_are_built_once_with_fixed_columns(view):
     charts = (view.unscaled_bars, view.scaled_bars)
     assert all(chart.kind == "bars" for chart in charts)
-    view.d_k_slider.value = 1024
-    view.sample_button.clicks += 1
+    use(view, "d_k", 1024)
+    use(view, "sample")
     assert (view.unscaled_bars, view.scaled_bars) == charts
     for chart in charts:
         assert (chart.spec["corner"], chart.spec["head"]) == ("llave", "peso")
@@ -298,8 +343,8 @@ def test_sqrt_text():
 def test_views_do_not_share_state(panel_cleanup):
     a, b = ScalingView(), ScalingView()
     assert a.model is not b.model
-    assert a.d_k_slider is not b.d_k_slider
-    a.d_k_slider.value = 4
+    assert a.board is not b.board
+    use(a, "d_k", 4)
     assert b.model.d_k == 64
     assert span(b.readouts.spec, "scaling-sqrt-dk") == "√64 = 8"
 
@@ -308,7 +353,7 @@ def test_view_uses_the_given_model(panel_cleanup):
     model = ScalingDemo(d_k=256)
     view = ScalingView(model=model)
     assert view.model is model
-    assert view.d_k_slider.value == 256
+    assert control_value(view.d_k) == 256
     assert_shows_model(view)
 
 
@@ -328,7 +373,8 @@ def test_english_view_has_no_spanish_left(english):
     # The bars' columns are named in English.
     for chart in (english.unscaled_bars, english.scaled_bars):
         assert (chart.spec["corner"], chart.spec["head"]) == ("key", "weight")
-    assert english.sample_button.label == "New sample"
+    assert board_labels(english.board)["sample"] == "New sample"
+    assert board_labels(english.board)["d_k"] == text("scaling.d_k_slider", "en")
     # The export's note names the button as the page shows it.
     assert "“New sample”" in english.export_note_html
     assert spanish_words_left(english.export_note_html) == set()
@@ -359,13 +405,13 @@ def test_english_numbers_use_a_decimal_point(english):
 
 def test_english_slider_changes_the_english_numbers(english):
     before = english.readouts.spec
-    english.d_k_slider.value = 128
+    use(english, "d_k", 128)
     assert english.model.d_k == 128
     assert english.readouts.spec != before
     assert span(english.readouts.spec, "scaling-sqrt-dk") == "√128 ≈ 11.31"
     assert english.unscaled_bars.spec["caption"] == "Unscaled (d_k = 128)"
     assert_shows_model(english)
-    english.sample_button.clicks += 1
+    use(english, "sample")
     assert span(english.status.spec, "scaling-seed") == "1"
     assert_shows_model(english)
     assert "," not in readout(english.readouts.spec, "scaling-entropy-unscaled")

@@ -32,6 +32,7 @@ from c04_testing import (
     export_and_live,
     format_times,
     readout,
+    slider_handle,
     twin_html,
     update_times,
 )
@@ -222,7 +223,7 @@ def move(page, action: str) -> None:
     if action == "click":
         page.get_by_role("button", name=text("scaling.new_sample")).click()
     else:
-        handle = page.locator(".noUi-handle").first
+        handle = slider_handle(page, text("scaling.d_k_slider"))
         handle.focus()
         handle.press(action)
 

@@ -83,7 +83,8 @@ VALID = {
         True,
         lambda: self_attention.render(SelfAttention(causal=True)),
     ),
-    "scaling": (("Slider", None), "value", 7, lambda: scaling.render(ScalingDemo(d_k=128))),
+    # A Board's native control: its use is a message {control, value} (board.py, receive).
+    "scaling": (("board", "d_k"), "control", 128, lambda: scaling.render(ScalingDemo(d_k=128))),
     "multihead": (
         ("panel.models.widgets.RadioButtonGroup", None),
         "active",
@@ -139,6 +140,47 @@ def widgets(session: ForgingSession) -> list[tuple[str, str]]:
     return [(i, m["name"]) for i, m in session.models.items() if m["name"] in WIDGETS]
 
 
+def _plain(value):
+    """A value as Bokeh serialises it (a dict is a "map" of entries) back to plain JSON."""
+    if isinstance(value, dict) and value.get("type") == "map":
+        return {k: _plain(v) for k, v in value.get("entries", [])}
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def board_controls(session: ForgingSession) -> list[tuple[str, str, str, str]]:
+    """(component id, data model id, control, kind) of every native control of a Board."""
+    found = []
+    for data_id, m in session.models.items():
+        layout = _plain(m["attributes"].get("layout"))
+        if not isinstance(layout, list):
+            continue
+        nodes = list(layout)
+        controls = []
+        while nodes:
+            node = nodes.pop()
+            if not isinstance(node, dict):
+                continue
+            if node.get("control"):
+                controls.append((node["slot"], node["kind"]))
+            nodes += node.get("row", []) + node.get("col", []) + node.get("box", [])
+        component = [
+            i
+            for i, c in session.models.items()
+            if c["name"] == "panel.models.esm.ReactiveESM"
+            and (c["attributes"].get("data") or {}).get("id") == data_id
+        ]
+        found += [(component[0], data_id, name, kind) for name, kind in controls if component]
+    return found
+
+
+# What a Board's control gets: every kind of wrong value, a huge text, and messages no page sends.
+FORGED_CONTROL_VALUES = [*NOT_A_VALUE, *HUGE, -1, 0, 2.5, "no-existe", "é" * 300_000]
+
+
 def valid_widget(session: ForgingSession, app: str) -> str:
     (name, which), _, _, _ = VALID[app]
     ids = [i for i, n in widgets(session) if n == name]
@@ -152,9 +194,13 @@ def valid_widget(session: ForgingSession, app: str) -> str:
 
 async def expect_valid_change(session: ForgingSession, app: str) -> None:
     """The app's valid change gets the announce spec of the model in that state."""
-    _, prop, value, rendered = VALID[app]
+    (name, which), prop, value, rendered = VALID[app]
     expected = json.loads(spec_json(rendered()["announce"]))
-    await session.change(valid_widget(session, app), prop, value)
+    if name == "board":
+        (component,) = {c for c, _, control, _ in board_controls(session) if control == which}
+        await session.send_msg(component, {"control": which, "value": value})
+    else:
+        await session.change(valid_widget(session, app), prop, value)
     assert await session.until(lambda: announced(session) == expected, 30), app
 
 
@@ -188,7 +234,7 @@ def assert_clean(log: str) -> None:
 async def forge_everything(base: str, app: str) -> None:
     forger = await ForgingSession(base, app).open()
     try:
-        await forger.until(lambda: any(True for _ in widgets(forger)), 30)
+        await forger.until(lambda: bool(widgets(forger) or board_controls(forger)), 30)
         before = announced(forger)
         values_before = await forger.pull()
         boxes = [i for i, n in widgets(forger) if n.endswith("TextInput") or n == "MatrixGrid1"]
@@ -207,6 +253,14 @@ async def forge_everything(base: str, app: str) -> None:
                     last = await forger.change(model_id, prop, value)
             for prop, value in NEVER_WRITTEN.items():
                 last = await forger.change(model_id, prop, value)
+        boards = board_controls(forger)
+        for component, _, control, _kind in boards:
+            for value in FORGED_CONTROL_VALUES:
+                last = await forger.send_msg(component, {"control": control, "value": value})
+            last = await forger.send_msg(component, {"control": control, "value": 1, "más": 2})
+        for component in {c for c, _, _, _ in boards}:
+            for message in ({"control": "no-existe", "value": 1}, {"value": 1}, {}):
+                last = await forger.send_msg(component, message)
         assert await forger.reply(last) in ("OK", "ERROR")
         assert not forger.closed
         # The model's key figure is the one before, and so is every widget's value on the
@@ -219,6 +273,8 @@ async def forge_everything(base: str, app: str) -> None:
             if not name.endswith("TextInput") and name != "MatrixGrid1"
             for prop in WIDGETS[name]
         ]
+        # A Board's controls and figures: its specs as they were.
+        kept += [(data_id, "specs_json") for data_id in {d for _, d, _, _ in boards}]
 
         def unchanged(document: dict) -> bool:
             return all(document[i].get(p) == values_before[i].get(p) for i, p in kept)
@@ -232,7 +288,7 @@ async def forge_everything(base: str, app: str) -> None:
     # A second session answers its own change.
     other = await ForgingSession(base, app).open()
     try:
-        await other.until(lambda: any(True for _ in widgets(other)), 30)
+        await other.until(lambda: bool(widgets(other) or board_controls(other)), 30)
         await expect_valid_change(other, app)
     finally:
         await other.close()
@@ -275,10 +331,15 @@ async def forge_navigation(base: str) -> None:
         assert await forger.reply(last) in ("OK", "ERROR")
         now = await pulled_until(forger, lambda d: d[data_id]["value"] == before)
         assert now[data_id]["value"] == before
-        marker = f"section-{SECTIONS[1].id}"
-        assert marker not in json.dumps(forger.models)
+
+        # The section's first demo is drawn: its CopyLink carries its marker.
+        def shown() -> bool:
+            wanted = SECTIONS[1].demos[0]
+            return any(m["attributes"].get("marker") == wanted for m in forger.models.values())
+
+        assert not shown()
         await forger.send_msg(component_id, {"section": SECTIONS[1].id})
-        assert await forger.until(lambda: marker in json.dumps(forger.models), 30)
+        assert await forger.until(shown, 30)
     finally:
         await forger.close()
 

@@ -30,7 +30,7 @@ from attnmodel.i18n import text
 from dashboards.app.lecture import SECTIONS
 from dashboards.demos.scaling import D_K_OPTIONS
 
-from c04_testing import PageWatch, press_slider, readout, table_row
+from c04_testing import PageWatch, press_slider, readout, slider_handle, table_row
 
 pytestmark = pytest.mark.ui
 
@@ -81,8 +81,7 @@ def _d_k(k: int) -> int:
 
 
 def d_k_act(page, k):
-    # The only slider of the section (a DiscreteSlider: its title is not in an input group).
-    slider = page.locator(".noUi-handle").first
+    slider = slider_handle(page, text("scaling.d_k_slider"))
     slider.focus()
     for _ in range(1 + k // 6):
         slider.press("ArrowRight")

@@ -10,7 +10,7 @@ from attnmodel.i18n import text
 from attnmodel.scaling import ScalingDemo
 from dashboards.demos.scaling import sqrt_text
 
-from c04_testing import readout
+from c04_testing import readout, slider_handle
 
 pytestmark = pytest.mark.ui
 
@@ -87,7 +87,7 @@ def test_readouts_follow_d_k_and_new_sample(page, watch, open_lecture_section):
     expect_bars(page, model)
 
     # The d_k slider by keyboard: one stop right is 128, then two left is 32.
-    handle = page.locator(".noUi-handle").first
+    handle = slider_handle(page, text("scaling.d_k_slider"))
     handle.focus()
     handle.press("ArrowRight")
     model.d_k = 128
