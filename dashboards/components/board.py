@@ -5,7 +5,8 @@ A section used to hold one :class:`~dashboards.components.markup.Markup` per fra
 Panel Row or Column around each group: a Bokeh model each, and a session's open costs ~4.5 ms
 of server CPU per model. A :class:`Board` is one model for all of them (issue 36): its
 ``layout`` (static, sent once) places named slots, and ``specs`` (slot -> spec) is what changes.
-The browser redraws only the slots whose spec changed.
+The browser redraws only the slots whose spec changed, and the server writes the JSON of those
+only (a slot whose spec is the same object keeps its text).
 
 A view reads and sets one slot through :meth:`Board.slot` (a :class:`Slot`, with the
 ``spec``/``kind`` of a Markup); its render's targets name a slot with the kind
@@ -165,6 +166,9 @@ class Board(pn.custom.JSComponent):
         super().__init__(**params)
         self.kinds = _slots({"col": self.layout}, {})
         self.controls = frozenset(_controls({"col": self.layout}, set()))
+        # Slot -> (its spec, its '"name":json' text): a spec that is still the same object is
+        # not written again (a spec is never changed in place: a new one replaces it).
+        self._slot_texts: dict[str, tuple[object, str]] = {}
         self._encode()
         self._on_control = on_control
         # Panel's public hook for model.send_msg: each message, as the browser sent it.
@@ -189,17 +193,27 @@ class Board(pn.custom.JSComponent):
         unknown = set(self.specs) - set(self.kinds)
         if unknown:
             raise KeyError(f"fragmentos que el tablero no tiene: {sorted(unknown)}")
-        # Each slot's JSON from its spec's own cache (a shared render's SharedSpec).
-        parts = (f"{json.dumps(name)}:{_slot_json(spec)}" for name, spec in self.specs.items())
-        self.specs_json = "{" + ",".join(parts) + "}"
+        known, texts = self._slot_texts, {}
+        for name, spec in self.specs.items():
+            cached = known.get(name)
+            if cached is not None and cached[0] is spec:
+                texts[name] = cached
+            else:  # a shared render's SharedSpec brings its JSON made once for every session
+                texts[name] = (spec, f"{json.dumps(name)}:{_slot_json(spec)}")
+        self._slot_texts = texts
+        self.specs_json = "{" + ",".join(text for _, text in texts.values()) + "}"
 
     def update_specs(self, parts: dict) -> None:
         """Set the specs of some slots (the others kept), in one change, if any differs."""
         unknown = set(parts) - set(self.kinds)
         if unknown:
             raise KeyError(f"fragmentos que el tablero no tiene: {sorted(unknown)}")
-        if any(self.specs.get(name) != spec for name, spec in parts.items()):
-            self.specs = {**self.specs, **parts}
+        specs = self.specs
+        # The same object is the same spec (a shared render's, for an unchanged state).
+        if any(
+            (old := specs.get(name)) is not spec and old != spec for name, spec in parts.items()
+        ):
+            self.specs = {**specs, **parts}
 
     def run_offline(self, demo: str, targets: dict[str, tuple[object, str]], **extra) -> None:
         """The export: each control runs ``C04.update(demo, args, kinds)``, the demo's browser

@@ -66,3 +66,45 @@ def test_a_group_is_a_slot_of_styles_around_its_nodes():
     assert board.layout[0]["css"] == "frame"
     board.slot("panel").spec = {"display": "none"}
     assert json.loads(board.specs_json) == {"panel": {"display": "none"}}
+
+
+def test_only_a_changed_slot_is_written_again_and_the_text_is_the_specs_json(board, monkeypatch):
+    """A slot whose spec is the same object keeps its JSON text; the whole text is what
+    json.dumps writes of each spec (compact, non-ASCII kept), slot by slot in their order."""
+    import dashboards.components.board as board_module
+
+    written = []
+    real = board_module._slot_json
+    monkeypatch.setattr(board_module, "_slot_json", lambda spec: written.append(spec) or real(spec))
+    a, b = {"rows": [[1.5, -0.0]], "title": "Atención «Q»"}, {"text": "hola"}
+    board.update_specs({"a": a, "b": b, "t": "<b>ñ</b>"})
+    assert written == [a, b, "<b>ñ</b>"]
+    written.clear()
+    c = {"bars": [0.25, 0.75]}
+    board.update_specs({"c": c, "a": a})  # a: the same object, not written again
+    assert written == [c]
+    written.clear()
+    board.update_specs({"b": {"text": "hola"}})  # equal to b: no change at all
+    assert written == []
+    b2 = {"text": "adiós"}
+    board.update_specs({"b": b2})
+    assert written == [b2]
+
+    def dumps(value):
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+    specs = {"a": a, "b": b2, "t": "<b>ñ</b>", "c": c}
+    assert board.specs == specs
+    expected = ",".join(f"{dumps(k)}:{dumps(v)}" for k, v in specs.items())
+    assert board.specs_json == "{" + expected + "}"
+    # A board made from the same specs writes the same text.
+    assert Board(layout=board.layout, specs=specs).specs_json == board.specs_json
+
+
+def test_a_shared_renders_spec_brings_its_own_json():
+    from dashboards.components.markup import SharedSpec
+
+    spec = SharedSpec({"text": "x"})
+    spec.json = '{"text":"made once"}'  # what spec_json() made for the first session
+    board = Board(layout=[slot("n", "note")], specs={"n": spec})
+    assert board.specs_json == '{"n":{"text":"made once"}}'
