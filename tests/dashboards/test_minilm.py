@@ -292,6 +292,9 @@ def test_the_export_embeds_what_the_live_view_renders(exported):
 def test_the_export_disables_free_text_and_says_so(exported):
     view, _, _ = exported
     assert view.sentence_input.disabled
-    assert view.export_note.visible
+    assert not view.sentence_hint.visible  # Enter applies nothing there
+    # The note is an "html" slot of the Board above the grid: empty live, set by the export.
+    assert MiniLMView(lang=view.lang).export_note.object == ""
+    assert view.export_note.kind == "html"
     assert not view.english_button.disabled  # the English sentence is embedded
     assert html.escape(text("minilm.export_note", view.lang)) in view.export_note.object

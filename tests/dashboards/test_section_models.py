@@ -23,7 +23,7 @@ CEILING = {
     "capital": (40, 40),
     "entrenamiento": (45, 45),
     "explorador": (56, 56),
-    "modelo": (71, 77),
+    "modelo": (46, 50),
     "jugar": (27, 27),
 }
 
