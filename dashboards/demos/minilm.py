@@ -22,6 +22,7 @@ import json
 import logging
 import re
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import panel as pn
@@ -107,19 +108,17 @@ class HeadGrid(pn.custom.JSComponent):
 
     # As dashboards.components.markup.Markup: the spec travels as one JSON text (C04.apply writes
     # the same).
-    _rename = {"spec": None}  # noqa: RUF012 (Panel's class attribute)
+    _rename: ClassVar[dict] = {"spec": None}
     _esm = Path(__file__).parent / "head_grid.mjs"
-    _stylesheets = [GRID_CSS]  # noqa: RUF012
+    _stylesheets: ClassVar[list[str]] = [GRID_CSS]
+
+    # What a browser writes (dashboards/runtime/clients.py takes only this from a client, as a
+    # matrix's commit): a forged ``spec_json`` is not taken and the server's is sent back.
+    client_writes: ClassVar[tuple[str, ...]] = ("selected",)
 
     @param.depends("spec", watch=True, on_init=True)
     def _encode_spec(self) -> None:
         self.spec_json = spec_json(self.spec)
-
-    # Private API (as Markup's): the browser writes ``selected`` and nothing else; a forged
-    # ``spec_json`` from a client is not taken.
-    @property
-    def _linked_properties(self) -> tuple[str, ...]:
-        return ("selected",)
 
 
 # -- the renders: what the export embeds, what the live view shows ----------------------------
