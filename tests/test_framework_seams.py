@@ -64,7 +64,6 @@ REMAINING = {
     "dashboards/components/markup.py: Markup._linked_properties",
     "dashboards/components/markup.py: Markup._update_model",
     "dashboards/components/markup.py: Markup._update_properties",
-    "dashboards/demos/minilm.py: HeadGrid._linked_properties",
     # the browser
     "dashboards/static/markup.js: view._resize_observer",
     "dashboards/static/server_changes.js: documents.push =",

@@ -22,6 +22,7 @@ import json
 import logging
 import re
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import panel as pn
@@ -44,11 +45,11 @@ from attnmodel.minilm import (
     ModelMissing,
 )
 from attnmodel.multihead import RELATIONS, SENTENCE_LANG, SENTENCES
+from dashboards.components.board import Board, prose, row, slot
 from dashboards.components.markup import (
     Markup,
     SharedSpec,
     announce_spec,
-    announcer,
     esc,
     kept_label,
     matrix_spec,
@@ -63,6 +64,7 @@ from dashboards.components.views import DemoView, LangColumn
 log = logging.getLogger(__name__)
 
 DECIMALS = 4  # the grid's numbers: ten-thousandths (uint16), what the page can show
+TOYS = range(len(RELATIONS))  # the hand-built heads of "Varias cabezas", each beside a real one
 # The sentences' language: the lecture's are Spanish (and one English), kept as typed.
 GRID_CSS = """
 .c04-headgrid-scroll { overflow-x: auto; max-width: 100%; }
@@ -106,19 +108,17 @@ class HeadGrid(pn.custom.JSComponent):
 
     # As dashboards.components.markup.Markup: the spec travels as one JSON text (C04.apply writes
     # the same).
-    _rename = {"spec": None}  # noqa: RUF012 (Panel's class attribute)
+    _rename: ClassVar[dict] = {"spec": None}
     _esm = Path(__file__).parent / "head_grid.mjs"
-    _stylesheets = [GRID_CSS]  # noqa: RUF012
+    _stylesheets: ClassVar[list[str]] = [GRID_CSS]
+
+    # What a browser writes (dashboards/runtime/clients.py takes only this from a client, as a
+    # matrix's commit): a forged ``spec_json`` is not taken and the server's is sent back.
+    client_writes: ClassVar[tuple[str, ...]] = ("selected",)
 
     @param.depends("spec", watch=True, on_init=True)
     def _encode_spec(self) -> None:
         self.spec_json = spec_json(self.spec)
-
-    # Private API (as Markup's): the browser writes ``selected`` and nothing else; a forged
-    # ``spec_json`` from a client is not taken.
-    @property
-    def _linked_properties(self) -> tuple[str, ...]:
-        return ("selected",)
 
 
 # -- the renders: what the export embeds, what the live view shows ----------------------------
@@ -144,19 +144,19 @@ def grid_spec(sentence: str, lang: str = DEFAULT_LANG) -> SharedSpec:
     data = base64.b64encode(quantised.astype("<u2").tobytes()).decode("ascii")
     tiles = []
     for la in range(N_LAYERS):
-        row = []
+        layer_tiles = []
         for h in range(N_HEADS):
             role = state.roles[la][h]
             name = text("minilm.head_name", lang, layer=la + 1, head=h + 1)
             said = role_text(role.role, role.score, lang)
-            row.append(
+            layer_tiles.append(
                 {
                     "title": f"{name} · {said}",
                     "aria": f"{name}: {said}",
                     "short": text(f"minilm.short.{role.role}", lang, share=_pct(role.score, lang)),
                 }
             )
-        tiles.append(row)
+        tiles.append(layer_tiles)
     spec = SharedSpec(
         testid="minilm-grid",
         pieces=list(state.pieces),
@@ -265,8 +265,8 @@ def render_toy(toy_sentence: str, lang: str = DEFAULT_LANG) -> dict[str, object]
         )
         for spec in (toy, real):
             spec["cols"] = labels
-            for row, label in zip(spec["rows"], labels, strict=True):
-                row["label"] = label
+            for spec_row, label in zip(spec["rows"], labels, strict=True):
+                spec_row["label"] = label
         out[f"toy_{k}"] = SharedSpec(toy)
         out[f"real_{k}"] = SharedSpec(real)
     return out
@@ -295,6 +295,11 @@ class MiniLMView(DemoView):
     ``minilm-detail`` (``minilm-detail-title``, ``minilm-top``, ``minilm-scores``,
     ``minilm-numbers``), ``minilm-pieces``, ``minilm-words``, ``minilm-pieces-count``,
     ``minilm-toy-<k>`` / ``minilm-real-<k>`` (k = 1 … 4), ``minilm-export-note``.
+
+    Layout: the controls are Panel widgets; the export note, the readouts, the pieces and the
+    grid's caption are slots and prose of ``self.board``; the grid is :class:`HeadGrid`; the
+    toy and real tables, their caption and the announcer are ``self.toy_board``'s. Each
+    fragment is also an attribute (``self.readouts``, ``self.toy[k]``…): a ``Slot``.
     """
 
     model = param.ClassSelector(class_=MiniLMDemo)
@@ -327,15 +332,15 @@ class MiniLMView(DemoView):
         self.english_button = pn.widgets.Button(
             label=t("minilm.english"), color="primary", margin=(28, 10, 10, 10)
         )
+        # Beside the box, as the explorer's: a Markup of its own (one fragment between widgets;
+        # a Board there would cost as many models).
         self.sentence_error = Markup(
             kind="note", margin=(30, 10, 5, 10), sizing_mode="stretch_width"
         )
-        self.export_note = pn.pane.HTML(
+        # Shown only in the offline export (enable_client_side sets its slot).
+        self.export_note_html = (
             '<div class="c04-note" data-testid="minilm-export-note">'
-            f"{esc(t('minilm.export_note'))}</div>",
-            visible=False,
-            sizing_mode="stretch_width",
-            margin=(0, 10),
+            f"{esc(t('minilm.export_note'))}</div>"
         )
         # The box keeps a sentence, so its placeholder is rarely seen: when it applies, in view.
         self.sentence_hint = pn.pane.HTML(
@@ -345,12 +350,22 @@ class MiniLMView(DemoView):
             margin=(0, 10),
         )
         self.missing = False  # set by _show when the weights' package is not installed
-        self.readouts = Markup(kind="readouts", margin=(4, 0))
-        self.pieces = Markup(kind="note", margin=(0, 10), sizing_mode="stretch_width")
+        # The figures in two Boards (issue 36), one above the grid and one below the toy
+        # sentence's select: the grid stays a component of its own (the browser writes its
+        # selection), the select a Panel widget (links, the export's callbacks).
+        self.board = Board(
+            layout=[
+                slot("export_note", "html"),
+                slot("readouts", "readouts"),
+                slot("pieces", "note"),
+                prose(t("minilm.grid_caption"), css="c04-note"),
+            ],
+            sizing_mode="stretch_width",
+            margin=(0, 10),
+        )
         self.grid = HeadGrid(
             selected=[model.layer, model.head], sizing_mode="stretch_width", margin=(0, 10)
         )
-        self.announce = announcer()
         self.toy_select = pn.widgets.Select(
             label=t("minilm.toy.sentence"),
             options=list(SENTENCES),
@@ -359,8 +374,22 @@ class MiniLMView(DemoView):
             width=440,
             margin=(5, 10),
         )
-        self.toy = [Markup(kind="matrix", margin=(0, 10)) for _ in RELATIONS]
-        self.real = [Markup(kind="matrix", margin=(0, 10)) for _ in RELATIONS]
+        self.toy_board = Board(
+            layout=[
+                *(row(slot(f"toy_{k}", "matrix"), slot(f"real_{k}", "matrix")) for k in TOYS),
+                prose(t("minilm.toy.caption"), css="c04-note"),
+                slot("announce", "announce"),
+            ],
+            sizing_mode="stretch_width",
+            margin=(0, 10),
+        )
+        # Each fragment as the tests read it (a Slot: spec, kind; an "html" slot's object).
+        self.export_note = self.board.slot("export_note")
+        self.readouts = self.board.slot("readouts")
+        self.pieces = self.board.slot("pieces")
+        self.announce = self.toy_board.slot("announce")
+        self.toy = [self.toy_board.slot(f"toy_{k}") for k in TOYS]
+        self.real = [self.toy_board.slot(f"real_{k}") for k in TOYS]
 
         self.sentence_input.param.watch(self._on_text, "value")
         self.sentence_select.param.watch(self._on_select, "value")
@@ -388,7 +417,6 @@ class MiniLMView(DemoView):
             # Only this section is out: its title and how to install the weights, no controls.
             self._layout = pn.Column(header, missing_note(self.lang), sizing_mode="stretch_width")
             return
-        toy_rows = [pn.Row(self.toy[k], self.real[k]) for k in range(len(RELATIONS))]
         self._layout = pn.Column(
             header,
             # The refusal beside the box, as the explorer's (no empty row when there is none).
@@ -399,33 +427,30 @@ class MiniLMView(DemoView):
                 sizing_mode="stretch_width",
             ),
             self.sentence_hint,
-            self._kept_control(self.sentence_select, t("minilm.examples")),
-            self.export_note,
-            self.readouts,
-            self.pieces,
-            pn.pane.Markdown(t("minilm.grid_caption"), css_classes=["c04-note"], margin=(0, 10)),
+            *self._kept_control(self.sentence_select, t("minilm.examples")),
+            self.board,
             self.grid,
+            # Fixed text above its select, so not in the Board below it (it would come after).
             pn.pane.Markdown(
                 f"### {t('minilm.toy.heading')}\n\n{t('minilm.toy.intro')}",
                 margin=(10, 10, 0, 10),
             ),
-            self._kept_control(self.toy_select, t("minilm.toy.sentence")),
-            *toy_rows,
-            pn.pane.Markdown(t("minilm.toy.caption"), css_classes=["c04-note"], margin=(0, 10)),
-            self.announce,
+            *self._kept_control(self.toy_select, t("minilm.toy.sentence")),
+            self.toy_board,
             sizing_mode="stretch_width",
         )
 
-    def _kept_control(self, select, label: str):
+    def _kept_control(self, select, label: str) -> list:
+        """The select, or on a page in another language its label and the select in a lang="es"
+        column: two items of the section's Column (a Column around them was one model more)."""
         if not self._kept:
-            return select
-        return pn.Column(
+            return [select]
+        return [
             pn.pane.HTML(
                 esc(label), margin=(6, 10, 0, 10), stylesheets=[":host { font-size: 90%; }"]
             ),
             LangColumn(select, html_attributes={"lang": SENTENCE_LANG}, margin=0),
-            margin=0,
-        )
+        ]
 
     # -- widgets -> model ----------------------------------------------------------------------
 
@@ -515,15 +540,14 @@ class MiniLMView(DemoView):
                 self.sentence_select.value = sentence
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (pane or widget, kind), for the names of ``render``."""
+        """Target name -> (component or widget, kind), for the names of ``render``: the grid,
+        the text box, and the slots of the two Boards."""
+        toys = (name for k in TOYS for name in (f"toy_{k}", f"real_{k}"))
         return {
             "grid": (self.grid, "markup"),
-            "readouts": (self.readouts, "markup"),
-            "pieces": (self.pieces, "markup"),
-            "announce": (self.announce, "markup"),
+            **self.board.targets(("readouts", "pieces")),
+            **self.toy_board.targets(("announce", *toys)),
             "sentence_text": (self.sentence_input, "prop:value"),
-            **{f"toy_{k}": (pane, "markup") for k, pane in enumerate(self.toy)},
-            **{f"real_{k}": (pane, "markup") for k, pane in enumerate(self.real)},
         }
 
     # -- links and the export ------------------------------------------------------------------
@@ -543,7 +567,7 @@ class MiniLMView(DemoView):
         toys = {s: _plain(render_toy(s, lang)) for s in SENTENCES}
         if states is not None:
             states["minilm"] = {"sentences": sentences, "toys": toys}
-        self.export_note.visible = True
+        self.export_note.spec = self.export_note_html
         self.sentence_hint.visible = False
         self.sentence_input.disabled = True
         code, args = client_update(

@@ -119,12 +119,15 @@ def test_an_option_that_does_not_exist_is_refused(caplog):
 def test_every_widget_of_every_demo_is_guarded():
     from dashboards.components.board import Board
     from dashboards.components.matrix import MatrixGrid
+    from dashboards.demos.minilm import HeadGrid
     from dashboards.demos.registry import DEMOS
 
+    # The widgets, «Autoatención»'s matrices and MiniLM's grid of heads (its selection).
+    written = pn.widgets.Widget | MatrixGrid | HeadGrid
     for demo in DEMOS:
         view = demo.view_class()()
         count = clients.guard(view)
-        widgets = view.__panel__().select(lambda o: isinstance(o, pn.widgets.Widget | MatrixGrid))
+        widgets = view.__panel__().select(lambda o: isinstance(o, written))
         assert count == len(widgets)
         assert all(clients.is_guarded(w) for w in widgets), demo.id
         # A demo without widgets has its controls on a Board (checked by Board.receive).

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import html
 import json
+import logging
 
 import numpy as np
 import pytest
@@ -33,6 +34,7 @@ from dashboards.demos.minilm import (
     render_toy,
     role_text,
 )
+from dashboards.runtime import clients
 
 DEFAULTS = {
     "sentence": DEFAULT_SENTENCE,
@@ -239,8 +241,23 @@ def test_a_forged_selection_leaves_the_model_and_puts_the_grid_back(view, forged
     assert view.grid.selected == [3, 4]
 
 
-def test_the_browser_writes_only_the_grid_s_selection():
-    assert HeadGrid()._linked_properties == ("selected",)
+def test_the_browser_writes_only_the_grid_s_selection(caplog):
+    """Guarded as the lecture guards a section: a client's ``selected`` is taken (and checked
+    by the view), a forged ``spec_json`` is not, and the server's is kept."""
+    assert clients.client_writes(HeadGrid()) == ("selected",)
+    view = MiniLMView()
+    assert view.grid in clients.controls(view)
+    clients.guard(view)
+    shown = view.grid.spec_json
+    with caplog.at_level(logging.INFO):
+        view.grid._process_events({"spec_json": '{"pieces": ["x"]}'})
+    assert view.grid.spec_json == shown
+    assert any("spec_json" in r.getMessage() for r in caplog.records)
+    view.grid._process_events({"selected": [4, 1]})
+    assert (view.model.layer, view.model.head) == (4, 1)
+    view.grid._process_events({"selected": [9, 1]})  # off the grid: the view puts it back
+    assert (view.model.layer, view.model.head) == (4, 1)
+    assert view.grid.selected == [4, 1]
 
 
 def test_a_forged_selection_with_a_valid_layer_does_not_move_the_layer(view):
@@ -292,6 +309,9 @@ def test_the_export_embeds_what_the_live_view_renders(exported):
 def test_the_export_disables_free_text_and_says_so(exported):
     view, _, _ = exported
     assert view.sentence_input.disabled
-    assert view.export_note.visible
+    assert not view.sentence_hint.visible  # Enter applies nothing there
+    # The note is an "html" slot of the Board above the grid: empty live, set by the export.
+    assert MiniLMView(lang=view.lang).export_note.object == ""
+    assert view.export_note.kind == "html"
     assert not view.english_button.disabled  # the English sentence is embedded
     assert html.escape(text("minilm.export_note", view.lang)) in view.export_note.object
