@@ -40,6 +40,8 @@ function buildControl(model, node, box) {
   } else if (node.kind === "text") {
     box.innerHTML = `<label for="${id}">${label}</label><input type="text" id="${id}"` +
       ` autocomplete="off" spellcheck="false">${help}`
+  } else if (node.kind === "number") {
+    box.innerHTML = `<label for="${id}">${label}</label><input type="number" id="${id}">${help}`
   } else if (node.kind === "choice") {
     box.innerHTML = `<div class="c04-choice-label" id="${id}-label">${label}</div>` +
       `<div class="c04-choice" role="group" aria-labelledby="${id}-label"></div>${help}`
@@ -53,6 +55,10 @@ function readControl(box, kind, spec) {
   if (kind === "range") return Number(box.querySelector("input").value)
   if (kind === "checkbox") return box.querySelector("input").checked
   if (kind === "text") return box.querySelector("input").value
+  if (kind === "number") {  // what is typed: not a number is null (the server refuses it)
+    const text = box.querySelector("input").value.trim()
+    return text === "" || !Number.isFinite(Number(text)) ? null : Number(text)
+  }
   if (kind === "select") {
     const i = box.querySelector("select").selectedIndex
     return i >= 0 && spec.options[i] ? spec.options[i][0] : null
@@ -74,7 +80,7 @@ function writeControl(box, kind, spec, value) {
     input.setAttribute("aria-valuetext", text)
   } else if (kind === "checkbox") {
     box.querySelector("input").checked = Boolean(value)
-  } else if (kind === "text") {
+  } else if (kind === "text" || kind === "number") {
     box.querySelector("input").value = value ?? ""
   } else if (kind === "select") {
     const i = spec.options.findIndex((option) => option[0] === value)
@@ -89,7 +95,7 @@ function writeControl(box, kind, spec, value) {
 
 // A control's spec from the server: its options and bounds, then its value.
 function drawControl(box, kind, spec) {
-  if (kind === "range") {
+  if (kind === "range" || kind === "number") {
     const input = box.querySelector("input")
     input.min = String(spec.start)
     input.max = String(spec.end)
@@ -255,7 +261,7 @@ export function render({ model, el, view }) {
     const box = control.box
     if (control.kind === "range") {
       box.querySelector("input").addEventListener("input", () => { touch(); act(name) })
-    } else if (control.kind === "text") {
+    } else if (control.kind === "text" || control.kind === "number") {
       // Applied on Enter or when the box is left, as Panel's TextInput did.
       const input = box.querySelector("input")
       input.addEventListener("change", () => { touch(); act(name) })

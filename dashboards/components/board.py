@@ -32,9 +32,10 @@ SLOT_KINDS = (*KINDS, "html")
 # - "range": <input type=range>, spec {value, start, end, step} and either decimals (and the
 #   page's decimal sign, "decimal") or stops: texts[i] shown and values[i] sent for position i;
 # - "select", "choice" (a group of buttons, one pressed): spec {value, options: [[value, label]]};
-# - "checkbox": spec {value}; "text": spec {value, placeholder, max_length}, applied on Enter or
-#   when left; "button": spec {} (a click). Any of them: "disabled".
-CONTROL_KINDS = ("range", "select", "choice", "checkbox", "text", "button")
+# - "checkbox": spec {value}; "text": spec {value, placeholder, max_length} and "number": spec
+#   {value, start, end, step}, both applied on Enter or when left (a number box that holds no
+#   number sends null); "button": spec {} (a click). Any of them: "disabled".
+CONTROL_KINDS = ("range", "select", "choice", "checkbox", "text", "number", "button")
 
 
 def slot(name: str, kind: str, *, caption: str = "", footnote: str = "", **style) -> dict:

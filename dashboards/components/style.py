@@ -133,7 +133,8 @@ CSS = """
 .c04-control-range.c04-wide { width: 320px; }
 .c04-control-range input { width: 100%; margin: 0; accent-color: #174a87; }
 .c04-control output { font-weight: 600; }
-.c04-control select, .c04-control input[type=text] { font: inherit; padding: 4px 6px;
+.c04-control select, .c04-control input[type=text], .c04-control input[type=number] {
+  font: inherit; padding: 4px 6px;
   min-height: 32px; border: 1px solid #767f8c; border-radius: 4px; background: #fff;
   max-width: 100%; box-sizing: border-box; }
 .c04-control button, .c04-choice button { font: inherit; padding: 6px 14px; cursor: pointer;
@@ -145,6 +146,7 @@ CSS = """
 .c04-help { font-size: 85%; color: #555; margin-top: 2px; }
 @media (max-width: 700px) {
   .c04-control button, .c04-control select, .c04-control input[type=text],
+  .c04-control input[type=number],
   .c04-control-range input, .c04-control-checkbox label { min-height: 44px; min-width: 44px; }
   .c04-control-range, .c04-control-range.c04-wide { width: min(320px, 100%); }
 }
