@@ -20,8 +20,8 @@ and only ever talks to 127.0.0.1:
 
 Every session behaves like a browser tab: GET the page (for its session token), open the
 websocket with that token and an Origin header, pull the document, and then, once all sessions
-are open, toggle the self-attention "Máscara causal" checkbox once a second. The latency of one
-change is the time from sending the checkbox's PATCH-DOC (the message a browser sends) until the
+are open, toggle the self-attention "Máscara causal" control once a second. The latency of one
+change is the time from sending the control's message (the PATCH-DOC a browser sends) until the
 server's PATCH-DOC that rewrites the attention weights table arrives (the views handle a
 widget change on the server's next tick: dashboards.components.views.respond_immediately). A session
 waits for its answer before its next change (as a student would), so a slow server shows up as
@@ -227,6 +227,7 @@ def bokeh_client_check(app_url: str) -> dict:
     import panel  # noqa: F401  (registers Panel's Bokeh models for the client document)
     from bokeh.client import pull_session
     from bokeh.events import DocumentReady
+    from panel.models.esm import DataEvent
     from tornado.ioloop import IOLoop
 
     # The lecture's modules define the data models of its components (Markup, ClassPanel1, …),
@@ -240,16 +241,14 @@ def bokeh_client_check(app_url: str) -> dict:
 
     def targets():
         models = list(doc.models)
-        checkbox = next(
-            (m for m in models if type(m).__name__ == "Checkbox" and "sa-causal" in m.css_classes),
-            None,
-        )
-        # The weights table is a slot of the demo's Board: its specs live on its data model.
+        # The weights table is a slot of the demo's Board: its specs live on its data model;
+        # its "Máscara causal" control's message goes to the Board's component.
         weights = next(
             (m for m in models if "sa-weights" in (getattr(m, "specs_json", None) or "")),
             None,
         )
-        return checkbox, weights
+        board = next((m for m in models if getattr(m, "data", None) is weights), None)
+        return (board, weights) if weights is not None else (None, None)
 
     try:
         # What BokehJS sends once the page has rendered (pn.state.onload callbacks run on it).
@@ -257,8 +256,8 @@ def bokeh_client_check(app_url: str) -> dict:
         timer = loop.call_later(OPEN_TIMEOUT_S, session.close)
         session._connection._loop_until(lambda: None not in targets() or not session.connected)
         loop.remove_timeout(timer)
-        checkbox, weights = targets()
-        if checkbox is None or weights is None:
+        board, weights = targets()
+        if board is None or weights is None:
             return {"ok": False, "error": "la sección de autoatención no llegó"}
         opened = time.perf_counter() - start
         before, got = weights.specs_json, []
@@ -270,7 +269,9 @@ def bokeh_client_check(app_url: str) -> dict:
         weights.on_change("specs_json", changed)
         loop.call_later(UPDATE_TIMEOUT_S, session.close)
         sent = time.perf_counter()
-        checkbox.active = not checkbox.active
+        causal = json.loads(weights.specs_json)["causal"]["value"]
+        # What board.js sends on a click of the control (model.send_msg).
+        doc.callbacks.send_event(DataEvent(board, {"control": "causal", "value": not causal}))
         session._loop_until_closed()  # returns once `changed` or the timer closes the session
         ok = bool(got) and weights.specs_json != before
         return {
@@ -287,17 +288,49 @@ def bokeh_client_check(app_url: str) -> dict:
 # --------------------------------------------------------------------------- load clients
 
 
+def message_event(component_id: str, data: dict) -> dict:
+    """A PATCH-DOC's event for what a component's ESM sends with ``model.send_msg(data)`` (a
+    Board's control: ``{"control": name, "value": v}``; the navigation's ``{"section": id}``)."""
+    entries = [[key, value] for key, value in data.items()]
+    values = {
+        "type": "map",
+        "entries": [["model", {"id": component_id}], ["data", {"type": "map", "entries": entries}]],
+    }
+    event = {"type": "event", "name": "data_event", "values": values}
+    return {"kind": "MessageSent", "msg_type": "bokeh_event", "msg_data": event}
+
+
+def component_of(objects: list, data_id: str) -> dict | None:
+    """Among serialized objects, the component whose data model is ``data_id``."""
+    return next(
+        (
+            o
+            for o in objects
+            if o["name"] == "panel.models.esm.ReactiveESM"
+            and (o.get("attributes", {}).get("data") or {}).get("id") == data_id
+        ),
+        None,
+    )
+
+
 def lecture_targets(objects: list) -> tuple[dict | None, dict | None]:
-    """The "Máscara causal" checkbox and the data model holding the attention weights' spec
-    (the self-attention Board's ``data``) among serialized objects."""
-    checkbox = weights = None
-    for o in objects:
-        attributes = o.get("attributes", {})
-        if o["name"] == "Checkbox" and "sa-causal" in attributes.get("css_classes", []):
-            checkbox = o
-        elif "sa-weights" in str(attributes.get("specs_json", "")):
-            weights = o
-    return checkbox, weights
+    """The self-attention Board (the component its "Máscara causal" control's message goes
+    to) and its data model, which holds the attention weights' spec, among serialized
+    objects."""
+    weights = next(
+        (o for o in objects if "sa-weights" in str(o.get("attributes", {}).get("specs_json", ""))),
+        None,
+    )
+    board = component_of(objects, weights["id"]) if weights is not None else None
+    return (board, weights) if board is not None else (None, None)
+
+
+def causal_shown(weights: dict) -> bool:
+    """The "Máscara causal" control's value in the Board's specs."""
+    try:
+        return bool(json.loads(weights["attributes"]["specs_json"])["causal"]["value"])
+    except (KeyError, TypeError, ValueError):
+        return False
 
 
 class Stats:
@@ -390,15 +423,15 @@ class Session:
                 if message.msgtype == "PATCH-DOC":
                     more = lecture_targets(find_objects(message.content, []))
                     found = tuple(a or b for a, b in zip(found, more, strict=True))
-            checkbox, weights = found
+            board, weights = found
         except Exception as exc:
             self.stats.errors[f"apertura: {type(exc).__name__}"] += 1
             if self.ws is not None:
                 self.ws.close()
             return False
-        self.checkbox_id = checkbox["id"]
+        self.board_id = board["id"]
         self.weights_id = weights["id"]
-        self.causal = bool(checkbox["attributes"].get("active", False))
+        self.causal = causal_shown(weights)
         self.stats.open_s.append(time.perf_counter() - start)
         self.reader = asyncio.ensure_future(self._read())
         return True
@@ -429,7 +462,7 @@ class Session:
             self.pending.set_exception(ConnectionError("websocket cerrado"))
 
     async def run(self, t0: float, seconds: int, phase: float, every: float = 1.0) -> None:
-        """Toggle the checkbox at t0 + phase + k·every while k·every < seconds; record each
+        """Toggle the causal control at t0 + phase + k·every while k·every < seconds; record each
         answer."""
         loop = asyncio.get_running_loop()
         for k in range(max(1, round(seconds / every))):
@@ -444,12 +477,7 @@ class Session:
             self.causal = not self.causal
             self.pending = loop.create_future()
             sent = time.perf_counter()
-            change = {
-                "kind": "ModelChanged",
-                "model": {"id": self.checkbox_id},
-                "attr": "active",
-                "new": self.causal,
-            }
+            change = message_event(self.board_id, {"control": "causal", "value": self.causal})
             self.stats.changes += 1
             try:
                 await self._send("PATCH-DOC", {"events": [change]})

@@ -65,7 +65,15 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 import _server  # noqa: E402
-from bench_load import UPDATE_TIMEOUT_S, Session, Stats, find_objects, load  # noqa: E402
+from bench_load import (  # noqa: E402
+    UPDATE_TIMEOUT_S,
+    Session,
+    Stats,
+    component_of,
+    find_objects,
+    load,
+    message_event,
+)
 from tornado.httpclient import AsyncHTTPClient  # noqa: E402
 
 ROOT = _server.ROOT
@@ -91,7 +99,8 @@ STDERR_PROBLEM = re.compile(r"\b[A-Z]\w*(?:Error|Exception|Warning)\b:")
 LAUNCHED = re.compile(r"Session \d+ launching")
 # The lecture's marker of a section whose view has been built (data-testid="section-<id>").
 # Panel sends an HTML pane's text escaped: data-testid=&quot;section-<id>&quot;.
-MARKER = re.compile(r'data-testid=(?:&quot;|\\*")section-([\w-]+)')
+# A section's marker: a demo's CopyLink carries it ("marker"), «Para seguir jugando» an HTML span.
+MARKER = re.compile(r'(?:data-testid=(?:&quot;|\\*")section-|"marker": ")([\w-]+)')
 
 
 # --------------------------------------------------------------------------- the server's log
@@ -223,6 +232,8 @@ class SoakSession(Session):
     def __init__(self, index: int, base_url: str, stats: Stats):
         super().__init__(index, base_url, stats)
         self.nav_id: str | None = None
+        self.nav_data_id: str | None = None
+        self.nav_sections: list[str] = []
         self.nav_size = 0
         self.sections_seen: set[str] = set()
         self.section_pending: asyncio.Future | None = None
@@ -237,12 +248,17 @@ class SoakSession(Session):
         if message.msgtype == "PULL-DOC-REPLY":
             for o in find_objects(message.content, []):
                 attributes = o.get("attributes", {})
-                # The navigation: the page's one vertical RadioButtonGroup before any section.
-                if (
-                    o["name"].endswith("RadioButtonGroup")
-                    and attributes.get("orientation") == "vertical"
-                ):
-                    self.nav_id, self.nav_size = o["id"], len(attributes.get("labels", []))
+                # The navigation (dashboards/app/navigation.py): its data model's options are
+                # the sections (label -> id); a click is a message to its component.
+                options = attributes.get("options")
+                if o["name"].startswith("Navigation") and isinstance(options, dict):
+                    entries = options.get("entries", [])  # a dict, as Bokeh serialises it
+                    self.nav_sections = [section for _, section in entries]
+                    self.nav_data_id = o["id"]
+            if self.nav_data_id is not None:
+                component = component_of(find_objects(message.content, []), self.nav_data_id)
+                if component is not None:
+                    self.nav_id, self.nav_size = component["id"], len(self.nav_sections)
         new = set(MARKER.findall(json.dumps(message.content))) - self.sections_seen
         self.sections_seen |= new
         if new and self.section_pending is not None and not self.section_pending.done():
@@ -268,12 +284,7 @@ class SoakSession(Session):
         """Toggle "Máscara causal"; answered by the new attention weights."""
         self.causal = not self.causal
         self.pending = asyncio.get_running_loop().create_future()
-        change = {
-            "kind": "ModelChanged",
-            "model": {"id": self.checkbox_id},
-            "attr": "active",
-            "new": self.causal,
-        }
+        change = message_event(self.board_id, {"control": "causal", "value": self.causal})
         return await self._edit(change, self.pending)
 
     async def navigate(self, index: int) -> bool:
@@ -282,12 +293,7 @@ class SoakSession(Session):
             self.stats.errors["la navegación no llegó"] += 1
             return False
         self.section_pending = asyncio.get_running_loop().create_future()
-        change = {
-            "kind": "ModelChanged",
-            "model": {"id": self.nav_id},
-            "attr": "active",
-            "new": index,
-        }
+        change = message_event(self.nav_id, {"section": self.nav_sections[index]})
         return await self._edit(change, self.section_pending)
 
 

@@ -443,7 +443,10 @@ def viewable_texts(viewable) -> str:
             if name == "spec_json":  # a Markup component's fragment: its texts (markup.js)
                 collect(spec_text(json.loads(value or "{}"), without_lang="es"))
             elif name == "specs_json":  # a Board's fragments ("html" slots: their HTML)
-                for spec in json.loads(value or "{}").values():
+                controls = set(board_labels(model))  # their labels and options: board_texts
+                for slot, spec in json.loads(value or "{}").items():
+                    if slot in controls:
+                        continue
                     collect(spec if isinstance(spec, str) else spec_text(spec, without_lang="es"))
             elif name == "layout" and hasattr(model, "specs_json"):  # a Board's fixed texts
                 collect(board_texts(model))
@@ -512,9 +515,9 @@ def sa_panes(view) -> dict:
 
 
 def commit(editor, i: int, j: int, text: str) -> None:
-    """What a student's Enter in cell (i, j) of a MatrixEditor sends: a commit of its grid."""
-    n = editor.grid.commit.get("n", 0) + 1
-    editor.grid.commit = {"row": i, "col": j, "text": text, "n": n}
+    """What a student's Enter in cell (i, j) of a MatrixEditor sends: its Board's message."""
+    value = {"row": i, "col": j, "text": text}
+    editor.board.receive({"control": editor.name_param, "value": value})
 
 
 def cell_texts(editor) -> list[list[str]]:
@@ -527,7 +530,7 @@ def sa_editors(view) -> dict:
     """A SelfAttentionView's editors as the page shows them: each error message (unescaped
     text) and each matrix's cell texts, row by row."""
     return {
-        "errors": {n: html.unescape(e.grid.error) for n, e in view.editors.items()},
+        "errors": {n: html.unescape(e.error) for n, e in view.editors.items()},
         "cells": {n: [t for row in cell_texts(e) for t in row] for n, e in view.editors.items()},
     }
 

@@ -42,6 +42,17 @@ function buildControl(model, node, box) {
       ` autocomplete="off" spellcheck="false">${help}`
   } else if (node.kind === "number") {
     box.innerHTML = `<label for="${id}">${label}</label><input type="number" id="${id}">${help}`
+  } else if (node.kind === "matrix") {
+    // A matrix's cells: a text box each, named by node.labels (row by row); the title (HTML
+    // made by the server) above, the refusal (the spec's error) under them.
+    const cols = node.labels.length ? node.labels[0].length : 0
+    const cells = node.labels.map((row, i) => row.map((name, j) =>
+      `<div class="c04-cell"><input type="text" inputmode="decimal" autocomplete="off"` +
+      ` spellcheck="false" maxlength="${node.max_chars}" aria-label="${escape(name)}"` +
+      ` data-row="${i}" data-col="${j}"></div>`).join("")).join("")
+    box.innerHTML = `<div class="c04-grid-title">${node.title || ""}</div>` +
+      `<div class="c04-grid" style="grid-template-columns: repeat(${cols}, ${node.cell_width}px)">` +
+      `${cells}</div><div class="c04-error c04-grid-error"></div>`
   } else if (node.kind === "choice") {
     box.innerHTML = `<div class="c04-choice-label" id="${id}-label">${label}</div>` +
       `<div class="c04-choice" role="group" aria-labelledby="${id}-label"></div>${help}`
@@ -55,6 +66,15 @@ function readControl(box, kind, spec) {
   if (kind === "range") return Number(box.querySelector("input").value)
   if (kind === "checkbox") return box.querySelector("input").checked
   if (kind === "text") return box.querySelector("input").value
+  if (kind === "matrix") {  // the texts the boxes show, row by row
+    const rows = []
+    for (const input of box.querySelectorAll(".c04-cell input")) {
+      const i = Number(input.dataset.row)
+      if (!rows[i]) rows[i] = []
+      rows[i].push(input.value)
+    }
+    return rows
+  }
   if (kind === "number") {  // what is typed: not a number is null (the server refuses it)
     const text = box.querySelector("input").value.trim()
     return text === "" || !Number.isFinite(Number(text)) ? null : Number(text)
@@ -82,6 +102,15 @@ function writeControl(box, kind, spec, value) {
     box.querySelector("input").checked = Boolean(value)
   } else if (kind === "text" || kind === "number") {
     box.querySelector("input").value = value ?? ""
+  } else if (kind === "matrix") {
+    // A box being typed in (focused, its text not committed) keeps what the student types.
+    const active = box.getRootNode().activeElement
+    for (const input of box.querySelectorAll(".c04-cell input")) {
+      const text = value[Number(input.dataset.row)][Number(input.dataset.col)]
+      if (input === active && input.value !== input.dataset.sent) continue
+      if (input.value !== text) input.value = text
+      if (input.dataset.sent !== text) input.dataset.sent = text
+    }
   } else if (kind === "select") {
     const i = spec.options.findIndex((option) => option[0] === value)
     box.querySelector("select").selectedIndex = i
@@ -121,6 +150,7 @@ function drawControl(box, kind, spec) {
         `<button type="button" data-index="${i}">${escape(option[1])}</button>`).join("")
     }
   }
+  if (kind === "matrix") box.querySelector(".c04-grid-error").innerHTML = spec.error || ""
   const disabled = Boolean(spec.disabled)
   for (const input of box.querySelectorAll("input, select, button")) input.disabled = disabled
 }
@@ -200,6 +230,10 @@ export function render({ model, el, view }) {
   const drawSpec = (control, spec) => {
     control.spec = spec
     drawControl(control.box, control.kind, spec)
+    if (control.kind === "matrix") {  // new texts (or the same again, after a refusal): now
+      if (spec.texts) writeControl(control.box, "matrix", spec, spec.texts)
+      return
+    }
     if (spec.value !== control.value || control.value === undefined) {
       control.value = spec.value
       settle(control)
@@ -232,9 +266,9 @@ export function render({ model, el, view }) {
 
   // What a control's use sends (live) or runs (offline): the export's twin gets each control
   // as args["w_<name>"] = {value} (a range: its position; a button: the trigger).
-  const act = (name) => {
+  const act = (name, commit) => {
     const control = controls.get(name)
-    const value = readControl(control.box, control.kind, control.spec)
+    const value = commit || readControl(control.box, control.kind, control.spec)
     if (control.kind === "range") {
       control.box.querySelector("output").textContent = rangeText(control.spec, value)
       control.box.querySelector("input").setAttribute("aria-valuetext", rangeText(control.spec, value))
@@ -244,12 +278,23 @@ export function render({ model, el, view }) {
       const sent = control.spec.texts && control.spec.values ? control.spec.values[value] : value
       model.send_msg(control.kind === "button" ? { control: name } : { control: name, value: sent })
     } else {
+      // The page is its own server: the control's spec takes what the student chose, as the
+      // live server's answer would (a twin that sets it later sets a change, not the same).
+      if (control.kind !== "button") {
+        const specs = JSON.parse(model.specs_json || "{}")
+        const shown = readControl(control.box, control.kind, control.spec)
+        const key = control.kind === "matrix" ? "texts" : "value"
+        specs[name] = Object.assign({}, specs[name], { [key]: shown })
+        model.specs_json = JSON.stringify(specs)
+      }
       const args = Object.assign({}, offline.extra)
       for (const target of Object.keys(offline.kinds)) args[target] = view.model
       for (const [other, c] of controls) {
         args[`w_${other}`] = { name: other, value: readControl(c.box, c.kind, c.spec) }
       }
+      if (commit) args[`w_${name}`].commit = commit  // a matrix's cell: {row, col, text}
       args.trigger = args[`w_${name}`]
+      args.board = view.model  // the twin may set any slot of its board (C04.apply)
       C04.update(offline.demo, args, offline.kinds)
     }
     // links.js writes the export's address after a control's use (a composed event: it
@@ -274,6 +319,19 @@ export function render({ model, el, view }) {
         writeControl(box, "choice", control.spec, control.spec.options[Number(button.dataset.index)][0])
         act(name)
       })
+    } else if (control.kind === "matrix") {
+      // Enter, or leaving a box whose text changed: one commit (both may come for one edit).
+      for (const input of box.querySelectorAll(".c04-cell input")) {
+        input.dataset.sent = ""
+        const commit = () => {
+          if (input.value === input.dataset.sent) return
+          input.dataset.sent = input.value
+          const cell = { row: Number(input.dataset.row), col: Number(input.dataset.col) }
+          act(name, { ...cell, text: input.value })
+        }
+        input.addEventListener("change", commit)
+        input.addEventListener("keydown", (event) => { if (event.key === "Enter") commit() })
+      }
     } else if (control.kind === "button") {
       box.querySelector("button").addEventListener("click", () => act(name))
     } else {
@@ -296,6 +354,13 @@ export function render({ model, el, view }) {
     },
     set: (name, value) => {
       const control = controls.get(name)
+      if (control.kind === "matrix") {  // a cell committed as a student would: {row, col, text}
+        const input = control.box.querySelector(`input[data-row="${value.row}"][data-col="${value.col}"]`)
+        input.value = value.text
+        input.dataset.sent = value.text
+        act(name, value)
+        return
+      }
       writeControl(control.box, control.kind, control.spec, value)
       act(name)
     },

@@ -34,8 +34,12 @@ SLOT_KINDS = (*KINDS, "html")
 # - "select", "choice" (a group of buttons, one pressed): spec {value, options: [[value, label]]};
 # - "checkbox": spec {value}; "text": spec {value, placeholder, max_length} and "number": spec
 #   {value, start, end, step}, both applied on Enter or when left (a number box that holds no
-#   number sends null); "button": spec {} (a click). Any of them: "disabled".
-CONTROL_KINDS = ("range", "select", "choice", "checkbox", "text", "number", "button")
+#   number sends null); "button": spec {} (a click); "matrix": a text box per cell (the node's
+#   title, labels (each cell's name, row by row), cell_width, max_chars), spec {texts, n (a
+#   counter: the same texts sent again reach the boxes), error (HTML)}, a use {row, col, text}
+#   (a cell committed on Enter or when left). Any of them: "disabled".
+CONTROL_KINDS = ("range", "select", "choice", "checkbox", "text", "number", "button", "matrix")
+MATRIX_FIELDS = ("title", "labels", "cell_width", "max_chars")
 
 
 def slot(name: str, kind: str, *, caption: str = "", footnote: str = "", **style) -> dict:
@@ -58,14 +62,17 @@ def slot(name: str, kind: str, *, caption: str = "", footnote: str = "", **style
     return node
 
 
-def control(name: str, kind: str, label: str, *, help: str = "", css: str = "") -> dict:
+def control(name: str, kind: str, label: str, *, help: str = "", css: str = "", **matrix) -> dict:
     """A native control of a :class:`Board` (``kind`` in :data:`CONTROL_KINDS`), named by
     ``label`` (plain text) with an optional ``help`` line under it; slot ``name``'s spec holds
     its value. Its use comes back as ``{"control": name, "value": …}`` (:meth:`Board.receive`).
+    A "matrix" also takes :data:`MATRIX_FIELDS`.
     """
     if kind not in CONTROL_KINDS:
         raise ValueError(f"tipo de control desconocido: {kind!r}")
-    node = {"slot": name, "kind": kind, "control": True, "label": label}
+    if set(matrix) - set(MATRIX_FIELDS) or (matrix and kind != "matrix"):
+        raise TypeError(f"opciones desconocidas: {sorted(matrix)}")
+    node = {"slot": name, "kind": kind, "control": True, "label": label, **matrix}
     if help:
         node["help"] = help
     if css:

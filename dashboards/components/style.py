@@ -150,6 +150,15 @@ CSS = """
   .c04-control-range input, .c04-control-checkbox label { min-height: 44px; min-width: 44px; }
   .c04-control-range, .c04-control-range.c04-wide { width: min(320px, 100%); }
 }
+/* A matrix's cells (a Board's "matrix" control). */
+.c04-grid { display: grid; gap: 4px 6px; margin: 2px 3px; }
+.c04-cell input { box-sizing: border-box; width: 100%; padding: 5px 8px; font: inherit;
+  text-align: right; color: inherit; background: var(--panel-background-color, #fff);
+  border: 1px solid #b8bec6; border-radius: 4px; }
+.c04-cell input:focus { outline: 2px solid #1f5fa8; outline-offset: 1px; }
+.c04-grid-title { margin: 0 4px; }
+.c04-grid-title p { margin: 0.4em 0; }
+.c04-grid-error { margin: 0 4px; }
 /* A Board's prose is a section's (folded in projector mode, as a prose pane's). */
 .c04-prose-html.c04-prose p:not(:has(math)) { display: var(--c04-prose-p, block); }
 /* The number before a toggle or a choice, beside the new one (markup.js, compare). */

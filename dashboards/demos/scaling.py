@@ -296,9 +296,9 @@ class ScalingView(DemoView):
         self._refresh()
 
     def _refresh(self) -> None:
-        values = render(self.model, self.lang)
+        """Every slot and both controls from the model, in one change of the board."""
+        values = {**render(self.model, self.lang), "d_k": d_k_spec(self.model.d_k), "sample": {}}
         apply_render(self.board.targets(values), values)
-        self.board.update_specs({"d_k": d_k_spec(self.model.d_k), "sample": {}})
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
         """Target name -> (the board, "board:<slot>"), for the names of ``render``."""

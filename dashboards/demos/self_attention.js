@@ -6,21 +6,20 @@
  * (weights_source).
  *
  * readState(args) also does, in the page, what the live app's MatrixEditor and model do around
- * a change (args.trigger is the control that changed; for a cell, its matrix's grid, whose
- * commit says which cell and what text: C04.cells):
+ * a change (args.trigger is the Board control used, board.js; a matrix's carries its commit
+ * {row, col, text}; args.w_<name>.value is each control's value, a matrix's texts):
  *   - a committed cell is read as a number, "1,5" or "1.5" (C04.fmt.parseNumber); a bad one (or one
- *     outside ±max_abs) shows the live app's message, in the page's language (C04.t), in that
- *     editor's error pane, puts the last valid value back in the cell and keeps the last valid
+ *     outside ±max_abs) shows the live app's message, in the page's language (C04.t), under
+ *     that matrix's cells, puts the last valid value back in the cell and keeps the last valid
  *     matrices;
  *   - a valid cell clears the message and switches the preset select to the preset the four
  *     matrices now match ("personalizado" if none), as SelfAttention._detect_preset does;
  *   - a preset loads its matrices into the cells (only the cells whose number differs).
- * The last valid matrices live here, per view (keyed by the Bokeh id of its Q pane), starting
+ * The cells, their message and the select are specs of the Board (args.board), set here as
+ * the live MatrixEditor sets them; setting a spec fires no control (only a student's use does).
+ * The last valid matrices live here, per view (keyed by the Bokeh id of its Board), starting
  * from what the export embeds in <script id="c04-states"> under "self_attention"
  * (dashboards.demos.self_attention.client_init: the model's matrices, the presets, the cell bound).
- * Setting the select from here fires its callback again (Bokeh runs CustomJS asynchronously):
- * those echoes are recognised (pending) and change nothing. Writing the cells' texts fires no
- * callback (only a commit does).
  *
  * Every text comes from the page's catalogue (C04.t: self_attention.*, core.*, input.*) and
  * every number from C04.fmt, so the same file serves the Spanish and the English export.
@@ -283,11 +282,7 @@
     let st = VIEWS.get(key);
     if (!st) {
       const init = embedded();
-      st = {
-        init,
-        matrices: clone(init.matrices),
-        pending: new Map(), // the select's Bokeh id -> value we set (its callback is an echo)
-      };
+      st = { init, matrices: clone(init.matrices) };
       VIEWS.set(key, st);
     }
     return st;
@@ -320,23 +315,20 @@
     }
   }
 
-  function setWidget(st, widget, value) {
-    if (widget.value !== value) {
-      st.pending.set(widget.id, value);
-      widget.value = value;
-    }
-  }
-
-  function setError(args, name, html) {
-    // The editor's grid (dashboards.components.matrix.MatrixGrid) shows its own error.
-    C04.apply(args, { [`err_${name}`]: html }, { [`err_${name}`]: "esm:error" });
+  // A control's spec on the board (dashboards.components.board.Board), changed: a matrix's
+  // {texts, n, error} (``again``: the texts sent again, MatrixEditor.show), the preset's value.
+  function setSpec(args, name, changes, again = false) {
+    const specs = JSON.parse(args.board.data.specs_json || "{}");
+    const spec = Object.assign({}, specs[name], changes);
+    if (again) spec.n = (spec.n || 0) + 1;
+    C04.apply({ [name]: args.board }, { [name]: spec }, { [name]: `board:${name}` });
   }
 
   // MatrixEditor._from_model: rewrite the cells whose number is not the model's. `shown`: a
-  // matrix's texts already read (with a commit's text in), else they are read from its boxes.
+  // matrix's texts already read (with a commit's text in), else what its boxes hold.
   function syncCells(args, st, names, shown = {}) {
     for (const name of names) {
-      const texts = shown[name] || C04.cells.read(args[`w_${name}`]);
+      const texts = shown[name] || args[`w_${name}`].value.map((row) => row.slice());
       let changed = Boolean(shown[name]);
       st.matrices[name].forEach((row, i) =>
         row.forEach((v, j) => {
@@ -346,7 +338,7 @@
           }
         })
       );
-      if (changed) C04.cells.write(args[`w_${name}`], texts);
+      if (changed) setSpec(args, name, { texts }, true);
     }
   }
 
@@ -365,17 +357,14 @@
   // MatrixEditor.edit: the commit's text is what the box shows, then the model takes the
   // number, or the message says why not and the box shows the last valid value again.
   function editCell(args, st, name, i, j, text) {
-    const grid = args[`w_${name}`];
-    const texts = C04.cells.read(grid);
-    const recorded = texts[i][j] !== text;
+    const texts = args[`w_${name}`].value.map((row) => row.slice());
     texts[i][j] = text;
     const current = st.matrices[name][i][j];
     let value;
     try {
       value = C04.fmt.parseNumber(text);
       if (value === current) {
-        setError(args, name, "");
-        if (recorded) C04.cells.write(grid, texts);
+        setSpec(args, name, { texts, error: "" });
         return;
       }
       if (Math.abs(value) > st.init.max_abs) {
@@ -383,21 +372,22 @@
         throw new Error(C04.t("core.matrix_cell_bounds", { name, bound: st.init.bound }));
       }
     } catch (err) {
-      setError(
-        args,
+      const message = C04.t("input.cell_refused", {
         name,
-        esc(C04.t("input.cell_refused", { name, row: i + 1, col: j + 1, message: err.message }))
-      );
+        row: i + 1,
+        col: j + 1,
+        message: err.message,
+      });
       texts[i][j] = cellText(current);
-      C04.cells.write(grid, texts);
+      setSpec(args, name, { texts, error: esc(message) }, true);
       return;
     }
     st.matrices[name] = st.matrices[name].map((row) => row.slice());
     st.matrices[name][i][j] = value;
+    setSpec(args, name, { error: "" });
     syncCells(args, st, [name], { [name]: texts });
     const preset = detectPreset(st);
-    if (args.w_preset.value !== preset) setWidget(st, args.w_preset, preset);
-    setError(args, name, "");
+    if (args.w_preset.value !== preset) setSpec(args, "preset", { value: preset });
   }
 
   // SelfAttention._apply_preset
@@ -408,32 +398,20 @@
     syncCells(args, st, MATRICES);
   }
 
-  // The matrix whose cells committed (`trigger` is then its grid's data model), or null.
-  function findGrid(args, trigger) {
-    for (const name of MATRICES) {
-      if (C04.cells.data(args[`w_${name}`]) === trigger) return name;
-    }
-    return null;
-  }
-
   function readState(args) {
     const st = viewState(args);
     const trigger = args.trigger;
-    if (trigger && trigger.id !== undefined) {
-      const name = findGrid(args, trigger);
-      if (name !== null) {
-        const { row, col, text } = trigger.commit;
-        editCell(args, st, name, row, col, text);
-      } else {
-        const echo = st.pending.has(trigger.id) && st.pending.get(trigger.id) === trigger.value;
-        st.pending.delete(trigger.id);
-        if (!echo && trigger === args.w_preset) applyPreset(args, st, trigger.value);
-      }
+    if (trigger && trigger.commit) {
+      // A matrix's cell (board.js: the control's commit {row, col, text}).
+      const { row, col, text } = trigger.commit;
+      editCell(args, st, trigger.name, row, col, text);
+    } else if (trigger && trigger === args.w_preset) {
+      applyPreset(args, st, trigger.value);
     }
     return {
       ...clone(st.matrices),
-      causal: Boolean(args.w_causal.active),
-      scaled: Boolean(args.w_scaled.active),
+      causal: Boolean(args.w_causal.value),
+      scaled: Boolean(args.w_scaled.value),
     };
   }
 

@@ -6,32 +6,20 @@ scores, the weights A, the output Z and the size of the softmax gradient per row
 
 from __future__ import annotations
 
-import logging
-
 import numpy as np
-import panel as pn
 import param
 
 from attnmodel.formatting import number, percent
 from attnmodel.i18n import DEFAULT_LANG, catalogue, text
 from attnmodel.self_attention import CUSTOM, MATRICES, PRESETS, SelfAttention
-from dashboards.components.board import Board, column, row, slot
-from dashboards.components.markup import (
-    announce_spec,
-    math_md,
-    matrix_spec,
-    rich,
-    section_header,
-)
+from dashboards.components.board import Board, column, control, prose, row, slot
+from dashboards.components.markup import announce_spec, matrix_spec, rich, section_markdown
 from dashboards.components.mathml import with_math
 from dashboards.components.matrix import MatrixEditor
-from dashboards.components.render import apply_render, client_update, shared_render
+from dashboards.components.render import apply_render, shared_render
 from dashboards.components.style import HEAD_PLOT_CSS
 from dashboards.components.views import DemoView, first_max
-
-# A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
-# session, and every such name would leave one more logger behind.
-log = logging.getLogger("dashboards.demos.self_attention")
+from dashboards.runtime import clients
 
 TOKENS = ["token 1", "token 2", "token 3"]
 DIMS = ["dim 1", "dim 2"]
@@ -243,36 +231,30 @@ class SelfAttentionView(DemoView):
                 name_param=name,
                 title=titles.get(name, f"$${name}$$"),
                 lang=self.lang,
-                css_classes=[f"sa-editor-{name}"],
+                css=f"sa-editor-{name}",
             )
             for name in MATRICES
         }
-        for name, editor in self.editors.items():
-            editor.grid.param.watch(lambda e, name=name: self._log_rejected(name, e), "error")
-
-        self.preset_select = pn.widgets.Select.from_param(
-            m.param.preset,
-            options=preset_options(self.lang),
-            label=self.t("self_attention.preset_label"),
-            description=self.t("self_attention.preset_help"),
-            width=240,
-            css_classes=["sa-preset"],
-        )
-        self.causal_toggle = pn.widgets.Checkbox.from_param(
-            m.param.causal,
-            label=self.t("self_attention.causal"),
-            margin=(28, 15, 10, 15),
-            css_classes=["sa-causal"],
-        )
-        self.scaled_toggle = pn.widgets.Checkbox.from_param(
-            m.param.scaled,
-            label=self.t("self_attention.scaled"),
-            margin=(28, 15, 10, 15),
-            css_classes=["sa-scaled"],
-        )
+        self.preset_options = [[v, label] for label, v in preset_options(self.lang).items()]
+        header = section_markdown(self.t("demo.autoatencion"), self.t("self_attention.intro"))
 
         self.board = Board(
             layout=[
+                prose(header, "c04-prose"),
+                prose(FORMULA),
+                row(*(editor.node() for editor in self.editors.values())),
+                row(
+                    control(
+                        "preset",
+                        "select",
+                        self.t("self_attention.preset_label"),
+                        help=self.t("self_attention.preset_help"),
+                        css="sa-preset",
+                    ),
+                    control("causal", "checkbox", self.t("self_attention.causal"), css="sa-causal"),
+                    control("scaled", "checkbox", self.t("self_attention.scaled"), css="sa-scaled"),
+                    css="c04-controls",
+                ),
                 row(
                     slot("q", "matrix", caption="$$Q = XW_Q$$"),
                     slot("k", "matrix", caption="$$K = XW_K$$"),
@@ -294,6 +276,7 @@ class SelfAttentionView(DemoView):
                 ),
                 slot("announce", "announce"),
             ],
+            on_control=self._on_control,
             stylesheets=[HEAD_PLOT_CSS],
             sizing_mode="stretch_width",
         )
@@ -303,42 +286,49 @@ class SelfAttentionView(DemoView):
         self.scores_title = self.board.slot("scores_title")
         self.heatmap = self.heatmap_pane
         self.announcer = self.board.slot("announce")
+        for editor in self.editors.values():
+            editor.attach(self.board)
 
         self._refresh()
         m.param.watch(self._on_change, MODEL_PARAMS)
-
-        self._layout = pn.Column(
-            section_header(self.t("demo.autoatencion"), self.t("self_attention.intro")),
-            math_md(FORMULA),
-            pn.Row(*self.editors.values(), sizing_mode="stretch_width"),
-            pn.Row(self.preset_select, self.causal_toggle, self.scaled_toggle),
-            self.board,
-            sizing_mode="stretch_width",
-        )
+        # A preset chosen without a matrix changing ("personalizado"): only the select follows.
+        m.param.watch(lambda _e: self.board.update_specs(self._controls()), "preset")
 
     def link_widgets(self) -> dict[str, object]:
         """The control of each parameter in the link (dashboards/sharing/live_link.py)."""
         return {
-            "preset": self.preset_select,
+            "preset": self.board.slot("preset"),
             **self.editors,
-            "causal": self.causal_toggle,
-            "scaled": self.scaled_toggle,
+            "causal": self.board.slot("causal"),
+            "scaled": self.board.slot("scaled"),
+        }
+
+    def _on_control(self, name: str, value) -> None:
+        """A control's use (Board.receive): a matrix's cell, the preset or a checkbox, each
+        checked (the editor's own check; param's for the model's parameters)."""
+        if name in self.editors:
+            self.editors[name].receive(value)
+        else:
+            clients.take(name, self.model, name, value)
+
+    def _controls(self) -> dict[str, dict]:
+        """The specs of the preset select and the two checkboxes: the model's values."""
+        m = self.model
+        return {
+            "preset": {"value": m.preset, "options": self.preset_options},
+            "causal": {"value": m.causal},
+            "scaled": {"value": m.scaled},
         }
 
     def _gradient_note(self) -> str:
         return self.t("self_attention.gradient_note", uniform=self.num(UNIFORM_GRADIENT, 4))
 
-    @staticmethod
-    def _log_rejected(name: str, event) -> None:
-        if event.new:
-            log.info("Casilla de %s rechazada; se mantiene el valor anterior.", name)
-
     def _on_change(self, *events) -> None:
         self._refresh()
 
     def _refresh(self) -> None:
-        """Compute once from the model, then update every slot in one change."""
-        values = render(self.model, self.lang)
+        """Compute once from the model, then update every slot and control in one change."""
+        values = {**render(self.model, self.lang), **self._controls()}
         apply_render(self.board.targets(values), values)
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
@@ -348,34 +338,22 @@ class SelfAttentionView(DemoView):
     def enable_client_side(self, states: dict | None = None) -> int:
         """Wire every control to the browser twin (``C04.views.self_attention``); export only.
 
-        Each editor's cells (a commit), the preset select and both checkboxes get a jscallback
-        whose args are every target of ``client_targets``, the controls (``w_preset``,
-        ``w_causal``, ``w_scaled`` and the cells of each matrix, ``w_X`` … ``w_W_V``), each
-        editor's error pane (``err_X`` … ``err_W_V``) and ``trigger`` (the control that
-        changed). Everything is computed in the browser: no embedded states;
-        ``states["self_attention"]`` only gets ``client_init`` (the last valid matrices before
-        the first edit, the presets, the cell bound), once per page rather than in each of the
-        7 callbacks.
+        Each control of the Board (a matrix's cells, the preset select, both checkboxes) runs
+        the twin (``Board.run_offline``) with every target of ``client_targets``, the controls
+        (``w_preset``, ``w_causal``, ``w_scaled`` and each matrix's texts, ``w_X`` …
+        ``w_W_V``, a committed cell in its ``commit``), the board (``board``: the twin writes
+        the matrices' cells and refusals there) and ``trigger`` (the control used). Everything
+        is computed in the browser: no embedded states; ``states["self_attention"]`` only gets
+        ``client_init`` (the last valid matrices before the first edit, the presets, the cell
+        bound), once per page.
         """
         if states is not None:
             states["self_attention"] = client_init(self.model)
-        controls: dict[str, object] = {
-            "w_preset": self.preset_select,
-            "w_causal": self.causal_toggle,
-            "w_scaled": self.scaled_toggle,
-        }
-        for name, editor in self.editors.items():
-            controls[f"err_{name}"] = editor.grid
-            controls[f"w_{name}"] = editor.grid
-        code, args = client_update("self_attention", self.client_targets(), **controls)
-        for widget in (self.preset_select, self.causal_toggle, self.scaled_toggle):
-            widget.jscallback(value=code, args=args)
-        for editor in self.editors.values():
-            editor.grid.jscallback(commit=code, args=args)
+        self.board.run_offline("self_attention", self.client_targets())
         return 0
 
     def __panel__(self):
-        return self._layout
+        return self.board
 
 
 if __name__.startswith("bokeh_app"):  # run as its own app (/<module>): the app shell serves it

@@ -229,11 +229,11 @@ def _widget_field(field: links.Field, widget, lang: str) -> dict:
     """How links.js reads and sets one field's widget in the export (the Bokeh property, the
     map from the link's text to the property's value, the values the widget offers)."""
     out: dict = {"css": _css(field)}
-    if isinstance(widget, MatrixEditor):
-        _tag(widget.grid, out["css"])
+    if isinstance(widget, MatrixEditor):  # a Board's "matrix" control
+        _tag(widget.board, out["css"])
         p = widget.model.param[field.param]
         out.update(
-            prop="texts_json",
+            control=widget.name_param,
             rows=len(widget.texts),
             cols=len(widget.texts[0]),
             max_abs=p.max_abs,

@@ -898,32 +898,6 @@
     throw new Error(`${key}: faltan los estados en #${STATES_ID}.`);
   }
 
-  // ---------------------------------------------------------------------------------------------
-  // A matrix's cells (dashboards.components.matrix.MatrixGrid): what its boxes show, and a commit.
-  // `grid` is its Bokeh model or its data model (a callback's cb_obj).
-
-  const gridData = (grid) => (grid.data && grid.data.texts_json !== undefined ? grid.data : grid);
-
-  /** The texts the boxes show, row by row (a copy). */
-  function readCells(grid) {
-    const json = gridData(grid).texts_json;
-    return json ? JSON.parse(json).texts : [];
-  }
-
-  /** Show `texts` in the boxes, even where they already hold them (MatrixGrid.show). */
-  function writeCells(grid, texts) {
-    const data = gridData(grid);
-    const n = data.texts_json ? JSON.parse(data.texts_json).n + 1 : 1;
-    data.texts_json = JSON.stringify({ texts, n });
-  }
-
-  /** Commit `text` to cell (row, col), as a student's Enter does. */
-  function commitCell(grid, row, col, text) {
-    const data = gridData(grid);
-    const n = data.commit && typeof data.commit.n === "number" ? data.commit.n + 1 : 1;
-    data.commit = { row, col, text, n };
-  }
-
   const previous = root.C04;
   const C04 = {
     fmt: { number, fixed, percent, parseNumber },
@@ -951,7 +925,6 @@
     embedded,
     apply,
     update,
-    cells: { read: readCells, write: writeCells, commit: commitCell, data: gridData },
     lastUpdate: null,
   };
   root.C04 = C04;

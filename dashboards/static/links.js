@@ -267,12 +267,12 @@
     }
     if (field.kind === "matrix") {
       // Each cell that differs committed as a student would (the view's twin takes it).
-      const grid = found[field.css];
+      const board = C04.boards.get(found[field.css].id);
       for (let i = 0; i < field.rows; i++) {
         for (let j = 0; j < field.cols; j++) {
           const text = cellText(v[i][j]);
-          if (C04.cells.read(grid)[i][j] !== text) {
-            C04.cells.commit(grid, i, j, text);
+          if (board.get(field.control)[i][j] !== text) {
+            board.set(field.control, { row: i, col: j, text });
             await tick();
           }
         }
@@ -302,7 +302,7 @@
       return seed === null ? field.default : String(seed);
     }
     if (field.kind === "matrix") {
-      const texts = C04.cells.read(found[field.css]);
+      const texts = C04.boards.get(found[field.css].id).get(field.control);
       const row = (cells) => cells.map((x) => realText(C04.fmt.parseNumber(x))).join(",");
       return texts.map(row).join(";");
     }
@@ -436,9 +436,8 @@
     document.addEventListener("c04-control", () => setTimeout(() => writeHash(false), 0));
     for (const field of spec.fields) {
       if (field.hook || field.control) continue;
-      // A matrix's texts are on its grid's data model.
-      const m = field.kind === "matrix" ? C04.cells.data(found[field.css]) : found[field.css];
       // After the widget's own callback (a tick later), so the twin has drawn it.
+      const m = found[field.css];
       m.property(field.prop).change.connect(() => setTimeout(() => writeHash(false), 0));
     }
     // "Nueva muestra" changes the seed and no widget's value: a click anywhere may change the

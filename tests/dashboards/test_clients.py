@@ -79,29 +79,30 @@ def test_an_oversized_sentence_is_refused_by_the_model_at_once(explorer):
 
 @pytest.mark.parametrize(
     "forged",
-    [{"row": 9, "col": 0, "text": "2", "n": 1}, {"row": 0, "text": "2", "n": 1}, {"x": 1}],
+    [
+        {"row": 9, "col": 0, "text": "2"},
+        {"row": 0, "text": "2"},
+        {"row": 0, "col": 0, "text": "2", "n": 1},
+        {"x": 1},
+        "2",
+        None,
+    ],
 )
-def test_a_forged_commit_of_a_matrix_is_refused_and_put_back(caplog, forged):
-    """A matrix's cells take a commit {row, col, text, n} from a browser and nothing else: a
-    commit off the grid or without a cell leaves the matrix, sends the grid's last commit back
-    and says one INFO line naming the matrix; a forged ``texts_json`` is not taken."""
-    clients.install_log_filters()
+def test_a_forged_commit_of_a_matrix_is_refused(caplog, forged):
+    """A matrix's cells take a commit {row, col, text} from a browser and nothing else (its
+    Board's message): a commit off the grid or without a cell leaves the matrix and the boxes
+    and says one INFO line naming the matrix."""
     view = SelfAttentionView()
-    clients.guard(view)
-    grid = view.editors["X"].grid
-    before, shown = view.model.X.copy(), grid.texts_json
+    before, shown = view.model.X.copy(), view.board.slot("X").spec
     with caplog.at_level(logging.INFO):
-        grid._process_events({"commit": forged})
-        grid._process_events({"texts_json": '{"texts": [["9"]], "n": 99}'})
+        view.board.receive({"control": "X", "value": forged})
     assert view.model.X.tolist() == before.tolist()
-    assert (grid.commit, grid.texts_json) == ({}, shown)
+    assert view.board.slot("X").spec == shown
     assert errors(caplog) == []
     lines = [r.getMessage() for r in caplog.records if r.name == "dashboards.runtime.clients"]
-    assert len(lines) == 2
+    assert len(lines) == 1
     assert "«X»" in lines[0]
-    assert "texts_json" in lines[1]
-    clients.guard(view)  # idempotent
-    grid._process_events({"commit": {"row": 0, "col": 0, "text": "2", "n": 2}})
+    view.board.receive({"control": "X", "value": {"row": 0, "col": 0, "text": "2"}})
     assert view.model.X[0, 0] == 2.0
 
 
@@ -118,12 +119,11 @@ def test_an_option_that_does_not_exist_is_refused(caplog):
 
 def test_every_widget_of_every_demo_is_guarded():
     from dashboards.components.board import Board
-    from dashboards.components.matrix import MatrixGrid
     from dashboards.demos.minilm import HeadGrid
     from dashboards.demos.registry import DEMOS
 
-    # The widgets, «Autoatención»'s matrices and MiniLM's grid of heads (its selection).
-    written = pn.widgets.Widget | MatrixGrid | HeadGrid
+    # The widgets and MiniLM's grid of heads (its selection).
+    written = pn.widgets.Widget | HeadGrid
     for demo in DEMOS:
         view = demo.view_class()()
         count = clients.guard(view)
@@ -133,9 +133,6 @@ def test_every_widget_of_every_demo_is_guarded():
         # A demo without widgets has its controls on a Board (checked by Board.receive).
         boards = view.__panel__().select(Board)
         assert widgets or any(b.controls for b in boards), demo.id
-    # «Autoatención»'s four matrices (their cells write a commit, and only that).
-    grids = SelfAttentionView().__panel__().select(MatrixGrid)
-    assert [clients.client_writes(g) for g in grids] == [("commit",)] * 4
 
 
 def test_a_document_without_a_server_is_never_paced():

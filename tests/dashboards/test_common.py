@@ -109,6 +109,24 @@ def test_shared_pages_are_kept_per_language():
     assert session.session_key(request(profesor="x" * 20))[3] is True
 
 
+def on_a_board(editor):
+    """``editor`` alone on a Board, as a view puts it; and the list of the specs of its cells
+    sent to the browser from then on (each change of the Board's specs_json)."""
+    from dashboards.components.board import Board
+
+    board = Board(layout=[editor.node()], on_control=lambda _name, value: editor.receive(value))
+    editor.attach(board)
+    name, sent = editor.name_param, []
+
+    def record(event):
+        spec = json.loads(event.new).get(name)
+        if spec is not None and spec != json.loads(event.old).get(name):
+            sent.append(spec)
+
+    board.param.watch(record, "specs_json")
+    return editor, sent
+
+
 def test_a_refused_cell_is_shown_again_once():
     """A refused commit sends the boxes their texts once more (the counter moves even where the
     texts are the ones the server sent before: the browser's box holds the refused text)."""
@@ -116,13 +134,11 @@ def test_a_refused_cell_is_shown_again_once():
     from dashboards.components.matrix import MatrixEditor
 
     model = SelfAttention()
-    editor = MatrixEditor(model=model, name_param="W_V")
-    before = json.loads(editor.grid.texts_json)
-    sent = []
-    editor.grid.param.watch(lambda event: sent.append(json.loads(event.new)), "texts_json")
+    editor, sent = on_a_board(MatrixEditor(model=model, name_param="W_V"))
+    before = editor.board.slot("W_V").spec
     c04_testing.commit(editor, 1, 0, "2e6")
-    assert sent == [{"texts": before["texts"], "n": before["n"] + 1}]
-    assert editor.grid.error.startswith("W_V[2,1]: ")
+    assert [(s["texts"], s["n"]) for s in sent] == [(before["texts"], before["n"] + 1)]
+    assert editor.error.startswith("W_V[2,1]: ")
     np.testing.assert_array_equal(model.W_V, SelfAttention().W_V)
 
 
@@ -133,45 +149,44 @@ def test_a_committed_cell_keeps_its_text_and_others_follow_the_model():
     from dashboards.components.matrix import MatrixEditor
 
     model = SelfAttention()
-    editor = MatrixEditor(model=model, name_param="X")
+    editor, sent = on_a_board(MatrixEditor(model=model, name_param="X"))
     c04_testing.commit(editor, 0, 0, "2,0")
     assert model.X[0, 0] == 2.0
     assert c04_testing.cell_texts(editor)[0][0] == "2,0"
-    sent = []
-    editor.grid.param.watch(lambda event: sent.append(event.new), "texts_json")
+    sent.clear()
     model.X = [[2.0, 0.5], [0, 1], [1, 1]]
     assert len(sent) == 1
     assert c04_testing.cell_texts(editor)[0] == ["2,0", "0,5"]
 
 
 @pytest.mark.parametrize(
-    ("forged", "refusal"),
+    "forged",
     [
-        ({}, ValueError),
-        ({"row": 0, "col": 0}, ValueError),
-        ({"row": 7, "col": 0, "text": "1"}, IndexError),
-        ({"row": -1, "col": 0, "text": "1"}, IndexError),
-        ({"row": "0", "col": 0, "text": "1"}, TypeError),
-        ({"row": True, "col": 0, "text": "1"}, TypeError),
-        ({"row": 0, "col": 0, "text": 5}, TypeError),
+        {},
+        {"row": 0, "col": 0},
+        {"row": 7, "col": 0, "text": "1"},
+        {"row": -1, "col": 0, "text": "1"},
+        {"row": "0", "col": 0, "text": "1"},
+        {"row": True, "col": 0, "text": "1"},
+        {"row": 0, "col": 0, "text": 5},
+        {"row": 0, "col": 0, "text": "1", "extra": 1},
     ],
 )
-def test_a_forged_commit_is_refused(forged, refusal):
+def test_a_forged_commit_is_refused(forged, caplog):
     """A commit the page never sends (no cell, a cell off the grid, a number for the text) is
-    refused with one of the errors dashboards/runtime/clients.py turns into one INFO line; the
-    matrix and the boxes stay."""
+    refused with one INFO line (dashboards/runtime/clients.py); the matrix and the boxes stay."""
     from attnmodel import SelfAttention
     from dashboards.components.matrix import MatrixEditor
-    from dashboards.runtime.clients import REFUSED
 
-    assert issubclass(refusal, REFUSED)
     model = SelfAttention()
-    editor = MatrixEditor(model=model, name_param="X")
-    before = editor.grid.texts_json
-    with pytest.raises(refusal):
-        editor.grid.commit = {**forged, "n": 1}
-    assert editor.grid.texts_json == before
+    editor, sent = on_a_board(MatrixEditor(model=model, name_param="X"))
+    with caplog.at_level(logging.INFO, logger="dashboards.runtime.clients"):
+        editor.receive(forged)
+    assert sent == []
     np.testing.assert_array_equal(model.X, SelfAttention().X)
+    lines = [r for r in caplog.records if "valor de un cliente rechazado" in r.getMessage()]
+    assert len(lines) == 1
+    assert lines[0].levelno == logging.INFO
 
 
 def test_the_lean_update_of_properties_gives_what_panel_s_gives():
@@ -365,7 +380,7 @@ def test_the_first_section_builds_no_hidden_row():
         doc.add_root(view.get_root(doc))
         pn.state._on_load(doc)
     panes = [p for p in view.select(PaneBase) if p._models]
-    assert len(panes) >= 3  # enough panes for the check to mean something
+    assert len(panes) >= 1  # a pane, for the check to mean something (the first section is Boards)
     assert [p for p in panes if {"layout", "_c04_layout"} & p.__dict__.keys()] == []
 
 

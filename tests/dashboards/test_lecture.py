@@ -18,7 +18,6 @@ from dashboards.app.lecture import EXERCISES, SECTIONS, Lecture, create_lecture
 from dashboards.app.try_list import TryList
 from dashboards.components.markup import esc, md_html
 from dashboards.components.mathml import with_math
-from dashboards.components.matrix import MatrixGrid
 from dashboards.runtime import clients
 from dashboards.sharing.live_link import CopyLink
 
@@ -116,12 +115,9 @@ def test_every_widget_is_handled_on_the_next_tick_not_50_ms_later(lect):
     widgets = []
     for section in SECTIONS:
         lect.go(section.id)
-        found = clients.controls(lect._built[section.id])
-        # «Para seguir jugando»'s buttons are its own component's (a message each, no debounce)
-        assert found or section.id == "jugar", section.id
-        widgets += found
-    assert len(widgets) > 25
-    assert sum(isinstance(w, MatrixGrid) for w in widgets) == 4  # «Autoatención»'s matrices
+        widgets += clients.controls(lect._built[section.id])
+    # What is left of Panel's widgets (a Board's controls and «Para seguir jugando»'s buttons
+    # are messages: no debounce).
     assert [w for w in widgets if w._debounce != 0] == []
     assert pn.widgets.Checkbox()._debounce == 50  # the library default is left alone
 

@@ -16,6 +16,7 @@ from dashboards.components.mathml import with_math
 from dashboards.demos.self_attention import TOKENS, SelfAttentionView
 
 import c04_testing
+from c04_testing import board_labels, control_value, use
 
 
 def table(spec: dict, testid: str) -> list[list[str]]:
@@ -59,6 +60,11 @@ def view(panel_cleanup):
     return v
 
 
+def preset_options_of(view) -> dict:
+    """The preset select's options, label → the model's preset name."""
+    return {label: value for value, label in view.board.slot("preset").spec["options"]}
+
+
 def test_builds_with_the_seed_text_and_the_426_numbers(view):
     assert view.__panel__() is view.__panel__()  # built once
     assert view.model.preset == "4.2.6"
@@ -67,9 +73,9 @@ def test_builds_with_the_seed_text_and_the_426_numbers(view):
     assert table(view.weights_pane.spec, "sa-weights")[0] == ["0,2840", "0,1400", "0,5760"]
     assert table(view.z_pane.spec, "sa-Z")[0] == ["1,5760", "1,4320"]
     assert sums(view.weights_pane.spec) == ["1,0000"] * 3
-    assert text("self_attention.scaled") in view.scaled_toggle.label
-    assert view.causal_toggle.label == text("self_attention.causal")
-    options = view.preset_select.options
+    assert text("self_attention.scaled") in board_labels(view.board)["scaled"]
+    assert board_labels(view.board)["causal"] == text("self_attention.causal")
+    options = preset_options_of(view)
     assert list(options.values()) == [*PRESETS, "personalizado"]  # every preset of the model
     assert options[text("self_attention.preset.4.2.6")] == "4.2.6"
     assert options[text("self_attention.preset.puntajes grandes")] == "puntajes grandes"
@@ -126,7 +132,7 @@ def test_seed_captions_are_on_screen(view):
 
 
 def test_causal_checkbox_masks_and_updates_the_tables(view):
-    view.causal_toggle.value = True
+    use(view, "causal", True)
     assert view.model.causal is True
     assert table(view.weights_pane.spec, "sa-weights")[0] == ["1,0000", "0,0000", "0,0000"]
     assert table(view.scores_pane.spec, "sa-scores")[0][1:] == ["−∞", "−∞"]
@@ -134,7 +140,7 @@ def test_causal_checkbox_masks_and_updates_the_tables(view):
     assert table(view.gradient_pane.spec, "sa-gradient")[0] == ["0,0000"]
     assert "el gradiente se apaga" in c04_testing.spec_text(view.gradient_pane.spec)
     view.model.causal = False
-    assert view.causal_toggle.value is False
+    assert control_value(view.board.slot("causal")) is False
     assert None not in [c for row in view.scores_pane.spec["rows"] for c in row["cells"]]
     assert_shows_model(view)
 
@@ -143,20 +149,20 @@ def test_scaled_checkbox_switches_the_scores(view):
     scaled_scores = view.model.scores
     # The caption's formulas as MathML, each with its TeX.
     assert r'alttext="QK^\top/\sqrt{d_k}"' in view.scores_title.object
-    view.scaled_toggle.value = False
+    use(view, "scaled", False)
     assert view.model.scaled is False
     assert view.scores_title.object == with_math(text("self_attention.scores_unscaled"))
     np.testing.assert_allclose(view.model.scores, scaled_scores * np.sqrt(2))
     assert table(view.scores_pane.spec, "sa-scores")[0] == ["2,0000", "1,0000", "3,0000"]
     assert_shows_model(view)
     view.model.scaled = True
-    assert view.scaled_toggle.value is True
+    assert control_value(view.board.slot("scaled")) is True
     assert r'alttext="QK^\top/\sqrt{d_k}"' in view.scores_title.object
 
 
 def test_preset_select_loads_the_matrices(view):
-    view.preset_select.value = "puntajes grandes"
-    view.scaled_toggle.value = False
+    use(view, "preset", "puntajes grandes")
+    use(view, "scaled", False)
     m = view.model
     assert m.preset == "puntajes grandes"
     np.testing.assert_array_equal(m.X, 3 * np.array([[1, 0], [0, 1], [1, 1]]))
@@ -165,7 +171,7 @@ def test_preset_select_loads_the_matrices(view):
     # The softmax saturates: every row is practically one-hot, the gradient fades.
     assert c04_testing.spec_text(view.gradient_pane.spec).count("el gradiente se apaga") == 3
     m.preset = "W_K = W_Q"
-    assert view.preset_select.value == "W_K = W_Q"
+    assert control_value(view.board.slot("preset")) == "W_K = W_Q"
     weights = table(view.weights_pane.spec, "sa-weights")
     for i in range(3):  # the diagonal dominates
         row = [float(c.replace(",", ".")) for c in weights[i]]
@@ -178,8 +184,8 @@ def test_typing_a_spanish_number_edits_the_model(view):
     m = view.model
     assert m.X[0, 0] == 1.5
     assert m.preset == "personalizado"
-    assert view.preset_select.value == "personalizado"
-    assert view.editors["X"].grid.error == ""
+    assert control_value(view.board.slot("preset")) == "personalizado"
+    assert view.editors["X"].error == ""
     reference = SelfAttention(X=[[1.5, 0], [0, 1], [1, 1]])
     assert table(view.weights_pane.spec, "sa-weights") == expected(reference.weights, 4)
     assert_shows_model(view)
@@ -189,15 +195,15 @@ def test_typing_a_spanish_number_edits_the_model(view):
 def test_bad_cell_keeps_the_model_and_shows_a_message(view, text, caplog):
     before = view.weights_pane.spec
     x_before = view.model.X.copy()
-    with caplog.at_level(logging.INFO, logger="dashboards.demos.self_attention"):
+    with caplog.at_level(logging.INFO, logger="dashboards.components.matrix"):
         c04_testing.commit(view.editors["X"], 0, 0, text)
     np.testing.assert_array_equal(view.model.X, x_before)
     assert view.weights_pane.spec == before
-    message = view.editors["X"].grid.error
+    message = view.editors["X"].error
     assert message.endswith(i18n.text("input.kept"))
     assert c04_testing.cell_texts(view.editors["X"])[0][0] == "1"  # the last valid value
     assert view.model.preset == "4.2.6"
-    ours = [r for r in caplog.records if r.name == "dashboards.demos.self_attention"]
+    ours = [r for r in caplog.records if r.name == "dashboards.components.matrix"]
     assert [r.levelno for r in ours] == [logging.INFO]
     assert not any(r.exc_info for r in caplog.records)
     assert all(r.levelno < logging.WARNING for r in caplog.records)
@@ -205,7 +211,7 @@ def test_bad_cell_keeps_the_model_and_shows_a_message(view, text, caplog):
 
 def test_bad_cell_text_is_escaped(view):
     c04_testing.commit(view.editors["W_V"], 0, 0, "<b>x</b>")
-    message = view.editors["W_V"].grid.error
+    message = view.editors["W_V"].error
     assert "<b>" not in message
     assert "&lt;b&gt;" in message
 
@@ -227,7 +233,7 @@ def test_heatmap_follows_the_model(view):
     assert spec()["title"] == text("self_attention.heatmap_title")
     assert spec()["texts"]["weight"] == text("self_attention.weight")
     assert spec()["texts"]["matrix"] == text("a11y.plot.sa_heatmap")
-    view.causal_toggle.value = True
+    use(view, "causal", True)
     assert spec()["weights"] == view.model.weights.tolist()
     assert spec()["weights"][0] == [1.0, 0.0, 0.0]
     assert spec()["tips"][0][0] == "1,0000"
@@ -240,15 +246,15 @@ def test_one_refresh_per_preset_change(view, monkeypatch):
     calls = []
     original = view._refresh
     monkeypatch.setattr(view, "_refresh", lambda: (calls.append(1), original()))
-    view.preset_select.value = "puntajes grandes"
+    use(view, "preset", "puntajes grandes")
     assert len(calls) == 1
 
 
 def test_views_do_not_share_state(panel_cleanup):
     a, b = SelfAttentionView(), SelfAttentionView()
     assert a.model is not b.model
-    assert a.causal_toggle is not b.causal_toggle
-    a.causal_toggle.value = True
+    assert a.board is not b.board
+    use(a, "causal", True)
     c04_testing.commit(a.editors["X"], 0, 0, "2")
     assert b.model.causal is False
     assert b.model.X[0, 0] == 1.0
@@ -259,7 +265,7 @@ def test_view_uses_the_given_model(panel_cleanup):
     model = SelfAttention(causal=True)
     view = SelfAttentionView(model=model)
     assert view.model is model
-    assert view.causal_toggle.value is True
+    assert control_value(view.board.slot("causal")) is True
     assert table(view.weights_pane.spec, "sa-weights")[0] == ["1,0000", "0,0000", "0,0000"]
 
 
@@ -285,23 +291,23 @@ def test_english_view_has_no_spanish_and_writes_decimal_points(english):
     assert "0.4714" in _all_text(english)  # the uniform row's gradient, in the note
     assert english.heatmap.spec["tips"][0][2] == "0.5760"
     assert english.heatmap.spec["texts"]["query"] == text("self_attention.query_axis", "en")
-    assert english.causal_toggle.label == "Causal mask"
-    assert english.preset_select.options["Preset 1 · large scores"] == "puntajes grandes"
+    assert board_labels(english.board)["causal"] == "Causal mask"
+    assert preset_options_of(english)["Preset 1 · large scores"] == "puntajes grandes"
     assert english.scores_title.object == with_math(
         text("self_attention.scores_scaled", "en", d_k=2)
     )
 
 
 def test_english_controls_change_the_english_numbers(english):
-    english.causal_toggle.value = True
+    use(english, "causal", True)
     assert table(english.weights_pane.spec, "sa-weights")[0] == ["1.0000", "0.0000", "0.0000"]
     assert table(english.gradient_pane.spec, "sa-gradient")[0] == ["0.0000"]
     assert text("self_attention.one_hot", "en") in c04_testing.spec_text(english.gradient_pane.spec)
-    english.causal_toggle.value = False
+    use(english, "causal", False)
     c04_testing.commit(english.editors["X"], 0, 0, "1.5")  # an English decimal point
     m = english.model
     assert m.X[0, 0] == 1.5
-    assert english.preset_select.value == "personalizado"
+    assert control_value(english.board.slot("preset")) == "personalizado"
     assert table(english.q_pane.spec, "sa-Q")[0] == ["3.00", "1.50"]
     assert table(english.weights_pane.spec, "sa-weights") == [
         [number(w, 4, lang="en") for w in row] for row in m.weights
@@ -323,7 +329,7 @@ def test_english_bad_cell_says_why_in_english(english, typed, message):
     before = english.weights_pane.spec
     c04_testing.commit(english.editors["X"], 0, 0, typed)
     assert english.weights_pane.spec == before
-    error = english.editors["X"].grid.error
+    error = english.editors["X"].error
     assert error == text("input.cell_refused", "en", name="X", row=1, col=1, message=message)
     assert c04_testing.spanish_words_left(error) == set()
     assert c04_testing.cell_texts(english.editors["X"])[0][0] == "1"

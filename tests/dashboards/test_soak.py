@@ -33,10 +33,11 @@ ROOT = Path(__file__).resolve().parents[2]
 SOAK = ROOT / "bench" / "bench_soak.py"
 LIMIT = 1.10  # resident memory after the sessions close ≤ 1.10 × the baseline
 SMOKE = 3  # sessions in each phase of the smoke
-# Sessions the negative run leaves open: ≈ 2.3 MB each over a ≈ 210 MB baseline (the warm-up's
-# visit to every section loads the real model's weights, ≈ 110 MB, into it), so 20 are ≈ 1.2×
-# (10 were, at ≈ 5 MB a session, before the sections were built of fewer models: issue 36).
-KEEP = 20
+# Sessions the negative run leaves open: ≈ 0.75 MB each over a ≈ 210 MB baseline (the warm-up's
+# visit to every section loads the real model's weights, ≈ 110 MB, into it), so 40 are ≈ 1.14×
+# (10 were, at ≈ 5 MB a session, and 20 at ≈ 2.3 MB, before the sections were built of fewer
+# models: issue 36).
+KEEP = 40
 # What makes the smoke short: memory handed back 1 s after the last session, 1 s of RSS samples.
 FAST = ("--settle=1", "--env", "C04_RELEASE_DELAY=1")
 SMOKE_ARGS = (

@@ -137,7 +137,7 @@ def sa_plan() -> list[tuple[tuple, dict]]:
         before = getattr(view.model, name).copy()
         commit(view.editors[name], i, j, text)
         after = getattr(view.model, name)
-        error = html.unescape(view.editors[name].grid.error)
+        error = html.unescape(view.editors[name].error)
         if value is None:  # refused: message beside the cell, the model untouched
             assert (after == before).all(), step
             assert error.startswith(f"{name}[{i + 1},{j + 1}]: "), (step, error)

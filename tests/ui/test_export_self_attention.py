@@ -31,6 +31,7 @@ from c04_testing import (
     sa_panes,
     table_row,
     update_times,
+    use,
 )
 
 pytestmark = pytest.mark.ui
@@ -94,27 +95,26 @@ SNAPSHOT_JS = (
   out.title = models
     .filter((m) => typeof m.specs_json === 'string' && m.specs_json.includes('"sa-weights"'))
     .map((m) => JSON.parse(m.specs_json).scores_title);
-  const pick = (cls) => models.find((m) => (m.css_classes || []).includes(cls));
-  out.preset = pick('sa-preset').value;
-  out.causal = pick('sa-causal').active;
-  out.scaled = pick('sa-scaled').active;
+  // The Board's controls as the page shows them (the select's option: its spec's value).
+  const board = models.find(
+    (m) => typeof m.specs_json === 'string' && m.specs_json.includes('"sa-weights"'));
+  const select = hosts('.sa-preset select')[0];
+  out.preset = JSON.parse(board.specs_json).preset.options[select.selectedIndex][0];
+  out.causal = hosts('.sa-causal input')[0].checked;
+  out.scaled = hosts('.sa-scaled input')[0].checked;
   return out;
 }"""
 )
 
 
 def expected_snapshots() -> list[dict]:
-    """The live logic, in process: a SelfAttentionView driven through its widgets."""
+    """The live logic, in process: a SelfAttentionView driven through its controls."""
     view = SelfAttentionView()
     out = [_python_snapshot(view)]
     for step in STEPS:
         kind = step[0]
-        if kind == "causal":
-            view.causal_toggle.value = step[1]
-        elif kind == "scaled":
-            view.scaled_toggle.value = step[1]
-        elif kind == "preset":
-            view.preset_select.value = step[1]
+        if kind in ("causal", "scaled", "preset"):
+            use(view, kind, step[1])
         else:
             _, name, i, j, text = step
             commit(view.editors[name], i, j, text)

@@ -78,8 +78,8 @@ NEVER_WRITTEN = {
 # spec of that model's render is what the server must send).
 VALID = {
     "self_attention": (
-        ("Checkbox", "sa-causal"),
-        "active",
+        ("board", "causal"),
+        "control",
         True,
         lambda: self_attention.render(SelfAttention(causal=True)),
     ),
@@ -254,8 +254,16 @@ async def forge_everything(base: str, app: str) -> None:
             for prop, value in NEVER_WRITTEN.items():
                 last = await forger.change(model_id, prop, value)
         boards = board_controls(forger)
-        for component, _, control, _kind in boards:
-            for value in FORGED_CONTROL_VALUES:
+        for component, _, control, kind in boards:
+            values = list(FORGED_CONTROL_VALUES)
+            if kind == "checkbox":  # True and False are a checkbox's own values
+                values = [v for v in values if not isinstance(v, bool)]
+            if kind == "matrix":  # a matrix's cell: commits off the grid, of the wrong types
+                values += [
+                    {k: v for k, v in c.items() if k != "n"} if isinstance(c, dict) else c
+                    for c in FORGED["commit"]
+                ]
+            for value in values:
                 last = await forger.send_msg(component, {"control": control, "value": value})
             last = await forger.send_msg(component, {"control": control, "value": 1, "más": 2})
         for component in {c for c, _, _, _ in boards}:
@@ -273,8 +281,10 @@ async def forge_everything(base: str, app: str) -> None:
             if not name.endswith("TextInput") and name != "MatrixGrid1"
             for prop in WIDGETS[name]
         ]
-        # A Board's controls and figures: its specs as they were.
-        kept += [(data_id, "specs_json") for data_id in {d for _, d, _, _ in boards}]
+        # A Board's controls and figures: its specs as they were (but a board with a matrix,
+        # whose refused text is said under its cells, as for a typed one).
+        with_matrix = {d for _, d, _, kind in boards if kind == "matrix"}
+        kept += [(d, "specs_json") for d in {d for _, d, _, _ in boards} - with_matrix]
 
         def unchanged(document: dict) -> bool:
             return all(document[i].get(p) == values_before[i].get(p) for i, p in kept)

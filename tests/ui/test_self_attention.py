@@ -101,9 +101,8 @@ def test_defaults_mask_and_cell_edits(page, watch, open_lecture_section):
         expect(table_row(page, "sa-Z", i)).to_have_text(numbers(model.Z[i - 1]))
     expect(table_row(page, "sa-Q", 1)).to_have_text(["3,00", "1,50"])
     expect(page.get_by_text("no es un número", exact=False)).to_have_count(0)
-    expect(page.locator(".sa-preset select")).to_have_value(
-        page.locator(".sa-preset option", has_text="personalizado").get_attribute("value")
-    )
+    # The select shows "personalizado" (its options have no value attribute: their text).
+    expect(page.locator(".sa-preset select")).to_have_value(text("self_attention.preset_custom"))
 
     assert watch.console_errors == []
     assert watch.external == []

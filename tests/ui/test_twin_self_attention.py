@@ -162,25 +162,29 @@ def test_render_matches_python(page, lang):
     assert errors == []
 
 
-# readState on stand-in models (the objects Bokeh passes to the callbacks, reduced to what
-# the twin reads and writes): committing X's first cell, one text after the other, as the
-# grid's ESM does (C04.cells.commit); the cell is what the grid's boxes then show.
+# readState on stand-in models (the objects board.js passes to the twin, reduced to what it
+# reads and writes): committing X's first cell, one text after the other, as a student's Enter
+# does (args.w_X.commit); the cell is what the Board's X spec then shows.
 EDITS_JS = """(typed) => {
-  const args = {q: {id: "q"}, w_preset: {id: "preset", value: "4.2.6"},
-                w_causal: {active: false}, w_scaled: {active: true}};
+  const specs = {preset: {value: "4.2.6", options: []}};
   for (const name of ["X", "W_Q", "W_K", "W_V"]) {
     const init = C04.embedded("self_attention").matrices[name];
-    const texts = init.map((row) => row.map((v) => C04.fmt.number(v, 0)));
-    // The grid shows its own refusal (its data model's error), as in the page.
-    args["w_" + name] = {data: {id: "grid" + name, texts_json: "", commit: {}, error: ""}};
-    args["err_" + name] = args["w_" + name];
-    C04.cells.write(args["w_" + name], texts);
+    specs[name] = {texts: init.map((row) => row.map((v) => C04.fmt.number(v, 0))), n: 1, error: ""};
   }
+  const board = {id: "board", data: {specs_json: JSON.stringify(specs)}};
+  const shown = () => JSON.parse(board.data.specs_json);
   return typed.map((value) => {
-    C04.cells.commit(args.w_X, 0, 0, value);
-    C04.views.self_attention.readState({...args, trigger: args.w_X.data});
-    const cell = C04.cells.read(args.w_X)[0][0];
-    return {error: args.err_X.data.error, cell, preset: args.w_preset.value};
+    const args = {q: board, board, w_causal: {value: false}, w_scaled: {value: true}};
+    for (const name of ["X", "W_Q", "W_K", "W_V"]) {
+      args["w_" + name] = {name, value: shown()[name].texts.map((row) => row.slice())};
+    }
+    args.w_preset = {name: "preset", value: shown().preset.value};
+    // The box holds the typed text when the student commits it.
+    args.w_X.value[0][0] = value;
+    args.w_X.commit = {row: 0, col: 0, text: value};
+    C04.views.self_attention.readState({...args, trigger: args.w_X});
+    const now = shown();
+    return {error: now.X.error, cell: now.X.texts[0][0], preset: now.preset.value};
   });
 }"""
 
@@ -197,7 +201,7 @@ def test_cells_and_messages_follow_the_page_language(page):
         commit(editor, 0, 0, value)
         expected.append(
             {
-                "error": editor.grid.error,
+                "error": editor.error,
                 "cell": cell_texts(editor)[0][0],
                 "preset": view.model.preset,
             }
