@@ -160,6 +160,13 @@ class Board(pn.custom.JSComponent):
     compare = param.List(
         default=[], item_type=str, doc="Controls whose use leaves the numbers before in view."
     )
+    marker = param.String(
+        default="", doc="The demo whose marker (data-testid section-<demo>) the board carries."
+    )
+    copy_link = param.Dict(
+        default={},
+        doc="A «Copiar enlace» button above the board: {section, labels} (links.js), or none.",
+    )
     offline = param.Dict(
         default={},
         doc="The export only: the demo's browser twin a control runs (demo, kinds, extra).",
