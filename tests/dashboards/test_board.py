@@ -113,7 +113,7 @@ def test_a_shared_renders_spec_brings_its_own_json():
 def test_a_session_faster_than_its_updates_is_paced_to_its_last_values(monkeypatch):
     """A served session that sends uses faster than they are computed waits for its turn
     (clients.turn): what arrives meanwhile is merged, the last value of each control (of each
-    cell of a matrix) handled once, in the order they first came, when the wait is over."""
+    cell of a matrix) handled once, in the order of their last arrival, when the wait is over."""
     from panel.io.state import set_curdoc
 
     from dashboards.components.board import Board, control
@@ -139,11 +139,12 @@ def test_a_session_faster_than_its_updates_is_paced_to_its_last_values(monkeypat
         board.receive({"control": "m", "value": {"row": 0, "col": 1, "text": "2"}})
         board.receive({"control": "m", "value": {"row": 0, "col": 0, "text": "9"}})
     assert handled == []
-    assert len(later) == 1 and later[0][1] == 50  # one callback, after the wait
+    assert len(later) == 1  # one callback,
+    assert later[0][1] == 50  # after the wait
     monkeypatch.setattr(clients, "turn", lambda doc: 0.0)
     later[0][0]()
     assert handled == [
         ("d", 3),
-        ("m", {"row": 0, "col": 0, "text": "9"}),
         ("m", {"row": 0, "col": 1, "text": "2"}),
+        ("m", {"row": 0, "col": 0, "text": "9"}),
     ]
