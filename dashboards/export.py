@@ -189,8 +189,7 @@ def _section(section_id: str, wire: Wiring) -> LangColumn:
         view = demo.view_class()(lang=wire.lang)
         present.mark_compare(demo.id, view)
         parts += [
-            live_link.copy_link(section_id, wire.lang, marker=demo.id),
-            *wire(view, demo.id).parts(),
+            *live_link.demo_parts(wire(view, demo.id), section_id, wire.lang, demo.id),
             practice.block(demo.id, wire.lang),
         ]
         wire.exercises += [e.id for e in exercises.of_demo(demo.id)]

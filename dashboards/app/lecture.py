@@ -210,8 +210,7 @@ def build_section(lecture: Lecture, section: registry.Section) -> pn.viewable.Vi
         view = demo.view_class()(model=model, lang=lecture.lang)
         present.mark_compare(demo.id, view)
         parts += [
-            live_link.copy_link(section.id, lecture.lang, marker=demo.id),
-            *view.parts(),
+            *live_link.demo_parts(view, section.id, lecture.lang, demo.id),
             practice.block(demo.id, lecture.lang, model),
         ]
     return section_column(*[p for p in parts if p is not None])

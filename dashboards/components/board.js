@@ -214,6 +214,21 @@ export function render({ model, el, view }) {
     for (const child of node.row || node.col) box.append(build(child))
     return box
   }
+  // The demo's marker and its «Copiar enlace» (dashboards/sharing/live_link.py, links.js), on
+  // top: a component of their own before.
+  if (model.marker) {
+    const marker = document.createElement("span")
+    marker.dataset.testid = `section-${model.marker}`
+    el.append(marker)
+  }
+  if (model.copy_link && model.copy_link.labels) {
+    const { section, labels } = model.copy_link
+    const link = document.createElement("div")
+    link.className = "c04-copy-link"
+    link.innerHTML = C04.links.copyButton(labels)
+    link.querySelector("button").addEventListener("click", () => C04.links.copy(link, section, labels))
+    el.append(link)
+  }
   el.append(build({ col: model.layout }))
 
   // A value from the server: shown unless the student moved the control just now (a drag's

@@ -16,12 +16,14 @@ A view reads and sets one slot through :meth:`Board.slot` (a :class:`Slot`, with
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
 import panel as pn
 import param
+from panel.io.state import set_curdoc
 
 from dashboards.components.markup import KINDS, md_html, spec_json
 from dashboards.runtime import clients
@@ -160,6 +162,13 @@ class Board(pn.custom.JSComponent):
     compare = param.List(
         default=[], item_type=str, doc="Controls whose use leaves the numbers before in view."
     )
+    marker = param.String(
+        default="", doc="The demo whose marker (data-testid section-<demo>) the board carries."
+    )
+    copy_link = param.Dict(
+        default={},
+        doc="A «Copiar enlace» button above the board: {section, labels} (links.js), or none.",
+    )
     offline = param.Dict(
         default={},
         doc="The export only: the demo's browser twin a control runs (demo, kinds, extra).",
@@ -179,6 +188,7 @@ class Board(pn.custom.JSComponent):
         self._slot_texts: dict[str, tuple[object, str]] = {}
         self._encode()
         self._on_control = on_control
+        self._pending: dict[tuple, tuple[str, object]] = {}  # paced uses, by control (and cell)
         # Panel's public hook for model.send_msg: each message, as the browser sent it.
         self.on_msg(lambda event: self.receive(event.data))
 
@@ -193,8 +203,36 @@ class Board(pn.custom.JSComponent):
         if not known or set(msg) != fields:
             clients.refused("control", {"mensaje": msg}, "no es un uso de un control del tablero")
             return
-        if self._on_control is not None:
-            self._on_control(name, msg.get("value"))
+        if self._on_control is None:
+            return
+        value = msg.get("value")
+        doc = pn.state.curdoc
+        wait = clients.turn(doc)
+        if wait > 0:
+            # Paced (the session sends faster than its updates are computed): the last value of
+            # each control (of each cell of a matrix) is handled once the wait is over.
+            cell = (value.get("row"), value.get("col")) if isinstance(value, dict) else None
+            first = not self._pending
+            key = (name, repr(cell))
+            self._pending.pop(key, None)
+            self._pending[key] = (name, value)
+            if first:
+                doc.add_timeout_callback(lambda: self._drain(doc), wait * 1000)
+            return
+        self._run(doc, name, value)
+
+    def _drain(self, doc) -> None:
+        pending, self._pending = self._pending, {}
+        with set_curdoc(doc):
+            for name, value in pending.values():
+                self._run(doc, name, value)
+
+    def _run(self, doc, name: str, value) -> None:
+        start = time.perf_counter()
+        try:
+            self._on_control(name, value)
+        finally:
+            clients.spent(doc, time.perf_counter() - start)
 
     @param.depends("specs", watch=True)
     def _encode(self) -> None:

@@ -150,6 +150,16 @@ CSS = """
   .c04-control-range input, .c04-control-checkbox label { min-height: 44px; min-width: 44px; }
   .c04-control-range, .c04-control-range.c04-wide { width: min(320px, 100%); }
 }
+/* A demo's «Copiar enlace» on top of its Board (as the CopyLink component's own sheet). */
+.c04-copy-link { margin: 4px 0 0 0; }
+.c04-copy-link button { font: inherit; font-size: 90%; padding: 4px 10px; cursor: pointer;
+  color: #174a87; background: #fff; border: 1px solid #174a87; border-radius: 4px; }
+.c04-copy-link button:focus-visible { outline: 3px solid #174a87; outline-offset: 2px; }
+.c04-copy-link .c04-link-status { font-size: 90%; color: #2a5a2a; margin-left: 8px; }
+.c04-copy-link input { width: min(36em, 90%); font-size: 85%; margin-top: 4px; }
+@media (max-width: 700px) {
+  .c04-copy-link button, .c04-copy-link input { min-height: 44px; min-width: 44px; }
+}
 /* A matrix's cells (a Board's "matrix" control). */
 .c04-grid { display: grid; gap: 4px 6px; margin: 2px 3px; }
 .c04-cell input { box-sizing: border-box; width: 100%; padding: 5px 8px; font: inherit;

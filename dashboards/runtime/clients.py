@@ -233,6 +233,18 @@ def _spent(doc, seconds: float) -> None:
         _next_update[doc] = time.monotonic() + min(seconds * (1 - SHARE) / SHARE, MAX_WAIT_S)
 
 
+def turn(doc) -> float:
+    """Seconds until session ``doc`` may compute its next client change (0: now): a session
+    that sends faster than its updates are computed waits, so it uses at most SHARE of the
+    worker (a Board's messages and the guarded widgets alike)."""
+    return _wait(doc)
+
+
+def spent(doc, seconds: float) -> None:
+    """Session ``doc`` spent ``seconds`` on a client's change: its next one waits for its turn."""
+    _spent(doc, seconds)
+
+
 def controls(root) -> list:
     """What a browser writes to under ``root`` (a layout or a Viewer): its widgets and the
     components that say what a browser writes (``client_writes``)."""

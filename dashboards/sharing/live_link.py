@@ -26,7 +26,7 @@ import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG, text
-from dashboards.components.board import Slot
+from dashboards.components.board import Board, Slot
 from dashboards.components.markup import Markup
 from dashboards.components.matrix import MatrixEditor
 from dashboards.sharing import links
@@ -128,10 +128,26 @@ export function render({ model, el, view }) {
     ]
 
 
+def copy_labels(lang: str = DEFAULT_LANG) -> dict[str, str]:
+    return {k: text(f"links.{k}", lang) for k in ("copy", "copied", "copy_manual", "copy_label")}
+
+
 def copy_link(section: str, lang: str = DEFAULT_LANG, marker: str = "") -> CopyLink:
     """The button of a page (``section`` ''), or of demo ``marker``'s place in ``section``."""
-    labels = {k: text(f"links.{k}", lang) for k in ("copy", "copied", "copy_manual", "copy_label")}
-    return CopyLink(section=section, labels=labels, marker=marker, margin=(4, 10, 0, 10))
+    return CopyLink(section=section, labels=copy_labels(lang), marker=marker, margin=(4, 10, 0, 10))
+
+
+def demo_parts(view, section: str, lang: str, demo_id: str) -> list:
+    """A demo's parts in a section, its «Copiar enlace» and marker first: drawn by the view's
+    first Board (no component of their own), else a :class:`CopyLink` before the view."""
+    parts = view.parts()
+    first = parts[0] if parts else None
+    if isinstance(first, Board):
+        first.param.update(
+            marker=demo_id, copy_link={"section": section, "labels": copy_labels(lang)}
+        )
+        return parts
+    return [copy_link(section, lang, marker=demo_id), *parts]
 
 
 def notice_pane() -> Markup:

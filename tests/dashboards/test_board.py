@@ -108,3 +108,43 @@ def test_a_shared_renders_spec_brings_its_own_json():
     spec.json = '{"text":"made once"}'  # what spec_json() made for the first session
     board = Board(layout=[slot("n", "note")], specs={"n": spec})
     assert board.specs_json == '{"n":{"text":"made once"}}'
+
+
+def test_a_session_faster_than_its_updates_is_paced_to_its_last_values(monkeypatch):
+    """A served session that sends uses faster than they are computed waits for its turn
+    (clients.turn): what arrives meanwhile is merged, the last value of each control (of each
+    cell of a matrix) handled once, in the order of their last arrival, when the wait is over."""
+    from panel.io.state import set_curdoc
+
+    from dashboards.components.board import Board, control
+    from dashboards.runtime import clients
+
+    handled, later = [], []
+
+    class Doc:  # a served document: only its timeout callback matters here
+        session_context = None  # (clients.spent then keeps no turn: `turn` is patched)
+
+        def add_timeout_callback(self, callback, ms):
+            later.append((callback, ms))
+
+    board = Board(
+        layout=[control("d", "range", "d"), control("m", "matrix", "m", labels=[["a", "b"]])],
+        on_control=lambda name, value: handled.append((name, value)),
+    )
+    monkeypatch.setattr(clients, "turn", lambda doc: 0.05)
+    with set_curdoc(Doc()):
+        for value in (1, 2, 3):
+            board.receive({"control": "d", "value": value})
+        board.receive({"control": "m", "value": {"row": 0, "col": 0, "text": "1"}})
+        board.receive({"control": "m", "value": {"row": 0, "col": 1, "text": "2"}})
+        board.receive({"control": "m", "value": {"row": 0, "col": 0, "text": "9"}})
+    assert handled == []
+    assert len(later) == 1  # one callback,
+    assert later[0][1] == 50  # after the wait
+    monkeypatch.setattr(clients, "turn", lambda doc: 0.0)
+    later[0][0]()
+    assert handled == [
+        ("d", 3),
+        ("m", {"row": 0, "col": 1, "text": "2"}),
+        ("m", {"row": 0, "col": 0, "text": "9"}),
+    ]

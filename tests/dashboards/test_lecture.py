@@ -16,6 +16,7 @@ from attnmodel.i18n import text
 from dashboards.app import lecture
 from dashboards.app.lecture import EXERCISES, SECTIONS, Lecture, create_lecture
 from dashboards.app.try_list import TryList
+from dashboards.components.board import Board
 from dashboards.components.markup import esc, md_html
 from dashboards.components.mathml import with_math
 from dashboards.runtime import clients
@@ -95,8 +96,8 @@ def test_every_section_builds(lect, section):
     assert lect.section == section
     built = lect._built[section]
     assert lect.content is built
-    first = built.objects[0]  # the marker first: a demo's in its CopyLink, else a pane
-    if isinstance(first, CopyLink):
+    first = built.objects[0]  # the marker first: a demo's on its Board or CopyLink, else a pane
+    if isinstance(first, CopyLink | Board):
         assert first.marker == section
     else:
         assert f'data-testid="section-{section}"' in first.object

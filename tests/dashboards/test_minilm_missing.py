@@ -35,6 +35,7 @@ from attnmodel.minilm import MODEL_PACKAGE
 from dashboards.sharing import exercises
 from dashboards import export, serving
 from dashboards.app.lecture import SECTIONS, create_lecture
+from dashboards.components.board import Board
 from dashboards.sharing.live_link import CopyLink
 
 out = {"found": importlib.util.find_spec(MODEL_PACKAGE) is not None}
@@ -47,7 +48,7 @@ for lang in ("es", "en"):
         lecture.go(section.id)
         built = lecture._built[section.id]
         html = [p.object for p in built.select(pn.pane.HTML) if isinstance(p.object, str)]
-        marked = [c.marker for c in built.select(CopyLink)]
+        marked = [c.marker for c in built.select(lambda o: isinstance(o, CopyLink | Board))]
         out["sections"][f"{lang}/{section.id}"] = {
             "marker": section.id in marked
             or any(f'data-testid="section-{section.id}"' in h for h in html),
