@@ -443,7 +443,12 @@ def viewable_texts(viewable) -> str:
             if name == "spec_json":  # a Markup component's fragment: its texts (markup.js)
                 collect(spec_text(json.loads(value or "{}"), without_lang="es"))
             elif name == "specs_json":  # a Board's fragments ("html" slots: their HTML)
-                for spec in json.loads(value or "{}").values():
+                # A control's spec holds its value (not read: its label and options' labels
+                # are the layout's, below).
+                controls = set(board_labels(model))
+                for slot_name, spec in json.loads(value or "{}").items():
+                    if slot_name in controls:
+                        continue
                     collect(spec if isinstance(spec, str) else spec_text(spec, without_lang="es"))
             elif name == "layout" and hasattr(model, "specs_json"):  # a Board's fixed texts
                 collect(board_texts(model))
