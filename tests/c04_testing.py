@@ -1335,10 +1335,11 @@ def class_panel_ids(session) -> list[str]:
     ]
 
 
-def country_select(page):
+def country_select(page, lang: str = "es"):
+    """«La capital»'s country: its Board's native select, named by its label."""
     from attnmodel.i18n import text
 
-    return page.locator(".bk-input-group", has_text=text("capital.country")).locator("select")
+    return page.get_by_role("combobox", name=text("capital.country", lang), exact=True)
 
 
 def class_flow(pages, lecture_url: str, token: str, check_wcag: bool = False) -> None:

@@ -25,6 +25,7 @@ from c04_testing import (
     TIMER_JS,
     assert_capital_bars,
     bars_as_drawn,
+    country_select,
     export_and_live,
     format_times,
     press_slider,
@@ -61,9 +62,8 @@ TESTIDS = (
 
 
 def slider_title(page):
-    return page.locator(".bk-input-group", has_text=text("capital.identity")).locator(
-        ".bk-slider-title"
-    )
+    """The number the identity control shows beside its label (board.js's <output>)."""
+    return page.locator('.c04-control[data-control="identity"] output')
 
 
 def wait_for(page, model: CapitalWalkthrough, timeout: float = 15.0) -> dict:
@@ -108,8 +108,7 @@ def assert_same(export: dict, live: dict) -> None:
 
 
 def choose_country(page, country: str) -> None:
-    group = page.locator(".bk-input-group", has_text=text("capital.country"))
-    group.locator("select").select_option(country)
+    country_select(page).select_option(country)
 
 
 def press_identity(page, key: str) -> None:
@@ -184,12 +183,13 @@ def test_country_and_identity_recompute_in_the_browser(page, offline, open_expor
         press_identity(page, key)
         model.identity = identity
         assert_python(wait_for(page, model), model)
+    # A value set on the control from outside (as links.js sets one): C04.boards.
     page.evaluate(
         """() => {
-          const doc = Bokeh.documents[0];
-          const slider = [...doc.all_models].find(
-            (m) => m.type === 'Slider' && String(m.title).startsWith('Identidad'));
-          slider.value = 0;
+          const [board] = [...C04.boards.values()].filter((b) => {
+            try { return b.get("identity") !== undefined; } catch (err) { return false; }
+          });
+          board.set("identity", 0);
         }"""
     )
     model.identity = 0.0

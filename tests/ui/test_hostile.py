@@ -92,14 +92,14 @@ VALID = {
         lambda: multihead.render(MultiHeadDemo(n_heads=2)),
     ),
     "positional": (
-        ("Slider", "title:Número de posiciones"),
-        "value",
+        ("board", "n_positions"),
+        "control",
         20,
         lambda: positional.render(PositionalEncodingDemo(n_positions=20)),
     ),
     "capital": (
-        ("panel.models.widgets.CustomSelect", None),
-        "value",
+        ("board", "country"),
+        "control",
         "Italia",
         lambda: capital.render(CapitalWalkthrough(country="Italia")),
     ),
