@@ -221,7 +221,8 @@ def test_export_and_live_app_show_the_same(offline, open_export, open_live):
 # While one view's box grows by 300 px: how many times Bokeh lays out the whole page (a root
 # view's compute_layout, ``layouts``) and how many of those the view's own watch of its box asked
 # for (its compute_layout, ``own``). The view: the first displayed one whose model is of ``type``
-# (and named ``name``); what grows: its box, or the element ``inner`` (a selector) inside it.
+# (and named ``name``; with ``inner``, the first that holds it); what grows: its box, or the
+# element ``inner`` (a selector) inside it.
 # ``watched``: the view's own watch of its box turned back on first (what the count would see).
 JS_LAYOUTS_ON_GROWTH = """async ([type, name, inner, watched]) => {
   const views = [];
@@ -237,7 +238,8 @@ JS_LAYOUTS_ON_GROWTH = """async ([type, name, inner, watched]) => {
     root.compute_layout = function () { layouts += 1; return mine.call(this); };
   }
   const view = views.find((v) => v.model.type === type && (!name || v.model.name === name) &&
-    v.el.getBoundingClientRect().height > 0);
+    v.el.getBoundingClientRect().height > 0 &&
+    (!inner || Boolean(v.shadow_el && v.shadow_el.querySelector(inner))));
   const mine = view.compute_layout;
   view.compute_layout = function () { own += 1; return mine.call(this); };
   const frames = () => new Promise((done) => requestAnimationFrame(() =>

@@ -189,7 +189,8 @@ GUARD_JS = """([name, value, bounds]) => {
     args["w_" + name].value = value;
     args.trigger = args["w_" + name];
     const state = C04.views.positional.readState(args);
-    // The next valid value is taken.
+    // The next valid value is taken (the bad one back on the model's, as no control holds it).
+    args["w_" + name].value = {n_positions: 50, d_model: 64}[name];
     args.w_d_model.value = 32;
     args.trigger = args.w_d_model;
     const next = C04.views.positional.readState(args);
