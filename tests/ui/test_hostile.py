@@ -181,6 +181,19 @@ def board_controls(session: ForgingSession) -> list[tuple[str, str, str, str]]:
 FORGED_CONTROL_VALUES = [*NOT_A_VALUE, *HUGE, -1, 0, 2.5, "no-existe", "é" * 300_000]
 
 
+def offered(spec: dict, value) -> bool:
+    """Whether a control offers ``value`` (its spec as the page holds it): a stop's value, or a
+    number on a plain range's steps."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return False
+    if "values" in spec:
+        return value in spec["values"]
+    if not {"start", "end", "step"} <= set(spec):
+        return False
+    steps = (value - spec["start"]) / spec["step"]
+    return spec["start"] <= value <= spec["end"] and abs(steps - round(steps)) < 1e-9
+
+
 def valid_widget(session: ForgingSession, app: str) -> str:
     (name, which), _, _, _ = VALID[app]
     ids = [i for i, n in widgets(session) if n == name]
@@ -254,8 +267,11 @@ async def forge_everything(base: str, app: str) -> None:
             for prop, value in NEVER_WRITTEN.items():
                 last = await forger.change(model_id, prop, value)
         boards = board_controls(forger)
-        for component, _, control, _kind in boards:
+        for component, data_id, control, _kind in boards:
+            spec = json.loads(forger.attr(data_id, "specs_json") or "{}").get(control, {})
             for value in FORGED_CONTROL_VALUES:
+                if offered(spec, value):  # a value the page sends (an identity of 0): not forged
+                    continue
                 last = await forger.send_msg(component, {"control": control, "value": value})
             last = await forger.send_msg(component, {"control": control, "value": 1, "más": 2})
         for component in {c for c, _, _, _ in boards}:
