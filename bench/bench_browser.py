@@ -419,7 +419,8 @@ CONTROLS = (
         "teclado",
         "pe-shape",
         ("ArrowRight", "ArrowLeft"),
-        slider("Número de posiciones"),
+        # The positional Board's native ranges, named by their labels.
+        lambda page: page.get_by_role("slider", name="Número de posiciones"),
     ),
     Control(
         "posicion",
@@ -428,7 +429,7 @@ CONTROLS = (
         "teclado",
         "pe-shape",
         ("ArrowRight", "ArrowLeft"),
-        slider("d_model"),
+        lambda page: page.get_by_role("slider", name="d_model"),
     ),
     Control(
         "capital",
@@ -437,7 +438,8 @@ CONTROLS = (
         "teclado",
         "capital-probability",
         ("ArrowLeft", "ArrowRight"),
-        slider("Identidad del país"),
+        # The capital Board's native range and select, named by their labels.
+        lambda page: page.get_by_role("slider", name="Identidad del país"),
     ),
     Control(
         "capital",
@@ -446,7 +448,7 @@ CONTROLS = (
         "teclado",
         "capital-probability",
         ("ArrowDown", "ArrowUp"),
-        css("select"),
+        lambda page: page.get_by_role("combobox", name="País", exact=True),
     ),
     Control(
         "explorador",

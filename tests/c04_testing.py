@@ -443,9 +443,11 @@ def viewable_texts(viewable) -> str:
             if name == "spec_json":  # a Markup component's fragment: its texts (markup.js)
                 collect(spec_text(json.loads(value or "{}"), without_lang="es"))
             elif name == "specs_json":  # a Board's fragments ("html" slots: their HTML)
-                controls = set(board_labels(model))  # their labels and options: board_texts
-                for slot, spec in json.loads(value or "{}").items():
-                    if slot in controls:
+                # A control's spec holds its value (not read: its label and options' labels
+                # are the layout's, below).
+                controls = set(board_labels(model))
+                for slot_name, spec in json.loads(value or "{}").items():
+                    if slot_name in controls:
                         continue
                     collect(spec if isinstance(spec, str) else spec_text(spec, without_lang="es"))
             elif name == "layout" and hasattr(model, "specs_json"):  # a Board's fixed texts
@@ -1333,10 +1335,11 @@ def class_panel_ids(session) -> list[str]:
     ]
 
 
-def country_select(page):
+def country_select(page, lang: str = "es"):
+    """«La capital»'s country: its Board's native select, named by its label."""
     from attnmodel.i18n import text
 
-    return page.locator(".bk-input-group", has_text=text("capital.country")).locator("select")
+    return page.get_by_role("combobox", name=text("capital.country", lang), exact=True)
 
 
 def class_flow(pages, lecture_url: str, token: str, check_wcag: bool = False) -> None:

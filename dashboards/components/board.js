@@ -279,6 +279,19 @@ export function render({ model, el, view }) {
     }
   }
 
+  // The export: another component of ours a twin also updates (a Raster, another Board of the
+  // section), found once by its Panel name (its data model's: board.py, run_offline).
+  const found = new Map()
+  const peer = (name) => {
+    if (!found.has(name)) {
+      const hits = [...view.model.document.all_models].filter(
+        (m) => m.data && m.data.name === name)
+      if (hits.length !== 1) throw new Error(`Board: ${hits.length} componentes «${name}»`)
+      found.set(name, hits[0])
+    }
+    return found.get(name)
+  }
+
   // What a control's use sends (live) or runs (offline): the export's twin gets each control
   // as args["w_<name>"] = {value} (a range: its position; a button: the trigger).
   const act = (name, commit) => {
@@ -303,7 +316,10 @@ export function render({ model, el, view }) {
         model.specs_json = JSON.stringify(specs)
       }
       const args = Object.assign({}, offline.extra)
-      for (const target of Object.keys(offline.kinds)) args[target] = view.model
+      const peers = offline.peers || {}
+      for (const target of Object.keys(offline.kinds)) {
+        args[target] = peers[target] === undefined ? view.model : peer(peers[target])
+      }
       for (const [other, c] of controls) {
         args[`w_${other}`] = { name: other, value: readControl(c.box, c.kind, c.spec) }
       }

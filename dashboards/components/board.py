@@ -263,13 +263,27 @@ class Board(pn.custom.JSComponent):
 
     def run_offline(self, demo: str, targets: dict[str, tuple[object, str]], **extra) -> None:
         """The export: each control runs ``C04.update(demo, args, kinds)``, the demo's browser
-        twin, with ``targets`` (every one a slot of this board), each control as
-        ``w_<name>`` and ``extra`` (JSON values: the constants the twin reads)."""
-        if any(obj is not self for obj, _ in targets.values()):
-            raise ValueError("run_offline: cada destino debe ser un fragmento de este tablero")
+        twin, with ``targets``, each control as ``w_<name>`` and ``extra`` (JSON values: the
+        constants the twin reads).
+
+        A target is a slot of this board, or a part of another component of ours (a
+        ``JSComponent``: another Board's slot, a Raster's ``esm:values``) that the section
+        keeps between boards: board.js finds that one in the page by its Panel ``name`` (its
+        data model's), which must then be the only one of its kind on the page (Panel's own
+        names, ``Board00042``, are; so is an explicit one, ``pe-heatmap``)."""
+        peers = {}
+        for name, (obj, _) in targets.items():
+            if obj is self:
+                continue
+            if not isinstance(obj, pn.custom.ReactiveESM):
+                raise ValueError(
+                    "run_offline: cada destino debe ser un fragmento de este tablero o de otro"
+                    f" componente propio ({name!r}: {type(obj).__name__})"
+                )
+            peers[name] = obj.name
         json.dumps(extra)  # only JSON crosses: fails here, not in the page
         kinds = {name: kind for name, (_, kind) in targets.items()}
-        self.offline = {"demo": demo, "kinds": kinds, "extra": extra}
+        self.offline = {"demo": demo, "kinds": kinds, "extra": extra, "peers": peers}
 
     def targets(self, names) -> dict[str, tuple[Board, str]]:
         """``apply_render``'s and ``client_update``'s targets for ``names`` (a render's keys),

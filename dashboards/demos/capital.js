@@ -12,7 +12,7 @@
  * <script id="c04-states"> under "capital" → "constants".
  *
  * readState(args): a new country sets its identity (as the model does) and moves the identity
- * slider; otherwise the identity is the slider's value. args.trigger is the control that changed.
+ * control; otherwise the identity is the control's value. args.trigger is the control used.
  */
 (function () {
   "use strict";
@@ -337,14 +337,21 @@
     };
   }
 
+  // The Board's controls (board.js): args.w_country.value, args.w_identity.value; args.identity
+  // is the first Board itself (its identity control's slot).
   function readState(args) {
     const K = constants();
     const country = args.w_country.value;
     let identity = Number(args.w_identity.value);
     if (args.trigger != null && args.trigger === args.w_country) {
-      // CapitalWalkthrough._country_sets_identity: the slider follows the model.
+      // CapitalWalkthrough._country_sets_identity: the identity control follows the model, as
+      // the live view sets its spec.
       identity = K.countries[country];
-      if (args.w_identity.value !== identity) args.w_identity.value = identity;
+      const specs = JSON.parse(args.identity.data.specs_json || "{}");
+      if (specs.identity && specs.identity.value !== identity) {
+        const spec = Object.assign({}, specs.identity, { value: identity });
+        C04.apply(args, { identity: spec }, { identity: "board:identity" });
+      }
     }
     return { country, identity };
   }

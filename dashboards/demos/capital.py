@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import panel as pn
 import param
-from bokeh.models import CustomJSTickFormatter
 
 from attnmodel import CapitalWalkthrough
 from attnmodel.capital import (
@@ -28,9 +27,9 @@ from attnmodel.capital import (
     W_V,
     U,
 )
-from attnmodel.formatting import number, tick_js
+from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG, text
-from dashboards.components.board import Board, box, prose, row, slot
+from dashboards.components.board import Board, box, control, prose, row, slot
 from dashboards.components.markup import (
     announce_spec,
     esc,
@@ -38,13 +37,14 @@ from dashboards.components.markup import (
     matrix_spec,
     readout_spec,
     rich,
-    section_header,
+    section_markdown,
 )
 from dashboards.components.markup import kept_label as common_kept_label
-from dashboards.components.render import apply_render, client_update, shared_render
+from dashboards.components.render import apply_render, shared_render
 from dashboards.components.stepper import stepper
 from dashboards.components.style import CATEGORY_COLORS
 from dashboards.components.views import DemoView
+from dashboards.runtime import clients
 
 PANE_CSS = """
 .c04-matrix caption { white-space: nowrap; }
@@ -60,6 +60,9 @@ PANE_CSS = """
 """
 
 CARD_WIDTH = 350
+# The identity control: the model's bounds in steps of 0.01, its value written with 2 decimals.
+IDENTITY_STEP = 0.01
+IDENTITY_DECIMALS = 2
 # The walkthrough's eight steps, one box each (the stepper's steps).
 STEPS = 8
 
@@ -433,8 +436,11 @@ def client_constants() -> dict[str, object]:
 class CapitalView(DemoView):
     """The eight steps of "La capital de ___ es …" for one country and identity.
 
-    Controls: "País" (select, Francia/Italia) and "Identidad del país" (slider −1..1, step 0.01),
-    both bound to the model; choosing a country sets the identity, so the slider moves too.
+    Controls: "País" (a native select, Francia/Italia) and "Identidad del país" (a native range
+    −1..1, step 0.01), in the section's first :class:`Board` (``self.board``, with the title
+    and the intro; board.js), following the model: choosing a country sets the identity, so the
+    range moves too. A use is a message the model checks (``_on_control``; a refused value is
+    one INFO line, the state kept).
 
     data-testids: ``capital-tokens`` (step 1), ``capital-embeddings`` (2), ``capital-pe`` and
     ``capital-with-position`` (3), ``capital-query``, ``capital-keys``, ``capital-values`` (4),
@@ -443,8 +449,9 @@ class CapitalView(DemoView):
     ``capital-prediction``, ``capital-probability`` (4 decimals, e.g. "0,3805"), ``capital-loss``
     (−ln p), and ``capital-asymmetry`` (the París/Roma slopes).
 
-    Layout: the eight steps and what follows them are one :class:`Board` (``self.board``: a
-    titled box per step, the fixed texts as its prose), one Bokeh model for all (issue 36);
+    Layout: the first Board, the walkthrough's stepper (a component of its own), then the eight
+    steps and what follows them in a second :class:`Board` (``self.steps``: a titled box per
+    step, the fixed texts as its prose), one Bokeh model for all (issue 36);
     each fragment is also ``self.<name>``, a slot read as a Markup was (``spec``, ``kind``).
 
     Updates: one model watcher recomputes every slot in place, the two bar charts with them:
@@ -462,7 +469,7 @@ class CapitalView(DemoView):
     page in another language, which also shows the note ``capital.kept_spanish`` (a gloss). The
     country select shows the countries' names in ``lang``; its values stay the model's.
 
-    Export: ``enable_client_side`` wires both controls to the browser twin
+    Export: ``enable_client_side`` wires both controls (Board.run_offline) to the browser twin
     (dashboards/demos/capital.js), which computes the same ``render`` in the page from the
     model's constants (``client_constants()``, embedded in the page).
     """
@@ -474,25 +481,35 @@ class CapitalView(DemoView):
         super().__init__(**params)
         model = self.model
         t = self.t
+        intro = t("capital.intro")
+        if self.lang != EXAMPLE_LANG:  # the example stays Spanish: say so, with a gloss
+            intro += "\n\n" + t("capital.kept_spanish")
+        title = t("demo.capital").replace("___", r"\_\_\_")
+        self._labels = {"country": t("capital.country"), "identity": t("capital.identity")}
+        self.board = Board(
+            layout=[
+                prose(section_markdown(title, intro, anchor="capital"), "c04-prose"),
+                row(
+                    control(
+                        "country", "select", self._labels["country"], help=t("capital.country_help")
+                    ),
+                    control(
+                        "identity",
+                        "range",
+                        self._labels["identity"],
+                        help=t("capital.identity_note"),
+                        css="c04-wide",
+                    ),
+                    css="c04-controls",
+                ),
+            ],
+            on_control=self._on_control,
+            sizing_mode="stretch_width",
+        )
+        self.country = self.board.slot("country")
+        self.identity = self.board.slot("identity")
         # The options: the countries' names in the page's language, the model's values.
-        names = {t(f"capital.country_name.{country}"): country for country in COUNTRIES}
-        self.country_select = pn.widgets.Select.from_param(
-            model.param.country,
-            label=t("capital.country"),
-            description=t("capital.country_help"),
-            options=names,
-            width=180,
-        )
-        self.identity_slider = pn.widgets.FloatSlider.from_param(
-            model.param.identity,
-            label=t("capital.identity"),
-            start=-1.0,
-            end=1.0,
-            step=0.01,
-            # The slider's value label as the page's language writes numbers.
-            format=CustomJSTickFormatter(code=tick_js(2, lang=self.lang)),
-            width=320,
-        )
+        self._countries = [[c, t(f"capital.country_name.{c}")] for c in COUNTRIES]
         es = text("capital.kept", self.lang, word=esc(model.tokens[QUERY]))  # the query, kept
         dims = dimension_labels(self.lang)
         # The fixed tables: W_Q, W_K, W_V (step 4) and the unembedding U (step 8).
@@ -557,9 +574,8 @@ class CapitalView(DemoView):
                 row(table("logits"), table("probabilities")),
             ),
         ]
-        self.board = Board(
+        self.steps = Board(
             layout=[
-                prose(f'<span class="c04-note">{t("capital.identity_note")}</span>'),
                 row(*boxes[:3]),
                 row(*boxes[3:5]),
                 row(*boxes[5:]),
@@ -575,22 +591,13 @@ class CapitalView(DemoView):
         )
         # Each fragment as the tests read it (a Slot: spec, kind).
         for name in render(model, self.lang):
-            setattr(self, name, self.board.slot(name))
+            setattr(self, name, self.steps.slot(name))
 
         self._last_state = None
         self._refresh()
         model.param.watch(self._on_change, ["country", "identity"])
-
-        intro = t("capital.intro")
-        if self.lang != EXAMPLE_LANG:  # the example stays Spanish: say so, with a gloss
-            intro += "\n\n" + t("capital.kept_spanish")
-        title = t("demo.capital").replace("___", r"\_\_\_")
         self._layout = pn.Column(
-            section_header(title, intro, anchor="capital"),
-            pn.Row(self.country_select, self.identity_slider),
-            stepper(STEPS, self.lang),
-            self.board,
-            sizing_mode="stretch_width",
+            self.board, stepper(STEPS, self.lang), self.steps, sizing_mode="stretch_width"
         )
 
     def _unembedding_spec(self) -> dict:
@@ -609,7 +616,12 @@ class CapitalView(DemoView):
 
     def link_widgets(self) -> dict[str, object]:
         """The control of each parameter in the link (dashboards/sharing/live_link.py)."""
-        return {"country": self.country_select, "identity": self.identity_slider}
+        return {"country": self.country, "identity": self.identity}
+
+    def _on_control(self, name: str, value) -> None:
+        """A control's use (Board.receive): a country or an identity, which the model checks
+        (one of its countries; a real number within its bounds)."""
+        clients.take(self._labels[name], self.model, name, value)
 
     def _on_change(self, *events) -> None:
         self._refresh()
@@ -621,33 +633,49 @@ class CapitalView(DemoView):
             return
         self._last_state = state
         values = render(model, self.lang)
-        apply_render(self.board.targets(values), values)
+        with pn.io.hold():
+            apply_render(self.steps.targets(values), values)
+            self.board.update_specs(self._control_specs())
+
+    def _control_specs(self) -> dict:
+        """The controls on the model's country and identity (a change from anywhere: a link,
+        the class, a country that sets its identity)."""
+        model = self.model
+        lo, hi = model.param.identity.bounds
+        return {
+            "country": {"value": model.country, "options": self._countries},
+            "identity": {
+                "value": float(model.identity),
+                "start": lo,
+                "end": hi,
+                "step": IDENTITY_STEP,
+                "decimals": IDENTITY_DECIMALS,
+                "decimal": self.t("format.decimal"),
+            },
+        }
 
     # -- the export (dashboards/export.py) -----------------------------------------------------
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (the board, "board:<slot>"), for the names of ``render``."""
-        return self.board.targets(render(self.model, self.lang))
+        """Target name -> (the steps' board, "board:<slot>"), for the names of ``render``."""
+        return self.steps.targets(render(self.model, self.lang))
 
     def enable_client_side(self, states: dict | None = None) -> int:
         """Wire the country select and the identity slider to the browser twin
         (``C04.views.capital``). No embedded states: the twin computes every step from the
         model's constants, which go into ``states["capital"]["constants"]``.
 
-        The callback gets every target, the controls as ``w_country`` and ``w_identity``, and
-        ``trigger`` (the control that changed: a new country sets its identity, as the model
-        does).
+        Each control runs ``C04.update("capital", …)`` (Board.run_offline) with every target
+        (the slots of ``self.steps``, which the first Board finds in the page, and its own
+        ``identity`` control, which a new country moves), the controls as
+        ``w_country`` and ``w_identity`` ({name, value}) and ``trigger`` (the control used: a
+        new country sets its identity, as the model does).
         """
         if states is not None:  # the page's language is its catalogue's (C04.t)
             states["capital"] = {"constants": client_constants()}
-        code, args = client_update(
-            "capital",
-            self.client_targets(),
-            w_country=self.country_select,
-            w_identity=self.identity_slider,
-        )
-        self.country_select.jscallback(value=code, args=args)
-        self.identity_slider.jscallback(value=code, args=args)
+        # The identity control too: a new country moves it (capital.js, readState).
+        targets = {**self.client_targets(), **self.board.targets(["identity"])}
+        self.board.run_offline("capital", targets)
         return 0
 
     def __panel__(self):

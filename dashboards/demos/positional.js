@@ -7,11 +7,10 @@
  * from C04.math.sinusoidalEncoding, the matrix rounded to float32 (what the live app sends),
  * each curve PE_start · PE_(start+Δ) / (d / 2) in float64.
  *
- * readState(args) reads the sliders (args.w_n_positions, args.w_d_model). The state on screen
- * (the "model") is the shape of the heat map's matrix (args.heatmap_values.data.values: n × d).
- * A value the model would refuse (out of bounds, odd d_model; the sliders cannot produce one)
- * shows the same message as the live app in args.error, puts the slider back and keeps the
- * state.
+ * readState(args) reads the Board's controls (args.w_n_positions.value, args.w_d_model.value).
+ * The state on screen (the "model") is the shape of the heat map's matrix
+ * (args.heatmap_values.data.values: n × d). A value the model would refuse (out of bounds, odd
+ * d_model; the controls cannot hold one) keeps the state, as the live app keeps it.
  *
  * Every text comes from the page's catalogue (C04.t, keys "positional.*"), every number from
  * C04.fmt: the page's language, as render(model, lang) in Python.
@@ -63,11 +62,6 @@
     flat.shape = [n, d];
     flat.dtype = "float32";
     return flat;
-  }
-
-  // dashboards.demos.positional.error_spec: why a slider went back; no message, no element.
-  function errorSpec(message) {
-    return message ? { testid: "pe-error", cls: "c04-error", text: message } : {};
   }
 
   // dashboards.demos.positional.shape_spec
@@ -168,8 +162,8 @@
     };
   }
 
-  // The live view's check (PositionalView._from_widget and the model's EvenInteger), with the
-  // same catalogue messages; null when the model accepts the value.
+  // The model's check (its bounds, PositionalView._on_control; its EvenInteger), with the same
+  // catalogue messages; null when the model accepts the value.
   function refusal(name, value, lo, hi) {
     if (!(lo <= value && value <= hi)) {
       return C04.t(BOUNDS_KEYS[name], { lo, hi, value });
@@ -180,28 +174,22 @@
     return null;
   }
 
+  // The controls' values (args.w_<name>.value, board.js), each checked as the live view checks
+  // a message: the native ranges only hold values the model takes, but a value it would refuse
+  // leaves the state on screen (console.info says why, as the server's INFO line).
   function readState(args) {
     const [rows, cols] = args.heatmap_values.data.values.shape;
     const shown = { n_positions: Number(rows), d_model: Number(cols) };
     const next = {};
     for (const name of NAMES) {
-      const widget = args[`w_${name}`];
-      const value = widget.value;
-      if (value === shown[name]) {
-        next[name] = value; // unchanged (or the slider put back): the message stays
-        continue;
-      }
-      const message = refusal(name, value, widget.start, widget.end);
+      const value = args[`w_${name}`].value;
+      const [lo, hi] = args.bounds[name]; // the model's (PositionalView.enable_client_side)
+      const message = value === shown[name] ? null : refusal(name, value, lo, hi);
       if (message !== null) {
-        const spec = errorSpec(C04.t("input.refused", { message }));
-        C04.apply(args, { error: spec }, { error: "markup" });
-        widget.value = shown[name]; // back on the model's value
+        console.info(C04.t("input.refused", { message }));
         return shown;
       }
       next[name] = value;
-    }
-    if (next.n_positions !== shown.n_positions || next.d_model !== shown.d_model) {
-      C04.apply(args, { error: errorSpec("") }, { error: "markup" });
     }
     return next;
   }

@@ -3,9 +3,6 @@ curve and the worked d = 4 table of the notes."""
 
 from __future__ import annotations
 
-import json
-import logging
-
 import numpy as np
 import panel as pn
 import param
@@ -14,22 +11,12 @@ from bokeh.palettes import RdBu11, interp_palette
 from attnmodel import PositionalEncodingDemo
 from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG, Refusal, catalogue, text
-from dashboards.components.board import Board, prose, slot
-from dashboards.components.markup import (
-    Markup,
-    Raster,
-    announce_spec,
-    esc,
-    math_md,
-    section_header,
-)
+from dashboards.components.board import Board, control, prose, row, slot
+from dashboards.components.markup import Raster, announce_spec, esc, section_markdown
 from dashboards.components.render import apply_render, shared_render
 from dashboards.components.style import CATEGORY_COLORS, CHART_CSS
 from dashboards.components.views import DemoView
-
-# A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
-# session, and every such name would leave one more logger behind.
-log = logging.getLogger("dashboards.demos.positional")
+from dashboards.runtime import clients
 
 # Every text of the section is in the catalogue: [positional] in attnmodel/locales/<lang>.d/
 # positional.toml (the title is demo.posicion). The formula has no words: the same in every
@@ -40,7 +27,7 @@ FORMULA = (
     r"PE_{(pos,2i+1)} = \cos\!\left(\frac{pos}{10000^{2i/d}}\right)$$"
 )
 
-# The message of a value out of a slider's bounds, by parameter (its fields: lo, hi, value).
+# The message of a value out of a control's bounds, by parameter (its fields: lo, hi, value).
 BOUNDS_KEYS = {
     "n_positions": "positional.bounds_n_positions",
     "d_model": "positional.bounds_d_model",
@@ -155,21 +142,16 @@ def worked_table_html(
         f'<table class="c04-matrix c04-pe-worked" data-testid="{esc(testid)}">',
         f"<tr><th>Vector</th>{head}<th>{comment}</th></tr>",
     ]
-    for row in rows:
-        cells = "".join(f"<td>{number(v, 4, lang=lang)}</td>" for v in row["values"])
+    for line in rows:
+        cells = "".join(f"<td>{number(v, 4, lang=lang)}</td>" for v in line["values"])
         # Rows of the sum are what enters attention: make them stand out.
-        strong = ' class="c04-pe-sum"' if "+" in row["vector"] else ""
+        strong = ' class="c04-pe-sum"' if "+" in line["vector"] else ""
         parts.append(
-            f"<tr{strong}><th>{esc(row['vector'])}</th>{cells}"
-            f'<td class="c04-pe-comment">{esc(row["comment"])}</td></tr>'
+            f"<tr{strong}><th>{esc(line['vector'])}</th>{cells}"
+            f'<td class="c04-pe-comment">{esc(line["comment"])}</td></tr>'
         )
     parts.append("</table>")
     return "".join(parts)
-
-
-def error_spec(message: str) -> dict:
-    """``C04.markup.note``: why a slider went back; no message, no element."""
-    return {"testid": "pe-error", "cls": "c04-error", "text": message} if message else {}
 
 
 def shape_spec(n: int, d: int, lang: str = DEFAULT_LANG) -> dict:
@@ -254,33 +236,57 @@ TABLE_CSS = """
 .c04-pe-worked td.c04-pe-comment { text-align: left; border: none; color: #444; min-width: 16em; }
 .c04-pe-worked tr.c04-pe-sum td:not(.c04-pe-comment) { background: #eef4fb; font-weight: 600; }
 """
+# The formula under the title, as its Markdown pane showed it.
+FORMULA_CSS = """
+.c04-pe-formula { font-size: 115%; }
+.c04-pe-formula math { margin-inline: auto; }
+"""
+
+
+def range_spec(value: int, bounds: tuple[int, int], step: int, lang: str) -> dict:
+    """A control over a parameter's bounds (``d_model`` in steps of 2 from its even lower
+    bound: every value it offers is even), the model's value on it."""
+    return {
+        "value": int(value),
+        "start": bounds[0],
+        "end": bounds[1],
+        "step": step,
+        "decimals": 0,
+        "decimal": text("format.decimal", lang),
+    }
 
 
 class PositionalView(DemoView):
     """The positional-encoding section: formula, PE heatmap, similarity curve, worked table.
 
-    Controls: ``n_positions`` and ``d_model`` sliders, two-way bound to the model. ``d_model``
-    moves in steps of 2 from 2, so the slider only offers even values; a value the model rejects
-    anyway (odd, out of bounds) shows a message in ``lang`` under the sliders
-    (``self.error``, data-testid ``pe-error``) and the slider goes back to the model's value.
+    Controls: ``n_positions`` and ``d_model``, native ranges of the section's first
+    :class:`Board` (``self.board``; board.js), following the model (a change from anywhere
+    shows in them). ``d_model`` moves in steps of 2 from 2, so the control only offers even
+    values. A value the model refuses (odd, out of bounds: no page sends one, a forged message
+    can) is one INFO line with the catalogue's message in ``lang`` (``input.refused``), and
+    everything stays at the last valid state (``_on_control``).
 
-    data-testids: ``pe-shape`` (current size of the matrix, "50 posiciones × 64 dimensiones"),
-    ``pe-worked-table`` (the d = 4 table of the notes; its tokens in ``lang``: "the dog bit" in
-    English).
+    data-testids: ``pe-shape`` (current size of the matrix, "50 posiciones × 64 dimensiones",
+    beside the controls), ``pe-worked-table`` (the d = 4 table of the notes; its tokens in
+    ``lang``: "the dog bit" in English).
 
     Plots: drawn by markup.js, no Bokeh figure. ``self.heatmap`` (a :class:`Raster`, data-testid
     ``pe-heatmap``; its title ``pe-heatmap-title``, "PE: 50 posiciones × 64 dimensiones") draws
     ``values`` (the encoding as float32, row = position, position 0 at the top) as one canvas
     pixel per cell stretched to the section's width, colours fixed at −1..1 with a colour bar,
     a tooltip per cell (position, dimension, PE with 4 decimals). ``self.similarity`` (a slot
-    of kind ``lines`` of the section's :class:`Board`, data-testid ``pe-similarity``) draws
-    one curve per start position 0, 10, 20 as SVG, with a legend and a tooltip per curve; a
-    start beyond the last position is an empty curve. Their numbers are also in text: the
-    worked table, and the similarity table folded under the curves. A model change sets the
+    of kind ``lines`` of the second Board, ``self.figures``, data-testid ``pe-similarity``)
+    draws one curve per start position 0, 10, 20 as SVG, with a legend and a tooltip per
+    curve; a start beyond the last position is an empty curve. Their numbers are also in text:
+    the worked table, and the similarity table folded under the curves. A model change sets the
     matrix and the specs, in one ``pn.io.hold()``:
     ``apply_render(self.client_targets(), render(self.model))``.
 
-    Export: ``enable_client_side`` wires both sliders to the browser twin
+    Layout (issue 36): the title, the formula, the controls and the shape in one Board, the
+    heat map (binary float32 data, not JSON: a Raster of its own), then the figures and fixed
+    texts in another Board.
+
+    Export: ``enable_client_side`` wires both controls to the browser twin
     (dashboards/demos/positional.js), which computes the same ``render`` in the page.
     """
 
@@ -290,37 +296,34 @@ class PositionalView(DemoView):
         params.setdefault("model", PositionalEncodingDemo())
         super().__init__(**params)
         model = self.model
-        n_bounds = model.param.n_positions.bounds
-        d_bounds = model.param.d_model.bounds
-        self.n_slider = pn.widgets.IntSlider(
-            label=self.t("positional.n_slider"),
-            value=model.n_positions,
-            start=n_bounds[0],
-            end=n_bounds[1],
-            step=1,
-            width=320,
+        self._labels = {
+            "n_positions": self.t("positional.n_slider"),
+            "d_model": self.t("positional.d_slider"),
+        }
+        header = section_markdown(self.t("demo.posicion"), anchor="posicion")
+        self.board = Board(
+            layout=[
+                prose(header, "c04-prose"),
+                prose(FORMULA, css="c04-pe-formula"),
+                row(
+                    *(
+                        control(name, "range", label, css="c04-wide")
+                        for name, label in self._labels.items()
+                    ),
+                    slot("shape", "note"),
+                    css="c04-controls",
+                ),
+            ],
+            on_control=self._on_control,
+            stylesheets=[FORMULA_CSS],
+            sizing_mode="stretch_width",
         )
-        # Start at the (even) lower bound with step 2: every value the slider offers is even.
-        self.d_slider = pn.widgets.IntSlider(
-            label=self.t("positional.d_slider"),
-            value=model.d_model,
-            start=d_bounds[0],
-            end=d_bounds[1],
-            step=2,
-            width=320,
-        )
-        self.error = Markup(kind="note", spec=error_spec(""), margin=(0, 10))
-        self.shape = Markup(
-            kind="note",
-            spec=shape_spec(model.n_positions, model.d_model, self.lang),
-            margin=(18, 10),
-        )
-        self._sliders = {"n_positions": self.n_slider, "d_model": self.d_slider}
-        for name, slider in self._sliders.items():
-            slider.param.watch(lambda event, name=name: self._from_widget(name, event), "value")
-        model.param.watch(self._from_model, ["n_positions", "d_model"])
+        self.shape = self.board.slot("shape")
+        self.n_positions = self.board.slot("n_positions")
+        self.d_model = self.board.slot("d_model")
 
-        # Named: a test finds its data model in the page (Bokeh.documents[0]) by this name.
+        # Named: a test finds its data model in the page (Bokeh.documents[0]) by this name, and
+        # so does the export's first Board (its twin sets the matrix: Board.run_offline).
         self.heatmap = Raster(
             name="pe-heatmap",
             spec=heatmap_spec(self.lang),
@@ -330,7 +333,7 @@ class PositionalView(DemoView):
         )
         # The figures and fixed texts after the heat map in one Board (issue 36); the heat map
         # stays a Raster of its own (binary float32 data, not JSON).
-        self.board = Board(
+        self.figures = Board(
             layout=[
                 prose(self.t("positional.heatmap_caption"), css="c04-note"),
                 prose(f"### {self.t('positional.waves_heading')}"),
@@ -351,92 +354,83 @@ class PositionalView(DemoView):
             margin=(5, 10),
         )
         # Each fragment as the tests read it (a Slot: spec, kind; an "html" slot's object).
-        self.similarity = self.board.slot("similarity")
-        self.similarity_table = self.board.slot("similarity_table")
-        self.announcer = self.board.slot("announce")
-        self.worked_table = self.board.slot("worked_table")
+        self.similarity = self.figures.slot("similarity")
+        self.similarity_table = self.figures.slot("similarity_table")
+        self.announcer = self.figures.slot("announce")
+        self.worked_table = self.figures.slot("worked_table")
         self.worked_table.spec = worked_table_html(model.worked_rows(self.lang), lang=self.lang)
         self._update_plots()
+        model.param.watch(self._from_model, ["n_positions", "d_model"])
         self._layout = pn.Column(
-            section_header(self.t("demo.posicion"), anchor="posicion"),
-            math_md(
-                FORMULA,
-                stylesheets=[":host { font-size: 115%; } math { margin-inline: auto; }"],
-            ),
-            pn.Row(self.n_slider, self.d_slider, self.shape),
-            self.error,
-            self.heatmap,
-            self.board,
-            sizing_mode="stretch_width",
+            self.board, self.heatmap, self.figures, sizing_mode="stretch_width"
         )
 
-    def _from_widget(self, name: str, event) -> None:
-        # The model's own value (a slider put back or moved by the model) is not a change.
-        if event.new == getattr(self.model, name):
-            return
+    def _on_control(self, name: str, value) -> None:
+        """A control's use (Board.receive): a value the model checks; out of its bounds it is
+        said with the catalogue's message (param's own is in English only)."""
         lo, hi = self.model.param[name].bounds
-        try:
-            # param's own bounds message is in English only: check the bounds here, said in the
-            # catalogue.
-            if not lo <= event.new <= hi:
-                raise Refusal(BOUNDS_KEYS[name], lo=lo, hi=hi, value=event.new)
-            setattr(self.model, name, event.new)
-        except ValueError as exc:
-            # The model keeps its last valid value; put the slider back on it.
-            log.info("Valor rechazado para %s: %s", name, exc)
-            self.error.spec = error_spec(self.t("input.refused", message=self.say(exc)))
-            self._set_slider(name, getattr(self.model, name))
+        number = isinstance(value, int | float) and not isinstance(value, bool)
+        if number and not lo <= value <= hi:
+            message = Refusal(BOUNDS_KEYS[name], lo=lo, hi=hi, value=value)
+            clients.refused(
+                self._labels[name],
+                {name: value},
+                self.t("input.refused", message=self.say(message)),
+            )
             return
-        self.error.spec = error_spec("")
+        try:
+            self.model.param.update({name: value})
+        except clients.REFUSED as exc:
+            message = self.t("input.refused", message=self.say(exc))
+            clients.refused(self._labels[name], {name: value}, message)
 
     def _from_model(self, *events) -> None:
-        with pn.io.hold():
-            for event in events:  # several at once after model.param.update(...)
-                self._set_slider(event.name, event.new)
-            self._update_plots()
-
-    def _set_slider(self, name: str, value: int) -> None:
-        self._sliders[name].value = value
+        self._update_plots()
 
     # -- plots ---------------------------------------------------------------------------------
 
     def _update_plots(self) -> None:
-        """The new matrix and specs (each set once), in one hold."""
-        apply_render(self.client_targets(), render(self.model, self.lang))
+        """The new matrix and specs (each set once) and the controls on the model's values, in
+        one hold."""
+        m = self.model
+        with pn.io.hold():
+            apply_render(self.client_targets(), render(m, self.lang))
+            self.board.update_specs(
+                {
+                    "n_positions": range_spec(
+                        m.n_positions, m.param.n_positions.bounds, 1, self.lang
+                    ),
+                    "d_model": range_spec(m.d_model, m.param.d_model.bounds, 2, self.lang),
+                }
+            )
 
     # -- the export (dashboards/export.py) -----------------------------------------------------
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
         """Target name -> (component, kind), for the names of ``render``."""
         return {
-            "shape": (self.shape, "markup"),
+            "shape": (self.board, "board:shape"),
             "heatmap_values": (self.heatmap, "esm:values"),
-            "similarity": (self.board, "board:similarity"),
-            "similarity_table": (self.board, "board:similarity_table"),
-            "announce": (self.board, "board:announce"),
+            "similarity": (self.figures, "board:similarity"),
+            "similarity_table": (self.figures, "board:similarity_table"),
+            "announce": (self.figures, "board:announce"),
         }
 
     def enable_client_side(self, states: dict | None = None) -> int:
-        """Wire both sliders to the browser twin (``C04.views.positional``); no embedded states.
-
-        The callback gets every target plus ``error`` (the pane of the bad-value message) and the
-        sliders as ``w_n_positions`` and ``w_d_model``.
+        """Wire both controls to the browser twin (``C04.views.positional``); no embedded
+        states. Each runs ``C04.update("positional", …)`` (Board.run_offline) with every target
+        (the heat map's matrix and the second Board's slots found in the page by the first
+        Board), the controls as ``w_n_positions`` and ``w_d_model``, ``trigger`` and ``bounds``
+        (the model's bounds of each, which the twin checks as the model does).
         """
-        targets = self.client_targets()
-        kinds = {name: kind for name, (_, kind) in targets.items()}
-        args = {name: obj for name, (obj, _) in targets.items()}
-        args["error"] = self.error
-        for name, slider in self._sliders.items():
-            args[f"w_{name}"] = slider
-        # Bokeh's CustomJS passes each arg as a variable of its own: gather them in one object.
-        code = f'C04.update("positional", {{{", ".join(args)}}}, {json.dumps(kinds)});'
-        for slider in self._sliders.values():
-            slider.jscallback(value=code, args=args)
+        m = self.model
+        bounds = {name: list(m.param[name].bounds) for name in self._labels}
+        self.board.run_offline("positional", self.client_targets(), bounds=bounds)
         return 0
 
     def link_widgets(self) -> dict[str, object]:
         """The control of each parameter in the link (dashboards/sharing/live_link.py)."""
-        return dict(self._sliders)
+        return {"n_positions": self.n_positions, "d_model": self.d_model}
 
     def __panel__(self):
         return self._layout

@@ -148,3 +148,30 @@ def test_a_session_faster_than_its_updates_is_paced_to_its_last_values(monkeypat
         ("m", {"row": 0, "col": 1, "text": "2"}),
         ("m", {"row": 0, "col": 0, "text": "9"}),
     ]
+
+
+def test_run_offline_reaches_another_component_of_ours_by_its_name(panel_cleanup):
+    """The export: a twin's targets on another Board or a Raster (a component the section keeps
+    between boards) are found in the page by their Panel name; anything else is refused."""
+    import panel as pn
+
+    from dashboards.components.board import control
+    from dashboards.components.markup import Raster
+
+    controls = Board(layout=[control("n", "range", "n"), slot("shape", "note")])
+    figures = Board(layout=[slot("curve", "lines")])
+    heatmap = Raster(name="pe-heatmap", spec={})
+    targets = {
+        "shape": (controls, "board:shape"),
+        "curve": (figures, "board:curve"),
+        "values": (heatmap, "esm:values"),
+    }
+    controls.run_offline("demo", targets, bounds=[2, 512])
+    assert controls.offline == {
+        "demo": "demo",
+        "kinds": {"shape": "board:shape", "curve": "board:curve", "values": "esm:values"},
+        "extra": {"bounds": [2, 512]},
+        "peers": {"curve": figures.name, "values": "pe-heatmap"},
+    }
+    with pytest.raises(ValueError, match="run_offline"):
+        controls.run_offline("demo", {"x": (pn.pane.HTML("x"), "html")})

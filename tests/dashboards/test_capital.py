@@ -3,6 +3,7 @@ and (the same view with ``lang="en"``) in English, the model's Spanish words kep
 
 from __future__ import annotations
 
+import logging
 import re
 
 import numpy as np
@@ -13,18 +14,20 @@ from bokeh.models import Plot
 from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
-from dashboards.components.markup import Markup, md_html
-from dashboards.components.mathml import with_math
+from dashboards.components.markup import Markup, md_html, section_markdown
 from dashboards.components.style import CATEGORY_COLORS
 from dashboards.demos.capital import CapitalView, render
 
 from c04_testing import (
+    board_labels,
     board_texts,
+    control_value,
     label_text,
     spanish_words_left,
     spec_find,
     spec_table,
     spec_text,
+    use,
     viewable_texts,
 )
 
@@ -129,19 +132,30 @@ def box_steps(board) -> list[str]:
 def test_builds_with_the_seed_text(view):
     layout = view.__panel__()
     assert isinstance(layout, pn.Column)
-    header = "\n".join(p.object for p in layout.select(pn.pane.Markdown))
-    assert '"La capital de \\_\\_\\_ es …" — el recorrido completo, calculado' in header
-    assert with_math(text("capital.intro")) in header  # its formulas as MathML
+    # The header and the controls in a Board, the stepper, the steps in another: no pane.
+    assert layout.objects[0] is view.board
+    assert layout.objects[2] is view.steps
+    assert layout.select(pn.pane.Markdown) == []
+    title = text("demo.capital").replace("___", r"\_\_\_")
+    header = board_texts(view.board)[0]
+    assert header == md_html(section_markdown(title, text("capital.intro"), anchor="capital"))
+    assert "La capital de ___ es …" in header
+    assert "<math" in header  # its formulas as MathML
+    assert board_labels(view.board) == {
+        "country": text("capital.country"),
+        "identity": text("capital.identity"),
+    }
+    # The identity's scale is said under its control.
+    assert text("capital.identity_note") in board_texts(view.board)
     # The steps' texts: the Board's prose, made HTML (formulas MathML) once.
-    shown = board_texts(view.board)
+    shown = board_texts(view.steps)
     for piece in (
         text("capital.step.attention_caption", es="es"),
         text("capital.step.distribution"),
     ):
         assert md_html(piece) in shown
-    assert any(text("capital.identity_note") in t for t in shown)
     assert layout.select(pn.Card) == []
-    titles = box_titles(view.board)
+    titles = box_titles(view.steps)
     assert titles == [
         md_html(title)
         for title in (
@@ -156,7 +170,7 @@ def test_builds_with_the_seed_text(view):
         )
     ]
     # Box n is step n of the stepper.
-    assert box_steps(view.board) == [f"c04-step-{n}" for n in range(1, 9)]
+    assert box_steps(view.steps) == [f"c04-step-{n}" for n in range(1, 9)]
     assert titles[4] == "<p>5 · Puntajes de «es» (÷ √3)</p>"  # the seed's
     assert text("capital.readout.loss") in spec_text(view.readouts.spec)
     assert "−ln p" in spec_text(view.readouts.spec)
@@ -217,24 +231,24 @@ def test_steps_show_the_model(view):
 
 
 def test_country_select_sets_identity_slider_and_readouts(view):
-    view.country_select.value = "Italia"
+    use(view, "country", "Italia")
     assert view.model.country == "Italia"
     assert view.model.identity == pytest.approx(-0.90)
-    assert view.identity_slider.value == pytest.approx(-0.90)
+    assert control_value(view.identity) == pytest.approx(-0.90)
     expected = CapitalWalkthrough(country="Italia", identity=-0.90)
     assert readout(view, "capital-prediction") == "Roma" == expected.prediction
     assert readout(view, "capital-probability") == es_number(expected.probability, 4) == "0,3398"
     assert readout(view, "capital-loss") == es_number(expected.loss, 4)
     assert "Italia" in view.tokens.spec["tokens"]
     assert table(view.embeddings.spec, "capital-embeddings")[4][0] == "Italia"
-    view.country_select.value = "Francia"
-    assert view.identity_slider.value == pytest.approx(0.90)
+    use(view, "country", "Francia")
+    assert control_value(view.identity) == pytest.approx(0.90)
     assert readout(view, "capital-prediction") == "París"
 
 
 @pytest.mark.parametrize("identity", [0.5, 0.0, -0.3, -1.0, 1.0])
 def test_identity_slider_changes_probabilities_and_readouts(view, identity):
-    view.identity_slider.value = identity
+    use(view, "identity", identity)
     assert view.model.identity == identity
     expected = CapitalWalkthrough(identity=identity)
     probabilities = column(view.probabilities.spec, "capital-probabilities")
@@ -249,7 +263,7 @@ def test_identity_slider_changes_probabilities_and_readouts(view, identity):
 
 
 def test_identity_zero_is_a_tie(view):
-    view.identity_slider.value = 0.0
+    use(view, "identity", 0.0)
     assert readout(view, "capital-prediction") == "París o Roma (empate)"
     probabilities = column(view.probabilities.spec, "capital-probabilities")
     assert probabilities["París"] == probabilities["Roma"] == "0,2374"
@@ -259,7 +273,7 @@ def test_identity_zero_is_a_tie(view):
 def test_attention_row_is_identical_for_every_identity(view):
     texts, widths = [], []
     for identity in (0.9, 0.0, -0.9):
-        view.identity_slider.value = identity
+        use(view, "identity", identity)
         texts.append(table(view.attention_row.spec, "capital-attention-row")[1])
         widths.append(attention_bars(view)["width"])
     assert texts[0] == texts[1] == texts[2]
@@ -267,13 +281,13 @@ def test_attention_row_is_identical_for_every_identity(view):
     np.testing.assert_allclose(widths[0], widths[2])
     np.testing.assert_allclose(np.asarray(widths[0]) / 100, view.model.attention_row)
     # ... and for the other country, whose name is the only change in the header row.
-    view.country_select.value = "Italia"
+    use(view, "country", "Italia")
     assert table(view.attention_row.spec, "capital-attention-row")[1] == texts[0]
 
 
 def test_other_six_words_have_logit_zero(view):
     for identity in (0.9, -0.45):
-        view.identity_slider.value = identity
+        use(view, "identity", identity)
         logits = column(view.logits.spec, "capital-logits")
         assert [logits[w] for w in VOCAB[2:]] == ["0,0000"] * 6
         assert logits["París"] != "0,0000"
@@ -288,7 +302,7 @@ def test_attention_bars_follow_the_country(view):
     # Widths on the 0–1 scale: docs/ejemplos-trabajados.md's weights, in %.
     np.testing.assert_allclose(shown["width"], [0.38, 31.51, 3.37, 64.68, 0.06], atol=0.005)
     assert shown["color"] == [ATTENTION_BLUE] * 5
-    view.country_select.value = "Italia"
+    use(view, "country", "Italia")
     shown = attention_bars(view)
     assert shown["label"][3] == "3 · Italia"
     assert shown["label"][:3] == ["0 · La", "1 · capital", "2 · de"]
@@ -303,11 +317,11 @@ def test_bar_charts_are_markup_built_once(view):
     assert [m for m in root.references() if isinstance(m, Markup)] == []  # slots of the Board
     charts = (view.attention_bars, view.probability_bars)
     assert [(c.board, c.name, c.kind) for c in charts] == [
-        (view.board, "attention_bars", "bars"),
-        (view.board, "probability_bars", "bars"),
+        (view.steps, "attention_bars", "bars"),
+        (view.steps, "probability_bars", "bars"),
     ]
-    view.identity_slider.value = -0.4
-    view.country_select.value = "Italia"
+    use(view, "identity", -0.4)
+    use(view, "country", "Italia")
     assert (view.attention_bars, view.probability_bars) == charts  # same slots, new specs
     assert probability_bars(view)["label"] == VOCAB
     expected = CapitalWalkthrough(country="Italia", identity=-0.9)
@@ -329,7 +343,7 @@ def test_probability_bars_keep_a_fixed_scale(view):
     """A bar's width is p / 0.6 in every state (the scale does not follow the largest p), so
     two states' bars compare; a probability of 0.6 or more would fill it."""
     for identity in (0.9, 0.0, -1.0):
-        view.identity_slider.value = identity
+        use(view, "identity", identity)
         model = CapitalWalkthrough(identity=identity)
         widths = probability_bars(view)["width"]
         for p, width in zip(model.probability_vector, widths, strict=True):
@@ -343,13 +357,13 @@ def test_vocabulary_bar_colours(view):
     assert colors[2:] == [OTHER_GREY] * 6  # the six "resto" words
 
 
-def test_model_changes_move_the_widgets(view):
+def test_model_changes_move_the_controls(view):
     view.model.identity = 0.25
-    assert view.identity_slider.value == 0.25
+    assert control_value(view.identity) == 0.25
     assert readout(view, "capital-probability") == es_number(view.model.probability, 4)
     view.model.country = "Italia"
-    assert view.country_select.value == "Italia"
-    assert view.identity_slider.value == pytest.approx(-0.90)
+    assert control_value(view.country) == "Italia"
+    assert control_value(view.identity) == pytest.approx(-0.90)
 
 
 def test_asymmetry_box_uses_the_model_slopes(view):
@@ -365,18 +379,58 @@ def test_asymmetry_box_uses_the_model_slopes(view):
     assert "× (−0,61)" in html
     assert "p(París | +0,90) = 0,3805" in html
     assert "p(Roma | −0,90) = 0,3398" in html
-    view.identity_slider.value = 0.5
+    use(view, "identity", 0.5)
     assert "p(Roma | −0,50) = " + es_number(
         CapitalWalkthrough(identity=-0.5).probabilities["Roma"], 4
     ) in spec_text(view.asymmetry.spec)
 
 
-def test_identity_slider_range(view):
-    slider = view.identity_slider
-    assert (slider.start, slider.end, slider.step) == (-1.0, 1.0, 0.01)
-    assert slider.label == text("capital.identity")
-    assert view.country_select.label == text("capital.country")
-    assert list(view.country_select.options) == ["Francia", "Italia"]
+def test_identity_control_range(view):
+    spec = view.identity.spec
+    assert (spec["start"], spec["end"], spec["step"]) == (-1.0, 1.0, 0.01)
+    assert (spec["start"], spec["end"]) == view.model.param.identity.bounds
+    assert (spec["decimals"], spec["decimal"]) == (2, ",")  # "0,90", as the page writes it
+    assert board_labels(view.board)["identity"] == text("capital.identity")
+    assert board_labels(view.board)["country"] == text("capital.country")
+    assert [value for value, _ in view.country.spec["options"]] == ["Francia", "Italia"]
+    assert text("capital.country_help") in board_texts(view.board)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"control": "country", "value": "Alemania"},
+        {"control": "country", "value": "francia"},
+        {"control": "country", "value": 1},
+        {"control": "country", "value": None},
+        {"control": "country", "value": ["Italia"]},
+        {"control": "identity", "value": 1.5},
+        {"control": "identity", "value": -2},
+        {"control": "identity", "value": float("nan")},
+        {"control": "identity", "value": float("inf")},
+        {"control": "identity", "value": True},
+        {"control": "identity", "value": "0.5"},
+        {"control": "identity", "value": None},
+        {"control": "identity", "value": [0.5]},
+        {"control": "readouts", "value": 1},
+        {"control": "identity", "value": 0.5, "extra": 1},
+        {"control": "identity"},
+        {"value": 0.5},
+        "country=Italia",
+        None,
+    ],
+)
+def test_a_forged_control_message_is_refused_and_the_state_kept(view, message, caplog):
+    """What no page sends (a country the model does not have, an identity out of its bounds or
+    not a number, a slot that is no control) is one INFO line; every step stays."""
+    caplog.set_level(logging.INFO, logger="dashboards.runtime.clients")
+    before = (view.board.specs_json, view.steps.specs_json)
+    view.board.receive(message)
+    assert (view.model.country, view.model.identity) == ("Francia", 0.90)
+    assert (view.board.specs_json, view.steps.specs_json) == before
+    lines = [r for r in caplog.records if "valor de un cliente rechazado" in r.getMessage()]
+    assert len(lines) == 1
+    assert lines[0].levelno == logging.INFO
 
 
 # --------------------------------------------------------------------------------------------
@@ -417,22 +471,22 @@ def test_english_view_has_no_spanish_left(english):
     lines = viewable_texts(english).split("\n")
     # ... the select's value is the only Spanish left, the model's country (its option shows
     # "France").
-    data = {english.country_select.value}
+    data = {english.country.spec["value"]}
     assert spanish_words_left("\n".join(line for line in lines if line not in data)) == set()
     assert spanish_words_left("\n".join(lines)) <= {w.lower() for w in MODEL_WORDS}
     layout = english.__panel__()
-    titles = box_titles(english.board)
+    titles = box_titles(english.steps)
     assert titles[2] == "<p>3 · + position</p>"
     assert titles[4] == '<p>5 · Scores of “<span lang="es">es</span>” (÷ √3)</p>'
-    assert english.country_select.label == "Country"
-    assert english.identity_slider.label == "Country identity"
+    assert board_labels(english.board) == {"country": "Country", "identity": "Country identity"}
     assert english.probability_bars.spec["corner"] == "next word"
     assert english.probability_bars.spec["head"] == "probability"
     assert english.attention_bars.spec["head"] == "attention weight"
     assert attention_bars(english)["value"] == ["0.0038", "0.3151", "0.0337", "0.6468", "0.0006"]
     # The title is the registry's, the intro says the example stays Spanish, with a gloss.
-    header = layout.select(pn.pane.Markdown)[0].object
-    assert text("demo.capital", "en").replace("___", r"\_\_\_") in header
+    assert layout.select(pn.pane.Markdown) == []
+    header = board_texts(english.board)[0]  # Markdown made HTML: "\_\_\_" shows "___"
+    assert f"<h2>{text('demo.capital', 'en')}</h2>" in header
     assert "Spanish example kept" in header
     assert '<span lang="es">«La capital de Francia es …»</span> means “The capital of France' in (
         header
@@ -446,14 +500,14 @@ def test_english_keeps_the_model_words_marked(english):
     panes += [english.logits, english.probabilities, english.readouts, english.asymmetry]
     panes += [english.attention_bars, english.probability_bars]
     for identity in (0.9, 0.0):
-        english.identity_slider.value = identity
+        use(english, "identity", identity)
         for pane in panes:
             left = unmarked(pane.spec)
             assert not [w for w in MODEL_WORDS if re.search(rf"\b{w}\b", left)], left
             for short in ("La", "de", "es", "una", "muy"):
                 assert f">{short}<" not in left
     # The Board's fixed texts (box titles, prose): a model word only inside lang="es".
-    for fixed in board_texts(english.board):
+    for fixed in board_texts(english.board) + board_texts(english.steps):
         left = outside_kept(fixed)
         assert not [w for w in MODEL_WORDS if re.search(rf"\b{w}\b", left)], fixed
     assert english.embeddings.spec["rows"][3]["label"] == {"text": "Francia", "lang": "es"}
@@ -462,8 +516,8 @@ def test_english_keeps_the_model_words_marked(english):
         r["label"] for r in english._unembedding_spec()["rows"]
     ]
     # The select shows the countries in English; its values stay the model's.
-    assert english.country_select.options == {"France": "Francia", "Italy": "Italia"}
-    assert english.country_select.value == "Francia"
+    assert english.country.spec["options"] == [["Francia", "France"], ["Italia", "Italy"]]
+    assert control_value(english.country) == "Francia"
 
 
 def test_english_numbers_use_a_decimal_point(english):
@@ -491,8 +545,8 @@ def test_english_numbers_use_a_decimal_point(english):
 
 
 def test_english_controls_change_the_numbers(english):
-    english.country_select.value = "Italia"
-    assert english.identity_slider.value == pytest.approx(-0.90)
+    use(english, "country", "Italia")
+    assert control_value(english.identity) == pytest.approx(-0.90)
     assert spec_find(english.readouts.spec, "capital-prediction")["value"] == {
         "text": "Roma",
         "lang": "es",
@@ -504,12 +558,12 @@ def test_english_controls_change_the_numbers(english):
         "0.00",
         "−0.90",
     ]
-    english.identity_slider.value = 0.0
+    use(english, "identity", 0.0)
     assert readout(english, "capital-prediction") == "París or Roma (a tie)"
     assert "París" not in unmarked(spec_find(english.readouts.spec, "capital-prediction"))
     assert readout(english, "capital-probability") == "0.2374"
     assert "At identity 0 they tie" in spec_text(english.asymmetry.spec)
-    english.identity_slider.value = -0.5
+    use(english, "identity", -0.5)
     expected = CapitalWalkthrough(identity=-0.5)
     assert readout(english, "capital-probability") == number(expected.probability, 4, lang="en")
     assert readout(english, "capital-probability") != es_number(expected.probability, 4)

@@ -1,6 +1,9 @@
-"""PositionalView without a browser: the widgets drive the model and the plots follow it."""
+"""PositionalView without a browser: the Board's controls drive the model and the plots follow
+it."""
 
 from __future__ import annotations
+
+import logging
 
 import numpy as np
 import panel as pn
@@ -13,11 +16,18 @@ from attnmodel import PositionalEncodingDemo
 from attnmodel.formatting import es_number
 from attnmodel.i18n import catalogue, text
 from dashboards.components.board import Board, Slot
-from dashboards.components.markup import Raster, md_html
-from dashboards.components.mathml import with_math
+from dashboards.components.markup import Raster, md_html, section_markdown
 from dashboards.demos.positional import FORMULA, PositionalView
 
-from c04_testing import board_texts, spanish_words_left, table, viewable_texts
+from c04_testing import (
+    board_labels,
+    board_texts,
+    control_value,
+    spanish_words_left,
+    table,
+    use,
+    viewable_texts,
+)
 
 TITLE = text("demo.posicion")
 HEATMAP_CAPTION = text("positional.heatmap_caption")
@@ -54,9 +64,17 @@ def view(panel_cleanup):
 def test_builds_with_the_seed_text(view):
     layout = view.__panel__()
     assert isinstance(layout, pn.Column)
+    # Two Boards around the heat map, no Markdown pane: the title and the formula (MathML)
+    # are the first Board's.
+    assert list(layout.objects) == [view.board, view.heatmap, view.figures]
     shown = markdown_texts(layout)
-    for piece in (TITLE, FORMULA):
-        assert with_math(piece) in shown  # its formulas as MathML
+    header = md_html(section_markdown(TITLE, anchor="posicion"))
+    assert board_texts(view.board)[:2] == [header, md_html(FORMULA)]
+    assert "<math" in md_html(FORMULA)
+    assert board_labels(view.board) == {
+        "n_positions": text("positional.n_slider"),
+        "d_model": text("positional.d_slider"),
+    }
     # The Board's texts: HTML made on the server, their formulas as MathML.
     for piece in (HEATMAP_CAPTION, SIMILARITY_CAPTION, SUM_PARAGRAPH):
         assert md_html(piece) in shown
@@ -106,8 +124,9 @@ def test_heatmap_follows_d_model_slider_in_place(view):
     root = view.__panel__().get_root()
     held = heatmap_model(root)
     assert held.values.shape == (50, 64)
-    view.d_slider.value = 8
+    use(view, "d_model", 8)
     assert view.model.d_model == 8
+    assert control_value(view.d_model) == 8
     assert heatmap_model(root) is held  # updated, not rebuilt
     # Row = position, column = dimension; float32 to the browser.
     assert held.values.shape == (50, 8)
@@ -125,8 +144,9 @@ def test_heatmap_follows_d_model_slider_in_place(view):
 def test_heatmap_follows_n_positions_slider(view):
     root = view.__panel__().get_root()
     before = view.heatmap.values
-    view.n_slider.value = 12
+    use(view, "n_positions", 12)
     assert view.model.n_positions == 12
+    assert control_value(view.n_positions) == 12
     values = heatmap_model(root).values
     assert values is not before
     assert values.shape == (12, 64)
@@ -152,12 +172,12 @@ def test_heatmap_colours_are_fixed(view):
     assert spec["palette"] == list(interp_palette(RdBu11, 256))
     assert spec["palette"][0] == "#053061"
     assert spec["palette"][-1] == "#67001f"
-    view.d_slider.value = 4
+    use(view, "d_model", 4)
     assert view.heatmap.spec is spec  # a change sends the matrix only
 
 
 def test_similarity_curves(view):
-    view.d_slider.value = 16
+    use(view, "d_model", 16)
     data = curves(view)
     base = view.model.similarity_normalised
     np.testing.assert_allclose(data[0]["y"], base)
@@ -192,18 +212,18 @@ def test_similarity_lines_solid_then_dashed(view):
 
 
 def test_similarity_with_few_positions_keeps_three_curves(view):
-    view.n_slider.value = 8
+    use(view, "n_positions", 8)
     data = curves(view)
     assert len(data[0]["y"]) == 8
     assert len(data[1]["y"]) == len(data[2]["y"]) == 0
     assert view.similarity.spec["x"]["max"] == 7
 
 
-def test_model_changes_move_the_sliders(view):
+def test_model_changes_move_the_controls(view):
     view.__panel__()
     view.model.param.update(n_positions=30, d_model=10)
-    assert view.n_slider.value == 30
-    assert view.d_slider.value == 10
+    assert control_value(view.n_positions) == 30
+    assert control_value(view.d_model) == 10
     assert view.shape.spec["text"] == "30 posiciones × 10 dimensiones"
 
 
@@ -230,51 +250,102 @@ def test_largest_matrix_goes_as_float32_in_a_binary_buffer(view):
     assert buffer.to_bytes() == values.tobytes()
 
 
-def test_d_model_slider_offers_only_even_values(view):
-    assert view.d_slider.start % 2 == 0
-    assert view.d_slider.step == 2
-    assert (view.d_slider.start, view.d_slider.end) == view.model.param.d_model.bounds
+def test_d_model_control_offers_only_even_values(view):
+    spec = view.d_model.spec
+    assert spec["start"] % 2 == 0
+    assert spec["step"] == 2
+    assert (spec["start"], spec["end"]) == view.model.param.d_model.bounds
+    n = view.n_positions.spec
+    assert (n["start"], n["end"], n["step"]) == (*view.model.param.n_positions.bounds, 1)
+    # Whole numbers, as the page writes them.
+    assert (spec["decimals"], spec["decimal"]) == (n["decimals"], n["decimal"]) == (0, ",")
 
 
-# The slider, the bad value, a piece of the Spanish message and its catalogue key.
+# The control, the bad value, a piece of the Spanish message and its catalogue key.
 BAD_VALUES = [
-    ("d_slider", 7, "d_model debe ser par", "positional.odd_d_model"),
+    ("d_model", 7, "d_model debe ser par", "positional.odd_d_model"),
     (
-        "n_slider",
+        "n_positions",
         1000,
         "El número de posiciones debe estar entre 2 y 512",
         "positional.bounds_n_positions",
     ),
-    ("d_slider", 0, "d_model debe estar entre 2 y 512", "positional.bounds_d_model"),
+    ("d_model", 0, "d_model debe estar entre 2 y 512", "positional.bounds_d_model"),
 ]
 
 
 def refusal_text(key: str, bad: int, lang: str = "es") -> str:
-    """The whole message the view shows for ``bad`` (bounds 2..512 for both sliders)."""
+    """The whole message of a refusal of ``bad`` (bounds 2..512 for both controls)."""
     fields = (
         {"value": bad} if key == "positional.odd_d_model" else {"lo": 2, "hi": 512, "value": bad}
     )
     return text("input.refused", lang, message=text(key, lang, **fields))
 
 
-@pytest.mark.parametrize(("slider", "bad", "message", "key"), BAD_VALUES)
-def test_bad_value_shows_message_and_keeps_model(view, slider, bad, message, key):
+def refusals(caplog) -> list[logging.LogRecord]:
+    return [r for r in caplog.records if "valor de un cliente rechazado" in r.getMessage()]
+
+
+@pytest.mark.parametrize(("name", "bad", "message", "key"), BAD_VALUES)
+def test_bad_value_is_said_and_keeps_model(view, name, bad, message, key, caplog):
+    """No page sends it (the controls hold only valid values): one INFO line with the
+    catalogue's message, and the model, the controls and every figure stay."""
+    caplog.set_level(logging.INFO, logger="dashboards.runtime.clients")
     view.__panel__()
     before = (view.model.n_positions, view.model.d_model)
-    getattr(view, slider).value = bad
+    specs = (view.board.specs_json, view.figures.specs_json)
+    values = view.heatmap.values
+    use(view, name, bad)
     assert (view.model.n_positions, view.model.d_model) == before
-    assert message in view.error.spec["text"]
-    assert text("input.kept") in view.error.spec["text"]
-    assert view.error.spec == {
-        "testid": "pe-error",
-        "cls": "c04-error",
-        "text": refusal_text(key, bad),
-    }
-    assert (view.n_slider.value, view.d_slider.value) == before
-    # The next valid value clears the message.
-    view.d_slider.value = 32
+    assert (view.board.specs_json, view.figures.specs_json) == specs
+    assert view.heatmap.values is values
+    [line] = refusals(caplog)
+    assert line.levelno == logging.INFO
+    said = line.getMessage()
+    assert message in said
+    assert text("input.kept") in said
+    assert refusal_text(key, bad) in said
+    assert text(f"positional.{'d' if name == 'd_model' else 'n'}_slider") in said
+    assert (control_value(view.n_positions), control_value(view.d_model)) == before
+    # The next valid value is taken.
+    use(view, "d_model", 32)
     assert view.model.d_model == 32
-    assert view.error.spec == {}
+    assert control_value(view.d_model) == 32
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"control": "d_model", "value": 7},
+        {"control": "d_model", "value": 514},
+        {"control": "d_model", "value": True},
+        {"control": "d_model", "value": 32.5},
+        {"control": "d_model", "value": "32"},
+        {"control": "d_model", "value": None},
+        {"control": "n_positions", "value": float("nan")},
+        {"control": "n_positions", "value": float("inf")},
+        {"control": "n_positions", "value": [20]},
+        {"control": "n_positions", "value": 1},
+        {"control": "shape", "value": 20},
+        {"control": "n_positions", "value": 20, "extra": 1},
+        {"control": "n_positions"},
+        {"value": 20},
+        "n_positions=20",
+        None,
+    ],
+)
+def test_a_forged_control_message_is_refused_and_the_state_kept(view, message, caplog):
+    """What no page sends (out of bounds, odd, the wrong type, a slot that is no control) is one
+    INFO line; the model and everything on screen stay."""
+    caplog.set_level(logging.INFO, logger="dashboards.runtime.clients")
+    before = (view.board.specs_json, view.figures.specs_json, view.heatmap.values)
+    view.board.receive(message)
+    assert (view.model.n_positions, view.model.d_model) == (50, 64)
+    assert (view.board.specs_json, view.figures.specs_json) == before[:2]
+    assert view.heatmap.values is before[2]
+    lines = refusals(caplog)
+    assert len(lines) == 1
+    assert lines[0].levelno == logging.INFO
 
 
 def test_shape_readout_has_testid(view):
@@ -319,7 +390,7 @@ def test_english_worked_table_is_the_dog_bit_with_decimal_points(english):
 def test_english_slider_changes_the_english_numbers(english):
     assert english.shape.spec["text"] == "50 positions × 64 dimensions"
     before = curves(english)[0]["labels"][1]
-    english.d_slider.value = 16
+    use(english, "d_model", 16)
     assert english.model.d_model == 16
     assert english.shape.spec["text"] == "50 positions × 16 dimensions"
     template = english.heatmap.spec["title"]
@@ -334,12 +405,17 @@ def test_english_slider_changes_the_english_numbers(english):
     assert legend == ["from pos = 0", "from pos = 10", "from pos = 20"]
 
 
-def test_english_bad_value_is_refused_in_english(english):
-    english.d_slider.value = 7
+def test_english_bad_value_is_refused_in_english(english, caplog):
+    caplog.set_level(logging.INFO, logger="dashboards.runtime.clients")
+    use(english, "d_model", 7)
     assert english.model.d_model == 64
-    assert english.error.spec["text"] == (
-        "d_model must be even (sine/cosine pairs), not 7. The previous value is kept."
-    )
-    english.n_slider.value = 1000
-    assert english.error.spec["text"] == refusal_text("positional.bounds_n_positions", 1000, "en")
-    assert spanish_words_left(english.error.spec["text"]) == set()
+    use(english, "n_positions", 1000)
+    assert english.model.n_positions == 50
+    odd, bounds = (r.getMessage() for r in refusals(caplog))
+    assert "d_model must be even (sine/cosine pairs), not 7. The previous value is kept." in odd
+    assert refusal_text("positional.bounds_n_positions", 1000, "en") in bounds
+    assert board_labels(english.board) == {
+        "n_positions": text("positional.n_slider", "en"),
+        "d_model": text("positional.d_slider", "en"),
+    }
+    assert english.d_model.spec["decimal"] == "."

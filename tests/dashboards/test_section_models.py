@@ -19,8 +19,8 @@ TARGET = 30
 CEILING = {
     "autoatencion": (45, 45),
     "cabezas": (32, 35),
-    "posicion": (32, 32),
-    "capital": (31, 31),
+    "posicion": (25, 25),
+    "capital": (25, 25),
     "entrenamiento": (36, 36),
     "explorador": (47, 47),
     "modelo": (37, 41),

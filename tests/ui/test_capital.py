@@ -12,7 +12,7 @@ from attnmodel import CapitalWalkthrough
 from attnmodel.formatting import es_number
 from attnmodel.i18n import text
 
-from c04_testing import CAPITAL_BARS_JS, readout
+from c04_testing import CAPITAL_BARS_JS, country_select, readout, slider_handle
 
 pytestmark = pytest.mark.ui
 
@@ -107,24 +107,26 @@ def test_country_and_identity_change_content_not_attention(page, watch, open_lec
     expect_model(page, model)
     row_before = attention_numbers(page)
 
-    country = page.locator(".bk-input-group", has_text=text("capital.country"))
-    country.locator("select").select_option("Italia")
+    country_select(page).select_option("Italia")
     model.country = "Italia"  # the model sets identity = −0.90
     expect(readout(page, "capital-prediction")).to_have_text("Roma")
     expect(readout(page, "capital-probability")).to_have_text(es_number(model.probability, 4))
     assert model.probability == pytest.approx(0.34, abs=0.005)
     expect_model(page, model)
     expect_bars(page, model)
-    identity = page.locator(".bk-input-group", has_text=text("capital.identity"))
-    expect(identity.locator(".bk-slider-title")).to_contain_text("−0,90")
+    # The identity control follows the model: its number as the page writes it.
+    identity = page.locator('.c04-control[data-control="identity"]')
+    expect(identity.locator("output")).to_have_text("−0,90")
     assert attention_numbers(page) == row_before
 
     # The identity slider by keyboard: one step right is −0.89, End is +1.
-    handle = identity.locator(".noUi-handle")
+    handle = slider_handle(page, text("capital.identity"))
+    expect(handle).to_have_attribute("aria-valuetext", "−0,90")
     handle.focus()
     handle.press("ArrowRight")
     model.identity = -0.89
-    expect(identity.locator(".bk-slider-title")).to_contain_text("−0,89")
+    expect(identity.locator("output")).to_have_text("−0,89")
+    expect(handle).to_have_value("-0.89")
     expect_model(page, model)
     handle.press("End")
     model.identity = 1.0

@@ -15,7 +15,7 @@ from attnmodel.i18n import catalogue, text
 from dashboards.demos.self_attention import preset_label
 from dashboards.sharing import exercises
 
-from c04_testing import readout, wcag_violations
+from c04_testing import country_select, readout, wcag_violations
 
 pytestmark = pytest.mark.ui
 
@@ -118,8 +118,7 @@ def test_a_choice_answered_right_live_in_english_moves_the_demo(page, watch, lec
 
 
 def _country(page, lang: str):
-    label = text("capital.country", lang)
-    return page.locator(".bk-input-group", has_text=label).locator("select")
+    return country_select(page, lang)
 
 
 def test_checking_keeps_the_student_s_own_state_and_one_click_brings_it_back_live(

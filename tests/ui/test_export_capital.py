@@ -25,6 +25,7 @@ from c04_testing import (
     TIMER_JS,
     assert_capital_bars,
     bars_as_drawn,
+    country_select,
     export_and_live,
     format_times,
     press_slider,
@@ -61,9 +62,8 @@ TESTIDS = (
 
 
 def slider_title(page):
-    return page.locator(".bk-input-group", has_text=text("capital.identity")).locator(
-        ".bk-slider-title"
-    )
+    """The number the identity control shows beside its label (board.js's <output>)."""
+    return page.locator('.c04-control[data-control="identity"] output')
 
 
 def wait_for(page, model: CapitalWalkthrough, timeout: float = 15.0) -> dict:
@@ -108,8 +108,7 @@ def assert_same(export: dict, live: dict) -> None:
 
 
 def choose_country(page, country: str) -> None:
-    group = page.locator(".bk-input-group", has_text=text("capital.country"))
-    group.locator("select").select_option(country)
+    country_select(page).select_option(country)
 
 
 def press_identity(page, key: str) -> None:
@@ -184,12 +183,13 @@ def test_country_and_identity_recompute_in_the_browser(page, offline, open_expor
         press_identity(page, key)
         model.identity = identity
         assert_python(wait_for(page, model), model)
+    # A value set on the control from outside (as links.js sets one): C04.boards.
     page.evaluate(
         """() => {
-          const doc = Bokeh.documents[0];
-          const slider = [...doc.all_models].find(
-            (m) => m.type === 'Slider' && String(m.title).startsWith('Identidad'));
-          slider.value = 0;
+          const [board] = [...C04.boards.values()].filter((b) => {
+            try { return b.get("identity") !== undefined; } catch (err) { return false; }
+          });
+          board.set("identity", 0);
         }"""
     )
     model.identity = 0.0
@@ -221,7 +221,8 @@ def test_export_and_live_app_show_the_same(offline, open_export, open_live):
 # While one view's box grows by 300 px: how many times Bokeh lays out the whole page (a root
 # view's compute_layout, ``layouts``) and how many of those the view's own watch of its box asked
 # for (its compute_layout, ``own``). The view: the first displayed one whose model is of ``type``
-# (and named ``name``); what grows: its box, or the element ``inner`` (a selector) inside it.
+# (and named ``name``; with ``inner``, the first that holds it); what grows: its box, or the
+# element ``inner`` (a selector) inside it.
 # ``watched``: the view's own watch of its box turned back on first (what the count would see).
 JS_LAYOUTS_ON_GROWTH = """async ([type, name, inner, watched]) => {
   const views = [];
@@ -237,7 +238,8 @@ JS_LAYOUTS_ON_GROWTH = """async ([type, name, inner, watched]) => {
     root.compute_layout = function () { layouts += 1; return mine.call(this); };
   }
   const view = views.find((v) => v.model.type === type && (!name || v.model.name === name) &&
-    v.el.getBoundingClientRect().height > 0);
+    v.el.getBoundingClientRect().height > 0 &&
+    (!inner || Boolean(v.shadow_el && v.shadow_el.querySelector(inner))));
   const mine = view.compute_layout;
   view.compute_layout = function () { own += 1; return mine.call(this); };
   const frames = () => new Promise((done) => requestAnimationFrame(() =>

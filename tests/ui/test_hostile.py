@@ -92,14 +92,14 @@ VALID = {
         lambda: multihead.render(MultiHeadDemo(n_heads=2)),
     ),
     "positional": (
-        ("Slider", "title:Número de posiciones"),
-        "value",
+        ("board", "n_positions"),
+        "control",
         20,
         lambda: positional.render(PositionalEncodingDemo(n_positions=20)),
     ),
     "capital": (
-        ("panel.models.widgets.CustomSelect", None),
-        "value",
+        ("board", "country"),
+        "control",
         "Italia",
         lambda: capital.render(CapitalWalkthrough(country="Italia")),
     ),
@@ -181,6 +181,19 @@ def board_controls(session: ForgingSession) -> list[tuple[str, str, str, str]]:
 FORGED_CONTROL_VALUES = [*NOT_A_VALUE, *HUGE, -1, 0, 2.5, "no-existe", "é" * 300_000]
 
 
+def offered(spec: dict, value) -> bool:
+    """Whether a control offers ``value`` (its spec as the page holds it): a stop's value, or a
+    number on a plain range's steps."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        return False
+    if "values" in spec:
+        return value in spec["values"]
+    if not {"start", "end", "step"} <= set(spec):
+        return False
+    steps = (value - spec["start"]) / spec["step"]
+    return spec["start"] <= value <= spec["end"] and abs(steps - round(steps)) < 1e-9
+
+
 def valid_widget(session: ForgingSession, app: str) -> str:
     (name, which), _, _, _ = VALID[app]
     ids = [i for i, n in widgets(session) if n == name]
@@ -254,8 +267,9 @@ async def forge_everything(base: str, app: str) -> None:
             for prop, value in NEVER_WRITTEN.items():
                 last = await forger.change(model_id, prop, value)
         boards = board_controls(forger)
-        for component, _, control, kind in boards:
-            values = list(FORGED_CONTROL_VALUES)
+        for component, data_id, control, kind in boards:
+            spec = json.loads(forger.attr(data_id, "specs_json") or "{}").get(control, {})
+            values = [v for v in FORGED_CONTROL_VALUES if not offered(spec, v)]
             if kind == "checkbox":  # True and False are a checkbox's own values
                 values = [v for v in values if not isinstance(v, bool)]
             if kind == "matrix":  # a matrix's cell: commits off the grid, of the wrong types

@@ -21,7 +21,7 @@ from dashboards.app.lecture import SECTIONS
 from dashboards.demos import registry
 from dashboards.sharing import links
 
-from c04_testing import OFFLINE_PREFIXES, PageWatch, press_slider
+from c04_testing import OFFLINE_PREFIXES, PageWatch, country_select, press_slider
 
 pytestmark = pytest.mark.ui
 
@@ -78,7 +78,7 @@ def _d_model_down(page, lang):
 
 
 def _italy(page, lang):
-    page.locator("select").first.select_option(label=text("capital.country_name.Italia", lang))
+    country_select(page, lang).select_option(label=text("capital.country_name.Italia", lang))
 
 
 def _first_token(page, lang):
@@ -300,7 +300,7 @@ def test_back_and_forward_step_through_the_changes_offline(page, offline, open_e
     open_export("capital.html", "capital")
     _export_ready(page)
     start = settled(page)
-    page.locator("select").first.select_option(value="Italia")
+    country_select(page).select_option("Italia")
     page.wait_for_function("() => location.hash.includes('Italia')")
     italy = settled(page)
     page.go_back()

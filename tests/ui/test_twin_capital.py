@@ -164,25 +164,34 @@ def test_tie_and_defaults(page):
     assert "p(Roma | −0,90) = 0,3398" in spec_text(default["values"]["asymmetry"])
 
 
-# readState with stand-ins for the widgets: a new country sets its identity and moves the
-# slider (as CapitalWalkthrough does); the slider alone changes only the identity.
-READ_STATE_JS = """() => {
-  const w_country = {value: "Italia"};
-  const w_identity = {value: 0.9};
-  const byCountry = C04.views.capital.readState({w_country, w_identity, trigger: w_country});
-  const slider = w_identity.value;
+# readState with stand-ins for the Board's controls ({name, value}, board.js) and for the Board
+# (its specs): a new country sets its identity and moves the identity control (as
+# CapitalWalkthrough does, and the live view's spec); the identity alone changes only itself.
+READ_STATE_JS = """(specs) => {
+  const w_country = {name: "country", value: "Italia"};
+  const w_identity = {name: "identity", value: 0.9};
+  const identity = {data: {specs_json: JSON.stringify(specs)}};
+  const args = {w_country, w_identity, identity, trigger: w_country};
+  const byCountry = C04.views.capital.readState(args);
+  const control = JSON.parse(identity.data.specs_json);
   w_identity.value = -0.25;
-  const byIdentity = C04.views.capital.readState({w_country, w_identity, trigger: w_identity});
-  return {byCountry, slider, byIdentity};
+  args.trigger = w_identity;
+  const byIdentity = C04.views.capital.readState(args);
+  const after = JSON.parse(identity.data.specs_json);
+  return {byCountry, control, byIdentity, after};
 }"""
 
 
-def test_read_state_follows_the_model(page):
+def test_read_state_follows_the_model(page, panel_cleanup):
     load_twin(page)
-    got = page.evaluate(READ_STATE_JS)
+    view = CapitalView()
+    got = page.evaluate(READ_STATE_JS, view.board.specs)
     model = CapitalWalkthrough()
     model.country = "Italia"
     assert got["byCountry"] == {"country": "Italia", "identity": model.identity}
-    assert got["slider"] == model.identity
+    # The identity control's spec is the live view's for that model (only its value moved).
+    view.model.country = "Italia"
+    assert got["control"]["identity"] == view.board.specs["identity"]
+    assert got["after"] == got["control"]  # the control used is not written back
     model.identity = -0.25
     assert got["byIdentity"] == {"country": model.country, "identity": model.identity}

@@ -12,6 +12,7 @@ step of values in [−1, 1] (2**-23 ≈ 1.2e-7); in practice every element is eq
 from __future__ import annotations
 
 import base64
+import logging
 
 import numpy as np
 import pytest
@@ -172,22 +173,31 @@ def test_every_curve_start_is_there(page):
     assert js["values"]["heatmap_values"]["shape"] == [15, 6]
 
 
-# The bad-value guard, with stand-ins for the Bokeh models (C04.apply only sets properties).
-GUARD_JS = """([name, value]) => {
-  const args = {
-    heatmap_values: {data: {values: {shape: [50, 64]}}},
-    error: {data: {spec_json: ""}},
-    w_n_positions: {value: 50, start: 2, end: 512},
-    w_d_model: {value: 64, start: 2, end: 512},
-  };
-  args["w_" + name].value = value;
-  const state = C04.views.positional.readState(args);
-  const spec = () => (args.error.data.spec_json ? JSON.parse(args.error.data.spec_json) : {});
-  const refused = {state, error: spec(), slider: args["w_" + name].value};
-  // The next valid value clears the message.
-  args.w_d_model.value = 32;
-  const next = C04.views.positional.readState(args);
-  return {refused, next, error_after: spec()};
+# The bad-value guard, with stand-ins for the Board's controls ({name, value}, board.js) and the
+# heat map's model (its matrix's shape is the state on screen); console.info collected.
+GUARD_JS = """([name, value, bounds]) => {
+  const said = [];
+  const info = console.info;
+  console.info = (text) => said.push(text);
+  try {
+    const args = {
+      heatmap_values: {data: {values: {shape: [50, 64]}}},
+      w_n_positions: {name: "n_positions", value: 50},
+      w_d_model: {name: "d_model", value: 64},
+      bounds,
+    };
+    args["w_" + name].value = value;
+    args.trigger = args["w_" + name];
+    const state = C04.views.positional.readState(args);
+    // The next valid value is taken (the bad one back on the model's, as no control holds it).
+    args["w_" + name].value = {n_positions: 50, d_model: 64}[name];
+    args.w_d_model.value = 32;
+    args.trigger = args.w_d_model;
+    const next = C04.views.positional.readState(args);
+    return {state, said, next};
+  } finally {
+    console.info = info;
+  }
 }"""
 
 
@@ -202,14 +212,18 @@ GUARD_JS = """([name, value]) => {
         ("n_positions", 1000, "en"),
     ],
 )
-def test_bad_value_guard_matches_the_live_view(page, panel_cleanup, name, bad, lang):
+def test_bad_value_guard_matches_the_live_view(page, panel_cleanup, name, bad, lang, caplog):
+    """No control holds such a value; were one read, the twin keeps the state and says why in
+    the very words of the live view's refusal (its INFO line)."""
+    caplog.set_level(logging.INFO, logger="dashboards.runtime.clients")
     load_twin(page, "positional.js", lang=lang)
-    got = page.evaluate(GUARD_JS, [name, bad])
     view = PositionalView(lang=lang)
-    getattr(view, {"n_positions": "n_slider", "d_model": "d_slider"}[name]).value = bad
-    assert view.error.spec  # the live view refused it
-    assert got["refused"]["state"] == {"n_positions": 50, "d_model": 64}
-    assert got["refused"]["slider"] == getattr(view.model, name)  # slider put back
-    assert got["refused"]["error"] == view.error.spec  # the same message, for markup.js
+    view.enable_client_side({})
+    got = page.evaluate(GUARD_JS, [name, bad, view.board.offline["extra"]["bounds"]])
+    view.board.receive({"control": name, "value": bad})
+    assert (view.model.n_positions, view.model.d_model) == (50, 64)  # the live view refused it
+    [line] = [r.getMessage() for r in caplog.records if "rechazado" in r.getMessage()]
+    assert got["state"] == {"n_positions": 50, "d_model": 64}
+    [said] = got["said"]
+    assert said in line  # the same message
     assert got["next"] == {"n_positions": 50, "d_model": 32}
-    assert got["error_after"] == {}
