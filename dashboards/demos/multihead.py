@@ -494,7 +494,6 @@ class MultiHeadView(DemoView):
         self._refresh()
         m.param.watch(self._on_change, ["sentence", "n_heads", "arc_threshold"])
 
-
     # --- updates -------------------------------------------------------------------------
 
     def client_targets(self) -> dict[str, tuple[object, str]]:

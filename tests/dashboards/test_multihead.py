@@ -325,6 +325,7 @@ def test_a_forged_control_message_is_refused_and_the_state_kept(view, message, c
     assert len(lines) == 1
     assert lines[0].levelno == logging.INFO
 
+
 # --- render(): the one definition of what is on screen (shared with the static export) --------
 
 
