@@ -463,13 +463,13 @@ class TrainingView(DemoView):
     Everything is one Board: the header, the native controls (board.js) and the figures.
     Controls: "Paso de entrenamiento" (a range over the checkpoints: ``model.step``), "País de
     la frase" (a select: ``model.country``), "Semilla" (a number box: the seed to train, kept by
-    the view, within the seed's bounds) and "Entrenar de nuevo" (a button: trains the seed in
-    the box, or the next one when the box holds the seed shown; the model's seed changes when
-    its run is ready). A control's use reaches ``_on_control`` (Board.receive): the step and the
-    country go through the model's own checks (``clients.take``), the seed through the view's
-    (an integer), a click only while the button is enabled; a refusal is one INFO line and the
-    last valid state stays. The progress bar (a native <progress>) and the status line are slots
-    beside the button.
+    the view: an integer within the seed's bounds) and "Entrenar de nuevo" (a button: trains
+    the seed in the box, or the next one when the box holds the seed shown; the model's seed
+    changes when its run is ready). A control's use reaches ``_on_control`` (Board.receive):
+    the step and the country go through the model's own checks (``clients.take``), the seed
+    through the view's, a click only while the button is enabled; a refusal is one INFO line
+    and the last valid state stays. The progress bar (a native <progress>) and the status line
+    are slots beside the button.
 
     data-testids: ``training-step``, ``training-loss``, ``training-probability``,
     ``training-prediction`` (readouts), ``training-head-<n>`` (attention tables),
@@ -593,16 +593,17 @@ class TrainingView(DemoView):
 
     def _on_control(self, name: str, value) -> None:
         """A control's use (Board.receive): the step and the country checked by the model, the
-        seed typed by the view (an integer, taken to the nearest within the seed's bounds), a
-        click on "Entrenar de nuevo" only while it is enabled."""
+        seed typed by the view (an integer within the seed's bounds, as the box's own), a click
+        on "Entrenar de nuevo" only while it is enabled."""
         if name in ("step", "country"):
             clients.take(name, self.model, name, value)
         elif name == "seed":
-            if type(value) is not int:  # JSON's integers only (not a bool, a float, a text)
-                clients.refused("seed", {"seed": value}, "no es un número entero")
-                return
             low, high = TrainingDemo.param.seed.bounds
-            self._typed_seed = min(max(value, low), high)
+            # JSON's integers only (not a bool, a float, a text), within the seed's bounds.
+            if type(value) is not int or not low <= value <= high:
+                clients.refused("seed", {"seed": value}, f"no es un entero de {low} a {high}")
+                return
+            self._typed_seed = value
             self._show_controls()
         elif self._busy or self._offline:
             clients.refused("retrain", {"clic": 1}, "el botón está desactivado")

@@ -277,7 +277,7 @@ def test_a_failed_training_leaves_the_page_on_the_run_it_shows(monkeypatch):
     assert view.loss_chart.spec["points"][0]["x"] == 100
 
 
-def test_train_again_takes_the_next_seed_or_the_typed_one_within_bounds(monkeypatch):
+def test_train_again_takes_the_next_seed_or_the_typed_one(monkeypatch):
     asked = []  # the seeds the view was asked to show (no training here)
     monkeypatch.setattr(TrainingView, "_on_seed", lambda self, *_: asked.append(self.model.seed))
     view = TrainingView()
@@ -292,8 +292,9 @@ def test_train_again_takes_the_next_seed_or_the_typed_one_within_bounds(monkeypa
     use(view, "retrain")
     assert asked[-1] == 7
     high = TrainingDemo.param.seed.bounds[1]
-    use(view, "seed", high + 50)  # beyond the bounds: the nearest, then the next
-    assert control_value(view.seed_control) == high
+    use(view, "seed", high + 50)  # beyond the bounds: refused, the last valid kept
+    assert control_value(view.seed_control) == 7
+    use(view, "seed", high)  # the last seed: then, the next is the first
     use(view, "retrain")
     assert asked[-1] == high
     use(view, "retrain")
@@ -359,6 +360,9 @@ def test_the_controls_follow_the_model_and_reach_it():
         {"control": "seed", "value": "3"},
         {"control": "seed", "value": True},
         {"control": "seed", "value": 1e30},
+        {"control": "seed", "value": 10**30},
+        {"control": "seed", "value": -1},
+        {"control": "seed", "value": 10_000},
         {"control": "retrain", "value": 1},
         {"control": "retrain", "value": None},
         {"control": "seed"},
