@@ -402,7 +402,8 @@ CONTROLS = (
         "teclado",
         "head-1-top",
         ("ArrowDown", "ArrowUp"),
-        css("select"),
+        # The multihead Board's native <select>, named by its label.
+        lambda page: page.get_by_role("combobox", name="Frase"),
     ),
     Control(
         "cabezas",
@@ -410,6 +411,7 @@ CONTROLS = (
         "cabezas 2 ↔ 4",
         "clic",
         "head-dims",
+        # The Board's group of buttons (its control's css class).
         (button(".mh-heads-control", "2"), button(".mh-heads-control", "4")),
     ),
     Control(

@@ -443,8 +443,7 @@ def viewable_texts(viewable) -> str:
             if name == "spec_json":  # a Markup component's fragment: its texts (markup.js)
                 collect(spec_text(json.loads(value or "{}"), without_lang="es"))
             elif name == "specs_json":  # a Board's fragments ("html" slots: their HTML)
-                # A control's spec holds its value (not read: its label and options' labels
-                # are the layout's, below).
+                # Its controls' texts are the layout's (board_texts: labels, options).
                 controls = set(board_labels(model))
                 for slot_name, spec in json.loads(value or "{}").items():
                     if slot_name in controls:
@@ -489,7 +488,8 @@ def board_texts(board, specs: bool = False) -> list[str]:
     def walk(node):
         found.extend(node[k] for k in ("caption", "html", "title", "label", "help") if k in node)
         if node.get("control"):  # a control's options are texts too (its value is not)
-            options = sent.get(node["slot"], {}).get("options", [])
+            # ... unless the control is marked in another language (an example kept on purpose)
+            options = [] if node.get("lang") else sent.get(node["slot"], {}).get("options", [])
             found.extend(str(label) for _, label in options)
         elif specs and "slot" in node:
             spec = sent.get(node["slot"], "" if node["kind"] == "html" else {})

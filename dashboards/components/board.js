@@ -59,6 +59,8 @@ function buildControl(model, node, box) {
   } else {  // button
     box.innerHTML = `<button type="button" id="${id}">${label}</button>${help}`
   }
+  // The control's own element in another language than the page's (its label and help not).
+  if (node.lang) box.querySelector("select, input, .c04-choice, button").lang = node.lang
 }
 
 // The value a control holds now: what links.js reads and the export's twin gets.

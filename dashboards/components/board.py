@@ -64,11 +64,22 @@ def slot(name: str, kind: str, *, caption: str = "", footnote: str = "", **style
     return node
 
 
-def control(name: str, kind: str, label: str, *, help: str = "", css: str = "", **matrix) -> dict:
+def control(
+    name: str,
+    kind: str,
+    label: str,
+    *,
+    help: str = "",
+    css: str = "",
+    lang: str = "",
+    **matrix,
+) -> dict:
     """A native control of a :class:`Board` (``kind`` in :data:`CONTROL_KINDS`), named by
     ``label`` (plain text) with an optional ``help`` line under it; slot ``name``'s spec holds
     its value. Its use comes back as ``{"control": name, "value": …}`` (:meth:`Board.receive`).
-    A "matrix" also takes :data:`MATRIX_FIELDS`.
+    ``lang`` marks the control's own element (its options, its text) in another language than
+    the page's, the label and the help outside it (e.g. a list of Spanish example sentences on
+    an English page). A "matrix" also takes :data:`MATRIX_FIELDS`.
     """
     if kind not in CONTROL_KINDS:
         raise ValueError(f"tipo de control desconocido: {kind!r}")
@@ -79,6 +90,8 @@ def control(name: str, kind: str, label: str, *, help: str = "", css: str = "", 
         node["help"] = help
     if css:
         node["css"] = css
+    if lang:
+        node["lang"] = lang
     return node
 
 

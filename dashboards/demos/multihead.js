@@ -66,10 +66,10 @@
   C04.views[DEMO] = {
     key: key,
 
-    // The Select holds the sentence; the RadioButtonGroup the index of h in its labels.
+    // The Board's controls (board.js): the sentence's list holds the sentence, the heads'
+    // buttons h.
     readState(args) {
-      const heads = args.w_heads;
-      return { sentence: String(args.w_sentence.value), n_heads: Number(heads.labels[heads.active]) };
+      return { sentence: String(args.w_sentence.value), n_heads: Number(args.w_n_heads.value) };
     },
 
     // What dashboards.demos.multihead.render(model, lang) returns for this sentence and h.

@@ -26,7 +26,6 @@ import functools
 import json
 
 import numpy as np
-import panel as pn
 import param
 
 from attnmodel.formatting import number, percent
@@ -38,7 +37,7 @@ from attnmodel.multihead import (
     SENTENCES,
     MultiHeadDemo,
 )
-from dashboards.components.board import Board, column, group, prose, slot
+from dashboards.components.board import Board, column, control, group, prose, row, slot
 from dashboards.components.markup import (
     SharedSpec,
     announce_spec,
@@ -46,11 +45,12 @@ from dashboards.components.markup import (
     kept_label,
     kept_labels,
     matrix_spec,
-    section_header,
+    section_markdown,
 )
 from dashboards.components.render import apply_render
-from dashboards.components.style import CATEGORY_COLORS, HEAD_PLOT_CSS, HIDDEN_LABEL_CSS
-from dashboards.components.views import DemoView, LangColumn, first_max
+from dashboards.components.style import CATEGORY_COLORS, HEAD_PLOT_CSS
+from dashboards.components.views import DemoView, first_max
+from dashboards.runtime import clients
 
 MAX_HEADS = max(HEAD_OPTIONS)
 
@@ -355,7 +355,13 @@ def _changed(old, new) -> bool:
 
 
 class MultiHeadView(DemoView):
-    """Sentence and number-of-heads controls, one arc diagram + matrix per head, their sum.
+    """Sentence and number-of-heads controls, one arc diagram + matrix per head, their sum:
+    one Board, the header and the controls (a native <select> and a group of buttons, board.js)
+    in it too.
+
+    A control's use reaches ``_on_control`` (Board.receive), which gives the value to the
+    model's own check (``clients.take``: one INFO line on a refusal, the last valid state
+    kept); the controls' specs follow the model (``control_specs``), whoever changed it.
 
     Panels for the maximum number of heads are built once; ``n_heads`` only shows or hides them
     (``display: none`` in their styles). Each head's arcs and matrix are one ``Markup`` drawn
@@ -380,12 +386,12 @@ class MultiHeadView(DemoView):
     - ``head-dims``: "d_model = 24, h = 4 → cada cabeza de dimensión 6".
     - ``multihead-caveat``: the "patrones ilustrativos" note.
     - ``multihead-kept-example`` (pages in another language than the sentences' only): why the
-      example stays in Spanish and a gloss of each sentence. There the sentence selector sits
-      in an element marked ``lang="es"`` with its label outside it, and the tokens of the lists
-      and drawings are marked ``lang="es"``.
+      example stays in Spanish and a gloss of each sentence. There the sentence's <select> is
+      marked ``lang="es"`` (the control's ``lang``) with its label and help outside it, and the
+      tokens of the lists and drawings are marked ``lang="es"``.
 
-    CSS classes: ``mh-heads-control`` (the "Cabezas" buttons), ``mh-plot-<k>`` (the drawing of
-    head k; ``mh-plot-suma`` for the sum).
+    CSS classes: ``mh-sentence-control`` (the sentence's list), ``mh-heads-control`` (the
+    "Cabezas" buttons), ``mh-plot-<k>`` (the drawing of head k; ``mh-plot-suma`` for the sum).
     """
 
     model = param.ClassSelector(class_=MultiHeadDemo)
@@ -396,42 +402,35 @@ class MultiHeadView(DemoView):
         m = self.model
 
         kept = self.lang != SENTENCE_LANG  # the sentences stay Spanish: marked, glossed
-        sentence_label = self.t("multihead.sentence_label")
-        self.sentence_select = pn.widgets.Select.from_param(
-            m.param.sentence,
-            # When kept, the label shown goes outside the lang="es" element (sentence_control);
-            # its own stays, hidden, as the select's name.
-            label=sentence_label,
-            stylesheets=[HIDDEN_LABEL_CSS] if kept else [],
-            description=self.t("multihead.sentence_doc"),
-            width=460,
-            margin=(6, 20, 6, 10),
+        # The caveat goes with the introduction, not folded in projector mode (a div, not a
+        # paragraph).
+        caveat = (
+            '<div class="c04-note" data-testid="multihead-caveat">'
+            f"<em>{self.t('multihead.caveat')}</em></div>"
         )
-        self.heads_buttons = pn.widgets.RadioButtonGroup.from_param(
-            m.param.n_heads,
-            name=self.t("multihead.heads_label"),
-            description=self.t("multihead.n_heads_doc"),
-            color="primary",
-            variant="outline",
-            width=200,
-            margin=(0, 10, 6, 10),
+        header = section_markdown(
+            self.t("demo.cabezas"), f"{self.t('multihead.intro')}\n\n{caveat}", anchor="cabezas"
         )
-        label_styles = [":host { font-size: 90%; }"]
-        heads_control = pn.Column(
-            pn.pane.HTML(
-                self.t("multihead.heads_label"), margin=(6, 10, 0, 10), stylesheets=label_styles
+        controls = row(
+            # On a page in another language the <select> (its options: the sentences) is marked
+            # lang="es"; its label and help, outside it, are in the page's language.
+            control(
+                "sentence",
+                "select",
+                self.t("multihead.sentence_label"),
+                help=self.t("multihead.sentence_doc"),
+                css="mh-sentence-control",
+                lang=SENTENCE_LANG if kept else "",
             ),
-            self.heads_buttons,
-            margin=0,
-            css_classes=["mh-heads-control"],
+            control(
+                "n_heads",
+                "choice",
+                self.t("multihead.heads_label"),
+                help=self.t("multihead.n_heads_doc"),
+                css="mh-heads-control",
+            ),
+            css="c04-controls",
         )
-        sentence_control = self.sentence_select
-        if kept:
-            sentence_control = pn.Column(
-                pn.pane.HTML(esc(sentence_label), margin=(6, 10, 0, 10), stylesheets=label_styles),
-                LangColumn(self.sentence_select, html_attributes={"lang": SENTENCE_LANG}, margin=0),
-                margin=0,
-            )
 
         # Every fragment in one Board (issue 36): a head's panel is a group whose styles hide
         # it (display: none, not Bokeh's `visible`, which relays out the whole page).
@@ -451,6 +450,8 @@ class MultiHeadView(DemoView):
         )
         self.board = Board(
             layout=[
+                prose(header, "c04-prose"),
+                controls,
                 *([slot("kept_example", "html", css="mh-wide")] if kept else []),
                 prose(self.t("multihead.how_to_read")),
                 *(panel(k) for k in range(1, MAX_HEADS + 1)),
@@ -464,6 +465,7 @@ class MultiHeadView(DemoView):
                 column(prose(self.t("multihead.why_heads")), slot("dims", "html"), css="mh-box"),
                 slot("announce", "announce"),
             ],
+            on_control=self._on_control,
             stylesheets=[CSS, KEPT_CSS, HEAD_PLOT_CSS],
             sizing_mode="stretch_width",
             margin=(0, 10),
@@ -480,6 +482,8 @@ class MultiHeadView(DemoView):
         self.combined_table = slots("table_suma")
         self.dims = slots("dims")
         self.announcer = slots("announce")
+        self.sentence = slots("sentence")
+        self.n_heads = slots("n_heads")
         self.kept_example = None
         if kept:
             self.kept_example = slots("kept_example")
@@ -489,21 +493,6 @@ class MultiHeadView(DemoView):
         self._shown: dict[str, object] = {}
         self._refresh()
         m.param.watch(self._on_change, ["sentence", "n_heads", "arc_threshold"])
-
-        # The caveat goes with the introduction: one pane, and not folded in projector mode
-        # (a div, not a paragraph).
-        caveat = (
-            '<div class="c04-note" data-testid="multihead-caveat">'
-            f"<em>{self.t('multihead.caveat')}</em></div>"
-        )
-        self._layout = pn.Column(
-            section_header(
-                self.t("demo.cabezas"), f"{self.t('multihead.intro')}\n\n{caveat}", anchor="cabezas"
-            ),
-            pn.Row(sentence_control, heads_control),
-            self.board,
-            sizing_mode="stretch_width",
-        )
 
     # --- updates -------------------------------------------------------------------------
 
@@ -519,10 +508,27 @@ class MultiHeadView(DemoView):
 
     def link_widgets(self) -> dict[str, object]:
         """The control of each parameter in the link (dashboards/sharing/live_link.py)."""
-        return {"sentence": self.sentence_select, "n_heads": self.heads_buttons}
+        return {"sentence": self.sentence, "n_heads": self.n_heads}
+
+    def _on_control(self, name: str, value) -> None:
+        """A control's use (Board.receive): a sentence or a number of heads, which the model
+        checks (an option of its own, of the same type)."""
+        clients.take(name, self.model, name, value)
 
     def _on_change(self, *events) -> None:
         self._refresh()
+
+    def control_specs(self) -> dict[str, dict]:
+        """The controls' specs: the model's options (the sentences, h = 1 … 4) and value."""
+        m = self.model
+        sentences = m.param.sentence.objects
+        return {
+            "sentence": {"value": m.sentence, "options": [[s, s] for s in sentences]},
+            "n_heads": {
+                "value": m.n_heads,
+                "options": [[h, str(h)] for h in m.param.n_heads.objects],
+            },
+        }
 
     def _refresh(self) -> None:
         values = render(self.model, self.lang)
@@ -534,6 +540,7 @@ class MultiHeadView(DemoView):
         }
         apply_render(self._targets, changed)
         self._shown = values
+        self.board.update_specs(self.control_specs())
 
     # --- static export -------------------------------------------------------------------
 
@@ -541,28 +548,20 @@ class MultiHeadView(DemoView):
         """Make the controls work without a server (export only; the live app never calls it).
 
         Fills ``states["multihead"]`` with the Python ``render`` of every sentence × n_heads in
-        the view's language (key: ``state_key``; packed, see ``client_table``) and attaches to
-        both controls a ``jscallback`` that looks the state up and puts it on screen
-        (``C04.update("multihead", …)``, dashboards/demos/multihead.js). The hover on the
-        matrices is markup.js's, client-side anyway. Returns the number of states.
+        the view's language (key: ``state_key``; packed, see ``client_table``); both controls
+        then run ``C04.update("multihead", …)`` (Board.run_offline), which looks the state up
+        and puts it on screen (dashboards/demos/multihead.js: ``w_sentence`` holds the sentence,
+        ``w_n_heads`` h). The hover on the matrices is markup.js's, client-side anyway. Returns
+        the number of states.
         """
         table = client_table(self.model.arc_threshold, self.lang)
         if states is not None:
             states[DEMO] = table
-        kinds = {name: kind for name, (_, kind) in self._targets.items()}
-        args = {name: obj for name, (obj, _) in self._targets.items()}
-        args["w_sentence"] = self.sentence_select
-        args["w_heads"] = self.heads_buttons
-        code = (
-            f'C04.update("{DEMO}", {{{", ".join(args)}}}, '
-            f"{json.dumps(kinds, separators=(',', ':'))});"
-        )
-        self.sentence_select.jscallback(value=code, args=args)
-        self.heads_buttons.jscallback(value=code, args=args)
+        self.board.run_offline(DEMO, self._targets)
         return len(table) - 1  # the "_shared" entry is not a state
 
     def __panel__(self):
-        return self._layout
+        return self.board
 
 
 if __name__.startswith("bokeh_app"):  # run as its own app (/<module>): the app shell serves it

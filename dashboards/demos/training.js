@@ -20,8 +20,9 @@
  * predicted words) stay Spanish on every page: on a page in another language they are marked
  * {text, lang: "es"} (dashboards.components.markup.kept_label / kept_labels), as capital.js does.
  *
- * readState(args): step = the slider's value (args.w_step, a Bokeh Slider), country = the
- * select's value (args.w_country, a Bokeh Select: the country's name, "Francia").
+ * readState(args): the Board's controls (board.js, Board.run_offline): step = the step range's
+ * value (args.w_step.value), country = the country list's option value (args.w_country.value:
+ * the model's name of the country, "Francia", whatever the page's language).
  */
 (function () {
   "use strict";

@@ -41,20 +41,21 @@ from attnmodel.training import (
     is_trained,
     trained_run,
 )
-from dashboards.components.board import Board, column, prose, row, slot
+from dashboards.components.board import Board, column, control, prose, row, slot
 from dashboards.components.markup import (
-    Markup,
     announce_spec,
+    esc,
     kept_label,
     kept_labels,
     matrix_spec,
     readout_spec,
     rich,
-    section_header,
+    section_markdown,
 )
-from dashboards.components.render import apply_render, client_update, shared_render
+from dashboards.components.render import apply_render, shared_render
 from dashboards.components.style import CATEGORY_COLORS, CHART_CSS
 from dashboards.components.views import DemoView
+from dashboards.runtime import clients
 
 EXAMPLE_LANG = "es"  # the corpus's language: its words stay Spanish on every page
 DECIMALS = 4  # the compact state's rounding: the screen shows at most 4 decimals
@@ -67,8 +68,11 @@ MARKER_COLOR = CATEGORY_COLORS[1]
 # The next-word bars' column width (em): the chart spans the section, as the figure did.
 PROBABILITY_BAR_EM = 20
 POLL_MS = 200  # a waiting session reads the trainer's progress this often
-# The comparison's box, as "La capital" draws its explanations.
-BOX_CSS = ".c04-box { border-left: 4px solid #d95f02; background: #fdf6f0; padding: 8px 14px; }"
+# The comparison's box, as "La capital" draws its explanations; the training's progress bar.
+BOX_CSS = """
+.c04-box { border-left: 4px solid #d95f02; background: #fdf6f0; padding: 8px 14px; }
+.c04-slot progress { width: 220px; max-width: 100%; height: 1.2em; accent-color: #174a87; }
+"""
 
 # The loss chart (C04.markup.lines): its size in px and its fixed loss axis (nats).
 LOSS_CHART = {"width": 420, "height": 260, "loss_max": 5.6, "marker_size": 11}
@@ -442,20 +446,36 @@ class Trainer:
 TRAINER = Trainer()
 
 
+def progress_html(done: int, steps: int, said: str) -> str:
+    """The progress bar of a training under way (a native <progress>), named by the status
+    line's text for a screen reader."""
+    return (
+        f'<progress data-testid="training-progress" max="{int(steps)}" value="{int(done)}"'
+        f' aria-label="{esc(said)}"></progress>'
+    )
+
+
 class TrainingView(DemoView):
     """The training section: a checkpoint slider, the loss curve with its marker, each head's
     attention on the probe, the next-word bars, the heads' measured roles, the comparison with
     "La capital" and "Entrenar de nuevo".
 
-    Controls: "Paso de entrenamiento" (IntSlider over the checkpoints, bound to ``model.step``),
-    "País de la frase" (select, bound to ``model.country``), "Semilla" (an integer input) and
-    "Entrenar de nuevo" (trains the seed in the input, or the next one when the input holds the
-    seed shown; the model's seed changes when its run is ready).
+    Everything is one Board: the header, the native controls (board.js) and the figures.
+    Controls: "Paso de entrenamiento" (a range over the checkpoints: ``model.step``), "País de
+    la frase" (a select: ``model.country``), "Semilla" (a number box: the seed to train, kept by
+    the view: an integer within the seed's bounds) and "Entrenar de nuevo" (a button: trains
+    the seed in the box, or the next one when the box holds the seed shown; the model's seed
+    changes when its run is ready). A control's use reaches ``_on_control`` (Board.receive):
+    the step and the country go through the model's own checks (``clients.take``), the seed
+    through the view's, a click only while the button is enabled; a refusal is one INFO line
+    and the last valid state stays. The progress bar (a native <progress>) and the status line
+    are slots beside the button.
 
     data-testids: ``training-step``, ``training-loss``, ``training-probability``,
     ``training-prediction`` (readouts), ``training-head-<n>`` (attention tables),
     ``training-roles``, ``training-top``, ``training-held-out``, ``training-comparison``,
-    ``training-status`` (the seed shown, or the training under way),
+    ``training-status`` (the seed shown, or the training under way; a slot beside the button,
+    with ``training-progress``, the progress bar while a seed trains),
     ``training-probability-bars`` (the next-word bars: a table drawn by ``C04.markup.bars``, a
     row per capital and one for every other word, its probability with 4 decimals and a bar on
     the 0–1 scale in the row's colour), ``training-loss-chart`` (the run's loss curve and the
@@ -463,8 +483,9 @@ class TrainingView(DemoView):
     the loss). No canvas, no Bokeh figure.
 
     Export: ``enable_client_side`` embeds the default run (``run_state``) and every checkpoint ×
-    country (``client_state``) and wires the slider and the select to ``C04.views.training``;
-    the seed's controls are disabled there (training needs the live server: a note says so).
+    country (``client_state``); the step and the country then run ``C04.views.training``
+    (Board.run_offline); the seed's controls are disabled there (training needs the live
+    server: a note says so).
     """
 
     model = param.ClassSelector(class_=TrainingDemo)
@@ -474,51 +495,49 @@ class TrainingView(DemoView):
         super().__init__(**params)
         model = self.model
         t = self.t
-        self.step_slider = pn.widgets.IntSlider.from_param(
-            model.param.step,
-            label=t("training.step"),
-            start=0,
-            end=DEFAULT_STEPS,
-            step=CHECKPOINT_EVERY,
-            width=360,
-        )
         # The options: the countries' names in the page's language, the model's values.
         names = {c: t(f"training.country_name.{c}") for c in FACTS}
-        options = {
-            (t("training.country_held_out", country=names[c]) if c in HELD_OUT else names[c]): c
+        self._country_options = [
+            [c, t("training.country_held_out", country=names[c]) if c in HELD_OUT else names[c]]
             for c in FACTS
-        }
-        self.country_select = pn.widgets.Select.from_param(
-            model.param.country,
-            label=t("training.country"),
-            description=t("training.country_help"),
-            options=options,
-            width=200,
-        )
-        self.seed_input = pn.widgets.IntInput(
-            label=t("training.seed"),
-            value=model.seed,
-            start=TrainingDemo.param.seed.bounds[0],
-            end=TrainingDemo.param.seed.bounds[1],
-            width=110,
-        )
-        self.train_button = pn.widgets.Button(
-            label=t("training.retrain"), color="primary", width=190, margin=(28, 10, 10, 10)
-        )
-        self.train_button.on_click(self._retrain)
-        self.progress = pn.indicators.Progress(
-            value=0, max=DEFAULT_STEPS, width=220, visible=False, margin=(36, 10, 10, 10)
-        )
-        self.status = Markup(kind="note", margin=(30, 10, 10, 10))
+        ]
+        self._typed_seed = model.seed  # what the "Semilla" box holds (a seed to train)
+        self._busy = False  # a seed being trained: "Entrenar de nuevo" waits
+        self._offline = False  # the export: no training
         # Shown only in the offline export (enable_client_side sets it).
         self.export_note_html = (
             '<div class="c04-note" data-testid="training-export-note">'
             f"{t('training.export_note', seed=model.seed)}</div>"
         )
-        # The figures and fixed texts under the controls in one Board (issue 36).
+        kept = "\n\n" + t("training.kept_spanish") if self.lang != EXAMPLE_LANG else ""
+        intro = t(
+            "training.intro",
+            heads=N_HEADS,
+            d_model=TrainingRun.param.d_model.default,
+            steps=DEFAULT_STEPS,
+            countries=len(TRAINING_COUNTRIES),
+            held=len(HELD_OUT),
+        )
+        header = section_markdown(t("demo.entrenamiento"), intro + kept, "entrenamiento")
+        # The header, the controls, the figures and the fixed texts in one Board (issue 36).
         heads = [slot(f"head_{h}", "matrix") for h in range(N_HEADS)]
         self.board = Board(
             layout=[
+                prose(header, "c04-prose"),
+                row(
+                    control("step", "range", t("training.step"), css="c04-wide"),
+                    control(
+                        "country", "select", t("training.country"), help=t("training.country_help")
+                    ),
+                    css="c04-controls",
+                ),
+                row(
+                    control("seed", "number", t("training.seed")),
+                    control("retrain", "button", t("training.retrain")),
+                    slot("progress", "html"),
+                    slot("status", "note"),
+                    css="c04-controls",
+                ),
                 slot("export_note", "html"),
                 slot("readouts", "readouts"),
                 row(
@@ -535,6 +554,7 @@ class TrainingView(DemoView):
                 slot("comparison", "note"),
                 slot("announce", "announce"),
             ],
+            on_control=self._on_control,
             stylesheets=[CHART_CSS, BOX_CSS],
             sizing_mode="stretch_width",
             margin=(0, 10),
@@ -546,6 +566,12 @@ class TrainingView(DemoView):
         self.heads = [self.board.slot(f"head_{h}") for h in range(N_HEADS)]
         self.probability_bars = self.board.slot("probability_bars")
         self.loss_chart = self.board.slot("loss_chart")
+        self.status = self.board.slot("status")
+        self.progress = self.board.slot("progress")
+        self.step_control = self.board.slot("step")
+        self.country_control = self.board.slot("country")
+        self.seed_control = self.board.slot("seed")
+        self.retrain_control = self.board.slot("retrain")
 
         self._shown_seed: int | None = None  # the seed whose run is on screen
         self._poll = None
@@ -553,47 +579,82 @@ class TrainingView(DemoView):
         model.param.watch(self._on_seed, ["seed"])
         self._on_seed()
 
-        kept = "\n\n" + t("training.kept_spanish") if self.lang != EXAMPLE_LANG else ""
-        intro = t(
-            "training.intro",
-            heads=N_HEADS,
-            d_model=TrainingRun.param.d_model.default,
-            steps=DEFAULT_STEPS,
-            countries=len(TRAINING_COUNTRIES),
-            held=len(HELD_OUT),
-        )
-        self._layout = pn.Column(
-            section_header(t("demo.entrenamiento"), intro + kept, "entrenamiento"),
-            pn.Row(self.step_slider, self.country_select),
-            pn.Row(self.seed_input, self.train_button, self.progress, self.status),
-            self.board,
-            sizing_mode="stretch_width",
-        )
-
     # -- links and the export ------------------------------------------------------------------
 
     def link_widgets(self) -> dict[str, object]:
         """The control of each parameter in the link (dashboards/sharing/live_link.py)."""
-        return {"seed": self.seed_input, "step": self.step_slider, "country": self.country_select}
+        return {
+            "seed": self.seed_control,
+            "step": self.step_control,
+            "country": self.country_control,
+        }
+
+    # -- the controls --------------------------------------------------------------------------
+
+    def _on_control(self, name: str, value) -> None:
+        """A control's use (Board.receive): the step and the country checked by the model, the
+        seed typed by the view (an integer within the seed's bounds, as the box's own), a click
+        on "Entrenar de nuevo" only while it is enabled."""
+        if name in ("step", "country"):
+            clients.take(name, self.model, name, value)
+        elif name == "seed":
+            low, high = TrainingDemo.param.seed.bounds
+            # JSON's integers only (not a bool, a float, a text), within the seed's bounds.
+            if type(value) is not int or not low <= value <= high:
+                clients.refused("seed", {"seed": value}, f"no es un entero de {low} a {high}")
+                return
+            self._typed_seed = value
+            self._show_controls()
+        elif self._busy or self._offline:
+            clients.refused("retrain", {"clic": 1}, "el botón está desactivado")
+        else:
+            self._retrain()
+
+    def _show_controls(self) -> None:
+        """The controls' specs: the model's step and country, the seed typed, and whether the
+        seed's controls wait (a training under way: the button; the export: both)."""
+        model = self.model
+        low, high = (model.seed, model.seed) if self._offline else TrainingDemo.param.seed.bounds
+        waiting = {"disabled": True} if self._busy or self._offline else {}
+        self.board.update_specs(
+            {
+                "step": {
+                    "value": model.step,
+                    "start": 0,
+                    "end": DEFAULT_STEPS,
+                    "step": CHECKPOINT_EVERY,
+                    "decimals": 0,
+                    "decimal": self.t("format.decimal"),
+                },
+                "country": {"value": model.country, "options": self._country_options},
+                "seed": {
+                    "value": self._typed_seed,
+                    "start": low,
+                    "end": high,
+                    "step": 1,
+                    **({"disabled": True} if self._offline else {}),
+                },
+                "retrain": waiting,
+            }
+        )
 
     # -- training ------------------------------------------------------------------------------
 
     def _retrain(self, _event=None) -> None:
-        """Train the seed in the input, or the next one when it holds the seed shown (an empty
-        input too); a value beyond the input's bounds is taken to the nearest."""
+        """Train the seed in the box, or the next one when it holds the seed shown; a value
+        beyond the seed's bounds is taken to the nearest."""
         low, high = TrainingDemo.param.seed.bounds
-        value = self.seed_input.value
-        seed = self.model.seed if value is None else min(max(int(value), low), high)
+        seed = min(max(int(self._typed_seed), low), high)
         if seed == self.model.seed:
             seed = low if seed == high else seed + 1
-        if self.seed_input.value != seed:
-            self.seed_input.value = seed
-        self.model.seed = seed
+        self._typed_seed = seed
+        with pn.io.hold():
+            self._show_controls()  # the box shows the seed asked at once
+            self.model.seed = seed
 
     def _on_seed(self, *_events) -> None:
         seed = self.model.seed
-        if self.seed_input.value != seed:
-            self.seed_input.value = seed
+        self._typed_seed = seed
         if is_trained(seed) or pn.state.curdoc is None or pn.state.curdoc.session_context is None:
             # Trained, or no session to come back to (a test, a notebook, the export): now.
             self._show()
@@ -616,22 +677,29 @@ class TrainingView(DemoView):
             with pn.io.hold():
                 if self._shown_seed is not None and self._shown_seed != seed:
                     self.model.seed = self._shown_seed
-                self.progress.visible = False
-                self.train_button.disabled = False
-                self.status.spec = {
-                    "testid": "training-status",
-                    "text": self.t("training.failed", seed=seed),
-                }
+                self._busy = False
+                self._show_controls()
+                self.board.update_specs(
+                    {
+                        "progress": "",
+                        "status": {
+                            "testid": "training-status",
+                            "text": self.t("training.failed", seed=seed),
+                        },
+                    }
+                )
             return
+        key = "training.training" if state == "training" else "training.queued"
+        said = self.t(key, seed=seed, done=done, steps=steps)
         with pn.io.hold():
-            self.progress.visible = True
-            self.progress.value = done if state == "training" else 0
-            key = "training.training" if state == "training" else "training.queued"
-            self.status.spec = {
-                "testid": "training-status",
-                "text": self.t(key, seed=seed, done=done, steps=steps),
-            }
-            self.train_button.disabled = True
+            self._busy = True
+            self._show_controls()
+            self.board.update_specs(
+                {
+                    "progress": progress_html(done if state == "training" else 0, steps, said),
+                    "status": {"testid": "training-status", "text": said},
+                }
+            )
 
     def _stop_polling(self) -> None:
         if self._poll is not None:
@@ -642,20 +710,28 @@ class TrainingView(DemoView):
         model = self.model
         with pn.io.hold():
             self._shown_seed = model.seed
-            self.progress.visible = False
-            self.train_button.disabled = False
-            self.status.spec = {
-                "testid": "training-status",
-                "text": self.t("training.shown", seed=model.seed, steps=DEFAULT_STEPS),
-            }
+            self._busy = False
+            self.board.update_specs(
+                {
+                    "progress": "",
+                    "status": {
+                        "testid": "training-status",
+                        "text": self.t("training.shown", seed=model.seed, steps=DEFAULT_STEPS),
+                    },
+                }
+            )
             self._refresh()
 
     def _on_change(self, *_events) -> None:
         if self._shown_seed == self.model.seed:
             self._refresh()
+        else:  # the numbers wait for the run; the controls show the model's step and country
+            self._show_controls()
 
     def _refresh(self) -> None:
-        apply_render(self.client_targets(), render(self.model, self.lang))
+        with pn.io.hold():
+            apply_render(self.client_targets(), render(self.model, self.lang))
+            self._show_controls()
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
         """Target name -> (the board, "board:<slot>"), for the names of ``render``."""
@@ -673,9 +749,10 @@ class TrainingView(DemoView):
         return self.board.targets(names)
 
     def enable_client_side(self, states: dict | None = None) -> int:
-        """Embed the shown run and every checkpoint × country, wire the slider and the select
-        to ``C04.views.training``; the seed's controls are disabled (training needs the
-        server). Returns the number of embedded states."""
+        """Embed the shown run and every checkpoint × country; the step and the country then
+        run ``C04.views.training`` (Board.run_offline: ``w_step`` the step, ``w_country`` the
+        country); the seed's controls are disabled, the box holding the seed shown and nothing
+        else (training needs the server). Returns the number of embedded states."""
         model = self.model
         probe = TrainingDemo(seed=model.seed)
         table = {}
@@ -707,20 +784,14 @@ class TrainingView(DemoView):
                 },
             }
         self.export_note.spec = self.export_note_html
-        self.seed_input.param.update(disabled=True, start=model.seed, end=model.seed)
-        self.train_button.disabled = True
-        code, args = client_update(
-            "training",
-            self.client_targets(),
-            w_step=self.step_slider,
-            w_country=self.country_select,
-        )
-        self.step_slider.jscallback(value=code, args=args)
-        self.country_select.jscallback(value=code, args=args)
+        self._offline = True
+        self._typed_seed = model.seed
+        self._show_controls()
+        self.board.run_offline("training", self.client_targets())
         return len(table)
 
     def __panel__(self):
-        return self._layout
+        return self.board
 
 
 if __name__.startswith("bokeh_app"):  # run as its own app (/<module>): the app shell serves it

@@ -265,7 +265,7 @@ def _widget_field(field: links.Field, widget, lang: str) -> dict:
         spec = widget.spec
         if widget.kind == "range" and "values" in spec:  # stops: the link's text is the stop
             out["map"] = {str(v): i for i, v in enumerate(spec["values"])}
-        elif widget.kind == "range":
+        elif widget.kind in ("range", "number"):  # the link's number is the control's
             out["range"] = [spec["start"], spec["end"], spec["step"]]
         elif widget.kind in ("select", "choice"):
             out["map"] = {links.to_text("text", v): v for v, _ in spec["options"]}

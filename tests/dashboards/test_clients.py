@@ -108,13 +108,16 @@ def test_a_forged_commit_of_a_matrix_is_refused(caplog, forged):
 
 def test_an_option_that_does_not_exist_is_refused(caplog):
     clients.install_log_filters()  # as configure() does; not left to an earlier test
-    view = MultiHeadView()
-    clients.guard(view)
+    view = MultiHeadView()  # its sentence is a Board's native control: a message
     before = view.model.sentence
     with caplog.at_level(logging.INFO):
-        view.sentence_select._process_events({"value": "no-existe"})
+        view.board.receive({"control": "sentence", "value": "no-existe"})
     assert view.model.sentence == before
+    assert view.sentence.spec["value"] == before
     assert errors(caplog) == []
+    lines = [r.getMessage() for r in caplog.records if r.name == "dashboards.runtime.clients"]
+    assert len(lines) == 1
+    assert "sentence" in lines[0]
 
 
 def test_every_widget_of_every_demo_is_guarded():

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import logging
 import re
 
 import numpy as np
@@ -16,13 +17,12 @@ from attnmodel.i18n import Refusal, text
 from attnmodel.multihead import SENTENCE_IDS, SENTENCES, MultiHeadDemo
 from dashboards.app.session import configure
 from dashboards.components.markup import Markup, spec_json
-from dashboards.components.style import HIDDEN_LABEL_CSS
+from dashboards.components.views import LangColumn
 from dashboards.demos.multihead import (
     COMBINED_COLOR,
     HEAD_COLORS,
     MAX_HEADS,
     SINGLE_HEAD_COLOR,
-    LangColumn,
     MultiHeadView,
     arcs_from,
     head_shown,
@@ -31,7 +31,15 @@ from dashboards.demos.multihead import (
     state_key,
 )
 
-from c04_testing import expected_top, spanish_words_left, viewable_texts
+from c04_testing import (
+    board_labels,
+    board_texts,
+    control_value,
+    expected_top,
+    spanish_words_left,
+    use,
+    viewable_texts,
+)
 
 pytestmark = pytest.mark.usefixtures("panel_cleanup")
 
@@ -66,42 +74,69 @@ def top_items(html: str) -> list[str]:
 
 def test_builds_with_default_model(view):
     layout = view.__panel__()
-    assert layout is view.__panel__()  # built once
+    assert layout is view.__panel__() is view.board  # built once; the Board alone
     root = layout.get_root()
     assert root is not None
     assert isinstance(view.model, MultiHeadDemo)
-    assert view.sentence_select.value == SENTENCES[0]
-    assert view.heads_buttons.value == 4
-    assert view.sentence_select.label == text("multihead.sentence_label") == "Frase"
-    assert view.heads_buttons.name == text("multihead.heads_label") == "Cabezas"
+    assert control_value(view.sentence) == SENTENCES[0]
+    assert control_value(view.n_heads) == 4
+    labels = board_labels(view.board)
+    assert labels["sentence"] == text("multihead.sentence_label") == "Frase"
+    assert labels["n_heads"] == text("multihead.heads_label") == "Cabezas"
+    # The options: every sentence (its own text), h = 1 … 4.
+    assert view.sentence.spec["options"] == [[s, s] for s in SENTENCES]
+    assert view.n_heads.spec["options"] == [[h, str(h)] for h in (1, 2, 3, 4)]
+    assert (view.sentence.kind, view.n_heads.kind) == ("select", "choice")
     assert [head_shown(p.spec) for p in view.head_panels] == [True] * MAX_HEADS
+
+
+def test_the_header_and_the_controls_are_in_the_board(view):
+    """The title, the introduction and its caveat are the Board's first node (no Markdown
+    pane), the controls right under it with their help lines (the tooltips they were)."""
+    first, controls = view.board.layout[:2]
+    assert first["css"] == "c04-prose"
+    assert '<a id="cabezas"></a>' in first["html"]
+    assert f"<h2>{text('demo.cabezas')}</h2>" in first["html"]
+    assert 'data-testid="multihead-caveat"' in first["html"]
+    assert [(n["slot"], n["help"]) for n in controls["row"]] == [
+        ("sentence", text("multihead.sentence_doc")),
+        ("n_heads", text("multihead.n_heads_doc")),
+    ]
+    assert "mh-heads-control" in controls["row"][1]["css"]
+    assert "lang" not in controls["row"][0]  # the Spanish page: nothing to mark
+    assert not view.__panel__().select(pn.pane.Markdown)
+    assert not view.__panel__().select(pn.widgets.Widget)
 
 
 def test_each_view_has_its_own_widgets():
     a, b = MultiHeadView(), MultiHeadView()
     assert a.model is not b.model
-    assert a.sentence_select is not b.sentence_select
-    a.sentence_select.value = SENTENCES[1]
+    assert a.board is not b.board
+    use(a, "sentence", SENTENCES[1])
+    assert a.model.sentence == SENTENCES[1]
     assert b.model.sentence == SENTENCES[0]
+    assert control_value(b.sentence) == SENTENCES[0]
 
 
 def test_sentence_widget_reaches_model_and_back(view):
-    view.sentence_select.value = SENTENCES[2]
+    use(view, "sentence", SENTENCES[2])
     assert view.model.sentence == SENTENCES[2]
+    assert control_value(view.sentence) == SENTENCES[2]
     view.model.sentence = SENTENCES[3]
-    assert view.sentence_select.value == SENTENCES[3]
+    assert control_value(view.sentence) == SENTENCES[3]
 
 
 def test_heads_widget_reaches_model_and_back(view):
-    view.heads_buttons.value = 2
+    use(view, "n_heads", 2)
     assert view.model.n_heads == 2
+    assert control_value(view.n_heads) == 2
     view.model.n_heads = 3
-    assert view.heads_buttons.value == 3
+    assert control_value(view.n_heads) == 3
 
 
 @pytest.mark.parametrize("h", [1, 2, 3, 4])
 def test_n_heads_shows_that_many_panels(view, h):
-    view.heads_buttons.value = h
+    use(view, "n_heads", h)
     m = view.model
     # Hidden by CSS (display: none), not by Bokeh's `visible`, which relays out the whole page.
     assert [head_shown(p.spec) for p in view.head_panels] == [k < h for k in range(MAX_HEADS)]
@@ -154,7 +189,7 @@ def test_default_head_names_and_relations(view):
 @pytest.mark.parametrize("sentence", SENTENCES[1:])
 def test_sentence_changes_tokens_arcs_and_lists(view, sentence):
     before = arcs(view.head_plots[3].spec)
-    view.sentence_select.value = sentence
+    use(view, "sentence", sentence)
     m = view.model
     for k in range(m.n_heads):
         spec = view.head_plots[k].spec
@@ -251,8 +286,44 @@ def test_rejected_model_value_leaves_everything_as_it_was(view):
     with pytest.raises(ValueError, match="número de cabezas"):
         view.model.n_heads = 5
     assert view.model.n_heads == 4
-    assert view.heads_buttons.value == 4
+    assert control_value(view.n_heads) == 4
     assert view.head_tops[0].object == before
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"control": "n_heads", "value": 5},
+        {"control": "n_heads", "value": 0},
+        {"control": "n_heads", "value": True},  # True == 1 in Python: refused all the same
+        {"control": "n_heads", "value": 2.0},
+        {"control": "n_heads", "value": "2"},
+        {"control": "n_heads", "value": None},
+        {"control": "n_heads", "value": [2]},
+        {"control": "sentence", "value": "no-existe"},
+        {"control": "sentence", "value": SENTENCES[1].upper()},
+        {"control": "sentence", "value": 1},
+        {"control": "sentence", "value": None},
+        {"control": "sentence", "value": "é" * 300_000},
+        {"control": "sentence"},
+        {"control": "n_heads", "value": 2, "extra": 1},
+        {"control": "d_k", "value": 2},
+        {"value": 2},
+        "n_heads=2",
+        None,
+    ],
+)
+def test_a_forged_control_message_is_refused_and_the_state_kept(view, message, caplog):
+    """What no page sends (an option the model does not offer, the wrong type, a control the
+    board does not have) is one INFO line; the sentence, h and every figure stay."""
+    caplog.set_level(logging.INFO, logger="dashboards.runtime.clients")
+    before = view.board.specs_json
+    view.board.receive(message)
+    assert (view.model.sentence, view.model.n_heads) == (SENTENCES[0], 4)
+    assert view.board.specs_json == before
+    lines = [r for r in caplog.records if "valor de un cliente rechazado" in r.getMessage()]
+    assert len(lines) == 1
+    assert lines[0].levelno == logging.INFO
 
 
 # --- render(): the one definition of what is on screen (shared with the static export) --------
@@ -304,6 +375,7 @@ def test_an_update_only_resends_what_changed(view):
 
 
 def test_enable_client_side_embeds_every_state_and_wires_both_controls(view):
+    assert view.board.offline == {}  # live: a control's use goes to the server
     states: dict = {}
     assert view.enable_client_side(states) == len(SENTENCES) * 4
     table = states["multihead"]
@@ -311,17 +383,14 @@ def test_enable_client_side_embeds_every_state_and_wires_both_controls(view):
     default = state_key(view.model.sentence, view.model.n_heads)
     assert table[default]["top_2"] == render(view.model)["top_2"]
     json.dumps(table, allow_nan=False)  # plain JSON types only
-    names = {*view.client_targets(), "w_sentence", "w_heads"}
-    root = view.__panel__().get_root()
-    for widget, prop in ((view.sentence_select, "value"), (view.heads_buttons, "active")):
-        model = widget._models[root.ref["id"]][0]
-        (callback,) = model.js_property_callbacks[f"change:{prop}"]
-        assert names <= set(callback.args)
-        assert 'C04.update("multihead", {' in callback.code
-        board = view.board._models[root.ref["id"]][0]
-        assert callback.args["panel_2"] is board
-        assert '"panel_2":"board:panel_2"' in callback.code
-        assert callback.args["plot_suma"] is board
+    # Both controls run the twin (board.js: C04.update("multihead", …) with w_sentence and
+    # w_n_heads) on every target of render, each a slot of the board.
+    offline = view.board.offline
+    assert offline["demo"] == "multihead"
+    assert offline["kinds"] == {name: f"board:{name}" for name in render(view.model)}
+    assert offline["kinds"]["panel_2"] == "board:panel_2"
+    assert offline["extra"] == {}
+    assert view.board.controls == {"sentence", "n_heads"}
 
 
 # --- The view in English: the sentences stay Spanish (marked lang="es", glossed), the rest not --
@@ -344,18 +413,21 @@ def test_the_english_view_has_no_spanish_outside_the_kept_example(english):
 
 
 def test_the_english_view_keeps_the_spanish_sentences_marked_and_glossed(english):
-    # The selector sits in an element marked lang="es", its English label outside.
-    (wrapper,) = english.__panel__().select(LangColumn)
-    assert wrapper.html_attributes == {"lang": "es"}
-    assert english.sentence_select in wrapper.objects
-    # Its own label names it for a screen reader, hidden from the eye (shown outside).
-    assert english.sentence_select.label == text("multihead.sentence_label", "en")
-    assert HIDDEN_LABEL_CSS in english.sentence_select.stylesheets
+    # The sentences' <select> is marked lang="es" (board.js), its English label and help
+    # outside it; the heads' buttons are not marked.
+    controls = english.board.layout[1]["row"]
+    assert [(n["slot"], n.get("lang")) for n in controls] == [("sentence", "es"), ("n_heads", None)]
+    assert board_labels(english.board)["sentence"] == text("multihead.sentence_label", "en")
+    assert controls[0]["help"] == text("multihead.sentence_doc", "en")
+    assert english.sentence.spec["options"] == [[s, s] for s in SENTENCES]
+    # No wrapper is needed for it (nor a hidden second label).
+    assert not english.__panel__().select(LangColumn)
     root = pn.panel(english).get_root(Document())
-    assert {"lang": "es"} in [
-        m.html_attributes for m in root.references() if "html_attributes" in m.properties()
-    ]
+    assert not [m for m in root.references() if (getattr(m, "html_attributes", None) or {})]
     assert text("multihead.sentence_label", "en") in viewable_texts(english)
+    # The sentences are not among the page's English texts (kept Spanish, marked).
+    assert not set(SENTENCES) & set(board_texts(english.board))
+    assert set(SENTENCES) <= set(board_texts(MultiHeadView().board))
     # The page says why, with a gloss of each sentence; each sentence marked lang="es".
     note = english.kept_example.object
     assert html.unescape(note).startswith(
@@ -371,7 +443,7 @@ def test_the_english_view_keeps_the_spanish_sentences_marked_and_glossed(english
     )
     spanish = MultiHeadView()
     assert spanish.kept_example is None
-    assert not spanish.__panel__().select(LangColumn)
+    assert "lang" not in spanish.board.layout[1]["row"][0]
     assert 'lang="es"' not in spanish.head_tops[1].object
 
 
@@ -393,7 +465,7 @@ def test_english_numbers_use_a_decimal_point(english):
 
 def test_a_control_changes_the_english_numbers(english):
     before = english.combined_top.object
-    english.heads_buttons.value = 2
+    use(english, "n_heads", 2)
     m = english.model
     assert english.dims.object.endswith("d_model = 24, h = 2 → each head has dimension 12</div>")
     assert english.combined_top.object != before
@@ -402,7 +474,7 @@ def test_a_control_changes_the_english_numbers(english):
         for i, row in enumerate(m.combined)
     ]
     assert li_texts(english.combined_top.object) == expected
-    english.sentence_select.value = SENTENCES[1]
+    use(english, "sentence", SENTENCES[1])
     assert li_texts(english.head_tops[0].object)[1] == (
         f"dijo → María {percent(english.model.weights[0, 1, 0], lang='en')}"
     )

@@ -18,10 +18,10 @@ TARGET = 30
 # The document's models with the section shown, on main (es, en): never more.
 CEILING = {
     "autoatencion": (45, 45),
-    "cabezas": (32, 35),
+    "cabezas": (21, 21),
     "posicion": (25, 25),
     "capital": (25, 25),
-    "entrenamiento": (36, 36),
+    "entrenamiento": (21, 21),
     "explorador": (47, 47),
     "modelo": (37, 41),
     "jugar": (20, 20),

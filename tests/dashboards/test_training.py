@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import threading
 import time
 
@@ -27,7 +28,7 @@ from dashboards.demos.training import (
     state_key,
 )
 
-from c04_testing import label_text
+from c04_testing import board_labels, control_value, label_text, use
 
 
 @pytest.mark.parametrize("lang", languages())
@@ -144,13 +145,13 @@ def test_the_bars_are_markup_not_a_bokeh_figure():
     # In the Board, right after the roles' caption.
     layout = view.board.layout
     at = [i for i, node in enumerate(layout) if node.get("slot") == "probability_bars"]
-    assert at == [5]
+    assert at == [8]
     caption = text("training.roles_caption", countries=len(TRAINING_COUNTRIES))
-    assert layout[4] == {"html": md_html(caption), "css": "c04-note"}
-    assert layout[3] == {
+    assert layout[7] == {"html": md_html(caption), "css": "c04-note"}
+    assert layout[6] == {
         "row": [{"slot": "roles", "kind": "matrix"}, {"slot": "top", "kind": "matrix"}]
     }
-    assert layout[6]["slot"] == "held_out"
+    assert layout[9]["slot"] == "held_out"
     root = view.__panel__().get_root()
     assert [m for m in root.references() if isinstance(m, Plot | ColumnDataSource)] == []
     assert view.loss_chart.kind == "lines"
@@ -188,8 +189,25 @@ def test_the_export_embeds_every_checkpoint_of_every_country_under_1_mb():
     note = view.export_note.object
     assert 'data-testid="training-export-note"' in note
     assert text("training.export_note", seed=view.model.seed) in note
-    assert view.seed_input.disabled
-    assert view.train_button.disabled
+    # The seed's controls are disabled, the box on the seed shown and nothing else; the step
+    # and the country run the browser twin (board.js: C04.update("training", …)).
+    assert view.seed_control.spec == {
+        "value": view.model.seed,
+        "start": view.model.seed,
+        "end": view.model.seed,
+        "step": 1,
+        "disabled": True,
+    }
+    assert view.retrain_control.spec == {"disabled": True}
+    assert not view.step_control.spec.get("disabled")
+    assert not view.country_control.spec.get("disabled")
+    offline = view.board.offline
+    assert offline["demo"] == "training"
+    assert offline["kinds"] == {name: f"board:{name}" for name in view.client_targets()}
+    assert offline["extra"] == {}
+    # A forged click there trains nothing.
+    use(view, "retrain")
+    assert view.model.seed == 0
 
 
 class _SlowRuns:
@@ -249,31 +267,141 @@ def test_a_failed_training_leaves_the_page_on_the_run_it_shows(monkeypatch):
     monkeypatch.setattr(training.TRAINER, "status", lambda seed: ("failed", 0, DEFAULT_STEPS))
     with param.parameterized.discard_events(view.model):
         view.model.seed = 5  # asked, never trained
-    view.train_button.disabled = True
+    view._busy = True
     view._waiting()
     assert view.model.seed == 0
-    assert not view.train_button.disabled
+    assert not view.retrain_control.spec.get("disabled")
+    assert view.progress.object == ""
     assert view.status.spec["text"] == text("training.failed", seed=5)
     view.model.step = 100  # the controls still work
     assert view.loss_chart.spec["points"][0]["x"] == 100
 
 
-def test_train_again_takes_the_next_seed_or_the_typed_one_within_bounds(monkeypatch):
+def test_train_again_takes_the_next_seed_or_the_typed_one(monkeypatch):
     asked = []  # the seeds the view was asked to show (no training here)
     monkeypatch.setattr(TrainingView, "_on_seed", lambda self, *_: asked.append(self.model.seed))
     view = TrainingView()
-    view._retrain()
-    assert asked[-1] == 1  # the input held the seed shown: the next one
-    view.seed_input.value = None
-    view._retrain()
+    use(view, "retrain")
+    assert asked[-1] == 1  # the box held the seed shown: the next one
+    assert control_value(view.seed_control) == 1
+    use(view, "seed", None)  # an empty box: refused, the box's last seed (the one shown) kept
+    use(view, "retrain")
     assert asked[-1] == 2
+    use(view, "seed", 7)  # a seed typed: that one
+    assert asked[-1] == 2  # typing trains nothing
+    use(view, "retrain")
+    assert asked[-1] == 7
     high = TrainingDemo.param.seed.bounds[1]
-    view.seed_input.param.update(end=None)
-    view.seed_input.value = high + 50  # beyond the bounds: the nearest, then the next
-    view._retrain()
+    use(view, "seed", high + 50)  # beyond the bounds: refused, the last valid kept
+    assert control_value(view.seed_control) == 7
+    use(view, "seed", high)  # the last seed: then, the next is the first
+    use(view, "retrain")
     assert asked[-1] == high
-    view._retrain()
+    use(view, "retrain")
     assert asked[-1] == 0
+
+
+def test_the_controls_follow_the_model_and_reach_it():
+    view = TrainingView()
+    model = view.model
+    labels = board_labels(view.board)
+    assert labels == {
+        "step": text("training.step"),
+        "country": text("training.country"),
+        "seed": text("training.seed"),
+        "retrain": text("training.retrain"),
+    }
+    assert view.__panel__() is view.board  # the header, the controls, the figures: one Board
+    assert view.step_control.spec == {
+        "value": DEFAULT_STEPS,
+        "start": 0,
+        "end": DEFAULT_STEPS,
+        "step": 5,
+        "decimals": 0,
+        "decimal": ",",
+    }
+    # The countries by their names in the page's language, the held-out ones said so.
+    options = dict(view.country_control.spec["options"])
+    assert list(options) == list(FACTS)
+    assert options[HELD_OUT[0]] == text("training.country_held_out", country=HELD_OUT[0])
+    assert options["Francia"] == "Francia"
+    use(view, "step", 50)
+    use(view, "country", "Italia")
+    assert (model.step, model.country) == (50, "Italia")
+    assert (control_value(view.step_control), control_value(view.country_control)) == (
+        50,
+        "Italia",
+    )
+    items = {i["testid"]: i["value"] for i in view.readouts.spec["items"]}
+    assert items["training-step"] == "50"
+    model.param.update(step=100, country="Japón")  # a link, the class: the controls follow
+    assert (control_value(view.step_control), control_value(view.country_control)) == (
+        100,
+        "Japón",
+    )
+    english = dict(TrainingView(lang="en").country_control.spec["options"])
+    assert english["Francia"] == text("training.country_name.Francia", "en") == "France"
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"control": "step", "value": 7},  # not a checkpoint
+        {"control": "step", "value": DEFAULT_STEPS + 5},
+        {"control": "step", "value": -5},
+        {"control": "step", "value": "50"},
+        {"control": "step", "value": None},
+        {"control": "step", "value": True},
+        {"control": "country", "value": "Atlántida"},
+        {"control": "country", "value": None},
+        {"control": "country", "value": ["Italia"]},
+        {"control": "seed", "value": None},
+        {"control": "seed", "value": 2.5},
+        {"control": "seed", "value": "3"},
+        {"control": "seed", "value": True},
+        {"control": "seed", "value": 1e30},
+        {"control": "seed", "value": 10**30},
+        {"control": "seed", "value": -1},
+        {"control": "seed", "value": 10_000},
+        {"control": "retrain", "value": 1},
+        {"control": "retrain", "value": None},
+        {"control": "seed"},
+        {"control": "d_k", "value": 2},
+        {"value": 50},
+        None,
+    ],
+)
+def test_a_forged_control_message_is_refused_and_the_state_kept(message, caplog):
+    """What no page sends (a step that is no checkpoint, a country the model does not know, a
+    seed that is no integer, a value for the button) is one INFO line; everything stays."""
+    view = TrainingView()
+    caplog.set_level(logging.INFO, logger="dashboards.runtime.clients")
+    before = view.board.specs_json
+    view.board.receive(message)
+    assert (view.model.seed, view.model.step, view.model.country) == (0, DEFAULT_STEPS, "Francia")
+    assert view._typed_seed == 0
+    assert view.board.specs_json == before
+    lines = [r for r in caplog.records if "valor de un cliente rechazado" in r.getMessage()]
+    assert len(lines) == 1
+    assert lines[0].levelno == logging.INFO
+
+
+def test_a_click_while_a_seed_trains_is_refused(monkeypatch, caplog):
+    view = TrainingView()
+    monkeypatch.setattr(training.TRAINER, "status", lambda seed: ("training", 40, DEFAULT_STEPS))
+    with param.parameterized.discard_events(view.model):
+        view.model.seed = 5
+    view._waiting()  # what the session's poll does: the bar, the status, the button waits
+    assert view.retrain_control.spec == {"disabled": True}
+    assert 'value="40"' in view.progress.object
+    assert 'data-testid="training-progress"' in view.progress.object
+    said = text("training.training", seed=5, done=40, steps=DEFAULT_STEPS)
+    assert view.status.spec == {"testid": "training-status", "text": said}
+    caplog.set_level(logging.INFO, logger="dashboards.runtime.clients")
+    use(view, "retrain")
+    assert view.model.seed == 5
+    lines = [r for r in caplog.records if "valor de un cliente rechazado" in r.getMessage()]
+    assert len(lines) == 1
 
 
 def test_the_hand_built_side_is_the_models():

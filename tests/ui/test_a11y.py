@@ -222,8 +222,8 @@ KEYBOARD = {
     ),
     "posicion": ("el.getAttribute('role') === 'slider'", "ArrowRight"),
     "capital": ("el.getAttribute('role') === 'slider'", "ArrowLeft"),
-    # The step slider starts at its last stop.
-    "entrenamiento": ("el.getAttribute('role') === 'slider'", "ArrowLeft"),
+    # The step's native range (its Board's) starts at its last stop.
+    "entrenamiento": ("el.type === 'range'", "ArrowLeft"),
     "explorador": ("el.getAttribute('role') === 'slider'", "ArrowRight"),
     # The grid of MiniLM's heads: one Tab stop, the arrows choose the head shown in large.
     "modelo": ("(el.dataset.testid || '').startsWith('minilm-tile-')", "ArrowRight"),

@@ -60,24 +60,25 @@ PLOT_SPECS_JS = """() => {
 }"""
 HEAD_JS = "() => window.C04.markup.HEAD"
 
-# Change a control the way a click does (its Bokeh property), then wait for two frames: the
-# time until the browser has painted the new state. C04.lastUpdate.ms is the callback alone.
+# Change a control as a student does (its Board's C04.boards entry: the control's value, then
+# its use, board.js), then wait for two frames: the time until the browser has painted the new
+# state. C04.lastUpdate.ms is the twin's update alone. ``control``: "n_heads" or "sentence".
 TIMED_CHANGE_JS = """async ([control, value]) => {
-  const doc = Bokeh.documents[0];
-  let model = null;
-  for (const m of doc.all_models) {
-    if (control === "heads" && Array.isArray(m.labels) && m.labels.join() === "1,2,3,4") model = m;
-    if (control === "sentence" && Array.isArray(m.options) && "value" in m
-        && JSON.stringify(m.options).includes(value)) model = m;
+  let board = null;
+  for (const b of C04.boards.values()) {
+    try { b.get(control); board = b; break; } catch (e) { /* not this board's */ }
   }
   const t0 = performance.now();
-  if (control === "heads") model.active = model.labels.indexOf(String(value));
-  else model.value = value;
-  await new Promise((r) => setTimeout(r, 0));  // the CustomJS runs once compiled (async)
+  board.set(control, value);
   const sync = performance.now() - t0;
   await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   return {update: C04.lastUpdate.ms, sync: sync, painted: performance.now() - t0};
 }"""
+
+
+def sentence_list(page):
+    """The sentence's native <select> (the Board's control, named by its label)."""
+    return page.get_by_role("combobox", name=text("multihead.sentence_label"))
 
 
 def screen(page) -> dict:
@@ -156,7 +157,7 @@ def test_the_file_and_its_embedded_states(exported):
 def test_sentence_and_heads_controls_in_the_export(exported_page, offline):
     page = exported_page
     model = MultiHeadDemo()
-    page.locator("select").first.select_option(SENTENCES[2])
+    sentence_list(page).select_option(SENTENCES[2])
     model.sentence = SENTENCES[2]
     expect(page.locator('[data-testid="head-1-top"] li')).to_have_text(
         expected_top(model, model.weights[0])
@@ -205,7 +206,7 @@ def test_export_and_live_app_show_the_same(open_export, offline, open_lecture_se
         seen = [screen(page)]
         for control, value in steps:
             if control == "sentence":
-                page.locator("select").first.select_option(value)
+                sentence_list(page).select_option(value)
                 model.sentence = value
             else:
                 page.locator(".mh-heads-control").get_by_role(
@@ -239,8 +240,13 @@ def test_time_of_a_control_change_in_the_export(exported_page, offline, record_p
     """Not a pass/fail timing: measured and reported (-s prints it; junit gets the property)."""
     page = exported_page
     page.wait_for_timeout(500)
-    changes = [("heads", 2), ("heads", 4), ("sentence", SENTENCES[1]), ("sentence", SENTENCES[0])]
-    samples = {"heads": [], "sentence": []}
+    changes = [
+        ("n_heads", 2),
+        ("n_heads", 4),
+        ("sentence", SENTENCES[1]),
+        ("sentence", SENTENCES[0]),
+    ]
+    samples = {"n_heads": [], "sentence": []}
     for _ in range(3):
         for control, value in changes:
             samples[control].append(page.evaluate(TIMED_CHANGE_JS, [control, value]))

@@ -164,7 +164,7 @@ def test_exported_section_offline(page, offline, open_export):
     note = page.locator('[data-testid="training-export-note"]')
     expect(note).to_be_visible()
     expect(note).to_have_text(text("training.export_note", seed=model.seed))
-    seed_input = page.locator(".bk-input-group", has_text=text("training.seed")).locator("input")
+    seed_input = page.get_by_role("spinbutton", name=text("training.seed"))
     expect(seed_input).to_be_disabled()
     expect(seed_input).to_have_value(str(model.seed))
     expect(page.get_by_role("button", name=text("training.retrain"))).to_be_disabled()
@@ -179,13 +179,13 @@ def test_exported_section_offline(page, offline, open_export):
     assert_lines_drawn(chart(page, "training-loss-chart"), [loss], "export")
     page.evaluate(TIMER_JS)
     step_label = text("training.step")
-    country_select = page.locator(".bk-input-group", has_text=text("training.country"))
+    country_select = page.get_by_role("combobox", name=text("training.country"))
     for what, arg, (step, country) in MOVES:
         if what == "slider":
             press_slider(page, step_label, arg)
         else:
             label = text("training.country_held_out", country=arg) if arg in HELD_OUT else arg
-            country_select.locator("select").select_option(label=label)
+            country_select.select_option(label=label)
         model.param.update(step=step, country=country)
         expect_state(page, model)
         if country in HELD_OUT:  # the held-out note: the model's guess and p(capital)

@@ -86,9 +86,9 @@ VALID = {
     # A Board's native control: its use is a message {control, value} (board.py, receive).
     "scaling": (("board", "d_k"), "control", 128, lambda: scaling.render(ScalingDemo(d_k=128))),
     "multihead": (
-        ("panel.models.widgets.RadioButtonGroup", None),
-        "active",
-        1,
+        ("board", "n_heads"),
+        "control",
+        2,
         lambda: multihead.render(MultiHeadDemo(n_heads=2)),
     ),
     "positional": (

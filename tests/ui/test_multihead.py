@@ -24,6 +24,11 @@ SECTION = "cabezas"
 HEAD_JS = "() => window.C04.markup.HEAD"
 
 
+def sentence_list(page, lang: str = "es"):
+    """The sentence's native <select> (the Board's control, named by its label)."""
+    return page.get_by_role("combobox", name=text("multihead.sentence_label", lang))
+
+
 def top_list(page, testid: str):
     return page.locator(f'[data-testid="{testid}"] li')
 
@@ -58,7 +63,7 @@ def test_default_heads_and_lists(section, watch):
 
 def test_sentence_and_heads_controls(section, watch):
     page, m = section, MultiHeadDemo()
-    page.locator("select").first.select_option(SENTENCES[1])
+    sentence_list(page).select_option(SENTENCES[1])
     m.sentence = SENTENCES[1]
     for k in range(1, 5):
         expect(top_list(page, f"head-{k}-top")).to_have_text(
@@ -123,5 +128,39 @@ def test_hovering_a_matrix_row_fades_the_other_arcs(section, watch):
     expect(faded).to_have_count(0)
     expect(tip).to_be_hidden()
     assert head_arcs(page, "head-2-plot")["alpha"] == before["peso"]
+    assert watch.console_errors == []
+    assert watch.external == []
+
+
+def test_the_english_page_keeps_the_sentences_spanish_in_the_native_list(page, watch, lecture_url):
+    """On an English page the sentence's <select> is marked lang="es" (its options are the
+    Spanish sentences), its label and help, outside it, in English; it works as on the Spanish
+    page."""
+    page.goto(f"{lecture_url}?lang=en&seccion={SECTION}")
+    expect(page.locator('[data-testid="head-4-top"]')).to_be_visible(timeout=20_000)
+    select = sentence_list(page, "en")
+    expect(select).to_have_attribute("lang", "es")
+    expect(select.locator("option")).to_have_text(list(SENTENCES))
+    box = page.locator(".mh-sentence-control")
+    label = box.locator("label")
+    expect(label).to_have_text(text("multihead.sentence_label", "en"))
+    assert label.evaluate("e => e.closest('[lang]') === null")  # the page's language
+    expect(box.locator(".c04-help")).to_have_text(text("multihead.sentence_doc", "en"))
+    heads = page.locator(".mh-heads-control")
+    expect(heads.locator(".c04-choice-label")).to_have_text(text("multihead.heads_label", "en"))
+    expect(heads.locator(".c04-help")).to_have_text(text("multihead.n_heads_doc", "en"))
+    assert heads.locator(".c04-choice").evaluate("e => e.closest('[lang]') === null")
+
+    select.select_option(SENTENCES[1])
+    m = MultiHeadDemo(sentence=SENTENCES[1])
+    words = page.locator('[data-testid="head-1-top"] li [lang="es"]')
+    expect(words.first).to_have_text(m.tokens[0], timeout=15_000)
+    heads.get_by_role("button", name="2", exact=True).click()
+    expect(page.locator('[data-testid="head-dims"]')).to_have_text(
+        text("multihead.dims", "en", d_model=24, h=2, d_k=12), timeout=15_000
+    )
+    expect(heads.get_by_role("button", name="2", exact=True)).to_have_attribute(
+        "aria-pressed", "true"
+    )
     assert watch.console_errors == []
     assert watch.external == []

@@ -58,14 +58,10 @@ def expect_shown(page, seed: int, lang: str = "es", timeout: float = 15_000) -> 
     expect(status(page)).to_have_text(shown, timeout=timeout)
 
 
-def control(page, label: str):
-    return page.locator(".bk-input-group", has_text=label)
-
-
 def choose_country(page, country: str, lang: str = "es") -> None:
     """Pick ``country`` by the label the select shows ("Suecia (reservado)" when held out)."""
     label = text("training.country_held_out", lang, country=country)
-    control(page, text("training.country", lang)).locator("select").select_option(
+    page.get_by_role("combobox", name=text("training.country", lang)).select_option(
         label=label if country in HELD_OUT else country
     )
 
@@ -82,6 +78,8 @@ def test_defaults_step_slider_and_held_out_country(page, watch, open_lecture_sec
     assert (model.step, model.country) == (DEFAULT_STEPS, "Francia")
     expect_model(page, model)
     expect(page.locator("progress")).to_be_hidden()
+    # The status line and the (hidden) progress bar are beside the button, in the Board.
+    expect(page.locator('[data-slot="status"] [data-testid="training-status"]')).to_be_visible()
 
     step_label = text("training.step")
     for keys, step in ((("Home",), 0), (("ArrowRight",) * 3, 15)):
@@ -117,6 +115,7 @@ def retrain(page, seed: int, button) -> None:
     under_way = text("training.training", seed=seed, done="\0", steps=DEFAULT_STEPS)
     expect(status(page)).to_contain_text(under_way.split("\0")[0])
     expect(page.locator("progress")).to_be_visible()
+    expect(page.get_by_role("progressbar", name=under_way.split("\0")[0])).to_be_visible()
     expect(button).to_be_disabled()
     model = TrainingDemo(seed=seed)
     # Trained here too (~2 s), while the server trains it.
@@ -133,7 +132,7 @@ def test_retrain_shows_progress_then_the_new_seed(page, watch, open_lecture_sect
     expect_shown(page, default.seed, timeout=FIRST_RUN_MS)
     expect_model(page, default)
     button = page.get_by_role("button", name=text("training.retrain"))
-    seed_input = control(page, text("training.seed")).locator("input")
+    seed_input = page.get_by_role("spinbutton", name=text("training.seed"))
     expect(seed_input).to_have_value(str(default.seed))
 
     # A seed typed in "Semilla": one this server has not trained (the server is shared).
@@ -171,7 +170,12 @@ def test_english_page(page, watch, lecture_url):
     expect(page.locator('[data-testid="training-roles"] caption')).to_have_text(
         text("training.roles_title", "en")
     )
-    expect(control(page, text("training.step", "en"))).to_be_visible()
+    expect(page.get_by_role("slider", name=text("training.step", "en"))).to_be_visible()
+    expect(page.get_by_role("spinbutton", name=text("training.seed", "en"))).to_be_visible()
+    country = page.get_by_role("combobox", name=text("training.country", "en"))
+    expect(country.locator("option").first).to_have_text(
+        text("training.country_name.Francia", "en")
+    )
     expect(page.get_by_role("button", name=text("training.retrain", "en"))).to_be_visible()
     # The model's words stay Spanish, marked as such.
     prediction = page.locator('[data-testid="training-prediction"] .c04-value [lang="es"]')
@@ -191,8 +195,10 @@ def test_a_link_opens_its_step_and_country(page, watch, lecture_url):
     expect_shown(page, model.seed, timeout=FIRST_RUN_MS)
     expect_model(page, model)
     page.wait_for_function("(link) => location.search === '?' + link", arg=link)
-    title = control(page, text("training.step")).locator(".bk-slider-title")
-    expect(title).to_contain_text("50")
+    expect(page.get_by_role("slider", name=text("training.step"))).to_have_value("50")
+    expect(page.locator('[data-control="step"] output')).to_have_text("50")
+    country = page.get_by_role("combobox", name=text("training.country"))
+    expect(country).to_have_value("Italia")
     assert page.locator('[data-testid="link-notice"]').count() == 0
     assert watch.console_errors == []
 

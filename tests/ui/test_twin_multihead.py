@@ -67,20 +67,21 @@ def test_every_state_is_exactly_the_python_render(twin):
 
 def test_state_key_and_read_state_match_python(twin):
     view = MultiHeadView()
-    labels = view.heads_buttons.get_root().labels  # what the Bokeh model holds: "1" … "4"
-    select = view.sentence_select.get_root()
-    # The Select's model value is the sentence itself (options are (value, label) pairs).
-    assert [value for value, _ in select.options] == list(SENTENCES)
-    assert select.value == SENTENCES[0]
+    # What the Board's controls send the twin (board.js: args.w_<name>.value is the option's
+    # value): the sentence itself, and h.
+    sentences = [value for value, _ in view.sentence.spec["options"]]
+    assert sentences == list(SENTENCES)
+    assert [value for value, _ in view.n_heads.spec["options"]] == list(HEAD_OPTIONS)
+    assert view.sentence.spec["value"] == SENTENCES[0]
     for sentence, h in STATES:
         got = twin.evaluate(
-            """([s, labels, active]) => {
+            """([s, h]) => {
                  const v = C04.views.multihead;
-                 const state = v.readState({w_sentence: {value: s},
-                                            w_heads: {labels: labels, active: active}});
+                 const state = v.readState({w_sentence: {name: "sentence", value: s},
+                                            w_n_heads: {name: "n_heads", value: h}});
                  return [state, v.key(state)];
                }""",
-            [sentence, labels, HEAD_OPTIONS.index(h)],
+            [sentence, h],
         )
         assert got == [{"sentence": sentence, "n_heads": h}, state_key(sentence, h)]
 
