@@ -287,7 +287,7 @@ export function render({ model, el, view }) {
     }
   }
 
-  // The export's links (links.js): read a control, set one as a student would.
+  // The export's links (links.js): read a control, set one as a student would, its spec.
   const boards = (C04.boards = C04.boards || new Map())
   boards.set(view.model.id, {
     get: (name) => {
@@ -300,6 +300,7 @@ export function render({ model, el, view }) {
       act(name)
     },
     run: (name) => act(name),
+    spec: (name) => controls.get(name).spec,
   })
   model.on("remove", () => boards.delete(view.model.id))
 
