@@ -48,6 +48,8 @@ function buildControl(model, node, box) {
   } else {  // button
     box.innerHTML = `<button type="button" id="${id}">${label}</button>${help}`
   }
+  // Options or text in another language than the page's: marked on the input, not its label.
+  if (node.lang) box.querySelector("select, input, .c04-choice, button").lang = node.lang
 }
 
 // The value a control holds now: what links.js reads and the export's twin gets.

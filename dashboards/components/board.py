@@ -58,10 +58,14 @@ def slot(name: str, kind: str, *, caption: str = "", footnote: str = "", **style
     return node
 
 
-def control(name: str, kind: str, label: str, *, help: str = "", css: str = "") -> dict:
+def control(
+    name: str, kind: str, label: str, *, help: str = "", css: str = "", lang: str = ""
+) -> dict:
     """A native control of a :class:`Board` (``kind`` in :data:`CONTROL_KINDS`), named by
     ``label`` (plain text) with an optional ``help`` line under it; slot ``name``'s spec holds
     its value. Its use comes back as ``{"control": name, "value": …}`` (:meth:`Board.receive`).
+    ``lang``: the language of its options and text when not the page's (the lecture's Spanish
+    sentences on an English page), marked on the input itself, its label outside it.
     """
     if kind not in CONTROL_KINDS:
         raise ValueError(f"tipo de control desconocido: {kind!r}")
@@ -70,6 +74,8 @@ def control(name: str, kind: str, label: str, *, help: str = "", css: str = "") 
         node["help"] = help
     if css:
         node["css"] = css
+    if lang:
+        node["lang"] = lang
     return node
 
 
