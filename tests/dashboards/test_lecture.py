@@ -16,6 +16,7 @@ from attnmodel.i18n import text
 from dashboards.app import lecture
 from dashboards.app.lecture import EXERCISES, SECTIONS, Lecture, create_lecture
 from dashboards.app.try_list import TryList
+from dashboards.components.board import Board
 from dashboards.components.markup import esc, md_html
 from dashboards.components.mathml import with_math
 from dashboards.components.matrix import MatrixGrid
@@ -114,13 +115,17 @@ def test_every_widget_is_handled_on_the_next_tick_not_50_ms_later(lect):
     """Panel's default: a widget change from the browser waits 50 ms (``_debounce``) on the
     server; that was most of the live input → text time (bench/bench_browser.py)."""
     widgets = []
+    native = 0  # a Board's controls
     for section in SECTIONS:
         lect.go(section.id)
         found = clients.controls(lect._built[section.id])
-        # «Para seguir jugando»'s buttons are its own component's (a message each, no debounce)
-        assert found or section.id == "jugar", section.id
+        # «Para seguir jugando»'s buttons are its own component's, a Board's controls are
+        # native (a message each, no debounce)
+        boards = lect._built[section.id].select(Board)
+        assert found or section.id == "jugar" or any(b.controls for b in boards), section.id
         widgets += found
-    assert len(widgets) > 25
+        native += sum(len(b.controls) for b in boards)
+    assert len(widgets) + native > 25
     assert sum(isinstance(w, MatrixGrid) for w in widgets) == 4  # «Autoatención»'s matrices
     assert [w for w in widgets if w._debounce != 0] == []
     assert pn.widgets.Checkbox()._debounce == 50  # the library default is left alone

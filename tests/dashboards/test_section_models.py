@@ -22,8 +22,8 @@ CEILING = {
     "posicion": (32, 32),
     "capital": (31, 31),
     "entrenamiento": (36, 36),
-    "explorador": (47, 47),
-    "modelo": (37, 41),
+    "explorador": (21, 21),
+    "modelo": (25, 25),
     "jugar": (20, 20),
 }
 
