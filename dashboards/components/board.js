@@ -95,8 +95,10 @@ function writeControl(box, kind, spec, value) {
   }
 }
 
-// A control's spec from the server: its options and bounds, then its value.
+// A control's spec from the server: its options and bounds, then its value. Returns whether
+// its options were drawn anew (their shown choice with them: the value is to be shown again).
 function drawControl(box, kind, spec) {
+  let rebuilt = false
   if (kind === "range" || kind === "number") {
     const input = box.querySelector("input")
     input.min = String(spec.start)
@@ -113,6 +115,7 @@ function drawControl(box, kind, spec) {
       select.dataset.labels = labels
       select.innerHTML = spec.options
         .map((option) => `<option>${escape(option[1])}</option>`).join("")
+      rebuilt = true
     }
   } else if (kind === "choice") {
     const group = box.querySelector(".c04-choice")
@@ -121,10 +124,12 @@ function drawControl(box, kind, spec) {
       group.dataset.labels = labels
       group.innerHTML = spec.options.map((option, i) =>
         `<button type="button" data-index="${i}">${escape(option[1])}</button>`).join("")
+      rebuilt = true
     }
   }
   const disabled = Boolean(spec.disabled)
   for (const input of box.querySelectorAll("input, select, button")) input.disabled = disabled
+  return rebuilt
 }
 
 export function render({ model, el, view }) {
@@ -201,8 +206,8 @@ export function render({ model, el, view }) {
   }
   const drawSpec = (control, spec) => {
     control.spec = spec
-    drawControl(control.box, control.kind, spec)
-    if (spec.value !== control.value || control.value === undefined) {
+    const rebuilt = drawControl(control.box, control.kind, spec)
+    if (rebuilt || spec.value !== control.value || control.value === undefined) {
       control.value = spec.value
       settle(control)
     }

@@ -124,8 +124,14 @@ def sentence_box(page):
     return page.get_by_placeholder(text("explorer.placeholder"))
 
 
+def board(page):
+    """The explorer's Board (its outermost column: the one page of the lecture has other
+    sections' controls with the same names, e.g. «Autoatención»'s "Máscara causal")."""
+    return page.locator(".c04-col", has=page.locator('[data-testid="explorer-table"]')).first
+
+
 def token_button(page, label: str):
-    group = page.get_by_role("group", name=text("explorer.focus_label"))
+    group = board(page).get_by_role("group", name=text("explorer.focus_label"))
     return group.get_by_role("button", name=label, exact=True)
 
 
@@ -140,11 +146,13 @@ def act(page, view: ExplorerView, action: tuple) -> None:
         token_button(page, arg).click()
         use(view, "focus", next(v for v, label in view.focus.spec["options"] if label == arg))
     elif kind == "list":
-        page.get_by_role("combobox", name=text("explorer.list_label")).select_option(label=arg)
+        board(page).get_by_role("combobox", name=text("explorer.list_label")).select_option(
+            label=arg
+        )
         use(view, "focus_list", int(arg.split(" · ")[0]))
     elif kind == "slider":  # keyboard on the native range: it moves by its step
         before = slider_value(page)
-        handle = slider_handle(page, text("explorer.temperature"))
+        handle = slider_handle(board(page), text("explorer.temperature"))
         expect(handle).to_have_count(1)
         handle.focus()
         for _ in range(abs(arg)):
@@ -154,7 +162,7 @@ def act(page, view: ExplorerView, action: tuple) -> None:
             page.wait_for_timeout(50)
         use(view, "temperature", slider_value(page))  # the very number the browser sent
     elif kind == "check":
-        page.get_by_role("checkbox", name=text(f"explorer.{arg}")).click()
+        board(page).get_by_role("checkbox", name=text(f"explorer.{arg}")).click()
         use(view, arg, not control_value(view.board.slot(arg)))
     elif kind == "type":
         box = sentence_box(page)
@@ -164,7 +172,7 @@ def act(page, view: ExplorerView, action: tuple) -> None:
     elif kind == "button":  # found by the label the Python view gives it ("T = 0,1")
         name = {"cold": "cold", "hot": "hot", "causal": "causal_button", "reset": "reset"}[arg]
         label = board_labels(view.board)[name]
-        page.get_by_role("button", name=label, exact=True).click()
+        board(page).get_by_role("button", name=label, exact=True).click()
         use(view, name)
     else:  # pragma: no cover - a typo in ACTIONS
         raise ValueError(kind)
