@@ -224,7 +224,8 @@ KEYBOARD = {
     "capital": ("el.getAttribute('role') === 'slider'", "ArrowLeft"),
     # The step slider starts at its last stop.
     "entrenamiento": ("el.getAttribute('role') === 'slider'", "ArrowLeft"),
-    "explorador": ("el.getAttribute('role') === 'slider'", "ArrowRight"),
+    # The temperature: the Board's native range (its role implicit).
+    "explorador": ("el.type === 'range'", "ArrowRight"),
     # The grid of MiniLM's heads: one Tab stop, the arrows choose the head shown in large.
     "modelo": ("(el.dataset.testid || '').startsWith('minilm-tile-')", "ArrowRight"),
     # A "Probarlo" button (the projector switch and the shortcuts' help change no number).
