@@ -4,8 +4,8 @@ The same user actions (token buttons, token list, temperature slider by keyboard
 switches, typed sentences — refused, hostile —, the "Fíjate" buttons) are done in the export and
 in the live app; after each one, every data-testid text of the map, the focus row and the
 message, and every native control as the page shows it must be what the Python view shows for
-the same actions, in both. Nothing may be requested from the network, logged as an error, or run from the
-typed text.
+the same actions, in both. Nothing may be requested from the network, logged as an error, or
+run from the typed text.
 """
 
 from __future__ import annotations
