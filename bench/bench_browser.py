@@ -290,6 +290,17 @@ def button(scope: str, name: str) -> Callable:
     return lambda page: page.locator(scope).get_by_role("button", name=name, exact=True)
 
 
+def native(role: str, name: str, exact: bool = False) -> Callable:
+    """A Board's native control (board.js), named by its label."""
+    return lambda page: page.get_by_role(role, name=name, exact=exact)
+
+
+def token(name: str) -> Callable:
+    """A button of the explorer's token group (a Board's choice, named by its label)."""
+    group = native("group", "Token que consulta (fila del mapa)")
+    return lambda page: group(page).get_by_role("button", name=name, exact=True)
+
+
 def placeholder(text: str) -> Callable:
     return lambda page: page.get_by_placeholder(text)
 
@@ -336,10 +347,8 @@ def sentence(text: str) -> Callable:
 
 def explorer_defaults(page) -> None:
     """The explorer's "Frase por defecto" button (unmeasured): default sentence, T = 1."""
-    page.locator(".c04-explorer-reset button").click()
-    page.locator(".bk-slider-title", has_text="Temperatura T: 1,00").wait_for(
-        timeout=SECTION_TIMEOUT_MS
-    )
+    page.get_by_role("button", name="Frase por defecto, segundo gato").click()
+    page.get_by_text("Temperatura T: 1,00").wait_for(timeout=SECTION_TIMEOUT_MS)
 
 
 CONTROLS = (
@@ -458,7 +467,7 @@ CONTROLS = (
         "botón de token",
         "clic",
         "explorer-row-title",
-        (button(".c04-explorer-tokens", "duerme"), button(".c04-explorer-tokens", "está")),
+        (token("duerme"), token("está")),
     ),
     Control(
         "explorador",
@@ -467,7 +476,7 @@ CONTROLS = (
         "teclado",
         "explorer-row-title",
         ("ArrowDown", "ArrowUp"),
-        css(".c04-explorer-token-list select"),
+        native("combobox", "o elígelo de la lista"),
     ),
     Control(
         "explorador",
@@ -476,7 +485,7 @@ CONTROLS = (
         "teclado",
         "explorer-table",
         ("ArrowRight", "ArrowLeft"),
-        slider("Temperatura T"),
+        native("slider", "Temperatura T"),
     ),
     Control(
         "explorador",
@@ -485,8 +494,8 @@ CONTROLS = (
         "clic",
         "explorer-table",
         (
-            css(".c04-explorer-positional-box input[type=checkbox]"),
-            css(".c04-explorer-positional-box input[type=checkbox]"),
+            native("checkbox", "Codificación posicional"),
+            native("checkbox", "Codificación posicional"),
         ),
     ),
     Control(
@@ -495,10 +504,7 @@ CONTROLS = (
         "máscara causal",
         "clic",
         "explorer-table",
-        (
-            css(".c04-explorer-causal-box input[type=checkbox]"),
-            css(".c04-explorer-causal-box input[type=checkbox]"),
-        ),
+        (native("checkbox", "Máscara causal"), native("checkbox", "Máscara causal")),
     ),
     Control(
         "explorador",
@@ -506,7 +512,7 @@ CONTROLS = (
         "Fíjate: T = 0,1 ↔ 3",
         "clic",
         "explorer-table",
-        (css(".c04-explorer-cold button"), css(".c04-explorer-hot button")),
+        (native("button", "T = 0,1", exact=True), native("button", "T = 3", exact=True)),
         after=explorer_defaults,
     ),
     Control(
@@ -534,7 +540,7 @@ CONTROLS = (
         "teclado",
         "explorer-table",
         ("ArrowRight", "ArrowLeft"),
-        slider("Temperatura T"),
+        native("slider", "Temperatura T"),
         before=sentence(LONG_A),
         after=explorer_defaults,
     ),

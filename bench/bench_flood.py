@@ -42,7 +42,25 @@ TEMPERATURES = (2.0, 1.0)  # the explorer starts at T = 1: the first change is t
 
 
 def slider_of(session: ForgingSession) -> str:
-    return next(i for i, m in session.models.items() if m["name"] == "Slider")
+    """The explorer's Board (its component): its temperature control takes a message."""
+    data = map_of(session)
+    return next(
+        i
+        for i, m in session.models.items()
+        if m["name"] == "panel.models.esm.ReactiveESM"
+        and (m["attributes"].get("data") or {}).get("id") == data
+    )
+
+
+def drawn(session: ForgingSession) -> bool:
+    return any(
+        "explorer-table" in str(m["attributes"].get("specs_json", ""))
+        for m in session.models.values()
+    )
+
+
+def temperature(value: float) -> dict:
+    return {"control": "temperature", "value": value}
 
 
 def map_of(session: ForgingSession) -> str:
@@ -65,7 +83,7 @@ async def normal(session: ForgingSession, t0: float, seconds: int, phase: float,
             await asyncio.sleep(delay)
         before = session.attr(table, "specs_json")
         sent = time.perf_counter()
-        await session.change(slider, "value", TEMPERATURES[k % 2])
+        await session.send_msg(slider, temperature(TEMPERATURES[k % 2]))
         try:
             arrived = await session.until(
                 lambda before=before: session.attr(table, "specs_json") != before,
@@ -82,7 +100,7 @@ async def flooder(session: ForgingSession, seconds: float, rate: int) -> int:
     sent = 0
     end = time.perf_counter() + seconds
     while time.perf_counter() < end and not session.closed:
-        await session.change(slider, "value", round(0.1 + 0.01 * (sent % 290), 2))
+        await session.send_msg(slider, temperature(round(0.1 + 0.01 * (sent % 290), 2)))
         sent += 1
         # A pause only to keep to ``rate``: the socket's own pace is the usual limit.
         ahead = sent / rate - (seconds - (end - time.perf_counter()))
@@ -94,7 +112,7 @@ async def flooder(session: ForgingSession, seconds: float, rate: int) -> int:
 async def phase(base: str, sessions: int, seconds: int, flood: int | None) -> dict:
     tabs = [await ForgingSession(base, APP).open() for _ in range(sessions)]
     for tab in tabs:
-        await tab.until(lambda tab=tab: any(m["name"] == "Slider" for m in tab.models.values()))
+        await tab.until(lambda tab=tab: drawn(tab))
     loop = asyncio.get_running_loop()
     t0 = loop.time() + 1.0
     latencies: list = []
@@ -102,7 +120,7 @@ async def phase(base: str, sessions: int, seconds: int, flood: int | None) -> di
     sent = 0
     if flood:
         bad = await ForgingSession(base, APP).open()
-        await bad.until(lambda: any(m["name"] == "Slider" for m in bad.models.values()))
+        await bad.until(lambda: drawn(bad))
         results = await asyncio.gather(flooder(bad, seconds + 1.0, flood), *runs)
         sent = results[0]
         await bad.close()

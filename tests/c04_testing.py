@@ -1062,8 +1062,11 @@ def minilm_tile(page, layer: int, head: int):
 
 
 def labelled_select(page, label: str):
-    """The <select> of the Panel Select whose input group shows ``label``."""
-    return page.locator(".bk-input-group", has_text=label).locator("select")
+    """The <select> named ``label``: a Board's native select (its label is its name), or a
+    Panel Select's whose input group shows ``label``."""
+    native = page.get_by_role("combobox", name=label, exact=True)
+    bokeh = page.locator(".bk-input-group", has_text=label).locator("select")
+    return native.or_(bokeh).first
 
 
 def minilm_tiles(sentence: str, lang: str = "es") -> dict[str, str]:

@@ -124,8 +124,10 @@ function writeControl(box, kind, spec, value) {
   }
 }
 
-// A control's spec from the server: its options and bounds, then its value.
+// A control's spec from the server: its options and bounds, then its value. Returns whether
+// its options were drawn anew (their shown choice with them: the value is to be shown again).
 function drawControl(box, kind, spec) {
+  let rebuilt = false
   if (kind === "range" || kind === "number") {
     const input = box.querySelector("input")
     input.min = String(spec.start)
@@ -142,6 +144,7 @@ function drawControl(box, kind, spec) {
       select.dataset.labels = labels
       select.innerHTML = spec.options
         .map((option) => `<option>${escape(option[1])}</option>`).join("")
+      rebuilt = true
     }
   } else if (kind === "choice") {
     const group = box.querySelector(".c04-choice")
@@ -150,11 +153,13 @@ function drawControl(box, kind, spec) {
       group.dataset.labels = labels
       group.innerHTML = spec.options.map((option, i) =>
         `<button type="button" data-index="${i}">${escape(option[1])}</button>`).join("")
+      rebuilt = true
     }
   }
   if (kind === "matrix") box.querySelector(".c04-grid-error").innerHTML = spec.error || ""
   const disabled = Boolean(spec.disabled)
   for (const input of box.querySelectorAll("input, select, button")) input.disabled = disabled
+  return rebuilt
 }
 
 export function render({ model, el, view }) {
@@ -246,12 +251,12 @@ export function render({ model, el, view }) {
   }
   const drawSpec = (control, spec) => {
     control.spec = spec
-    drawControl(control.box, control.kind, spec)
+    const rebuilt = drawControl(control.box, control.kind, spec)
     if (control.kind === "matrix") {  // new texts (or the same again, after a refusal): now
       if (spec.texts) writeControl(control.box, "matrix", spec, spec.texts)
       return
     }
-    if (spec.value !== control.value || control.value === undefined) {
+    if (rebuilt || spec.value !== control.value || control.value === undefined) {
       control.value = spec.value
       settle(control)
     }
@@ -378,7 +383,7 @@ export function render({ model, el, view }) {
     }
   }
 
-  // The export's links (links.js): read a control, set one as a student would.
+  // The export's links (links.js): read a control, set one as a student would, its spec.
   const boards = (C04.boards = C04.boards || new Map())
   boards.set(view.model.id, {
     get: (name) => {
@@ -398,6 +403,7 @@ export function render({ model, el, view }) {
       act(name)
     },
     run: (name) => act(name),
+    spec: (name) => controls.get(name).spec,
   })
   model.on("remove", () => boards.delete(view.model.id))
 

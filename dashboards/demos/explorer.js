@@ -1,18 +1,20 @@
 /* Browser twin of the explorer (dashboards/demos/explorer.py, attnmodel/explorer.py).
  *
- * C04.views.explorer.readState(args) reads the controls of the exported page and
- * render(state) returns what dashboards.demos.explorer.render(model) returns for the same setting:
- * the specs of the map and the focus row (drawn by markup.js), the token buttons' labels/active
- * and the token
- * list's options/value as Bokeh holds them. The explorer's constants (d, salt, position weight,
- * score scale, 40 tokens, the reset values, the refused-sentence messages in the page's
- * language) come from Python through the embedded states (states["explorer"],
+ * C04.views.explorer.readState(args) reads the controls of the exported page (its Board's:
+ * args.w_<name> = {name, value}, args.trigger the one used, dashboards/components/board.js) and
+ * render(state) returns what dashboards.demos.explorer.render(model) returns for the same
+ * setting: the specs of the map and the focus row (drawn by markup.js) and of the controls that
+ * follow the model (the token buttons and list, the temperature, the two switches). The
+ * explorer's constants (d, salt, position weight, score scale, 40 tokens, the temperature's
+ * bounds, the reset values, the refused-sentence messages in the page's language) come from
+ * Python through the embedded states (states["explorer"],
  * dashboards.demos.explorer.client_constants): none is typed here. Its words ("Consulta", "Adónde
  * mira …") and the percent sign come from the page's catalogue (C04.t, explorer.* and
  * format.percent).
  *
- * state = {tokens, focus, temperature, positional, causal, error}; error is undefined (the
- * message beside the sentence box stays as it is), "" (cleared) or the page's message.
+ * state = {tokens, focus, temperature, positional, causal, error, shown}; error is undefined (the
+ * message beside the sentence box stays as it is), "" (cleared) or the page's message; shown is
+ * undefined (the box keeps what it shows) or the text the box shows now (its spec's value).
  */
 (function () {
   "use strict";
@@ -139,18 +141,33 @@
     });
   }
 
-  // dashboards.demos.explorer.select_options: [str(index), "5 · gato"]
+  // dashboards.demos.explorer.select_options: [index, "5 · gato"]
   function selectOptions(tokens) {
-    return tokens.map((token, i) => [String(i), `${i} \u00b7 ${token}`]);
+    return tokens.map((token, i) => [i, `${i} \u00b7 ${token}`]);
   }
 
-  // The tokens on screen, read back from the token list ("5 · gato" -> "gato"): the last valid
-  // sentence, kept when a typed one is refused.
-  function shownTokens(select) {
-    return select.options.map((option) => {
-      const label = Array.isArray(option) ? option[1] : String(option);
-      return label.slice(label.indexOf(" \u00b7 ") + 3);
-    });
+  // dashboards.demos.explorer.temperature_spec
+  function temperatureSpec(temperature) {
+    const k = consts();
+    return {
+      value: temperature,
+      start: k.temperature_bounds[0],
+      end: k.temperature_bounds[1],
+      step: k.temperature_step,
+      decimals: 2,
+      decimal: C04.t("format.decimal"),
+    };
+  }
+
+  // dashboards.demos.explorer.sentence_spec
+  function sentenceSpec(shown) {
+    return { value: shown, placeholder: C04.t("explorer.placeholder"), max_length: consts().max_chars };
+  }
+
+  // A slot's spec as the Board holds it now (every target is the Board's model).
+  function boardSpec(args, name) {
+    const specs = args[name].data.specs_json ? JSON.parse(args[name].data.specs_json) : {};
+    return specs[name] || {};
   }
 
   // --- the view ------------------------------------------------------------------------------
@@ -169,7 +186,13 @@
       const row = rowSpec(tokens, weights[focus], focus, causal);
       // dashboards.demos.explorer.announce
       const top = C04.math.firstMax(weights[focus]);
+      // In dashboards.demos.explorer.render's order.
       lastValues = {
+        focus: { value: focus, options: tokenLabels(tokens).map((label, i) => [i, label]) },
+        focus_list: { value: focus, options: selectOptions(tokens) },
+        temperature: temperatureSpec(state.temperature),
+        positional: { value: positional },
+        causal: { value: causal },
         table: heatmapSpec(tokens, weights, focus, causal),
         row,
         announce: C04.spec.announce("explorer", {
@@ -177,29 +200,22 @@
           key: String(tokens[top]),
           weight: row.cells[top],
         }),
-        buttons_labels: tokenLabels(tokens),
-        buttons_active: focus,
-        select_options: selectOptions(tokens),
-        select_value: String(focus),
       };
       lastKey = key;
     }
     const values = Object.assign({}, lastValues);
-    if (state.error !== undefined) values.error = errorSpec(state.error);
+    if (state.error !== undefined) values.sentence_error = errorSpec(state.error);
+    if (state.shown !== undefined) values.sentence = sentenceSpec(state.shown);
     return values;
   }
 
-  function setIfChanged(model, prop, value) {
-    if (model[prop] !== value) model[prop] = value;
-  }
-
-  // The model's sentence as typed (spacing included), per sentence box: the live view puts it
-  // back in the box when the focus changes after a refused text. Until a sentence is applied
-  // here it is the page's own, whose words are those on screen joined by single spaces.
+  // The model's sentence as typed (spacing included), per page's Board: the live view puts
+  // it back in the box when the focus changes after a refused text. Until a sentence is
+  // applied here it is the page's own, whose words are those on screen joined by single spaces.
   const lastSentence = new WeakMap();
 
-  function modelSentence(box, tokens) {
-    const sentence = lastSentence.get(box);
+  function modelSentence(board, tokens) {
+    const sentence = lastSentence.get(board);
     return sentence === undefined ? tokens.join(" ") : sentence;
   }
 
@@ -222,42 +238,48 @@
     return "";
   }
 
-  // args: the targets and the controls (w_sentence, w_buttons, w_select, w_temperature,
-  // w_positional, w_causal) as Bokeh models, and trigger: which control changed.
+  // args: the targets (the Board's model), the controls as w_<name> = {name, value}
+  // (w_sentence, w_focus, w_focus_list, w_temperature, w_positional, w_causal and the buttons
+  // w_reset, w_cold, w_hot, w_causal_button) and trigger: the control used.
   function readState(args) {
     const k = consts();
-    let tokens = shownTokens(args.w_select);
-    let focus = Number(args.w_buttons.active);
+    const board = args.table;
+    // The tokens on screen (the map's): the last valid sentence, kept when a typed one is
+    // refused.
+    let tokens = boardSpec(args, "table").tokens;
+    let focus = Number(args.w_focus.value);
     let temperature = Number(args.w_temperature.value);
-    let positional = Boolean(args.w_positional.active);
-    let causal = Boolean(args.w_causal.active);
+    let positional = Boolean(args.w_positional.value);
+    let causal = Boolean(args.w_causal.value);
     let error; // undefined: the message beside the box stays
-    switch (args.trigger) {
+    let shown; // undefined: the box keeps its text
+    const trigger = args.trigger ? args.trigger.name : null;
+    switch (trigger) {
       case "sentence": {
-        // attnmodel._params.Sentence, in its order: at most max_chars characters, 1 to
-        // max_tokens words of at most max_word_chars each, or the model keeps its sentence.
-        // Lengths in code points, as Python's len (an emoji is one, not two UTF-16 units).
+        // attnmodel._params.Sentence, in its order, or the model keeps its sentence; the box
+        // keeps a refused text (ExplorerView._on_sentence).
         const typed = args.w_sentence.value == null ? "" : String(args.w_sentence.value);
+        shown = typed;
         error = sentenceError(typed);
         if (!error) {
           tokens = splitWords(typed);
-          lastSentence.set(args.w_sentence, args.w_sentence.value);
+          lastSentence.set(board, typed);
         }
         break;
       }
-      case "buttons":
-      case "select": {
-        if (args.trigger === "select") focus = Number(args.w_select.value);
+      case "focus":
+      case "focus_list": {
+        if (trigger === "focus_list") focus = Number(args.w_focus_list.value);
         // ExplorerView._on_model: a focus change drops a refused text from the box
-        const sentence = modelSentence(args.w_sentence, tokens);
+        const sentence = modelSentence(board, tokens);
         if (args.w_sentence.value !== sentence) {
-          args.w_sentence.value = sentence;
+          shown = sentence;
           error = "";
         }
         break;
       }
       case "reset": {
-        // The "Fíjate" buttons move the controls too, as the live app's widgets follow its model.
+        // The "Fíjate" buttons move the controls too (render's specs), as the live app's.
         const r = k.reset;
         tokens = splitWords(r.sentence);
         focus = r.focus;
@@ -265,31 +287,25 @@
         positional = r.positional;
         causal = r.causal;
         error = "";
-        lastSentence.set(args.w_sentence, r.sentence);
-        setIfChanged(args.w_sentence, "value", r.sentence);
-        setIfChanged(args.w_temperature, "value", temperature);
-        setIfChanged(args.w_positional, "active", positional);
-        setIfChanged(args.w_causal, "active", causal);
+        shown = r.sentence;
+        lastSentence.set(board, r.sentence);
         break;
       }
       case "cold":
         temperature = k.cold_temperature;
-        setIfChanged(args.w_temperature, "value", temperature);
         break;
       case "hot":
         temperature = k.hot_temperature;
-        setIfChanged(args.w_temperature, "value", temperature);
         break;
       case "causal_button":
         causal = true;
-        setIfChanged(args.w_causal, "active", causal);
         break;
       default: // temperature, positional, causal: read above
     }
     // AttentionExplorer._clamp_focus: a shorter sentence moves the focus to its last token
     if (!Number.isInteger(focus) || focus < 0) focus = 0;
     focus = Math.min(focus, tokens.length - 1);
-    return { tokens, focus, temperature, positional, causal, error };
+    return { tokens, focus, temperature, positional, causal, error, shown };
   }
 
   root.C04.views.explorer = {
@@ -302,6 +318,8 @@
     heatmapSpec,
     rowSpec,
     errorSpec,
+    sentenceSpec,
+    temperatureSpec,
     attentionWeights,
   };
 })();

@@ -9,13 +9,10 @@ Spanish default sentence, quoted with a gloss (``explorer.move``).
 
 from __future__ import annotations
 
-import json
 import logging
 
 import numpy as np
-import panel as pn
 import param
-from bokeh.models import CustomJSTickFormatter
 
 from attnmodel.explorer import (
     DEFAULT_FOCUS,
@@ -30,12 +27,12 @@ from attnmodel.explorer import (
     AttentionExplorer,
     percentages,
 )
-from attnmodel.formatting import tick_js
 from attnmodel.i18n import DEFAULT_LANG, say, text
-from dashboards.components.board import Board, prose, slot
-from dashboards.components.markup import Markup, announce_spec, esc, math_md
+from dashboards.components.board import Board, control, prose, row, slot
+from dashboards.components.markup import announce_spec, esc
 from dashboards.components.render import apply_render, shared_render
 from dashboards.components.views import DemoView, first_max
+from dashboards.runtime import clients
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
 # session, and every such name would leave one more logger behind.
@@ -44,6 +41,7 @@ log = logging.getLogger("dashboards.demos.explorer")
 # What the "Fíjate" buttons set (the reset button sets the model's defaults).
 COLD_TEMPERATURE = 0.1
 HOT_TEMPERATURE = 3.0
+TEMPERATURE_STEP = 0.05  # the temperature control's step
 
 # The Spanish "Se mantiene la frase anterior." (appended to the model's own message), for the
 # tests that still import it; the views read explorer.kept in their language.
@@ -150,9 +148,32 @@ def error_spec(message: str) -> dict:
     return {"testid": "explorer-sentence-error", "cls": "c04-error", "text": message}
 
 
-def select_options(tokens) -> list[tuple[str, str]]:
-    """The token list as Bokeh's Select holds it: (str(index), "5 · gato")."""
-    return [(str(i), f"{i} · {token}") for i, token in enumerate(tokens)]
+def select_options(tokens) -> list[list]:
+    """The token list's options: [index, "5 · gato"]."""
+    return [[i, f"{i} · {token}"] for i, token in enumerate(tokens)]
+
+
+def temperature_spec(temperature: float, lang: str = DEFAULT_LANG) -> dict:
+    """The temperature control: a range over the model's bounds, two decimals in ``lang``."""
+    start, end = AttentionExplorer.param.temperature.bounds
+    return {
+        "value": float(temperature),
+        "start": start,
+        "end": end,
+        "step": TEMPERATURE_STEP,
+        "decimals": 2,
+        "decimal": text("format.decimal", lang),
+    }
+
+
+def sentence_spec(shown: str, lang: str = DEFAULT_LANG) -> dict:
+    """The sentence box: what it shows (the model's sentence, or a refused text kept to be
+    corrected), its placeholder and the model's cap (the box stops where it would refuse)."""
+    return {
+        "value": shown,
+        "placeholder": text("explorer.placeholder", lang),
+        "max_length": MAX_SENTENCE_CHARS,
+    }
 
 
 @shared_render
@@ -161,25 +182,22 @@ def render(model: AttentionExplorer, lang: str = DEFAULT_LANG) -> dict[str, obje
     ``explorer.js``).
 
     ``table`` and ``row``: the specs of the map and of the focus row (markup.js);
-    ``buttons_labels`` / ``buttons_active``: the token buttons as Bokeh holds them (labels, index
-    of the pressed one);
-    ``select_options`` / ``select_value``: the token list as Bokeh holds it (str(index), label).
+    ``focus`` / ``focus_list``: the token buttons and the token list (value: the focus index;
+    options: [index, label]); ``temperature``, ``positional``, ``causal``: the other controls.
+    The sentence box is the view's (it keeps a refused text): not here.
     """
     state = model.state()
     tokens = state.tokens
     # The sentence event may arrive before the model clamps the focus to the new length.
     focus = min(model.focus, len(tokens) - 1)
     causal = bool(model.causal)
-    # The widgets before the HTML: ``apply_render`` sends the changes in this order, and in the
-    # browser new button labels or list options make Bokeh lay the page out on the spot; done
-    # before the map's new HTML (up to 1600 cells) is in the page, that layout is cheap and the
-    # map is laid out once, in the next frame (C04.apply does the same in the export).
     row = row_spec(tokens, state.weights[focus], focus, causal, lang)
     return {
-        "buttons_labels": token_labels(tokens),
-        "buttons_active": focus,
-        "select_options": select_options(tokens),
-        "select_value": str(focus),
+        "focus": {"value": focus, "options": [list(o) for o in enumerate(token_labels(tokens))]},
+        "focus_list": {"value": focus, "options": select_options(tokens)},
+        "temperature": temperature_spec(model.temperature, lang),
+        "positional": {"value": bool(model.positional)},
+        "causal": {"value": causal},
         "table": heatmap_spec(tokens, state.weights, focus, causal, lang),
         "row": row,
         "announce": announce(tokens, row, focus, state.weights[focus], lang),
@@ -230,6 +248,8 @@ def client_constants(lang: str = DEFAULT_LANG) -> dict[str, object]:
             "positional": defaults.positional.default,
             "causal": defaults.causal.default,
         },
+        "temperature_step": TEMPERATURE_STEP,
+        "temperature_bounds": list(defaults.temperature.bounds),
         "cold_temperature": COLD_TEMPERATURE,
         "hot_temperature": HOT_TEMPERATURE,
         "empty_message": sentence_message("", lang),
@@ -239,94 +259,47 @@ def client_constants(lang: str = DEFAULT_LANG) -> dict[str, object]:
     }
 
 
-class _ButtonsProps:
-    """Live side of ``buttons_labels``/``buttons_active``: Bokeh's names over Panel's params."""
+# The sentence box's width (the TextInput's was 480 px), down to the screen's on a phone.
+VIEW_CSS = """
+.c04-explorer-sentence input[type=text] { width: 480px; }
+.c04-explorer-sentence { max-width: 100%; }
+.c04-explorer-notice { align-items: center; }
+.c04-explorer-notice .c04-prose-html p { margin: 0.3em 0; }
+"""
 
-    def __init__(self, widget: pn.widgets.RadioButtonGroup):
-        self.widget = widget
-
-    @property
-    def labels(self) -> list[str]:
-        return list(self.widget.options)
-
-    @labels.setter
-    def labels(self, labels: list[str]) -> None:
-        # Options and value together, so the value never points past the new options.
-        value = self.widget.value if self.widget.value is not None else 0
-        self.widget.param.update(
-            options={label: i for i, label in enumerate(labels)},
-            value=min(value, len(labels) - 1),
-        )
-
-    @property
-    def active(self) -> int:
-        return self.widget.value
-
-    @active.setter
-    def active(self, index: int) -> None:
-        self.widget.value = index
-
-
-class _SelectProps:
-    """Live side of ``select_options``/``select_value``: Bokeh's (str(index), label) pairs."""
-
-    def __init__(self, widget: pn.widgets.Select):
-        self.widget = widget
-
-    @property
-    def options(self) -> list[tuple[str, str]]:
-        return [(str(i), label) for label, i in self.widget.options.items()]
-
-    @options.setter
-    def options(self, options: list[tuple[str, str]]) -> None:
-        value = self.widget.value if self.widget.value is not None else 0
-        self.widget.param.update(
-            options={label: int(index) for index, label in options},
-            value=min(value, len(options) - 1),
-        )
-
-    @property
-    def value(self) -> str:
-        return str(self.widget.value)
-
-    @value.setter
-    def value(self, index: str) -> None:
-        self.widget.value = int(index)
+# The controls whose value is a model parameter, taken through its own checks.
+PARAMETERS = ("temperature", "positional", "causal")
 
 
 class ExplorerView(DemoView):
     """The explorer page: sentence box, token chooser, temperature, position and causal switches,
-    the attention map, the focus row as bars, the "Fíjate en tres cosas" buttons and the text.
+    the attention map, the focus row as bars, the "Fíjate en tres cosas" buttons and the text,
+    all one Board (the controls native, board.js).
 
-    Controls (all two-way bound to the model):
+    Controls (slots of ``self.board``; a use is a message checked here):
 
-    - ``self.sentence_input`` (TextInput "Frase"): applied on Enter/blur. An empty sentence or one
-      of more than 40 words shows a message in ``self.sentence_error`` (data-testid
+    - ``sentence`` (text "Frase"): applied on Enter/blur. An empty sentence or one of more than
+      40 words shows a message in the slot ``sentence_error`` beside it (data-testid
       ``explorer-sentence-error``); the model keeps its last valid sentence, the box keeps the
-      typed text so it can be corrected.
-    - ``self.token_buttons`` (RadioButtonGroup, one button per token, labels made unique with
-      :func:`token_labels`, values = token index) and ``self.token_select`` (Select, "5 · gato"):
-      both set ``model.focus``.
-    - ``self.temperature_slider`` ("Temperatura T", 0,1–3, step 0,05), ``self.positional_box``
-      ("Codificación posicional"), ``self.causal_box`` ("Máscara causal").
-    - "Fíjate" buttons: ``self.reset_button`` (default sentence, focus 5, T = 1, position on,
-      causal off), ``self.cold_button`` (T = 0,1), ``self.hot_button`` (T = 3),
-      ``self.causal_button`` (causal on). CSS classes ``c04-explorer-reset``, ``-cold``, ``-hot``,
-      ``-causal``; the checkboxes ``c04-explorer-positional-box``, ``c04-explorer-causal-box``; the
-      token buttons ``c04-explorer-tokens``, the token list ``c04-explorer-token-list``.
+      typed text so it can be corrected (the spec's value is what the box shows).
+    - ``focus`` (a choice, one button per token, labels made unique with :func:`token_labels`,
+      values = token index) and ``focus_list`` (a select, "5 · gato"): both set ``model.focus``.
+    - ``temperature`` ("Temperatura T", 0,1–3, step 0,05), ``positional`` ("Codificación
+      posicional"), ``causal`` ("Máscara causal").
+    - "Fíjate" buttons: ``reset`` (default sentence, focus 5, T = 1, position on, causal off),
+      ``cold`` (T = 0,1), ``hot`` (T = 3), ``causal_button`` (causal on).
 
     data-testids: ``explorer-table`` (the map; header "Consulta | tokens…"), ``cell-i-j`` (the
     whole percentage of query i on key j, "39 %"), ``explorer-row-title`` ("Adónde mira gato"),
     ``explorer-row`` (the bar list), ``row-j`` (percentage of key j in the focus row).
 
     Every text is the catalogue's ``explorer.*`` in ``lang`` (quoted above in Spanish); the
-    numbers on the "T = …" buttons and in the slider follow ``lang`` too.
+    numbers on the "T = …" buttons and in the temperature control follow ``lang`` too.
 
-    Updates: one watcher on the model (``_on_model``) puts :func:`render` on screen with
-    ``apply_render`` (the token widgets' options and values, the specs of the Board's slots
-    ``table``, ``row`` and ``announce``; ``self.table``, ``self.row`` read them) in one hold.
-    In the export, ``enable_client_side`` makes the browser twin
-    (``dashboards/demos/explorer.js``) do the same from the widgets' values.
+    Updates: one watcher on the model (``_on_model``) puts :func:`render` (the controls' specs,
+    the map, the row, the announcer) in the Board with ``apply_render``: one change of its
+    specs. In the export the controls run the browser twin (``dashboards/demos/explorer.js``),
+    which does the same.
     """
 
     model = param.ClassSelector(class_=AttentionExplorer)
@@ -335,198 +308,115 @@ class ExplorerView(DemoView):
         params.setdefault("model", AttentionExplorer())
         super().__init__(**params)
         m = self.model
-        # Set while the view writes the model's state into its widgets: the buttons and the
-        # select pass through states of their own on the way (new options, then the value), and
-        # those must not reach the model as a new focus. Comparing with the model cannot tell.
-        self._syncing = False
-
-        self.sentence_input = pn.widgets.TextInput(
-            label=self.t("explorer.sentence"),
-            value=m.sentence,
-            placeholder=self.t("explorer.placeholder"),
-            max_length=MAX_SENTENCE_CHARS,  # the model's cap: the box stops where it would refuse
-            width=480,
-            margin=(5, 10),
-        )
-        self.sentence_error = Markup(
-            kind="note",
-            spec=error_spec(""),
-            margin=(30, 10, 5, 10),
-            sizing_mode="stretch_width",
-        )
-        self.sentence_input.param.watch(self._on_sentence, "value")
-
-        self.token_buttons = pn.widgets.RadioButtonGroup(
-            options=self._button_options(token_labels(m.tokens)),
-            value=m.focus,
-            color="primary",
-            variant="outline",
-            margin=(2, 10),
-            stylesheets=[":host .bk-btn-group { flex-wrap: wrap; row-gap: 4px; }"],
-            sizing_mode="stretch_width",
-            css_classes=["c04-explorer-tokens"],
-        )
-        self.token_select = pn.widgets.Select(
-            label=self.t("explorer.list_label"),
-            options=self._select_options(m.tokens),
-            value=m.focus,
-            width=220,
-            margin=(5, 10),
-            css_classes=["c04-explorer-token-list"],
-        )
-        self.token_buttons.param.watch(self._on_focus_widget, "value")
-        self.token_select.param.watch(self._on_focus_widget, "value")
-
-        # A Bokeh model belongs to one document: one formatter per view (per session).
-        self.temperature_slider = pn.widgets.FloatSlider.from_param(
-            m.param.temperature,
-            label=self.t("explorer.temperature"),
-            step=0.05,
-            format=CustomJSTickFormatter(code=tick_js(2, lang=self.lang)),
-            width=320,
-            margin=(5, 20, 5, 10),
-        )
-        self.positional_box = pn.widgets.Checkbox.from_param(
-            m.param.positional,
-            label=self.t("explorer.positional"),
-            margin=(25, 10, 5, 10),
-            css_classes=["c04-explorer-positional-box"],
-        )
-        self.causal_box = pn.widgets.Checkbox.from_param(
-            m.param.causal,
-            label=self.t("explorer.causal"),
-            margin=(25, 10, 5, 10),
-            css_classes=["c04-explorer-causal-box"],
-        )
-
-        cold, hot = self.num(COLD_TEMPERATURE, 1), self.num(HOT_TEMPERATURE, 0)
-        self.reset_button = self._button(
-            self.t("explorer.reset"), "reset", 250, self._notice_default
-        )
-        self.cold_button = self._button(f"T = {cold}", "cold", 90, self._notice_cold)
-        self.hot_button = self._button(f"T = {hot}", "hot", 90, self._notice_hot)
-        self.causal_button = self._button(
-            self.t("explorer.causal_button"), "causal", 220, self._notice_causal
-        )
-
-        self._buttons_props = _ButtonsProps(self.token_buttons)
-        self._select_props = _SelectProps(self.token_select)
-
         t = self.t
+        cold, hot = self.num(COLD_TEMPERATURE, 1), self.num(HOT_TEMPERATURE, 0)
         tags = "".join(
             f'<span class="c04-tag">#{esc(tag)}</span>' for tag in t("explorer.tags").split()
         )
-        # The fixed texts before the controls in one Markdown pane, those after the "Fíjate"
-        # buttons in another; those between the map and the buttons in the Board with the map,
-        # the row and the announcer (issue 36).
         lead = (
             f'<p class="c04-lead">{esc(t("explorer.lead"))}</p><div class="c04-tags">{tags}</div>'
         )
         intro = "\n\n".join(
             (f"## {t('demo.explorador')}", lead, t("explorer.problem"), t("explorer.move"))
         )
+        outro = "\n\n".join(t(f"explorer.{key}") for key in ("inside", "qkv", "toy", "takeaway"))
+
+        def notice(text: str, *buttons) -> dict:
+            return row(*buttons, prose(f"• {text}"), css="c04-explorer-notice")
+
         self.board = Board(
             layout=[
+                prose(intro),
+                row(
+                    control(
+                        "sentence", "text", t("explorer.sentence"), css="c04-explorer-sentence"
+                    ),
+                    slot("sentence_error", "note"),
+                    css="c04-controls",
+                ),
+                control("focus", "choice", t("explorer.focus_label")),
+                row(
+                    control("focus_list", "select", t("explorer.list_label")),
+                    control("temperature", "range", t("explorer.temperature"), css="c04-wide"),
+                    control("positional", "checkbox", t("explorer.positional")),
+                    control("causal", "checkbox", t("explorer.causal")),
+                    css="c04-controls",
+                ),
                 slot("table", "heatmap"),
                 prose(f'<div class="c04-note">{esc(t("explorer.legend"))}</div>'),
                 slot("row", "focus_row"),
                 prose(f'<div class="c04-caveat">{esc(t("explorer.caveat"))}</div>'),
                 prose(f"**{t('explorer.notice')}**"),
                 slot("announce", "announce"),
+                notice(
+                    t("explorer.notice_default"), control("reset", "button", t("explorer.reset"))
+                ),
+                notice(
+                    t("explorer.notice_temperature", cold=cold, hot=hot),
+                    control("cold", "button", f"T = {cold}"),
+                    control("hot", "button", f"T = {hot}"),
+                ),
+                notice(
+                    t("explorer.notice_causal"),
+                    control("causal_button", "button", t("explorer.causal_button")),
+                ),
+                prose(outro),
             ],
-            stylesheets=[CSS],
+            on_control=self._on_control,
+            stylesheets=[CSS + VIEW_CSS],
             sizing_mode="stretch_width",
         )
-        # Each fragment as the tests read it (a Slot: spec, kind).
-        self.table = self.board.slot("table")
-        self.row = self.board.slot("row")
+        # Each fragment and control as the tests read it (a Slot: spec, kind).
+        for name in ("table", "row", "sentence", "sentence_error", "focus", "focus_list"):
+            setattr(self, name, self.board.slot(name))
+        for name in PARAMETERS:
+            setattr(self, name, self.board.slot(name))
         self.announcer = self.board.slot("announce")
-        self._show()
+        self._show(sentence=True)
         m.param.watch(self._on_model, ["sentence", "focus", "temperature", "positional", "causal"])
 
-        outro = "\n\n".join(t(f"explorer.{key}") for key in ("inside", "qkv", "toy", "takeaway"))
-        self._layout = pn.Column(
-            math_md(intro, stylesheets=[CSS], margin=(0, 10)),
-            pn.Row(self.sentence_input, self.sentence_error, sizing_mode="stretch_width"),
-            pn.pane.HTML(
-                f'<div class="c04-label">{esc(t("explorer.focus_label"))}</div>',
-                stylesheets=[CSS],
-                margin=(8, 10, 0, 10),
-            ),
-            self.token_buttons,
-            pn.Row(
-                self.token_select,
-                self.temperature_slider,
-                self.positional_box,
-                self.causal_box,
-                sizing_mode="stretch_width",
-            ),
-            self.board,
-            self._notice(t("explorer.notice_default"), self.reset_button),
-            self._notice(
-                t("explorer.notice_temperature", cold=cold, hot=hot),
-                self.cold_button,
-                self.hot_button,
-            ),
-            self._notice(t("explorer.notice_causal"), self.causal_button),
-            math_md(outro),
-            sizing_mode="stretch_width",
-        )
+    # -- controls -> model -----------------------------------------------------------------
 
-    # -- building blocks -------------------------------------------------------------------
+    def _on_control(self, name: str, value) -> None:
+        """A control's use (Board.receive): the value checked by the model, or here."""
+        if name == "sentence":
+            self._on_sentence(value)
+        elif name in ("focus", "focus_list"):
+            # An index of a token: the model checks it against its sentence (not a bool).
+            clients.take(name, self.model, "focus", value)
+        elif name in PARAMETERS:
+            clients.take(name, self.model, name, value)
+        elif name == "reset":
+            self.reset()
+        elif name == "cold":
+            self.model.temperature = COLD_TEMPERATURE
+        elif name == "hot":
+            self.model.temperature = HOT_TEMPERATURE
+        else:  # causal_button
+            self.model.causal = True
 
-    @staticmethod
-    def _button_options(labels) -> dict[str, int]:
-        return {label: i for i, label in enumerate(labels)}
-
-    @staticmethod
-    def _select_options(tokens) -> dict[str, int]:
-        return {f"{i} · {token}": i for i, token in enumerate(tokens)}
-
-    @staticmethod
-    def _button(label: str, key: str, width: int, action) -> pn.widgets.Button:
-        button = pn.widgets.Button(
-            label=label,
-            color="primary",
-            variant="outline",
-            width=width,
-            margin=(8, 6),
-            css_classes=[f"c04-explorer-{key}"],
-        )
-        button.on_click(action)
-        return button
-
-    @staticmethod
-    def _notice(text: str, *buttons) -> pn.Row:
-        return pn.Row(*buttons, math_md(f"• {text}", margin=(0, 10)), sizing_mode="stretch_width")
-
-    # -- widgets -> model ------------------------------------------------------------------
-
-    def _on_sentence(self, event) -> None:
-        if self._syncing:
+    def _on_sentence(self, value) -> None:
+        if not isinstance(value, str):
+            clients.refused("sentence", {"sentence": value}, "no es un texto")
             return
         try:
-            self.model.sentence = event.new
+            self.model.sentence = value
         except ValueError as exc:
-            log.info("Frase rechazada: %s", exc)
-            self._set_error(refused_message(exc, self.lang))
+            log.info("Frase rechazada: %s", clients.brief(str(exc)))
+            # The box keeps the typed text, to be corrected, beside the message.
+            self.board.update_specs(
+                {
+                    "sentence": sentence_spec(value, self.lang),
+                    "sentence_error": error_spec(refused_message(exc, self.lang)),
+                }
+            )
             return
-        self._set_error("")
+        # Taken (also the model's own sentence, typed again): the message goes.
+        self._show(sentence=True)
 
-    def _set_error(self, text: str) -> None:
-        self.sentence_error.spec = error_spec(text)
-
-    def _on_focus_widget(self, event) -> None:
-        if self._syncing or event.new is None:
-            return
-        try:
-            self.model.focus = int(event.new)
-        except ValueError as exc:  # only if a widget drifted from the sentence
-            log.info("Token rechazado: %s", exc)
-            self._show()
-
-    def _notice_default(self, _event=None) -> None:
-        # Sentence first: the focus is checked against the sentence already set.
+    def reset(self) -> None:
+        """The first "Fíjate" button: the model's defaults, the sentence first (the focus is
+        checked against the sentence already set); a refused text leaves the box."""
         self.model.param.update(
             sentence=DEFAULT_SENTENCE,
             focus=DEFAULT_FOCUS,
@@ -534,120 +424,44 @@ class ExplorerView(DemoView):
             positional=AttentionExplorer.param.positional.default,
             causal=AttentionExplorer.param.causal.default,
         )
-        self._sync_sentence_box()  # also when nothing changed: drop a rejected text from the box
+        self._show(sentence=True)  # also when nothing changed
 
-    def _notice_cold(self, _event=None) -> None:
-        self.model.temperature = COLD_TEMPERATURE
-
-    def _notice_hot(self, _event=None) -> None:
-        self.model.temperature = HOT_TEMPERATURE
-
-    def _notice_causal(self, _event=None) -> None:
-        self.model.causal = True
-
-    # -- model -> widgets and panes --------------------------------------------------------
+    # -- model -> board --------------------------------------------------------------------
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
-        """What :func:`render` fills: target name -> (pane or widget, kind); see the brief."""
-        return {
-            "table": (self.board, "board:table"),
-            "row": (self.board, "board:row"),
-            "buttons_labels": (self.token_buttons, "prop:labels"),
-            "buttons_active": (self.token_buttons, "prop:active"),
-            "select_options": (self.token_select, "prop:options"),
-            "select_value": (self.token_select, "prop:value"),
-            "announce": (self.board, "board:announce"),
-        }
-
-    def _live_targets(self) -> dict[str, tuple[object, str]]:
-        # Panel's widgets call Bokeh's labels/active "options"/"value" (and hold ints, not
-        # strings): the adapters translate, so render() speaks Bokeh for the browser twin too.
-        targets = self.client_targets()
-        for name, (widget, kind) in targets.items():
-            if widget is self.token_buttons:
-                targets[name] = (self._buttons_props, kind)
-            elif widget is self.token_select:
-                targets[name] = (self._select_props, kind)
-        return targets
+        """What :func:`render` fills (and the twin's ``sentence``/``sentence_error``): target
+        name -> (the board, "board:<slot>")."""
+        names = ("focus", "focus_list", "temperature", "positional", "causal", "table", "row")
+        return self.board.targets((*names, "announce", "sentence", "sentence_error"))
 
     def _on_model(self, *events) -> None:
-        with pn.io.hold():
-            # A new sentence or focus also puts the model's sentence back in a box holding a
-            # refused text (and clears its message).
-            if {"sentence", "focus"} & {e.name for e in events}:
-                self._sync_sentence_box()
-            self._show()
+        # A new sentence or focus also puts the model's sentence back in a box holding a
+        # refused text (and clears its message).
+        self._show(sentence=bool({"sentence", "focus"} & {e.name for e in events}))
 
-    def _show(self) -> None:
-        # The widgets' own watchers must not write back into the model meanwhile.
-        syncing, self._syncing = self._syncing, True
-        try:
-            apply_render(self._live_targets(), render(self.model, self.lang))
-        finally:
-            self._syncing = syncing
-
-    def _sync_sentence_box(self) -> None:
-        if self.sentence_input.value == self.model.sentence:
-            return
-        syncing, self._syncing = self._syncing, True
-        try:
-            self.sentence_input.value = self.model.sentence
-            self._set_error("")
-        finally:
-            self._syncing = syncing
+    def _show(self, sentence: bool = False) -> None:
+        values = dict(render(self.model, self.lang))
+        if sentence:
+            values["sentence"] = sentence_spec(self.model.sentence, self.lang)
+            values["sentence_error"] = error_spec("")
+        apply_render(self.client_targets(), values)
 
     # -- the export: the same page computed in the browser ---------------------------------
 
     def enable_client_side(self, states: dict | None = None) -> int:
-        """Wire every control to the browser twin (``C04.views.explorer``, explorer.js).
-
-        Each control gets a JS callback ``C04.update("explorer", {targets, controls, trigger},
-        KINDS)``; the explorer's constants go into ``states["explorer"]`` (no state table: the
-        twin computes every setting). Returns 0, the number of embedded states.
-        """
+        """Wire every control to the browser twin (``C04.views.explorer``, explorer.js): each
+        runs ``C04.update("explorer", …)`` (Board.run_offline) with the board's slots, every
+        control as ``w_<name>`` and ``trigger`` (the control used). The explorer's constants
+        go into ``states["explorer"]`` (no state table: the twin computes every setting).
+        Returns 0, the number of embedded states."""
         if states is not None:
             states["explorer"] = client_constants(self.lang)
-        kinds = {name: kind for name, (_, kind) in self.client_targets().items()}
-        kinds["error"] = "markup"  # set by the twin only when the sentence box was applied
-        objects = {name: obj for name, (obj, _) in self.client_targets().items()}
-        objects["error"] = self.sentence_error
-        controls = {
-            "w_sentence": self.sentence_input,
-            "w_buttons": self.token_buttons,
-            "w_select": self.token_select,
-            "w_temperature": self.temperature_slider,
-            "w_positional": self.positional_box,
-            "w_causal": self.causal_box,
-        }
-        args = {**objects, **controls}
-        names = ", ".join(f"{name}: {name}" for name in args)
-        kinds_js = json.dumps(kinds)
-
-        def code(trigger: str) -> str:
-            return (
-                f'C04.update("explorer", {{{names}, trigger: {json.dumps(trigger)}}}, {kinds_js});'
-            )
-
-        for name, widget in controls.items():
-            widget.jscallback(args=args, value=code(name[2:]))
-        for trigger, button in (
-            ("reset", self.reset_button),
-            ("cold", self.cold_button),
-            ("hot", self.hot_button),
-            ("causal_button", self.causal_button),
-        ):
-            button.js_on_click(args=args, code=code(trigger))
+        self.board.run_offline("explorer", self.client_targets())
         return 0
 
     def link_widgets(self) -> dict[str, object]:
         """The control of each parameter in the link (dashboards/sharing/live_link.py)."""
-        return {
-            "sentence": self.sentence_input,
-            "focus": self.token_buttons,
-            "temperature": self.temperature_slider,
-            "positional": self.positional_box,
-            "causal": self.causal_box,
-        }
+        return {name: self.board.slot(name) for name in ("sentence", "focus", *PARAMETERS)}
 
     @staticmethod
     def link_export(name: str) -> dict | None:
@@ -658,7 +472,7 @@ class ExplorerView(DemoView):
         return None
 
     def __panel__(self):
-        return self._layout
+        return self.board
 
 
 if __name__.startswith("bokeh_app"):  # run as its own app (/<module>): the app shell serves it

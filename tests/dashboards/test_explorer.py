@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import json
+import logging
+
 import numpy as np
 import panel as pn
 import pytest
-from bokeh.document import Document
 
 from attnmodel.explorer import DEFAULT_SENTENCE, AttentionExplorer, percentages
 from attnmodel.i18n import Refusal, text
 from dashboards.components.board import Board
-from dashboards.components.markup import Markup
+from dashboards.components.markup import Markup, md_html
 from dashboards.demos.explorer import (
     ExplorerView,
     heatmap_spec,
@@ -18,7 +20,15 @@ from dashboards.demos.explorer import (
     token_labels,
 )
 
-from c04_testing import board_texts, spanish_words_left, spec_text, viewable_texts
+from c04_testing import (
+    board_labels,
+    board_texts,
+    control_value,
+    spanish_words_left,
+    spec_text,
+    use,
+    viewable_texts,
+)
 
 SEED_ROW = ["0 %", "39 %", "3 %", "0 %", "0 %", "44 %", "2 %", "11 %"]
 QUERY = text("explorer.query")  # the map's corner: "Consulta"
@@ -72,14 +82,24 @@ def error_text(view: ExplorerView) -> str:
     return view.sentence_error.spec["text"]
 
 
+def labels(slot) -> list[str]:
+    """A choice's or a select's option labels, in order."""
+    return [label for _, label in slot.spec["options"]]
+
+
+def option(slot, label: str):
+    """The value of a choice's or a select's option shown as ``label``."""
+    return next(value for value, shown in slot.spec["options"] if shown == label)
+
+
 @pytest.fixture
 def view(panel_cleanup):
     return ExplorerView()
 
 
 def test_builds_with_seed_text_in_order(view):
-    layout = view.__panel__()
-    assert isinstance(layout, pn.Column)
+    # The whole section is one Board: header, controls, figures, notices and text.
+    assert view.__panel__() is view.board
     shown = "\n".join(all_pane_texts(view))
     ordered = [
         text("demo.explorador"),
@@ -99,8 +119,8 @@ def test_builds_with_seed_text_in_order(view):
         r"\frac{\exp(s_{ij}/T)}{\sum_k \exp(s_{ik}/T)}",
         "Un token que atiende 80 % a otro sale pareciéndose un 80 % a él.",
         "Queries, keys y values",
-        "| Nombre | Pregunta que responde |",
-        "| Key (K) | ¿Qué ofrezco para que me encuentren? |",
+        "<th>Nombre</th>\n<th>Pregunta que responde</th>",  # the Markdown table, as HTML
+        "<td>Key (K)</td>\n<td>¿Qué ofrezco para que me encuentren?</td>",
         "Qué tiene de juguete el visualizador",
         "Para llevarte",
         "Todo lo demás son detalles de ingeniería sobre esa idea.",
@@ -123,65 +143,67 @@ def test_default_table_is_the_seed(view):
 
 
 def test_duplicate_tokens_get_unique_readable_labels(view):
-    assert list(view.token_buttons.options) == [
+    assert labels(view.focus) == [
         "El", "gato", "duerme", "porque", "el", "gato (2)", "está", "cansado",
     ]  # fmt: skip
-    assert view.token_buttons.options["gato (2)"] == 5
-    assert view.token_buttons.value == 5
-    assert view.token_select.options["5 · gato"] == 5
-    assert view.token_select.value == 5
+    assert option(view.focus, "gato (2)") == 5
+    assert control_value(view.focus) == 5
+    assert option(view.focus_list, "5 · gato") == 5
+    assert control_value(view.focus_list) == 5
     assert token_labels(["a", "a", "a"]) == ["a", "a (2)", "a (3)"]
 
 
 def test_clicking_a_token_sets_focus_and_heading(view):
-    view.token_buttons.value = view.token_buttons.options["duerme"]
+    use(view, "focus", option(view.focus, "duerme"))
     assert view.model.focus == 2
-    assert view.token_select.value == 2
+    assert control_value(view.focus_list) == 2
     assert row_title(view) == looks_at("duerme")
     assert row_texts(view) == [f"{p} %" for p in view.model.row_percentages]
     assert view.table.spec["focus"] == 2
 
 
 def test_select_sets_focus_and_buttons_follow(view):
-    view.token_select.value = view.token_select.options["1 · gato"]
+    use(view, "focus_list", option(view.focus_list, "1 · gato"))
     assert view.model.focus == 1
-    assert view.token_buttons.value == 1
+    assert control_value(view.focus) == 1
     assert row_texts(view) == [f"{p} %" for p in view.model.row_percentages]
-    view.model.focus = 7  # model -> both widgets
-    assert view.token_buttons.value == 7
-    assert view.token_select.value == 7
+    view.model.focus = 7  # model -> both controls
+    assert control_value(view.focus) == 7
+    assert control_value(view.focus_list) == 7
     assert row_title(view) == looks_at("cansado")
 
 
 def test_temperature_slider_reaches_model_and_table(view):
-    slider = view.temperature_slider
-    assert (slider.start, slider.end, slider.step) == (0.1, 3.0, 0.05)
-    assert slider.label == text("explorer.temperature")
+    slider = view.temperature
+    spec = slider.spec
+    assert (spec["start"], spec["end"], spec["step"], spec["decimals"]) == (0.1, 3.0, 0.05, 2)
+    assert spec["decimal"] == ","
+    assert board_labels(view.board)["temperature"] == text("explorer.temperature")
     before = cells(view)
-    slider.value = 0.1
+    use(view, "temperature", 0.1)
     assert view.model.temperature == pytest.approx(0.1)
     assert cells(view) == expected_cells(view.model)
     assert cells(view) != before
     assert max(view.model.row_percentages) >= 75
     view.model.temperature = 3.0  # model -> slider
-    assert slider.value == pytest.approx(3.0)
+    assert control_value(slider) == pytest.approx(3.0)
     assert cells(view) == expected_cells(view.model)
 
 
 def test_positional_checkbox_reaches_model_and_table(view):
     before = cells(view)
-    view.positional_box.value = False
+    use(view, "positional", False)
     assert view.model.positional is False
     assert cells(view) == expected_cells(view.model)
     assert cells(view) != before
     # Without position the two "gato" are the same vector: identical rows.
     assert cells(view)[1] == cells(view)[5]
     view.model.positional = True
-    assert view.positional_box.value is True
+    assert control_value(view.positional) is True
 
 
 def test_causal_checkbox_switches_off_the_upper_triangle(view):
-    view.causal_box.value = True
+    use(view, "causal", True)
     assert view.model.causal is True
     table = cells(view)
     assert table == expected_cells(view.model)
@@ -192,30 +214,30 @@ def test_causal_checkbox_switches_off_the_upper_triangle(view):
             assert table[i][j] == "0 %"
     assert table[0][0] == "100 %"
     view.model.causal = False
-    assert view.causal_box.value is False
+    assert control_value(view.causal) is False
     assert view.table.spec["causal"] is False
 
 
 def test_new_sentence_updates_everything(view):
-    view.sentence_input.value = "la reina habla con el rey"
+    use(view, "sentence", "la reina habla con el rey")
     m = view.model
     assert m.sentence == "la reina habla con el rey"
     assert m.focus == 5  # still in range
     assert header(view) == [QUERY, "la", "reina", "habla", "con", "el", "rey"]
     assert cells(view) == expected_cells(m)
-    assert list(view.token_buttons.options) == ["la", "reina", "habla", "con", "el", "rey"]
-    assert next(iter(view.token_select.options)) == "0 · la"
+    assert labels(view.focus) == ["la", "reina", "habla", "con", "el", "rey"]
+    assert labels(view.focus_list)[0] == "0 · la"
     assert error_text(view) == ""
-    # A shorter sentence moves the focus to its last token, and the widgets follow.
-    view.sentence_input.value = "hola mundo"
+    # A shorter sentence moves the focus to its last token, and the controls follow.
+    use(view, "sentence", "hola mundo")
     assert m.focus == 1
-    assert view.token_buttons.value == 1
-    assert view.token_select.value == 1
+    assert control_value(view.focus) == 1
+    assert control_value(view.focus_list) == 1
     assert row_title(view) == looks_at("mundo")
     assert cells(view) == expected_cells(m)
     # model -> box
     m.sentence = "uno dos tres"
-    assert view.sentence_input.value == "uno dos tres"
+    assert control_value(view.sentence) == "uno dos tres"
 
 
 @pytest.mark.parametrize(
@@ -224,80 +246,83 @@ def test_new_sentence_updates_everything(view):
 )
 def test_bad_sentence_shows_message_and_keeps_model(view, typed, fragment):
     before_table = view.table.spec
-    view.sentence_input.value = typed
+    use(view, "sentence", typed)
     assert view.model.sentence == DEFAULT_SENTENCE
     assert view.table.spec == before_table
+    assert control_value(view.sentence) == typed  # kept in the box, to be corrected
     message = error_text(view)
     assert fragment in message
     assert text("explorer.kept") in message
     # A valid sentence clears the message.
-    view.sentence_input.value = "otra frase"
+    use(view, "sentence", "otra frase")
     assert error_text(view) == ""
 
 
 def test_html_in_the_sentence_is_escaped_everywhere(view):
-    view.sentence_input.value = "<script>alert(1)</script> <img src=x onerror=alert(1)> hola"
+    use(view, "sentence", "<script>alert(1)</script> <img src=x onerror=alert(1)> hola")
     m = view.model
     assert m.tokens[0] == "<script>alert(1)</script>"
     m.focus = 0
-    # The HTML panes escape it; the specs carry it as text for markup.js, which escapes it.
-    html_panes = view.__panel__().select(lambda o: isinstance(o, (pn.pane.HTML, pn.pane.Markdown)))
-    for pane in html_panes:
-        assert "<script" not in pane.object
-        assert "<img" not in pane.object
+    # The Board's fixed HTML never holds it; the specs carry it as text for markup.js and
+    # board.js, which escape it.
+    assert "<script" not in json.dumps(view.board.layout)
+    assert "<img" not in json.dumps(view.board.layout)
     # The specs carry the text as typed; markup.js escapes it (tests/ui/test_twin_explorer.py).
     assert view.table.spec["tokens"][0] == "<script>alert(1)</script>"
     assert row_title(view) == looks_at("<script>alert(1)</script>")
     assert header(view)[1] == "<script>alert(1)</script>"
-    # Bokeh shows button and option labels as text: they keep what was typed.
-    assert "<script>alert(1)</script>" in view.token_buttons.options
+    # board.js writes button and option labels as text: they keep what was typed.
+    assert "<script>alert(1)</script>" in labels(view.focus)
+    assert "0 · <script>alert(1)</script>" in labels(view.focus_list)
 
 
 def test_notice_buttons_put_the_app_in_their_state(view):
     m = view.model
     m.param.update(sentence="hola mundo", temperature=2.0, positional=False, causal=True)
-    view.reset_button.clicks += 1
+    use(view, "reset")
     assert (m.sentence, m.focus, m.temperature, m.positional, m.causal) == (
         DEFAULT_SENTENCE, 5, 1.0, True, False,
     )  # fmt: skip
     assert cells(view)[5] == SEED_ROW
-    assert view.sentence_input.value == DEFAULT_SENTENCE
-    assert view.token_buttons.value == 5
+    assert control_value(view.sentence) == DEFAULT_SENTENCE
+    assert control_value(view.focus) == 5
+    assert (control_value(view.positional), control_value(view.causal)) == (True, False)
 
-    view.cold_button.clicks += 1
+    use(view, "cold")
     assert m.temperature == pytest.approx(0.1)
-    assert view.temperature_slider.value == pytest.approx(0.1)
+    assert control_value(view.temperature) == pytest.approx(0.1)
     assert max(m.row_percentages) >= 75
     assert row_texts(view) == [f"{p} %" for p in m.row_percentages]
 
-    view.hot_button.clicks += 1
+    use(view, "hot")
+    assert control_value(view.temperature) == pytest.approx(3.0)
     assert m.temperature == pytest.approx(3.0)
     assert max(m.row_percentages) < 30
     assert cells(view) == expected_cells(m)
 
-    view.causal_button.clicks += 1
+    use(view, "causal_button")
     assert m.causal is True
-    assert view.causal_box.value is True
+    assert control_value(view.causal) is True
     assert cells(view)[0][1] == "0 %"
     assert cells(view) == expected_cells(m)
 
 
 def test_reset_drops_a_rejected_text_from_the_box(view):
-    view.sentence_input.value = ""
+    use(view, "sentence", "")
     assert error_text(view)
-    view.reset_button.clicks += 1
-    assert view.sentence_input.value == DEFAULT_SENTENCE
+    use(view, "reset")
+    assert control_value(view.sentence) == DEFAULT_SENTENCE
     assert error_text(view) == ""
 
 
 def test_a_new_focus_drops_a_refused_text_from_the_box(view):
-    view.sentence_input.value = "uno  dos"
-    view.sentence_input.value = ""
-    view.temperature_slider.value = 2.0  # another control: the message and the text stay
+    use(view, "sentence", "uno  dos")
+    use(view, "sentence", "")
+    use(view, "temperature", 2.0)  # another control: the message and the text stay
     assert error_text(view)
-    assert view.sentence_input.value == ""
-    view.token_select.value = 0
-    assert view.sentence_input.value == "uno  dos"  # the model's sentence, as typed
+    assert control_value(view.sentence) == ""
+    use(view, "focus_list", 0)
+    assert control_value(view.sentence) == "uno  dos"  # the model's sentence, as typed
     assert error_text(view) == ""
 
 
@@ -305,22 +330,23 @@ def test_render_is_what_the_view_shows(view):
     values = render(view.model)
     assert values["table"] == view.table.spec
     assert values["row"] == view.row.spec
-    assert values["buttons_labels"] == list(view.token_buttons.options)
-    assert values["buttons_active"] == view.token_buttons.value == 5
-    assert values["select_options"][5] == ("5", "5 · gato")
-    assert values["select_value"] == "5"
-    assert set(values) == set(view.client_targets())
-    # The Bokeh models hold the same (what the browser twin sets in the export).
-    doc = Document()
-    buttons = view.token_buttons.get_root(doc)
-    select = view.token_select.get_root(doc)
-    assert (buttons.labels, buttons.active) == (values["buttons_labels"], 5)
-    assert ([tuple(o) for o in select.options], select.value) == (values["select_options"], "5")
+    for name in ("focus", "focus_list", "temperature", "positional", "causal"):
+        assert values[name] == view.board.slot(name).spec, name
+    assert labels(view.focus) == token_labels(view.model.tokens)
+    assert values["focus"]["value"] == 5
+    assert values["focus_list"]["options"][5] == [5, "5 · gato"]
+    assert values["focus_list"]["value"] == 5
+    # The view adds the sentence box and its message (the box keeps a refused text).
+    assert set(values) | {"sentence", "sentence_error"} == set(view.client_targets())
+    # The browser gets the same (what the browser twin sets in the export).
+    sent = json.loads(view.board.specs_json)
+    assert sent["focus"] == values["focus"]
+    assert sent["focus_list"] == values["focus_list"]
 
 
 def test_forty_token_sentence_updates_every_cell(view):
     words = " ".join(f"palabra{i % 7}x{i}" for i in range(40))
-    view.sentence_input.value = words
+    use(view, "sentence", words)
     assert len(cells(view)) == 40
     assert cells(view) == expected_cells(view.model)
     for t in np.linspace(0.1, 3.0, 4):
@@ -351,17 +377,18 @@ def english_left(view: ExplorerView) -> set[str]:
 
 def test_english_page_has_no_spanish_left_and_keeps_the_spanish_example(english):
     assert english_left(english) == set()
-    english.sentence_input.value = ENGLISH  # the student's own sentence: English throughout
+    use(english, "sentence", ENGLISH)  # the student's own sentence: English throughout
     assert english_left(english) == set()
     # The default sentence is Spanish model data: quoted, marked lang="es", glossed, said so.
     move = text("explorer.move", "en")
     assert f'<i lang="es">{DEFAULT_SENTENCE}</i>' in move
     assert "Spanish example kept" in move
     assert "The cat sleeps because the cat is tired" in " ".join(move.split())
-    assert move in "\n".join(all_pane_texts(english))
-    assert english.sentence_input.placeholder == text("explorer.placeholder", "en")
-    assert english.temperature_slider.label == "Temperature T"
-    assert [b.label for b in (english.cold_button, english.hot_button)] == ["T = 0.1", "T = 3"]
+    assert md_html(move) in "\n".join(all_pane_texts(english))
+    assert english.sentence.spec["placeholder"] == text("explorer.placeholder", "en")
+    named = board_labels(english.board)
+    assert named["temperature"] == "Temperature T"
+    assert [named["cold"], named["hot"]] == ["T = 0.1", "T = 3"]
     assert "towards 0.1" in "\n".join(all_pane_texts(english))
 
 
@@ -370,13 +397,12 @@ def test_english_numbers_use_a_decimal_point_and_follow_the_controls(english):
     assert cells(english)[5] == SEED_ROW_EN
     assert row_texts(english) == SEED_ROW_EN
     assert row_title(english) == "What gato looks at"
-    assert "toFixed(2)" in english.temperature_slider.format.code
-    assert english.temperature_slider.format.code.endswith(".replace('.', \".\");")
-    english.cold_button.clicks += 1
+    assert (english.temperature.spec["decimals"], english.temperature.spec["decimal"]) == (2, ".")
+    use(english, "cold")
     cold = [f"{p}%" for p in AttentionExplorer(temperature=0.1).row_percentages]
     assert row_texts(english) == cold != SEED_ROW_EN
     assert cells(english)[5] == cold
-    english.causal_box.value = True
+    use(english, "causal", True)
     assert cells(english)[0][1] == "0%"
     assert render(english.model, "en")["table"] == english.table.spec
 
@@ -385,7 +411,7 @@ def test_english_numbers_use_a_decimal_point_and_follow_the_controls(english):
 def test_english_refused_sentence_is_said_in_english(english, typed, count):
     with pytest.raises(Refusal) as refused:
         AttentionExplorer(sentence=typed)
-    english.sentence_input.value = typed
+    use(english, "sentence", typed)
     message = error_text(english)
     assert message == f"{refused.value.message('en')} {text('explorer.kept', 'en')}"
     assert message.endswith("The previous sentence is kept.")
@@ -394,3 +420,69 @@ def test_english_refused_sentence_is_said_in_english(english, typed, count):
         assert count in message
     assert english.model.sentence == DEFAULT_SENTENCE
     assert english_left(english) == set()
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"control": "focus", "value": 8},  # past the sentence's last token
+        {"control": "focus", "value": -1},
+        {"control": "focus", "value": True},
+        {"control": "focus", "value": 2.5},
+        {"control": "focus", "value": "2"},
+        {"control": "focus_list", "value": None},
+        {"control": "focus_list", "value": [2]},
+        {"control": "temperature", "value": 0},
+        {"control": "temperature", "value": 30},
+        {"control": "temperature", "value": True},
+        {"control": "temperature", "value": "2"},
+        {"control": "temperature", "value": None},
+        {"control": "positional", "value": 0},
+        {"control": "positional", "value": "no"},
+        {"control": "causal", "value": None},
+        {"control": "sentence", "value": 5},
+        {"control": "sentence", "value": None},
+        {"control": "sentence", "value": ["uno", "dos"]},
+        {"control": "reset", "value": 1},
+        {"control": "cold", "value": None},
+        {"control": "hot", "value": True},
+        {"control": "causal_button", "value": 1},
+        {"control": "table", "value": 1},
+        {"control": "n_heads", "value": 2},
+        {"control": "temperature", "value": 2.0, "extra": 1},
+        {"control": "temperature"},
+        {"value": 2.0},
+        "temperature=2",
+        None,
+    ],
+)
+def test_a_forged_control_message_is_refused_and_the_state_kept(view, message, caplog):
+    """What no page sends (out of bounds, the wrong type, a control the board does not have,
+    a button with a value) is one INFO line; the model and every control and figure stay."""
+    caplog.set_level(logging.INFO, logger="dashboards.runtime.clients")
+    m = view.model
+    before = (m.sentence, m.focus, m.temperature, m.positional, m.causal)
+    specs = dict(view.board.specs)
+    view.board.receive(message)
+    assert (m.sentence, m.focus, m.temperature, m.positional, m.causal) == before
+    assert view.board.specs == specs
+    lines = [r for r in caplog.records if "valor de un cliente rechazado" in r.getMessage()]
+    assert len(lines) == 1
+    assert lines[0].levelno == logging.INFO
+
+
+def test_every_control_is_on_the_board_with_its_label(view):
+    assert board_labels(view.board) == {
+        "sentence": text("explorer.sentence"),
+        "focus": text("explorer.focus_label"),
+        "focus_list": text("explorer.list_label"),
+        "temperature": text("explorer.temperature"),
+        "positional": text("explorer.positional"),
+        "causal": text("explorer.causal"),
+        "reset": text("explorer.reset"),
+        "cold": "T = 0,1",
+        "hot": "T = 3",
+        "causal_button": text("explorer.causal_button"),
+    }
+    assert view.sentence.spec["max_length"] == view.model.param.sentence.max_chars
+    assert view.sentence.spec["placeholder"] == text("explorer.placeholder")

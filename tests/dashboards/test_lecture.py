@@ -113,13 +113,15 @@ def test_every_section_builds(lect, section):
 def test_every_widget_is_handled_on_the_next_tick_not_50_ms_later(lect):
     """Panel's default: a widget change from the browser waits 50 ms (``_debounce``) on the
     server; that was most of the live input → text time (bench/bench_browser.py)."""
-    widgets = []
+    widgets, native = [], 0
     for section in SECTIONS:
         lect.go(section.id)
         widgets += clients.controls(lect._built[section.id])
+        native += sum(len(b.controls) for b in lect._built[section.id].select(Board))
     # What is left of Panel's widgets (a Board's controls and «Para seguir jugando»'s buttons
     # are messages: no debounce).
     assert [w for w in widgets if w._debounce != 0] == []
+    assert native > 25  # every demo's controls
     assert pn.widgets.Checkbox()._debounce == 50  # the library default is left alone
 
 

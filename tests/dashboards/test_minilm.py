@@ -16,6 +16,7 @@ from attnmodel.minilm import (
     DEFAULT_SENTENCE,
     ENGLISH_SENTENCE,
     LECTURE_SENTENCES,
+    MAX_CHARS,
     MAX_PIECES,
     MAX_WORDS,
     N_HEADS,
@@ -36,6 +37,8 @@ from dashboards.demos.minilm import (
 )
 from dashboards.runtime import clients
 
+from c04_testing import board_labels, control_value, use
+
 DEFAULTS = {
     "sentence": DEFAULT_SENTENCE,
     "layer": 0,
@@ -55,8 +58,9 @@ def view(views):
     """The Spanish view, back at the model's defaults with an empty, enabled text box."""
     v = views["es"]
     v.model.param.update(**DEFAULTS)
-    v.sentence_input.value = DEFAULT_SENTENCE
+    use(v, "sentence", DEFAULT_SENTENCE)
     assert v.sentence_error.spec == {}
+    assert control_value(v.sentence) == DEFAULT_SENTENCE
     return v
 
 
@@ -117,7 +121,9 @@ def test_the_pieces_and_their_counts_are_the_model_s(lang):
     assert items["minilm-pieces-count"] == str(len(demo.pieces) - 2)
     assert items["minilm-words"] == str(len(DEFAULT_SENTENCE.split()))
     assert " · ".join(demo.pieces) in json.dumps(out["pieces"], ensure_ascii=False)
-    assert out["sentence_text"] == DEFAULT_SENTENCE
+    assert out["sentence"]["value"] == DEFAULT_SENTENCE
+    assert out["sentence_list"]["value"] == DEFAULT_SENTENCE
+    assert out["sentence_error"] == {}
 
 
 def test_words_are_counted_as_the_caps_count_them_not_the_tokenizer_s():
@@ -133,7 +139,8 @@ def test_words_are_counted_as_the_caps_count_them_not_the_tokenizer_s():
 def test_each_toy_head_is_shown_beside_its_real_head(toy_sentence, lang):
     out = render_toy(toy_sentence, lang)
     k_range = range(len(RELATIONS))
-    assert set(out) == {f"toy_{k}" for k in k_range} | {f"real_{k}" for k in k_range}
+    assert set(out) == {f"toy_{k}" for k in k_range} | {f"real_{k}" for k in k_range} | {"toy"}
+    assert out["toy"] == {"value": toy_sentence, "options": [[s, s] for s in SENTENCES]}
     matches = MiniLMDemo(toy_sentence=toy_sentence).toy_matches
     words = toy_sentence.split()
     for k, match in enumerate(matches):
@@ -175,13 +182,14 @@ def test_a_refused_sentence_is_said_and_the_model_keeps_its_own(view, typed, ref
         n = len(model().encode(typed).pieces) - 2
         refusal = Refusal("minilm.too_many_pieces", n=n, max_pieces=MAX_PIECES)
     before = render(view.model, "es")
-    view.sentence_input.value = typed
+    use(view, "sentence", typed)
     assert view.model.sentence == DEFAULT_SENTENCE
+    assert control_value(view.sentence) == typed  # kept in the box, to be corrected
     assert view.sentence_error.spec["text"] == f"{say(refusal, 'es')} {text('minilm.kept', 'es')}"
     assert view.sentence_error.spec["testid"] == "minilm-sentence-error"
     assert render(view.model, "es") == before
     # A valid sentence clears the message, and what is shown follows it.
-    view.sentence_input.value = "A dog barks at night."
+    use(view, "sentence", "A dog barks at night.")
     assert view.sentence_error.spec == {}
     assert view.model.sentence == "A dog barks at night."
     assert view.grid.spec["pieces"] == list(model().encode("A dog barks at night.").pieces)
@@ -191,31 +199,33 @@ def test_a_refused_sentence_is_said_and_the_model_keeps_its_own(view, typed, ref
 def test_the_refusal_is_said_in_the_view_s_language(views):
     view = views["en"]
     view.model.param.update(**DEFAULTS)
-    view.sentence_input.value = " ".join(["cat"] * (MAX_WORDS + 1))
+    use(view, "sentence", " ".join(["cat"] * (MAX_WORDS + 1)))
     said = text("core.sentence_too_long", "en", n=MAX_WORDS + 1, max_tokens=MAX_WORDS)
     assert view.sentence_error.spec["text"] == f"{said} {text('minilm.kept', 'en')}"
-    view.sentence_input.value = DEFAULT_SENTENCE  # the same sentence: the message goes
+    use(view, "sentence", DEFAULT_SENTENCE)  # the same sentence: the message goes
     assert view.sentence_error.spec == {}
+    assert control_value(view.sentence) == DEFAULT_SENTENCE
     assert view.model.sentence == DEFAULT_SENTENCE
 
 
 def test_the_english_button_and_the_select(view):
-    view.english_button.clicks += 1
+    use(view, "english")
     assert view.model.sentence == ENGLISH_SENTENCE
-    assert view.sentence_select.value == ENGLISH_SENTENCE
-    assert view.sentence_input.value == ENGLISH_SENTENCE
+    assert control_value(view.sentence_list) == ENGLISH_SENTENCE
+    assert control_value(view.sentence) == ENGLISH_SENTENCE
     assert view.grid.spec is grid_spec(ENGLISH_SENTENCE, "es")
-    view.sentence_select.value = LECTURE_SENTENCES[-1]
+    use(view, "sentence_list", LECTURE_SENTENCES[-1])
     assert view.model.sentence == LECTURE_SENTENCES[-1]
-    assert view.sentence_input.value == LECTURE_SENTENCES[-1]
+    assert control_value(view.sentence) == LECTURE_SENTENCES[-1]
+    assert [v for v, _ in view.sentence_list.spec["options"]] == list(LECTURE_SENTENCES)
 
 
 def test_the_toy_select_moves_the_comparison(view):
-    view.toy_select.value = SENTENCES[2]
+    view.toy_board.receive({"control": "toy", "value": SENTENCES[2]})
     assert view.model.toy_sentence == SENTENCES[2]
     assert view.real[0].spec == render_toy(SENTENCES[2], "es")["real_0"]
     view.model.toy_sentence = SENTENCES[1]
-    assert view.toy_select.value == SENTENCES[1]
+    assert control_value(view.toy_sentence) == SENTENCES[1]
 
 
 def test_a_click_in_the_grid_selects_the_head_and_the_model_moves_the_grid(view):
@@ -267,9 +277,14 @@ def test_a_forged_selection_with_a_valid_layer_does_not_move_the_layer(view):
 
 
 def test_the_select_can_go_back_after_a_typed_sentence(view):
-    view.sentence_input.value = "A dog barks at night."
-    view.sentence_select.value = DEFAULT_SENTENCE
+    use(view, "sentence", "A dog barks at night.")
+    # The typed sentence is the select's first option while it is the model's.
+    options = [v for v, _ in view.sentence_list.spec["options"]]
+    assert options == ["A dog barks at night.", *LECTURE_SENTENCES]
+    assert control_value(view.sentence_list) == "A dog barks at night."
+    use(view, "sentence_list", DEFAULT_SENTENCE)
     assert view.model.sentence == DEFAULT_SENTENCE
+    assert [v for v, _ in view.sentence_list.spec["options"]] == list(LECTURE_SENTENCES)
 
 
 # -- the export ------------------------------------------------------------------------------
@@ -298,7 +313,9 @@ def test_the_export_embeds_what_the_live_view_renders(exported):
     view, states, _ = exported
     lang = view.lang
     for sentence, embedded in states["minilm"]["sentences"].items():
-        live = render_sentence(sentence, lang)
+        live = dict(render_sentence(sentence, lang))
+        # The box shows the sentence, disabled: free text needs the live server.
+        live["sentence"] = {**live["sentence"], "disabled": True}
         assert embedded == live, sentence
         assert all(type(v) is dict for v in embedded.values() if isinstance(v, dict))
         assert json.loads(json.dumps(embedded)) == json.loads(json.dumps(live))
@@ -308,10 +325,69 @@ def test_the_export_embeds_what_the_live_view_renders(exported):
 
 def test_the_export_disables_free_text_and_says_so(exported):
     view, _, _ = exported
-    assert view.sentence_input.disabled
-    assert not view.sentence_hint.visible  # Enter applies nothing there
+    assert view.sentence.spec["disabled"] is True
+    assert view.sentence_hint.object == ""  # Enter applies nothing there
+    assert MiniLMView(lang=view.lang).sentence_hint.object == view.hint_html
     # The note is an "html" slot of the Board above the grid: empty live, set by the export.
     assert MiniLMView(lang=view.lang).export_note.object == ""
     assert view.export_note.kind == "html"
-    assert not view.english_button.disabled  # the English sentence is embedded
+    assert "disabled" not in view.english.spec  # the English sentence is embedded
+    assert "disabled" not in view.sentence_list.spec
     assert html.escape(text("minilm.export_note", view.lang)) in view.export_note.object
+
+
+# -- the controls: native, on the two Boards -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("board", "message"),
+    [
+        ("board", {"control": "sentence", "value": 5}),
+        ("board", {"control": "sentence", "value": None}),
+        ("board", {"control": "sentence", "value": ["uno"]}),
+        ("board", {"control": "sentence_list", "value": "no-existe"}),
+        ("board", {"control": "sentence_list", "value": "A dog barks at night."}),  # not offered
+        ("board", {"control": "sentence_list", "value": 0}),
+        ("board", {"control": "sentence_list", "value": None}),
+        ("board", {"control": "english", "value": 1}),
+        ("board", {"control": "toy", "value": SENTENCES[1]}),  # the other board's
+        ("board", {"control": "readouts", "value": 1}),
+        ("board", {"value": DEFAULT_SENTENCE}),
+        ("board", None),
+        ("toy_board", {"control": "toy", "value": "no-existe"}),
+        ("toy_board", {"control": "toy", "value": 1}),
+        ("toy_board", {"control": "toy", "value": None}),
+        ("toy_board", {"control": "toy", "value": SENTENCES[1], "extra": 1}),
+        ("toy_board", {"control": "sentence", "value": ENGLISH_SENTENCE}),
+        ("toy_board", "toy"),
+    ],
+)
+def test_a_forged_control_message_is_refused_and_the_state_kept(view, board, message, caplog):
+    """What no page sends is one INFO line; the model, both boards and the grid stay."""
+    caplog.set_level(logging.INFO, logger="dashboards.runtime.clients")
+    state = dict(view.model.param.values())
+    before = (dict(view.board.specs), dict(view.toy_board.specs), view.grid.spec)
+    getattr(view, board).receive(message)
+    assert dict(view.model.param.values()) == state
+    assert (dict(view.board.specs), dict(view.toy_board.specs), view.grid.spec) == before
+    lines = [r for r in caplog.records if "valor de un cliente rechazado" in r.getMessage()]
+    assert len(lines) == 1
+    assert lines[0].levelno == logging.INFO
+
+
+def test_the_controls_are_labelled_and_the_spanish_sentences_marked_on_an_english_page(views):
+    for lang, view in views.items():
+        named = {**board_labels(view.board), **board_labels(view.toy_board)}
+        assert named == {
+            "sentence": text("minilm.sentence", lang),
+            "english": text("minilm.english", lang),
+            "sentence_list": text("minilm.examples", lang),
+            "toy": text("minilm.toy.sentence", lang),
+        }
+        nodes = [n for n in view.board.layout + view.toy_board.layout if isinstance(n, dict)]
+        marked = {n["slot"]: n.get("lang") for n in nodes if n.get("control")}
+        # The lecture's sentences stay Spanish: their selects say so on another page.
+        expected = None if lang == "es" else "es"
+        assert marked == {"sentence_list": expected, "toy": expected}
+        assert view.sentence.spec["placeholder"] == text("minilm.placeholder", lang)
+        assert view.sentence.spec["max_length"] == MAX_CHARS

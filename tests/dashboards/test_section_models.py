@@ -22,8 +22,8 @@ CEILING = {
     "posicion": (25, 25),
     "capital": (25, 25),
     "entrenamiento": (21, 21),
-    "explorador": (47, 47),
-    "modelo": (37, 41),
+    "explorador": (21, 21),
+    "modelo": (25, 25),
     "jugar": (20, 20),
 }
 

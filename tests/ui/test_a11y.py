@@ -182,7 +182,7 @@ def test_no_live_section_scrolls_sideways_on_a_phone(phone, watch, lecture_url):
     phone.get_by_role("button", name=explorer.label()).click()
     box = phone.get_by_role("checkbox", name=text("explorer.causal"))
     assert not box.is_checked()
-    phone.locator(".c04-explorer-causal-box .bk-label").click()
+    box.locator("..").click()  # its label (board.js: the box inside its <label>)
     expect(box).to_be_checked()
     assert watch.console_errors == []
 
@@ -222,9 +222,10 @@ KEYBOARD = {
     ),
     "posicion": ("el.getAttribute('role') === 'slider'", "ArrowRight"),
     "capital": ("el.getAttribute('role') === 'slider'", "ArrowLeft"),
-    # The step's native range (its Board's) starts at its last stop.
+    # The step's and the temperature's native ranges (their Boards') (the step starts at its
+    # last stop).
     "entrenamiento": ("el.type === 'range'", "ArrowLeft"),
-    "explorador": ("el.getAttribute('role') === 'slider'", "ArrowRight"),
+    "explorador": ("el.type === 'range'", "ArrowRight"),
     # The grid of MiniLM's heads: one Tab stop, the arrows choose the head shown in large.
     "modelo": ("(el.dataset.testid || '').startsWith('minilm-tile-')", "ArrowRight"),
     # A "Probarlo" button (the projector switch and the shortcuts' help change no number).

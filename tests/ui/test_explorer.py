@@ -3,8 +3,6 @@ and the three "Fíjate" buttons. Expected numbers come from the Python model."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 from playwright.sync_api import expect
 
@@ -47,8 +45,8 @@ def percents(values) -> list[str]:
 
 
 def causal_box(page):
-    # Bokeh's checkbox has no accessible name (its text is a sibling div): use the host class.
-    return page.locator(".c04-explorer-causal-box input[type=checkbox]")
+    # The Board's native checkbox, named by its label.
+    return page.get_by_role("checkbox", name=text("explorer.causal"))
 
 
 def sentence_box(page):
@@ -75,8 +73,11 @@ def test_seed_page_and_token_click(explorer, watch):
     expect(select).to_have_value("2 · duerme")  # the list follows the click
     select.select_option(label="6 · está")
     expect(page.locator('[data-testid="explorer-row-title"]')).to_have_text(looks_at("está"))
-    expect(page.get_by_role("button", name="está", exact=True)).to_have_class(
-        re.compile("bk-active")
+    expect(page.get_by_role("button", name="está", exact=True)).to_have_attribute(
+        "aria-pressed", "true"
+    )
+    expect(page.get_by_role("button", name="gato (2)", exact=True)).to_have_attribute(
+        "aria-pressed", "false"
     )
     expect_bars(page, percents(AttentionExplorer(focus=6).row_percentages))
     page.get_by_role("button", name="gato", exact=True).click()

@@ -3,14 +3,13 @@
 The same user actions (token buttons, token list, temperature slider by keyboard, the two
 switches, typed sentences — refused, hostile —, the "Fíjate" buttons) are done in the export and
 in the live app; after each one, every data-testid text of the map, the focus row and the
-message, and every control as Bokeh holds it must be what the Python view shows for the same
-actions, in both. Nothing may be requested from the network, logged as an error, or run from the
-typed text.
+message, and every native control as the page shows it must be what the Python view shows for
+the same actions, in both. Nothing may be requested from the network, logged as an error, or
+run from the typed text.
 """
 
 from __future__ import annotations
 
-import json
 import time
 
 import pytest
@@ -20,7 +19,7 @@ from attnmodel.explorer import AttentionExplorer
 from attnmodel.i18n import text
 from dashboards.demos.explorer import ExplorerView
 
-from c04_testing import by_testid
+from c04_testing import board_labels, by_testid, control_value, slider_handle, use
 
 SECTION = "explorador"
 FILE = "explorador.html"
@@ -36,43 +35,34 @@ def looks_at(token: str) -> str:
 
 TESTID_PREFIXES = ("cell-", "row-", "explorer-")
 
-# Every data-testid text of the explorer (through the shadow roots), and its controls as Bokeh
-# holds them (found by their CSS classes / title / placeholder).
+# Every data-testid text of the explorer (through the shadow roots), and its controls as the
+# page shows them (the Board's native controls, board.js: each box has data-control).
 SNAPSHOT_JS = """() => {
   const texts = {};
+  const boxes = {};
   const walk = (root) => {
     for (const el of root.querySelectorAll("*")) {
       const id = el.getAttribute("data-testid");
       if (id && /^(cell-|row-|explorer-)/.test(id)) texts[id] = el.textContent;
+      if (el.dataset && el.dataset.control) boxes[el.dataset.control] = el;
       if (el.shadowRoot) walk(el.shadowRoot);
     }
   };
   walk(document);
-  const controls = {};
-  for (const doc of Bokeh.documents) {
-    for (const m of doc.all_models) {
-      const cls = Array.isArray(m.css_classes) ? m.css_classes : [];
-      if (cls.includes("c04-explorer-tokens")) {
-        controls.labels = Array.from(m.labels);
-        controls.active = m.active;
-      } else if (cls.includes("c04-explorer-token-list")) {
-        controls.options = m.options.map((o) => Array.from(o));
-        controls.value = m.value;
-      } else if (cls.includes("c04-explorer-positional-box")) {
-        controls.positional = m.active;
-      } else if (cls.includes("c04-explorer-causal-box")) {
-        controls.causal = m.active;
-      } else if (m.title === TEMPERATURE_LABEL && "step" in m) {
-        controls.temperature = m.value;
-      } else if (m.placeholder === PLACEHOLDER) {
-        controls.sentence = m.value;
-      }
-    }
-  }
+  const buttons = Array.from(boxes.focus.querySelectorAll("button"));
+  const select = boxes.focus_list.querySelector("select");
+  const controls = {
+    labels: buttons.map((b) => b.textContent),
+    active: buttons.findIndex((b) => b.getAttribute("aria-pressed") === "true"),
+    options: Array.from(select.options).map((o) => o.textContent),
+    value: select.selectedIndex,
+    positional: boxes.positional.querySelector("input").checked,
+    causal: boxes.causal.querySelector("input").checked,
+    temperature: Number(boxes.temperature.querySelector("input").value),
+    sentence: boxes.sentence.querySelector("input").value,
+  };
   return {texts, controls};
-}""".replace("TEMPERATURE_LABEL", json.dumps(text("explorer.temperature"))).replace(
-    "PLACEHOLDER", json.dumps(text("explorer.placeholder"))
-)
+}"""
 
 # Every C04.update of the page, with its trigger and duration (the callbacks look C04.update
 # up when they run, so wrapping it after load sees them all).
@@ -82,7 +72,7 @@ TIMING_JS = """() => {
   const update = C04.update;
   C04.update = function (demo, args, kinds) {
     const ms = update.call(this, demo, args, kinds);
-    window.__c04times.push([args.trigger, ms]);
+    window.__c04times.push([args.trigger.name, ms]);
     return ms;
   };
 }"""
@@ -100,16 +90,21 @@ def expected_snapshot(view: ExplorerView, page) -> dict:
         # The text of every element with one of our data-testids (nested ones included).
         "texts": by_testid(*markup, prefixes=TESTID_PREFIXES).texts,
         "controls": {
-            "labels": list(view.token_buttons.options),
-            "active": view.token_buttons.value,
-            "options": [[str(i), label] for label, i in view.token_select.options.items()],
-            "value": str(view.token_select.value),
-            "positional": view.positional_box.value,
-            "causal": view.causal_box.value,
-            "temperature": view.temperature_slider.value,
-            "sentence": view.sentence_input.value,
+            "labels": [label for _, label in view.focus.spec["options"]],
+            "active": index_of(view.focus),
+            "options": [label for _, label in view.focus_list.spec["options"]],
+            "value": index_of(view.focus_list),
+            "positional": control_value(view.positional),
+            "causal": control_value(view.causal),
+            "temperature": control_value(view.temperature),
+            "sentence": control_value(view.sentence),
         },
     }
+
+
+def index_of(slot) -> int:
+    """The position of a choice's or a select's value among its options."""
+    return [value for value, _ in slot.spec["options"]].index(slot.spec["value"])
 
 
 def snapshot(page) -> dict:
@@ -129,8 +124,15 @@ def sentence_box(page):
     return page.get_by_placeholder(text("explorer.placeholder"))
 
 
+def board(page):
+    """The explorer's Board (its outermost column: the one page of the lecture has other
+    sections' controls with the same names, e.g. «Autoatención»'s "Máscara causal")."""
+    return page.locator(".c04-col", has=page.locator('[data-testid="explorer-table"]')).first
+
+
 def token_button(page, label: str):
-    return page.locator(".c04-explorer-tokens").get_by_role("button", name=label, exact=True)
+    group = board(page).get_by_role("group", name=text("explorer.focus_label"))
+    return group.get_by_role("button", name=label, exact=True)
 
 
 def slider_value(page) -> float:
@@ -142,13 +144,15 @@ def act(page, view: ExplorerView, action: tuple) -> None:
     kind, arg = action
     if kind == "token":
         token_button(page, arg).click()
-        view.token_buttons.value = view.token_buttons.options[arg]
+        use(view, "focus", next(v for v, label in view.focus.spec["options"] if label == arg))
     elif kind == "list":
-        page.locator(".c04-explorer-token-list select").select_option(label=arg)
-        view.token_select.value = view.token_select.options[arg]
-    elif kind == "slider":  # keyboard on the handle: the slider moves by its step
+        board(page).get_by_role("combobox", name=text("explorer.list_label")).select_option(
+            label=arg
+        )
+        use(view, "focus_list", int(arg.split(" · ")[0]))
+    elif kind == "slider":  # keyboard on the native range: it moves by its step
         before = slider_value(page)
-        handle = page.locator(".noUi-handle")
+        handle = slider_handle(board(page), text("explorer.temperature"))
         expect(handle).to_have_count(1)
         handle.focus()
         for _ in range(abs(arg)):
@@ -156,26 +160,20 @@ def act(page, view: ExplorerView, action: tuple) -> None:
         deadline = time.monotonic() + 10
         while slider_value(page) == before and time.monotonic() < deadline:
             page.wait_for_timeout(50)
-        view.temperature_slider.value = slider_value(page)  # the very number the browser sent
+        use(view, "temperature", slider_value(page))  # the very number the browser sent
     elif kind == "check":
-        page.locator(f".c04-explorer-{arg}-box input[type=checkbox]").click()
-        box = view.positional_box if arg == "positional" else view.causal_box
-        box.value = not box.value
+        board(page).get_by_role("checkbox", name=text(f"explorer.{arg}")).click()
+        use(view, arg, not control_value(view.board.slot(arg)))
     elif kind == "type":
         box = sentence_box(page)
         box.fill(arg)
         box.press("Enter")
-        view.sentence_input.value = arg
+        use(view, "sentence", arg)
     elif kind == "button":  # found by the label the Python view gives it ("T = 0,1")
-        button = {
-            "cold": view.cold_button,
-            "hot": view.hot_button,
-            "causal": view.causal_button,
-            "reset": view.reset_button,
-        }[arg]
-        name = button.label
-        page.locator(f".c04-explorer-{arg}").get_by_role("button", name=name, exact=True).click()
-        button.clicks += 1
+        name = {"cold": "cold", "hot": "hot", "causal": "causal_button", "reset": "reset"}[arg]
+        label = board_labels(view.board)[name]
+        board(page).get_by_role("button", name=label, exact=True).click()
+        use(view, name)
     else:  # pragma: no cover - a typo in ACTIONS
         raise ValueError(kind)
 
@@ -246,7 +244,7 @@ def test_export_and_live_show_the_same_after_the_same_actions(explorer_export, o
     assert offline.console_errors == []
     times = page.evaluate("() => window.__c04times")
     assert {trigger for trigger, _ in times} >= {
-        *("buttons", "select", "temperature", "positional", "causal", "sentence"),
+        *("focus", "focus_list", "temperature", "positional", "causal", "sentence"),
         *("hot", "cold", "reset", "causal_button"),
     }
     slowest = max(ms for _, ms in times)
@@ -290,24 +288,30 @@ def test_time_of_a_temperature_change_on_forty_tokens(explorer_export, offline):
     box.press("Enter")
     expect(page.locator('[data-testid="cell-39-39"]')).to_be_attached()
     result = page.evaluate(
-        """async (label) => {
+        """async () => {
           let slider = null;
-          for (const doc of Bokeh.documents)
-            for (const m of doc.all_models)
-              if (m.title === label && "step" in m) slider = m;
+          const walk = (root) => {
+            for (const el of root.querySelectorAll("*")) {
+              if (el.dataset && el.dataset.control === "temperature") {
+                slider = el.querySelector("input");
+              }
+              if (el.shadowRoot) walk(el.shadowRoot);
+            }
+          };
+          walk(document);
           const runs = [];
           for (const value of [0.5, 2.5, 0.3, 2.8, 0.4, 2.2]) {
             const before = window.__c04times.length;
             const t0 = performance.now();
-            slider.value = value;  // what a drag does to the model
+            slider.value = String(value);  // what a drag does to the native range
+            slider.dispatchEvent(new Event("input", { bubbles: true }));
             while (window.__c04times.length === before)
               await new Promise((r) => setTimeout(r, 0));
             await new Promise((r) => requestAnimationFrame(() => r()));  // the next frame
             runs.push({update: window.__c04times[before][1], total: performance.now() - t0});
           }
           return runs;
-        }""",
-        text("explorer.temperature"),
+        }"""
     )
     updates = sorted(r["update"] for r in result)
     totals = sorted(r["total"] for r in result)

@@ -112,6 +112,13 @@ def test_exported_english_file_offline(page, offline, open_export):
     note = page.locator('[data-testid="minilm-export-note"]')
     expect(note).to_have_text(text("minilm.export_note", "en"))
     expect(page.get_by_label(text("minilm.sentence", "en"), exact=True)).to_be_disabled()
+    # The lecture's sentences stay Spanish: each select says so, its label (English) not.
+    for label in ("minilm.examples", "minilm.toy.sentence"):
+        select = labelled_select(page, text(label, "en"))
+        expect(select).to_have_attribute("lang", "es")
+        expect(page.locator(f'label:has-text("{text(label, "en")}")')).not_to_have_attribute(
+            "lang", "es"
+        )
     expect_minilm_sentence(page, DEFAULT_SENTENCE, "en")
     expect_minilm_detail(page, DEFAULT_SENTENCE, 0, 2, "en")
     page.get_by_role("button", name=text("minilm.english", "en")).click()

@@ -104,8 +104,8 @@ VALID = {
         lambda: capital.render(CapitalWalkthrough(country="Italia")),
     ),
     "explorer": (
-        ("Slider", None),
-        "value",
+        ("board", "temperature"),
+        "control",
         2.0,
         lambda: explorer.render(AttentionExplorer(temperature=2.0)),
     ),
@@ -194,6 +194,40 @@ def offered(spec: dict, value) -> bool:
     return spec["start"] <= value <= spec["end"] and abs(steps - round(steps)) < 1e-9
 
 
+def _own(kind: str, spec: dict, value) -> bool:
+    """Whether a page could send ``value`` for this control (then it is a use, not a forgery):
+    a stop or an option it offers, a number within its range, a checkbox's True or False."""
+    if kind == "checkbox":
+        return isinstance(value, bool)
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return False
+    if kind == "range" and "values" in spec:
+        return value in spec["values"]
+    if kind in ("range", "number"):
+        return offered(spec, value)
+    if kind in ("select", "choice"):
+        return any(type(v) is type(value) and v == value for v, _ in spec["options"])
+    return False
+
+
+def forged_values(kind: str, spec: dict) -> list:
+    """The values a control gets: FORGED_CONTROL_VALUES but those a page could send; a text box
+    gets texts over the model's caps (any other text is a student's sentence)."""
+    if kind == "text":
+        return [v for v in FORGED_CONTROL_VALUES if not isinstance(v, str)] + TEXTS
+    values = [v for v in FORGED_CONTROL_VALUES if not _own(kind, spec, v)]
+    if kind == "matrix":  # a matrix's cell: commits off the grid, of the wrong types
+        values += [
+            {k: v for k, v in c.items() if k != "n"} if isinstance(c, dict) else c
+            for c in FORGED["commit"]
+        ]
+    return values
+
+
+def control_specs(session: ForgingSession, data_id: str) -> dict:
+    return json.loads(session.attr(data_id, "specs_json") or "{}")
+
+
 def valid_widget(session: ForgingSession, app: str) -> str:
     (name, which), _, _, _ = VALID[app]
     ids = [i for i, n in widgets(session) if n == name]
@@ -268,21 +302,19 @@ async def forge_everything(base: str, app: str) -> None:
                 last = await forger.change(model_id, prop, value)
         boards = board_controls(forger)
         for component, data_id, control, kind in boards:
-            spec = json.loads(forger.attr(data_id, "specs_json") or "{}").get(control, {})
-            values = [v for v in FORGED_CONTROL_VALUES if not offered(spec, v)]
-            if kind == "checkbox":  # True and False are a checkbox's own values
-                values = [v for v in values if not isinstance(v, bool)]
-            if kind == "matrix":  # a matrix's cell: commits off the grid, of the wrong types
-                values += [
-                    {k: v for k, v in c.items() if k != "n"} if isinstance(c, dict) else c
-                    for c in FORGED["commit"]
-                ]
-            for value in values:
+            spec = control_specs(forger, data_id).get(control, {})
+            for value in forged_values(kind, spec):
                 last = await forger.send_msg(component, {"control": control, "value": value})
             last = await forger.send_msg(component, {"control": control, "value": 1, "más": 2})
         for component in {c for c, _, _, _ in boards}:
             for message in ({"control": "no-existe", "value": 1}, {"value": 1}, {}):
                 last = await forger.send_msg(component, message)
+        # A text box keeps a refused text beside its message, as for a typed one: the text it
+        # had, typed again, takes both away (then its board is as it was).
+        for component, data_id, control, kind in boards:
+            if kind == "text":
+                had = json.loads(values_before[data_id]["specs_json"])[control]["value"]
+                last = await forger.send_msg(component, {"control": control, "value": had})
         assert await forger.reply(last) in ("OK", "ERROR")
         assert not forger.closed
         # The model's key figure is the one before, and so is every widget's value on the
@@ -383,13 +415,13 @@ async def flood(base: str) -> None:
     other = await ForgingSession(base, "explorer").open()
     try:
         for s in (flooder, other):
-            await s.until(lambda s=s: any(True for _ in widgets(s)), 30)
-        slider = valid_widget(flooder, "explorer")
+            await s.until(lambda s=s: bool(board_controls(s)), 30)
+        (slider,) = {c for c, _, name, _ in board_controls(flooder) if name == "temperature"}
         values = [round(0.1 + 0.01 * (k % 250), 2) for k in range(1000)]
 
         async def send_all() -> None:  # one writer: a message's three frames stay together
             for v in values:
-                await flooder.change(slider, "value", v)
+                await flooder.send_msg(slider, {"control": "temperature", "value": v})
 
         sending = asyncio.ensure_future(send_all())
         await expect_valid_change(other, "explorer")
@@ -413,15 +445,16 @@ def test_a_flood_from_one_session_ends_at_its_last_value(server):
 async def oversized(base: str) -> None:
     forger = await ForgingSession(base, "explorer").open()
     try:
-        await forger.until(lambda: any(True for _ in widgets(forger)), 30)
-        box = next(i for i, n in widgets(forger) if n.endswith("TextInput"))
-        await forger.change(box, "value", "a" * (WEBSOCKET_MAX_MESSAGE_BYTES + 1))
+        await forger.until(lambda: bool(board_controls(forger)), 30)
+        (box,) = {c for c, _, name, kind in board_controls(forger) if kind == "text"}
+        too_long = "a" * (WEBSOCKET_MAX_MESSAGE_BYTES + 1)
+        await forger.send_msg(box, {"control": "sentence", "value": too_long})
         assert not await forger.until(lambda: False, 30)  # the server closes the websocket
     finally:
         await forger.close()
     other = await ForgingSession(base, "explorer").open()
     try:
-        await other.until(lambda: any(True for _ in widgets(other)), 30)
+        await other.until(lambda: bool(board_controls(other)), 30)
         await expect_valid_change(other, "explorer")
     finally:
         await other.close()

@@ -82,7 +82,8 @@ def _italy(page, lang):
 
 
 def _first_token(page, lang):
-    page.locator(".c04-explorer-tokens button").first.click()
+    tokens = page.get_by_role("group", name=text("explorer.focus_label", lang))
+    tokens.get_by_role("button").first.click()
 
 
 # One change by hand per demo.

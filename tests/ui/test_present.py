@@ -227,7 +227,7 @@ def test_a_toggle_leaves_the_numbers_before_it_in_view_live(page, watch, open_le
 
 def test_a_toggle_leaves_the_numbers_before_it_in_view_offline(page, offline, open_export):
     open_export("explorador.html", "explorador")
-    page.locator(".c04-explorer-causal-box input").click()
+    page.get_by_role("checkbox", name=text("explorer.causal")).click()
     changed = page.evaluate(BEFORE_JS, "explorer-row")
     assert changed
     assert all(" → " in c for c in changed)

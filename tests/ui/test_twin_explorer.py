@@ -23,7 +23,7 @@ from attnmodel.explorer import (
 )
 from dashboards.demos.explorer import ExplorerView, error_spec, render, sentence_message
 
-from c04_testing import assert_twin_equal, spanish_words_left, twin_html
+from c04_testing import assert_twin_equal, spanish_words_left, twin_html, use
 
 XSS = "<script>alert(1)</script>"
 
@@ -203,121 +203,84 @@ def test_sentence_splitting_matches_python_for_every_code_point(twin):
 
 # --- the controls: the same actions on the live view and on the twin ------------------------
 
-# One scenario step: (control, value). The JS side gets fake Bokeh models (plain objects) and
-# applies the rendered values as C04.apply would: markup -> the spec, prop:x -> model.x.
+# One scenario step: (control, value). The JS side gets a fake Board (its model's specs_json,
+# every target on it) and its controls as board.js gives them to the twin: w_<name> = {name,
+# value} for each, trigger the one used. The render is applied as C04.apply does (the slots
+# given, the others kept), and each control then shows its spec's value if that changed, as
+# board.js draws it (the box keeps a refused text: its spec's value is that text).
 JS_SCENARIO = """([steps, start]) => {
   const X = C04.views.explorer;
-  const w_buttons = {labels: start.labels, active: start.active};
-  const w_select = {options: start.options, value: start.value};
-  const args = {
-    table: {spec: start.table}, row: {spec: start.row}, error: {spec: start.error},
-    announce: {spec: start.announce},
-    buttons_labels: w_buttons, buttons_active: w_buttons,
-    select_options: w_select, select_value: w_select,
-    w_sentence: {value: start.sentence}, w_buttons, w_select,
-    w_temperature: {value: start.temperature}, w_positional: {active: start.positional},
-    w_causal: {active: start.causal},
-  };
-  const kinds = {table: "markup", row: "markup", error: "markup", announce: "markup",
-    buttons_labels: "prop:labels",
-    buttons_active: "prop:active", select_options: "prop:options", select_value: "prop:value"};
+  const board = {data: {specs_json: JSON.stringify(start.specs)}};
+  const shown = Object.assign({}, start.shown);
+  const targets = Object.keys(start.specs);
   const screens = [];
-  const controls = {sentence: [args.w_sentence, "value"], buttons: [w_buttons, "active"],
-    select: [w_select, "value"], temperature: [args.w_temperature, "value"],
-    positional: [args.w_positional, "active"], causal: [args.w_causal, "active"]};
   for (const [control, value] of steps) {
-    let changed = true;  // a button always fires; a widget only when its value changes
-    if (control in controls) {
-      const [model, prop] = controls[control];
-      const v = control === "select" ? String(value) : value;
-      changed = model[prop] !== v;
-      model[prop] = v;
+    let changed = true;  // a button always fires; a control only when its value changes
+    if (control in shown) {
+      changed = shown[control] !== value;
+      shown[control] = value;
     }
     if (changed) {
-      args.trigger = control;
+      const args = {};
+      for (const name of targets) args[name] = board;
+      for (const name of start.controls) args[`w_${name}`] = {name, value: shown[name] ?? null};
+      args.trigger = args[`w_${control}`];
       const values = X.render(X.readState(args));
-      for (const [name, v] of Object.entries(values)) {
-        const kind = kinds[name];
-        if (kind === "markup") args[name].spec = v;
-        else args[name][kind.slice(5)] = v;
+      const specs = JSON.parse(board.data.specs_json);
+      for (const [name, spec] of Object.entries(values)) {
+        if (name in shown && (specs[name] || {}).value !== spec.value) shown[name] = spec.value;
+        specs[name] = spec;
       }
+      board.data.specs_json = JSON.stringify(specs);
     }
-    screens.push({
-      table: args.table.spec, row: args.row.spec, error: args.error.spec,
-      announce: args.announce.spec, labels: w_buttons.labels, active: w_buttons.active,
-      options: w_select.options, value: w_select.value,
-      sentence: args.w_sentence.value, temperature: args.w_temperature.value,
-      positional: args.w_positional.active, causal: args.w_causal.active,
-    });
+    screens.push({specs: JSON.parse(board.data.specs_json), shown: Object.assign({}, shown)});
   }
   return screens;
 }"""
 
 
 CONTROLS = (
-    *("sentence", "buttons", "select", "temperature", "positional", "causal"),
+    *("sentence", "focus", "focus_list", "temperature", "positional", "causal"),
     *("reset", "cold", "hot", "causal_button"),
 )
+VALUED = CONTROLS[:6]  # the controls with a value (the others are buttons)
 
 
 def screen(view: ExplorerView) -> dict:
-    """What the live view shows, in Bokeh's terms (as the twin's fake models hold it)."""
+    """What the live view shows: its Board's specs (the twin's targets) and each control's
+    value."""
+    targets = view.client_targets()
     return {
-        "table": view.table.spec,
-        "row": view.row.spec,
-        "error": view.sentence_error.spec,
-        "announce": view.announcer.spec,
-        "labels": list(view.token_buttons.options),
-        "active": view.token_buttons.value,
-        "options": [[str(i), label] for label, i in view.token_select.options.items()],
-        "value": str(view.token_select.value),
-        "sentence": view.sentence_input.value,
-        "temperature": view.temperature_slider.value,
-        "positional": view.positional_box.value,
-        "causal": view.causal_box.value,
+        "specs": {name: jsonish(view.board.slot(name).spec) for name in targets},
+        "shown": {name: view.board.slot(name).spec["value"] for name in VALUED},
     }
 
 
 def live_step(view: ExplorerView, control: str, value) -> None:
-    widgets = {
-        "sentence": view.sentence_input,
-        "buttons": view.token_buttons,
-        "select": view.token_select,
-        "temperature": view.temperature_slider,
-        "positional": view.positional_box,
-        "causal": view.causal_box,
-    }
-    buttons = {
-        "reset": view.reset_button,
-        "cold": view.cold_button,
-        "hot": view.hot_button,
-        "causal_button": view.causal_button,
-    }
-    if control in widgets:
-        widgets[control].value = value
-    else:
-        buttons[control].clicks += 1
+    use(view, control, value)
 
 
 def run_scenario(page, steps) -> None:
     view = ExplorerView()
-    start = screen(view)
+    start = {**screen(view), "controls": list(CONTROLS)}
     expected = []
     for control, value in steps:
         live_step(view, control, value)
         expected.append(screen(view))
     got = page.evaluate(JS_SCENARIO, [steps, start])
     for k, (step, js, py) in enumerate(zip(steps, got, expected, strict=True)):
-        for name in py:
-            assert_twin_equal(py[name], js[name], f"{k} {step} {name}")
+        assert set(js["specs"]) == set(py["specs"])
+        for part in ("specs", "shown"):
+            for name in py[part]:
+                assert_twin_equal(py[part][name], js[part][name], f"{k} {step} {part} {name}")
 
 
 def test_controls_leave_the_same_page_as_the_live_view(twin, panel_cleanup):
     run_scenario(
         twin,
         [
-            ("buttons", 2),
-            ("select", 6),
+            ("focus", 2),
+            ("focus_list", 6),
             ("temperature", 0.35000000000000003),
             ("positional", False),
             ("causal", True),
@@ -325,14 +288,14 @@ def test_controls_leave_the_same_page_as_the_live_view(twin, panel_cleanup):
             ("sentence", ""),  # refused: message, the map keeps the last valid sentence
             ("temperature", 2.0),  # the message and the box stay
             ("causal_button", None),
-            ("buttons", 1),  # a new focus puts the sentence back in the box, clears the message
+            ("focus", 1),  # a new focus puts the sentence back in the box, clears the message
             ("sentence", "   "),
-            ("select", 3),
+            ("focus_list", 3),
             ("sentence", "uno  dos\u3000tres"),  # the box gets back this spelling, not the words
             ("sentence", ""),
-            ("select", 0),
+            ("focus_list", 0),
             ("sentence", "   "),
-            ("buttons", 2),
+            ("focus", 2),
             ("sentence", "la reina habla con el rey"),
             ("sentence", " ".join(["a"] * (MAX_TOKENS + 1))),
             ("sentence", " ".join(["palabra"] * 100)),
@@ -341,7 +304,7 @@ def test_controls_leave_the_same_page_as_the_live_view(twin, panel_cleanup):
             ("sentence", "a " * (MAX_SENTENCE_CHARS // 2 + 1)),  # the text over its cap
             ("sentence", "hola mundo"),  # shorter: the focus moves to the last token
             ("sentence", f"{XSS} <img src=x onerror=alert(1)> hola"),
-            ("buttons", 0),
+            ("focus", 0),
             ("cold", None),
             ("hot", None),
             ("causal_button", None),
@@ -349,7 +312,7 @@ def test_controls_leave_the_same_page_as_the_live_view(twin, panel_cleanup):
             ("reset", None),  # default sentence in the box, message cleared
             ("reset", None),
             ("sentence", " ".join(f"t{i}" for i in range(MAX_TOKENS))),
-            ("select", 39),
+            ("focus_list", 39),
             ("temperature", 3.0),
             ("sentence", "uno  dos\u3000tres"),
         ],
@@ -368,7 +331,7 @@ def test_random_control_sequences(twin, rng, panel_cleanup):
                 value = " ".join(words)
                 if 1 <= m <= MAX_TOKENS:
                     n = m
-            elif control in ("buttons", "select"):
+            elif control in ("focus", "focus_list"):
                 value = int(rng.integers(0, n))
             elif control == "temperature":
                 value = min(max(round(float(rng.uniform(0.1, 3.0)) / 0.05) * 0.05, 0.1), 3.0)
@@ -461,11 +424,15 @@ def test_the_map_redrawn_in_place_is_the_map_drawn_anew(twin, rng):
 # --- the page's language: the same twin on an English page ---------------------------------
 
 # A refused sentence typed into the box: the message readState gives (the page's language).
-JS_REFUSED = """(typed) => C04.views.explorer.readState({
-  trigger: "sentence", w_sentence: {value: typed}, w_buttons: {active: 0},
-  w_select: {options: [["0", "0 \u00b7 a"]], value: "0"}, w_temperature: {value: 1},
-  w_positional: {active: true}, w_causal: {active: false},
-}).error"""
+JS_REFUSED = """(typed) => {
+  const board = {data: {specs_json: JSON.stringify({table: {tokens: ["a"]}})}};
+  const w_sentence = {name: "sentence", value: typed};
+  return C04.views.explorer.readState({
+    table: board, trigger: w_sentence, w_sentence, w_focus: {name: "focus", value: 0},
+    w_focus_list: {name: "focus_list", value: 0}, w_temperature: {name: "temperature", value: 1},
+    w_positional: {name: "positional", value: true}, w_causal: {name: "causal", value: false},
+  }).error;
+}"""
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])
@@ -492,7 +459,7 @@ def test_the_page_language_twin_renders_what_python_renders(page, offline, lang,
     for typed in ("", "   ", " ".join(["a"] * (MAX_TOKENS + 1))):
         message = sentence_message(typed, lang)
         assert page.evaluate(JS_REFUSED, typed) == message
-        view.sentence_input.value = typed
+        use(view, "sentence", typed)
         assert view.sentence_error.spec["text"] == message
         if lang == "en":
             assert spanish_words_left(message) == set()
