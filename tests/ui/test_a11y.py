@@ -220,8 +220,8 @@ KEYBOARD = {
         " && !el.classList.contains('c04-projector-switch')",
         "Enter",
     ),
-    "posicion": ("el.getAttribute('role') === 'slider'", "ArrowRight"),
-    "capital": ("el.getAttribute('role') === 'slider'", "ArrowLeft"),
+    "posicion": ("el.type === 'range'", "ArrowRight"),
+    "capital": ("el.type === 'range'", "ArrowLeft"),
     # The step's and the temperature's native ranges (their Boards') (the step starts at its
     # last stop).
     "entrenamiento": ("el.type === 'range'", "ArrowLeft"),
