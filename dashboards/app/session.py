@@ -22,7 +22,7 @@ from attnmodel.i18n import DEFAULT_LANG
 from dashboards.classroom import shared_state
 from dashboards.components.page import page_template
 from dashboards.components.style import CSS
-from dashboards.runtime import clients, framework_patches
+from dashboards.runtime import clients
 
 log = logging.getLogger("dashboards.app.session")
 
@@ -52,7 +52,6 @@ def configure() -> None:
     # ~3 on_change per model that Panel registers) and no spelling suggestions on a missing
     # attribute. Measured (cProfile, the first section's models): 9 % of a session's build.
     bokeh_settings.perform_error_diagnostics.set_value(False)
-    framework_patches.install()
 
 
 def quiet_closed_websockets() -> None:
