@@ -34,26 +34,6 @@ PUBLIC_SETTINGS = ("pn.config.",)
 
 # Still there (each is a reason issue 36 is open). Keys are "file: what".
 REMAINING = {
-    # runtime/framework_patches.py: the 11 replacements configure() installs
-    "dashboards/runtime/framework_patches.py: Design._get_modifiers",
-    "dashboards/runtime/framework_patches.py: PaneBase.layout",
-    "dashboards/runtime/framework_patches.py: PropertyDescriptor.has_unstable_default",
-    "dashboards/runtime/framework_patches.py: obj._unstable_default_values",
-    "dashboards/runtime/framework_patches.py: obj._unstable_themed_values",
-    "dashboards/runtime/framework_patches.py: prop._default",
-    "dashboards/runtime/framework_patches.py: state._is_pyodide",
-    "dashboards/runtime/framework_patches.py: value._register_owner",
-    "dashboards/runtime/framework_patches.py: HasProps._overridden_defaults",
-    "dashboards/runtime/framework_patches.py: Markdown._transform_object",
-    "dashboards/runtime/framework_patches.py: PaneBase.__init__",
-    "dashboards/runtime/framework_patches.py: PaneBase._sync_layoutable",
-    "dashboards/runtime/framework_patches.py: PropertyDescriptor._get_default",
-    "dashboards/runtime/framework_patches.py: Reactive._get_properties",
-    "dashboards/runtime/framework_patches.py: Reactive._init_params",
-    "dashboards/runtime/framework_patches.py: Reactive._update_properties",
-    "dashboards/runtime/framework_patches.py: ReactiveESM._get_children",
-    "dashboards/runtime/framework_patches.py: ReactiveESM._get_properties",
-    "dashboards/runtime/framework_patches.py: Serializer.__init__",
     # the client guard, Panel's debounce, the served page's stylesheet path, the link defaults
     "dashboards/app/session.py: doc._template_variables",
     "dashboards/components/views.py: widget._debounce",

@@ -24,7 +24,7 @@ from attnmodel.i18n import DEFAULT_LANG
 from dashboards.classroom import shared_state
 from dashboards.components.page import page_template
 from dashboards.components.style import CSS
-from dashboards.runtime import clients, framework_patches
+from dashboards.runtime import clients
 
 log = logging.getLogger("dashboards.app.session")
 
@@ -54,7 +54,6 @@ def configure() -> None:
     # ~3 on_change per model that Panel registers) and no spelling suggestions on a missing
     # attribute. Measured (cProfile, the first section's models): 9 % of a session's build.
     bokeh_settings.perform_error_diagnostics.set_value(False)
-    framework_patches.install()
     # BokehJS 3.9 counts the models a server's patch brings (a section built after the page
     # loaded) as the page's own new models (Document._apply_json_patch adds them to
     # _new_models), so the page's first message that names one (a Board's control, an

@@ -1,4 +1,4 @@
-"""The server process under everything: the framework patches (framework_patches.py), the
-guard on what a browser may change (clients.py), memory given back after a class (memory.py).
+"""The server process under everything: the checks on what a browser may change and its pace
+(clients.py), memory given back after a class (memory.py).
 Imports nothing else of dashboards.
 """
