@@ -25,7 +25,7 @@ from dashboards.app.session import configure, requested, requested_lang, serve
 from dashboards.app.try_list import TryList
 from dashboards.classroom import classmode
 from dashboards.components import stepper
-from dashboards.components.markup import esc, math_md, md_html
+from dashboards.components.markup import esc, md_html
 from dashboards.components.page import CONTENT_ATTRIBUTES, language_links, skip_link
 from dashboards.components.style import SKIP_CSS
 from dashboards.components.views import LangColumn, respond_immediately
@@ -171,12 +171,15 @@ class Lecture(pn.viewable.Viewer):
         )
 
 
-def intro(lang: str) -> pn.pane.Markdown:
+def intro(lang: str) -> pn.pane.HTML:
     """The skip link, the first thing a keyboard reaches, and the lecture's introduction: one
-    pane (each pane is a Bokeh model of every session's page)."""
-    return math_md(
-        f"{skip_link(lang)}\n\n{text('lecture.intro', lang)}",
+    pane (each pane is a Bokeh model of every session's page), HTML made here once (a Markdown
+    pane would bring Panel's markdown stylesheet, one more model, to sections that have no
+    other Markdown)."""
+    return pn.pane.HTML(
+        md_html(f"{skip_link(lang)}\n\n{text('lecture.intro', lang)}"),
         margin=(0, 20),
+        sizing_mode="stretch_width",
         css_classes=["c04-prose"],
         stylesheets=[SKIP_CSS],
     )
