@@ -18,7 +18,6 @@ from dashboards.app.lecture import EXERCISES, SECTIONS, Lecture, create_lecture
 from dashboards.app.try_list import TryList
 from dashboards.components.board import Board
 from dashboards.components.markup import esc, md_html
-from dashboards.components.mathml import with_math
 from dashboards.runtime import clients
 from dashboards.sharing.live_link import CopyLink
 
