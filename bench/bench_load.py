@@ -22,8 +22,8 @@ Every session behaves like a browser tab: GET the page (for its session token), 
 websocket with that token and an Origin header, pull the document, and then, once all sessions
 are open, toggle the self-attention "Máscara causal" control once a second. The latency of one
 change is the time from sending the control's message (the PATCH-DOC a browser sends) until the
-server's PATCH-DOC that rewrites the attention weights table arrives (the views handle a
-widget change on the server's next tick: dashboards.components.views.respond_immediately). A session
+server's PATCH-DOC that rewrites the attention weights table arrives (a control's message is
+handled on the server's next tick: Panel's on_msg, dashboards.components.board). A session
 waits for its answer before its next change (as a student would), so a slow server shows up as
 latency, not as a pile of queued clicks.
 

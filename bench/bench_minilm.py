@@ -109,7 +109,7 @@ def main(argv=None) -> int:
     selects = []
     for i in range(repeat):
         start = time.perf_counter()
-        view.grid.selected = [i % minilm.N_LAYERS, (i * 5) % minilm.N_HEADS]
+        view.grid.receive({"selected": [i % minilm.N_LAYERS, (i * 5) % minilm.N_HEADS]})
         selects.append(1000 * (time.perf_counter() - start))
 
     gc.collect()

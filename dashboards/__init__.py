@@ -3,7 +3,7 @@
 One folder per layer, lowest first; a module imports only from its own layer or lower ones
 (tests/test_project.py checks it, and that there is no import cycle):
 
-- ``runtime/``: the framework patches, the guard on what a browser may change, memory;
+- ``runtime/``: what a browser may send and at what rate, memory;
 - ``components/``: the page's building blocks (style, markup, views, matrices, renders, page);
 - ``demos/``: one module per demo with its browser twin beside it, and ``registry.py``;
 - ``sharing/``: every state in a link, the exercises and their cards;

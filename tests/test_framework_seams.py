@@ -34,12 +34,8 @@ PUBLIC_SETTINGS = ("pn.config.",)
 
 # Still there (each is a reason issue 36 is open). Keys are "file: what".
 REMAINING = {
-    # the client guard, Panel's debounce, the served page's stylesheet path, the link defaults
+    # the served page's stylesheet path, the link defaults
     "dashboards/app/session.py: doc._template_variables",
-    "dashboards/components/views.py: widget._debounce",
-    "dashboards/runtime/clients.py: widget._change_event",
-    "dashboards/runtime/clients.py: widget._events",
-    "dashboards/runtime/clients.py: widget._process_events",
     # overrides of Panel's private methods
     "dashboards/components/markup.py: Markup._linked_properties",
     "dashboards/components/markup.py: Markup._update_model",

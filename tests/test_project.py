@@ -203,7 +203,7 @@ def test_readme_load_figures_are_the_bench_s():
 
 
 # The layers of dashboards/, lowest first: a module imports only from its own layer or lower
-# ones (README, «Estructura»). The framework patches, the client guard and memory; the page's
+# ones (README, «Estructura»). What a client may send, and memory; the page's
 # building blocks; the demos (and their registry); links and exercises; class mode; the app
 # shell; the three commands at the top of the package.
 LAYERS = ("runtime", "components", "demos", "sharing", "classroom", "app", "")

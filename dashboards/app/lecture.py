@@ -28,7 +28,7 @@ from dashboards.components import stepper
 from dashboards.components.markup import esc, md_html
 from dashboards.components.page import CONTENT_ATTRIBUTES, language_links, skip_link
 from dashboards.components.style import SKIP_CSS
-from dashboards.components.views import LangColumn, respond_immediately
+from dashboards.components.views import LangColumn
 from dashboards.demos import registry
 from dashboards.runtime import clients
 from dashboards.runtime.memory import freeze_survivors, release_memory_later
@@ -124,8 +124,6 @@ class Lecture(pn.viewable.Viewer):
         # off, the bars' ``color="color"`` went out as the colour "color": no bars drawn.
         if section_id not in self._built:
             self._built[section_id] = build_section(self, self.sections[section_id])
-            respond_immediately(self._built[section_id])
-            clients.guard(self._built[section_id])
         self.section = section_id
         self.nav.languages = self.language_links()  # to this section in the other language
         self.body[1] = self._built[section_id]

@@ -24,6 +24,14 @@ from attnmodel.i18n import DEFAULT_LANG
 from dashboards.classroom import shared_state
 from dashboards.components.page import page_template
 from dashboards.components.style import CSS
+
+# Panel makes a JSComponent's data model when its class is defined; a class defined while a
+# session is connected (a demo's module is imported when its section is first built, often
+# after the page connected) ships that model's definition with its first instance, which
+# BokehJS then cannot send back: that instance's first message fails in the page ("[object
+# Function] is not serializable"). MiniLM's HeadGrid, the one component a demo module defines,
+# is therefore defined here, as the server starts (as the Board is, in components/).
+from dashboards.demos import minilm as _head_grid_module  # noqa: F401
 from dashboards.runtime import clients
 
 log = logging.getLogger("dashboards.app.session")

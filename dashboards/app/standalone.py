@@ -8,9 +8,7 @@ import panel as pn
 
 from dashboards.app import present
 from dashboards.app.session import configure, requested_lang, serve
-from dashboards.components.views import respond_immediately
 from dashboards.demos import registry
-from dashboards.runtime import clients
 from dashboards.sharing import links, live_link, practice
 
 
@@ -28,8 +26,6 @@ def serve_demo(demo_id: str) -> None:
     link.apply(live_link.opened_with())
     view = demo.view_class()(model=model, lang=lang)
     present.mark_compare(demo.id, view)
-    respond_immediately(view)
-    clients.guard(view)
 
     def shortcut(action: str) -> None:  # R: the demo back to its defaults (no sections here)
         if action == "reset":

@@ -1,5 +1,5 @@
 """What every demo view is made of: :class:`DemoView` (a view in one language), panes and
-columns whose updates stay cheap, a plot's text alternative, the widget timing.
+columns whose updates stay cheap, a plot's text alternative.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import param
 from attnmodel import i18n
 from attnmodel.formatting import number, percent
 from attnmodel.i18n import DEFAULT_LANG
-from dashboards.runtime import clients
 
 
 class DemoView(pn.viewable.Viewer):
@@ -61,17 +60,3 @@ class LangColumn(pn.Column):
     of a landmark (``role="navigation"``, :data:`CONTENT_ATTRIBUTES`)."""
 
     html_attributes = param.Dict(default={}, doc="Attributes of the column's element.")
-
-
-def respond_immediately(root) -> int:
-    """Process every widget change under ``root`` on the server's next tick, not 50 ms later.
-
-    Panel waits ``_debounce`` = 50 ms before it handles a widget's change from the browser, to
-    batch a burst. Those 50 ms were most of the live input → text time (explorer checkbox:
-    72 ms, of which ~22 ms is work). Without the wait a burst is still batched: changes that
-    arrive while the server is busy are handled together. Returns the number of widgets.
-    """
-    widgets = clients.controls(root)
-    for widget in widgets:
-        widget._debounce = 0  # private API: no public setting; 72 → ~22 ms input → text
-    return len(widgets)

@@ -7,6 +7,11 @@
 // (dashboards.demos.minilm.grid_spec): the texts in the page's language, already filled by Python,
 // and the attention of every head as 4-decimal numbers (uint16 ten-thousandths, base64). The
 // page draws the chosen head from those numbers, so a click needs no server (the export too).
+//
+// A click or an arrow key draws the head at once and, live, tells the server with a message
+// (model.send_msg({selected: [layer, head]}), HeadGrid.receive): the page never writes
+// model.selected there, the server sets it from the model. In the export (model.offline: no
+// server) the page sets model.selected itself.
 
 const SVG = "http://www.w3.org/2000/svg"
 const ARC_THRESHOLD = 0.1 // "Varias cabezas" draws an arc from 10 % (its view's fixed threshold)
@@ -112,10 +117,14 @@ export function render({ model, el }) {
   let spec = null
   let data = null
 
-  const selected = () => {
+  // What the page shows: the server's selection, or the head just chosen here (live, until
+  // the server's answer sets model.selected).
+  const fromModel = () => {
     const s = model.selected || [0, 0]
     return [s[0] | 0, s[1] | 0]
   }
+  let current = fromModel()
+  const selected = () => current
 
   function detail() {
     const box = root.querySelector(".c04-headgrid-detail")
@@ -225,7 +234,12 @@ export function render({ model, el }) {
   function choose(layer, head, focus) {
     layer = Math.max(0, Math.min(spec.layers - 1, layer))
     head = Math.max(0, Math.min(spec.heads - 1, head))
-    model.selected = [layer, head]
+    current = [layer, head]
+    if (model.offline) {
+      model.selected = [layer, head]
+    } else {
+      model.send_msg({ selected: [layer, head] })
+    }
     mark()
     if (focus) {
       const b = root.querySelector(`button[data-layer="${layer}"][data-head="${head}"]`)
@@ -310,6 +324,9 @@ export function render({ model, el }) {
   }
 
   model.on("spec_json", draw)
-  model.on("selected", mark)
+  model.on("selected", () => {
+    current = fromModel()
+    mark()
+  })
   draw()
 }

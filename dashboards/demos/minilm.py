@@ -20,6 +20,7 @@ import base64
 import functools
 import logging
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import ClassVar
 
@@ -101,14 +102,20 @@ BOX_CSS = ".c04-box { border-left: 4px solid #d95f02; background: #fdf6f0; paddi
 
 class HeadGrid(pn.custom.JSComponent):
     """The layer × head grid and the chosen head in large, drawn in the browser from ``spec``
-    (:func:`grid_spec`). ``selected`` is [layer, head] (0-based): a click or the arrow keys set
-    it in the page, the view sets it from the model."""
+    (:func:`grid_spec`). ``selected`` is [layer, head] (0-based), set by the view from the
+    model: the server's to the browser. A click or an arrow key is a message
+    (``model.send_msg({selected: [layer, head]})``, Panel's public ``on_msg``), checked by
+    :meth:`receive` and passed to ``on_select``; in the export (``offline``: no server) the page
+    sets ``selected`` itself."""
 
     spec = param.Dict(default={}, doc="The sentence's pieces, attention and texts (JSON).")
     spec_json = param.String(default="", doc="``spec`` as JSON text: what the browser gets.")
-    # Any value (a forged message sends anything): the view checks it and puts the model's back,
-    # so a bad one is one INFO line, not param's refusal logged by Panel with a traceback.
+    # Any value: a client that writes the property itself (no page does) is refused by the view
+    # (MiniLMView._on_grid), which puts the model's back.
     selected = param.Parameter(default=[0, 2], doc="[layer, head] shown in large, from 0.")
+    offline = param.Boolean(
+        default=False, doc="The export only: a click sets ``selected`` in the page itself."
+    )
 
     # As dashboards.components.markup.Markup: the spec travels as one JSON text (C04.apply writes
     # the same).
@@ -116,13 +123,45 @@ class HeadGrid(pn.custom.JSComponent):
     _esm = Path(__file__).parent / "head_grid.mjs"
     _stylesheets: ClassVar[list[str]] = [GRID_CSS]
 
-    # What a browser writes (dashboards/runtime/clients.py takes only this from a client, as a
-    # matrix's commit): a forged ``spec_json`` is not taken and the server's is sent back.
-    client_writes: ClassVar[tuple[str, ...]] = ("selected",)
+    def __init__(self, on_select: Callable[[int, int], None] | None = None, **params):
+        super().__init__(**params)
+        self._on_select = on_select
+        # Panel's public hook for model.send_msg: each message, as the browser sent it.
+        self.on_msg(lambda event: self.receive(event.data))
+
+    def receive(self, msg) -> None:
+        """A head chosen in the page, ``{"selected": [layer, head]}`` (0-based ints on the
+        grid): passed to ``on_select``. Anything else (another key, a wrong type, a head off
+        the grid) is refused with one INFO line, nothing changed. Both are checked before
+        either is set (param's update sets one parameter after the other, undoing none)."""
+        value = msg.get("selected") if isinstance(msg, dict) else None
+        ok = (
+            isinstance(msg, dict)
+            and set(msg) == {"selected"}
+            and isinstance(value, list)
+            and len(value) == 2
+            and all(type(v) is int for v in value)
+            and 0 <= value[0] < N_LAYERS
+            and 0 <= value[1] < N_HEADS
+        )
+        if not ok:
+            clients.refused("cabeza", {"mensaje": msg}, "no es una cabeza de la cuadrícula")
+            return
+        if self._on_select is not None:
+            self._on_select(value[0], value[1])
 
     @param.depends("spec", watch=True, on_init=True)
     def _encode_spec(self) -> None:
-        self.spec_json = spec_json(self.spec)
+        self._spec_text = spec_json(self.spec)
+        self.spec_json = self._spec_text
+
+    @param.depends("spec_json", watch=True)
+    def _kept_spec(self) -> None:
+        # Only ``spec`` sets the text: a client that wrote it (no page does live) is refused
+        # and the server's put back.
+        if self.spec_json != self._spec_text:
+            clients.refused("cabeza", {"spec_json": self.spec_json}, "no es el spec del servidor")
+            self.spec_json = self._spec_text
 
 
 # -- the renders: what the export embeds, what the live view shows ----------------------------
@@ -329,8 +368,8 @@ class MiniLMView(DemoView):
     ``minilm-toy-<k>`` / ``minilm-real-<k>`` (k = 1 … 4), ``minilm-export-note``,
     ``minilm-sentence-hint``.
 
-    Layout: two Boards around the grid (:class:`HeadGrid`, a component of its own: the browser
-    writes its selection). ``self.board``: the header, the controls of the sentence, its
+    Layout: two Boards around the grid (:class:`HeadGrid`, a component of its own: a click is
+    its message). ``self.board``: the header, the controls of the sentence, its
     message and hint, the export note, the readouts, the pieces, the grid's caption and the
     announcer; ``self.toy_board``: the heading of the comparison, its select, the toy and real
     tables and their caption. Each fragment is also an attribute (``self.readouts``,
@@ -368,7 +407,7 @@ class MiniLMView(DemoView):
         )
         self.header = section_markdown(t("demo.modelo"), intro, "modelo")
         # Everything in two Boards (issue 36), one above the grid and one below it: the grid
-        # stays a component of its own (the browser writes its selection).
+        # stays a component of its own (a click is its message, HeadGrid.receive).
         self.board = Board(
             layout=[
                 prose(self.header, "c04-prose"),
@@ -394,6 +433,7 @@ class MiniLMView(DemoView):
         )
         # Its class: the export's twin finds it (minilm.js; it is no slot of a Board).
         self.grid = HeadGrid(
+            on_select=self._on_select,
             selected=[model.layer, model.head],
             sizing_mode="stretch_width",
             margin=(0, 10),
@@ -480,22 +520,17 @@ class MiniLMView(DemoView):
                 }
             )
 
+    def _on_select(self, layer: int, head: int) -> None:
+        """A head chosen in the page (HeadGrid.receive has checked it)."""
+        self.model.param.update(layer=layer, head=head)
+
     def _on_grid(self, event) -> None:
-        # A forged message can send anything: both checked before either is set (param's
-        # update sets one parameter after the other and does not undo the first).
-        value = event.new
-        ok = (
-            isinstance(value, list)
-            and len(value) == 2
-            and all(type(v) is int for v in value)
-            and 0 <= value[0] < N_LAYERS
-            and 0 <= value[1] < N_HEADS
-        )
-        if not ok:
-            log.info("Cabeza rechazada: %r", value)
-            self.grid.selected = [self.model.layer, self.model.head]
-            return
-        self.model.param.update(layer=value[0], head=value[1])
+        # Only the view sets ``selected``, as the model's: a client that wrote the property
+        # itself (a page only sends a message) is refused and the model's put back.
+        shown = [self.model.layer, self.model.head]
+        if not _same(event.new, shown):
+            clients.refused("cabeza", {"selected": event.new}, "no es un uso de la cuadrícula")
+            self.grid.selected = shown
 
     # -- model -> boards and grid --------------------------------------------------------------
 
@@ -504,7 +539,7 @@ class MiniLMView(DemoView):
 
     def _on_selection(self, *_events) -> None:
         selected = [self.model.layer, self.model.head]
-        if list(self.grid.selected) != selected:
+        if not _same(self.grid.selected, selected):
             self.grid.selected = selected
 
     def _show(self) -> None:
@@ -567,6 +602,7 @@ class MiniLMView(DemoView):
         self.board.run_offline(
             "minilm", self.board_targets(), english=ENGLISH_SENTENCE, grid_class=GRID_CLASS
         )
+        self.grid.offline = True  # a click chooses the head in the page itself
         toys_targets = {k: v for k, v in self.client_targets().items() if v[0] is self.toy_board}
         self.toy_board.run_offline("minilm", toys_targets)
         return len(sentences) + len(toys)
@@ -584,6 +620,11 @@ def missing_note(lang: str = DEFAULT_LANG) -> pn.pane.HTML:
         sizing_mode="stretch_width",
         margin=(0, 10),
     )
+
+
+def _same(value, selected: list[int]) -> bool:
+    """Whether ``value`` (anything a client may have written) is the list ``selected``."""
+    return isinstance(value, list) and [type(v) for v in value] == [int, int] and value == selected
 
 
 def _plain(values: dict) -> dict:

@@ -1,5 +1,6 @@
-"""dashboards/runtime/clients.py in process: what a forged change does to a guarded widget (the
-served protocol-level test is tests/ui/test_hostile.py)."""
+"""dashboards/runtime/clients.py in process: what a forged message does to a demo's controls,
+each a native control of a Board whose use is a message (``Board.receive``; the served
+protocol-level test is tests/ui/test_hostile.py)."""
 
 from __future__ import annotations
 
@@ -9,92 +10,85 @@ import math
 import panel as pn
 import pytest
 
-from attnmodel import AttentionExplorer
 from dashboards.demos.explorer import ExplorerView
 from dashboards.demos.multihead import MultiHeadView
 from dashboards.demos.self_attention import SelfAttentionView
-from dashboards.runtime import clients
+from dashboards.demos.training import TrainingView
 
 from c04_testing import use
 
 
-class Widgets(pn.viewable.Viewer):
-    """Panel widgets bound to an explorer's model, as the demos had before their controls went
-    native on a Board (the guard's subject, whatever the demos use): a temperature slider,
-    token buttons (the index is the focus) and a sentence box."""
-
-    def __init__(self, **params):
-        super().__init__(**params)
-        self.model = AttentionExplorer()
-        self.temperature_slider = pn.widgets.FloatSlider.from_param(
-            self.model.param.temperature, step=0.05
-        )
-        tokens = self.model.tokens
-        self.token_buttons = pn.widgets.RadioButtonGroup(
-            options={f"{i} {t}": i for i, t in enumerate(tokens)}, value=self.model.focus
-        )
-        self.token_buttons.param.watch(
-            lambda event: setattr(self.model, "focus", event.new), "value"
-        )
-        self.sentence_input = pn.widgets.TextInput(value=self.model.sentence, max_length=2000)
-
-    def __panel__(self):
-        return pn.Column(self.temperature_slider, self.token_buttons, self.sentence_input)
-
-
 @pytest.fixture
 def explorer():
-    view = Widgets()
-    clients.guard(view)
-    return view
+    return ExplorerView()
 
 
 def errors(caplog) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
 
 
-@pytest.mark.parametrize("value", [-5, math.nan, math.inf, 1e308, 10**30])
-def test_a_refused_slider_value_leaves_widget_and_model_and_says_one_info_line(
+def lines(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == "dashboards.runtime.clients"]
+
+
+@pytest.mark.parametrize("value", [-5, math.nan, math.inf, 1e308, 10**30, "abc", None, [1]])
+def test_a_refused_slider_value_leaves_control_and_model_and_says_one_info_line(
     explorer, caplog, value
 ):
-    clients.install_log_filters()
-    slider = explorer.temperature_slider
-    before = explorer.model.temperature
+    before, shown = explorer.model.temperature, explorer.board.slot("temperature").spec
     with caplog.at_level(logging.INFO):
-        slider._process_events({"value": value})
+        use(explorer, "temperature", value)
     assert explorer.model.temperature == before
-    assert slider.value == before
+    assert explorer.board.slot("temperature").spec == shown
     assert errors(caplog) == []
-    lines = [r.getMessage() for r in caplog.records if r.name == "dashboards.runtime.clients"]
-    assert len(lines) == 1
-    assert slider.name in lines[0]
+    said = lines(caplog)
+    assert len(said) == 1, said
+    assert "temperature" in said[0]
 
 
 @pytest.mark.parametrize("index", [999, -1, 2.5, True, "1"])
-def test_a_button_group_takes_only_an_index_of_its_buttons(explorer, caplog, index):
-    clients.install_log_filters()
+def test_the_focus_takes_only_an_index_of_its_pieces(explorer, caplog, index):
     before = explorer.model.focus
     with caplog.at_level(logging.INFO):
-        explorer.token_buttons._process_events({"active": index})
+        use(explorer, "focus", index)
     assert explorer.model.focus == before
-    assert explorer.token_buttons.value == before
     assert errors(caplog) == []
+    assert len(lines(caplog)) == 1
 
 
-def test_a_valid_change_goes_through(explorer):
-    explorer.temperature_slider._process_events({"value": 2.0})
-    assert explorer.model.temperature == 2.0
-    explorer.token_buttons._process_events({"active": 1})
-    assert explorer.model.focus == 1
-
-
-def test_properties_a_browser_never_writes_are_dropped(explorer, caplog):
-    box = explorer.sentence_input
-    max_length = box.max_length
+def test_a_valid_use_goes_through(explorer, caplog):
     with caplog.at_level(logging.INFO):
-        box._process_events({"max_length": 10**9, "disabled": True})
-    assert (box.max_length, box.disabled) == (max_length, False)
-    assert any("max_length" in r.getMessage() for r in caplog.records)
+        use(explorer, "temperature", 2.0)
+        use(explorer, "focus", 1)
+    assert explorer.model.temperature == 2.0
+    assert explorer.model.focus == 1
+    assert lines(caplog) == []
+
+
+@pytest.mark.parametrize(
+    "forged",
+    [
+        {"control": "sentence", "value": "x", "max_length": 10**9},  # what no page sends
+        {"control": "max_length", "value": 10**9},
+        {"control": "temperature"},  # a range's use has a value
+        {"value": 1},
+        {},
+        "temperature",
+        None,
+    ],
+)
+def test_a_message_that_is_no_use_of_a_control_is_refused(explorer, caplog, forged):
+    """A property a browser never writes (a forged ``max_length``…) has no message: anything
+    but {control, value} naming a control of the board is one INFO line, nothing changed."""
+    before = dict(explorer.model.param.values())
+    specs = dict(explorer.board.specs)
+    with caplog.at_level(logging.INFO):
+        explorer.board.receive(forged)
+    assert dict(explorer.model.param.values()).keys() == before.keys()
+    assert explorer.model.sentence == before["sentence"]
+    assert explorer.board.specs == specs
+    assert errors(caplog) == []
+    assert len(lines(caplog)) == 1
 
 
 def test_an_oversized_sentence_is_refused_by_the_model_at_once():
@@ -127,15 +121,14 @@ def test_a_forged_commit_of_a_matrix_is_refused(caplog, forged):
     assert view.model.X.tolist() == before.tolist()
     assert view.board.slot("X").spec == shown
     assert errors(caplog) == []
-    lines = [r.getMessage() for r in caplog.records if r.name == "dashboards.runtime.clients"]
-    assert len(lines) == 1
-    assert "«X»" in lines[0]
+    said = lines(caplog)
+    assert len(said) == 1
+    assert "«X»" in said[0]
     view.board.receive({"control": "X", "value": {"row": 0, "col": 0, "text": "2"}})
     assert view.model.X[0, 0] == 2.0
 
 
 def test_an_option_that_does_not_exist_is_refused(caplog):
-    clients.install_log_filters()  # as configure() does; not left to an earlier test
     view = MultiHeadView()  # its sentence is a Board's native control: a message
     before = view.model.sentence
     with caplog.at_level(logging.INFO):
@@ -143,40 +136,56 @@ def test_an_option_that_does_not_exist_is_refused(caplog):
     assert view.model.sentence == before
     assert view.sentence.spec["value"] == before
     assert errors(caplog) == []
-    lines = [r.getMessage() for r in caplog.records if r.name == "dashboards.runtime.clients"]
-    assert len(lines) == 1
-    assert "sentence" in lines[0]
+    said = lines(caplog)
+    assert len(said) == 1
+    assert "sentence" in said[0]
 
 
-def test_every_widget_of_every_demo_is_guarded():
+def test_a_typed_seed_is_taken_silently_and_a_forged_one_refused(caplog):
+    """«Semilla» (a Board's number box): what a page sends when a student types in it is taken
+    without a line; a forged value is refused with one INFO line, the model's seed kept."""
+    view = TrainingView()
+    seed = view.model.seed
+    with caplog.at_level(logging.INFO):
+        use(view, "seed", 7)
+    assert lines(caplog) == []
+    for forged in ("abc", 2.5, [1], {"x": 1}, True, 10**30):
+        caplog.clear()
+        with caplog.at_level(logging.INFO):
+            use(view, "seed", forged)
+        said = lines(caplog)
+        assert len(said) == 1, said
+        assert "rechazado" in said[0]
+        assert errors(caplog) == []
+    assert view.model.seed == seed
+
+
+def test_no_demo_builds_a_panel_widget():
+    """Every control of every demo is a message checked where it enters: a native control of
+    a Board (Board.receive) or MiniLM's grid of heads (HeadGrid.receive). No Panel widget is
+    left whose property a browser writes."""
     from dashboards.components.board import Board
     from dashboards.demos.minilm import HeadGrid
     from dashboards.demos.registry import DEMOS
 
-    # The widgets and MiniLM's grid of heads (its selection).
-    written = pn.widgets.Widget | HeadGrid
     for demo in DEMOS:
         view = demo.view_class()()
-        count = clients.guard(view)
-        widgets = view.__panel__().select(lambda o: isinstance(o, written))
-        assert count == len(widgets)
-        assert all(clients.is_guarded(w) for w in widgets), demo.id
-        # A demo without widgets has its controls on a Board (checked by Board.receive).
-        boards = view.__panel__().select(Board)
-        assert widgets or any(b.controls for b in boards), demo.id
+        layout = view.__panel__()
+        assert layout.select(pn.widgets.Widget) == [], demo.id
+        boards = layout.select(Board)
+        assert any(b.controls for b in boards) or layout.select(HeadGrid), demo.id
 
 
 def test_a_document_without_a_server_is_never_paced():
-    """In a notebook (a document with no server loop) every change is handled at once: a
-    paced one would wait for a timeout callback that never runs."""
+    """In a notebook (a document with no server loop) every use is handled at once: a paced
+    one would wait for a timeout callback that never runs."""
     from bokeh.document import Document
     from panel.io.state import set_curdoc
 
-    view = Widgets()
-    clients.guard(view)
+    view = ExplorerView()
     doc = Document()
     pn.panel(view).get_root(doc)
     with set_curdoc(doc):
         for temperature in (2.0, 1.5, 0.5):
-            view.temperature_slider._process_events({"value": temperature})
+            use(view, "temperature", temperature)
             assert view.model.temperature == temperature

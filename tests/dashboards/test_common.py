@@ -25,7 +25,6 @@ from dashboards.components import render as shared_renders
 from dashboards.components.markup import Markup, SharedSpec, spec_json
 from dashboards.components.page import page_template
 from dashboards.components.render import model_state, shared_render
-from dashboards.components.views import respond_immediately
 from dashboards.demos import registry
 from dashboards.sharing import links
 
@@ -37,13 +36,6 @@ pytestmark = pytest.mark.usefixtures("panel_cleanup")
 @pytest.fixture(scope="module", autouse=True)
 def _extensions():
     configure()
-
-
-def test_respond_immediately_covers_every_widget_of_a_layout():
-    inner = pn.Column(pn.widgets.Checkbox(), pn.Row(pn.widgets.IntSlider(), pn.pane.HTML("x")))
-    layout = pn.Column(pn.widgets.Select(options=["a", "b"]), inner)
-    assert respond_immediately(layout) == 3
-    assert all(w._debounce == 0 for w in layout.select(pn.widgets.Widget))
 
 
 def _in_a_fresh_loop(coro_fn):

@@ -25,6 +25,7 @@ from attnmodel.minilm import (
     model,
 )
 from attnmodel.multihead import RELATIONS, SENTENCES
+from dashboards.components.markup import spec_json
 from dashboards.demos.minilm import (
     DECIMALS,
     HeadGrid,
@@ -35,7 +36,6 @@ from dashboards.demos.minilm import (
     render_toy,
     role_text,
 )
-from dashboards.runtime import clients
 
 from c04_testing import board_labels, control_value, use
 
@@ -228,9 +228,14 @@ def test_the_toy_select_moves_the_comparison(view):
     assert control_value(view.toy_sentence) == SENTENCES[1]
 
 
-def test_a_click_in_the_grid_selects_the_head_and_the_model_moves_the_grid(view):
-    view.grid.selected = [3, 4]
+def test_a_click_in_the_grid_selects_the_head_and_the_model_moves_the_grid(view, caplog):
+    """A click or an arrow key is the grid's message {selected: [layer, head]} (head_grid.mjs):
+    taken without a line; the model then moves the grid (server → browser)."""
+    with caplog.at_level(logging.INFO, logger="dashboards.runtime.clients"):
+        view.grid.receive({"selected": [3, 4]})
+    assert caplog.records == []
     assert (view.model.layer, view.model.head) == (3, 4)
+    assert view.grid.selected == [3, 4]
     np.testing.assert_array_equal(view.model.selected, view.model.attention[3, 4])
     view.model.layer = 2
     assert view.grid.selected == [2, 4]
@@ -238,42 +243,82 @@ def test_a_click_in_the_grid_selects_the_head_and_the_model_moves_the_grid(view)
     assert view.grid.selected == [2, 11]
 
 
-# Anything a forged message can carry, lists or not: the grid takes any value (a refusal there
-# would be logged by Panel with a traceback) and the view checks it.
-@pytest.mark.parametrize(
-    "forged",
-    [["a", 1], [9, 0], [1], [], [1, 2, 3], [True, 1], [1.0, 2], "x", None, (3, 4), {"layer": 1}],
-)
-def test_a_forged_selection_leaves_the_model_and_puts_the_grid_back(view, forged):
-    view.grid.selected = [3, 4]
-    view.grid.selected = forged
+# Anything a forged message can carry: wrong types, off the grid, other keys, not a dict.
+FORGED_SELECTIONS = [
+    {"selected": ["a", 1]},
+    {"selected": [9, 0]},
+    {"selected": [N_LAYERS, 0]},
+    {"selected": [0, N_HEADS]},
+    {"selected": [-1, 0]},
+    {"selected": [1, N_HEADS + 87]},  # a valid layer with a head off the grid
+    {"selected": [1]},
+    {"selected": []},
+    {"selected": [1, 2, 3]},
+    {"selected": [True, 1]},
+    {"selected": [1.0, 2]},
+    {"selected": [2**70, 1]},
+    {"selected": "x"},
+    {"selected": None},
+    {"selected": {"layer": 1}},
+    {"selected": [1, 2], "extra": 1},
+    {"layer": 1, "head": 2},
+    {},
+    [1, 2],
+    "x",
+    None,
+]
+
+
+@pytest.mark.parametrize("forged", FORGED_SELECTIONS)
+def test_a_forged_selection_is_refused_with_one_info_line_and_the_head_kept(view, forged, caplog):
+    view.grid.receive({"selected": [3, 4]})
+    state = dict(view.model.param.values())
+    with caplog.at_level(logging.INFO):
+        view.grid.receive(forged)
+    assert (view.model.layer, view.model.head) == (3, 4)
+    assert dict(view.model.param.values()) == state
+    assert view.grid.selected == [3, 4]
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+    lines = [r for r in caplog.records if "valor de un cliente rechazado" in r.getMessage()]
+    assert len(lines) == 1
+    assert lines[0].levelno == logging.INFO
+
+
+@pytest.mark.parametrize("forged", [[9, 1], ["a", 1], [1, 2], "x", None, (3, 4), 5])
+def test_a_client_that_writes_the_selection_itself_is_refused_and_the_grid_put_back(
+    view, forged, caplog
+):
+    """``selected`` is the server's (a page only sends a message): a client that writes the
+    property itself, even a head on the grid, moves nothing; the model's is put back and one
+    INFO line says so."""
+    view.grid.receive({"selected": [3, 4]})
+    with caplog.at_level(logging.INFO, logger="dashboards.runtime.clients"):
+        view.grid.selected = forged
     assert (view.model.layer, view.model.head) == (3, 4)
     assert view.grid.selected == [3, 4]
+    assert len(caplog.records) == 1
 
 
-def test_the_browser_writes_only_the_grid_s_selection(caplog):
-    """Guarded as the lecture guards a section: a client's ``selected`` is taken (and checked
-    by the view), a forged ``spec_json`` is not, and the server's is kept."""
-    assert clients.client_writes(HeadGrid()) == ("selected",)
-    view = MiniLMView()
-    assert view.grid in clients.controls(view)
-    clients.guard(view)
+def test_a_client_that_writes_the_grid_s_spec_is_refused_and_the_server_s_kept(view, caplog):
+    """Only the grid's ``spec`` sets the text it draws: a forged ``spec_json`` is one INFO line
+    and the server's is sent back."""
     shown = view.grid.spec_json
-    with caplog.at_level(logging.INFO):
-        view.grid._process_events({"spec_json": '{"pieces": ["x"]}'})
+    with caplog.at_level(logging.INFO, logger="dashboards.runtime.clients"):
+        view.grid.spec_json = '{"pieces": ["x"]}'
     assert view.grid.spec_json == shown
-    assert any("spec_json" in r.getMessage() for r in caplog.records)
-    view.grid._process_events({"selected": [4, 1]})
-    assert (view.model.layer, view.model.head) == (4, 1)
-    view.grid._process_events({"selected": [9, 1]})  # off the grid: the view puts it back
-    assert (view.model.layer, view.model.head) == (4, 1)
-    assert view.grid.selected == [4, 1]
+    assert len(caplog.records) == 1
+    assert "spec_json" in caplog.records[0].getMessage()
+    view.model.sentence = ENGLISH_SENTENCE  # the server's own change is no refusal
+    assert view.grid.spec_json == spec_json(grid_spec(ENGLISH_SENTENCE, "es"))
+    assert len(caplog.records) == 1
 
 
-def test_a_forged_selection_with_a_valid_layer_does_not_move_the_layer(view):
-    view.grid.selected = [3, 4]
-    view.grid.selected = [1, N_HEADS + 87]
-    assert (view.model.layer, view.model.head) == (3, 4)
+def test_the_export_s_grid_chooses_in_the_page(view):
+    """Offline (no server) the page sets ``selected`` itself: the grid knows it is offline."""
+    assert view.grid.offline is False
+    view.enable_client_side()
+    assert view.grid.offline is True
+    assert "selected" not in getattr(HeadGrid, "client_writes", ())
 
 
 def test_the_select_can_go_back_after_a_typed_sentence(view):

@@ -1,9 +1,10 @@
 """Hostile clients (issue 14): forged websocket messages against the served apps, no browser.
 
-For every widget of every demo (and the lecture's navigation) a client that speaks Bokeh's
-protocol by hand (tests/c04_client.py) sends values no page can send: wrong types, NaN, ±inf,
-huge numbers, indices and options that do not exist, texts over the models' caps, properties a
-browser never writes, and a flood. After that the model's key figure (the demo's "announce"
+For every control of every demo (a Board's native control: a message), MiniLM's grid of heads
+(its message, and writes of its properties) and the lecture's navigation, a client that speaks
+Bokeh's protocol by hand (tests/c04_client.py) sends values no page can send: wrong types, NaN,
+±inf, huge numbers, indices and options that do not exist, texts over the models' caps, messages
+with keys no page sends, and a flood. After that the model's key figure (the demo's "announce"
 spec, computed by the server) is what it was; the session still answers a valid change with
 the numbers the model computes; a second session answers its own; and the server's log has no
 ERROR, no traceback and no "Exception in callback", but an INFO line naming a refused control.
@@ -34,47 +35,24 @@ from dashboards.serving import WEBSOCKET_MAX_MESSAGE_BYTES
 
 from c04_client import ForgingSession
 
-# Bokeh's name of each widget model on the wire → the properties a page writes.
-WIDGETS = {
-    "Slider": ("value", "value_throttled"),
-    "Checkbox": ("active",),
-    "panel.models.widgets.CustomSelect": ("value",),
-    "panel.models.widgets.TextInput": ("value", "value_input"),
-    "panel.models.widgets.RadioButtonGroup": ("active",),
-    "panel.models.widgets.Button": (),
-    "MatrixGrid1": ("commit",),  # «Autoatención»'s cells: a commit {row, col, text, n}
-}
 NOT_A_VALUE = ["abc", None, True, [1, 2], {"x": 1}, math.nan, math.inf, -math.inf]
 HUGE = [1e308, -1e308, 2**63, 10**30]
-# What each kind of widget gets, besides properties a browser never writes.
-FORGED = {
-    "value": [*NOT_A_VALUE, *HUGE, "no-existe"],
-    "value_throttled": [*NOT_A_VALUE, *HUGE],
-    "active": [*NOT_A_VALUE, *HUGE, 999, -1, 2.5],
-    "commit": [
-        *NOT_A_VALUE,
-        {"row": 9, "col": 0, "text": "1", "n": 1},
-        {"row": -1, "col": 0, "text": "1", "n": 2},
-        {"row": "0", "col": 0, "text": "1", "n": 3},
-        {"row": 0, "col": 0, "text": 5, "n": 4},
-        {"row": 0, "col": 0, "n": 5},
-        {"row": 0, "col": 0, "text": "abc", "n": 6},  # a student's refused text
-        {"row": 0, "col": 0, "text": "é" * 300_000, "n": 7},
-    ],
-}
+# A matrix's cell (its Board's control "X" of «Autoatención»): commits off the grid, of the
+# wrong types.
+FORGED_COMMITS = [
+    *NOT_A_VALUE,
+    {"row": 9, "col": 0, "text": "1"},
+    {"row": -1, "col": 0, "text": "1"},
+    {"row": "0", "col": 0, "text": "1"},
+    {"row": 0, "col": 0, "text": 5},
+    {"row": 0, "col": 0},
+    {"row": 0, "col": 0, "text": "abc"},  # a student's refused text
+    {"row": 0, "col": 0, "text": "é" * 300_000},
+]
 # A text box gets texts: a model's refusal leaves its text in the box (as for a typed one), so
 # only the model's state is checked. Over the model's caps, under the websocket's limit.
 TEXTS = ["", " " * 50, "x" * (MAX_SENTENCE_CHARS + 1), "palabra" * 20, "é" * 300_000]
-NEVER_WRITTEN = {
-    "max_length": 10**9,
-    "options": ["x"],
-    "start": -1e9,
-    "end": 1e9,
-    "labels": [],
-    "texts_json": '{"texts": [["9"]], "n": 99}',
-}
-
-# Per app: a valid change (widget, property, value) and the model it leads to (the announce
+# Per app: a valid use (its Board's control, a message) and the model it leads to (the announce
 # spec of that model's render is what the server must send).
 VALID = {
     "self_attention": (
@@ -133,11 +111,6 @@ def announced(session: ForgingSession) -> dict:
     if slot is None:
         return json.loads(session.attr(model, "spec_json") or "{}")
     return json.loads(session.attr(model, "specs_json") or "{}").get(slot, {})
-
-
-def widgets(session: ForgingSession) -> list[tuple[str, str]]:
-    """(model id, Bokeh name) of every widget in the session's document."""
-    return [(i, m["name"]) for i, m in session.models.items() if m["name"] in WIDGETS]
 
 
 def _plain(value):
@@ -217,10 +190,7 @@ def forged_values(kind: str, spec: dict) -> list:
         return [v for v in FORGED_CONTROL_VALUES if not isinstance(v, str)] + TEXTS
     values = [v for v in FORGED_CONTROL_VALUES if not _own(kind, spec, v)]
     if kind == "matrix":  # a matrix's cell: commits off the grid, of the wrong types
-        values += [
-            {k: v for k, v in c.items() if k != "n"} if isinstance(c, dict) else c
-            for c in FORGED["commit"]
-        ]
+        values += FORGED_COMMITS
     return values
 
 
@@ -228,26 +198,12 @@ def control_specs(session: ForgingSession, data_id: str) -> dict:
     return json.loads(session.attr(data_id, "specs_json") or "{}")
 
 
-def valid_widget(session: ForgingSession, app: str) -> str:
-    (name, which), _, _, _ = VALID[app]
-    ids = [i for i, n in widgets(session) if n == name]
-    if which and which.startswith("title:"):
-        ids = [i for i in ids if str(session.attr(i, "title")).startswith(which[6:])]
-    elif which:
-        ids = [i for i in ids if which in (session.attr(i, "css_classes") or [])]
-    assert ids, (app, name, which)
-    return ids[0]
-
-
 async def expect_valid_change(session: ForgingSession, app: str) -> None:
     """The app's valid change gets the announce spec of the model in that state."""
-    (name, which), prop, value, rendered = VALID[app]
+    (_, which), _, value, rendered = VALID[app]
     expected = json.loads(spec_json(rendered()["announce"]))
-    if name == "board":
-        (component,) = {c for c, _, control, _ in board_controls(session) if control == which}
-        await session.send_msg(component, {"control": which, "value": value})
-    else:
-        await session.change(valid_widget(session, app), prop, value)
+    (component,) = {c for c, _, control, _ in board_controls(session) if control == which}
+    await session.send_msg(component, {"control": which, "value": value})
     assert await session.until(lambda: announced(session) == expected, 30), app
 
 
@@ -281,25 +237,10 @@ def assert_clean(log: str) -> None:
 async def forge_everything(base: str, app: str) -> None:
     forger = await ForgingSession(base, app).open()
     try:
-        await forger.until(lambda: bool(widgets(forger) or board_controls(forger)), 30)
+        await forger.until(lambda: bool(board_controls(forger)), 30)
         before = announced(forger)
         values_before = await forger.pull()
-        boxes = [i for i, n in widgets(forger) if n.endswith("TextInput") or n == "MatrixGrid1"]
-        first_box = boxes[0] if boxes else None
         last = None
-        for model_id, name in widgets(forger):
-            for prop in WIDGETS[name]:
-                values = FORGED.get(prop, [])
-                if name == "Checkbox":  # True and False are a checkbox's own values
-                    values = [v for v in values if not isinstance(v, bool)]
-                if name.endswith("TextInput"):  # the 600 kB text once per app is enough
-                    values = TEXTS if model_id == first_box else TEXTS[:-1]
-                if name == "MatrixGrid1" and model_id != first_box:
-                    values = values[:-1]
-                for value in values:
-                    last = await forger.change(model_id, prop, value)
-            for prop, value in NEVER_WRITTEN.items():
-                last = await forger.change(model_id, prop, value)
         boards = board_controls(forger)
         for component, data_id, control, kind in boards:
             spec = control_specs(forger, data_id).get(control, {})
@@ -317,20 +258,12 @@ async def forge_everything(base: str, app: str) -> None:
                 last = await forger.send_msg(component, {"control": control, "value": had})
         assert await forger.reply(last) in ("OK", "ERROR")
         assert not forger.closed
-        # The model's key figure is the one before, and so is every widget's value on the
-        # server (a text box keeps a refused text beside its message, as for a typed one).
+        # The model's key figure is the one before.
         assert await forger.until(lambda: announced(forger) == before, 10)
-        # A text box, and a matrix's cells, keep the last text committed (beside its message).
-        kept = [
-            (model_id, prop)
-            for model_id, name in widgets(forger)
-            if not name.endswith("TextInput") and name != "MatrixGrid1"
-            for prop in WIDGETS[name]
-        ]
         # A Board's controls and figures: its specs as they were (but a board with a matrix,
         # whose refused text is said under its cells, as for a typed one).
         with_matrix = {d for _, d, _, kind in boards if kind == "matrix"}
-        kept += [(d, "specs_json") for d in {d for _, d, _, _ in boards} - with_matrix]
+        kept = [(d, "specs_json") for d in {d for _, d, _, _ in boards} - with_matrix]
 
         def unchanged(document: dict) -> bool:
             return all(document[i].get(p) == values_before[i].get(p) for i, p in kept)
@@ -344,14 +277,14 @@ async def forge_everything(base: str, app: str) -> None:
     # A second session answers its own change.
     other = await ForgingSession(base, app).open()
     try:
-        await other.until(lambda: bool(widgets(other) or board_controls(other)), 30)
+        await other.until(lambda: bool(board_controls(other)), 30)
         await expect_valid_change(other, app)
     finally:
         await other.close()
 
 
 @pytest.mark.parametrize("app", list(VALID))
-def test_forged_values_for_every_widget_are_refused_cleanly(server, app):
+def test_forged_values_for_every_control_are_refused_cleanly(server, app):
     offset = len(server["log_path"].read_text(encoding="utf-8", errors="replace"))
     run(forge_everything(server["base"], app))
     log = log_since(server, offset)
@@ -406,6 +339,81 @@ def test_forged_values_for_the_navigation_are_refused_cleanly(server):
     log = log_since(server, offset)
     assert_clean(log)
     assert "valor de un cliente rechazado" in log
+
+
+# What MiniLM's grid of heads gets (its message is {selected: [layer, head]}, HeadGrid.receive):
+# wrong types, heads off the grid, keys no page sends, no dict at all.
+FORGED_SELECTIONS = [
+    *(
+        {"selected": v}
+        # (NOT_A_VALUE's [1, 2] is a head on the grid: a page's own message)
+        for v in [*NOT_A_VALUE, *HUGE, [9, 0], [0, 12], [-1, 0], [1], [1, 2, 3]]
+        if v != [1, 2]
+    ),
+    {"selected": [True, 1]},
+    {"selected": [1.0, 2]},
+    {"selected": [2**70, 1]},
+    {"selected": [1, 2], "extra": 1},
+    {"layer": 1, "head": 2},
+    {},
+]
+DEFAULT_HEAD = [0, 2]  # HeadGrid.selected's default, the model's first head (layer 1, head 3)
+# Writes of its properties (no page writes one live): the server's are kept and sent back.
+FORGED_GRID_WRITES = [
+    *(("selected", v) for v in [[4, 1], [9, 0], "x", None, 5, [True, 1], {"x": 1}]),
+    ("spec_json", '{"pieces": ["x"]}'),
+    ("spec_json", "é" * 300_000),
+]
+
+
+async def forge_head_grid(base: str) -> None:
+    """MiniLM's grid of heads (dashboards/demos/minilm.py, HeadGrid): forged messages and forged
+    writes of its properties leave the head shown and the server's spec; then a head chosen as a
+    page chooses it moves the grid."""
+    forger = await ForgingSession(base, "minilm").open()
+    try:
+
+        def found() -> tuple[list[str], list[str]]:
+            data = [i for i, m in forger.models.items() if m["name"].startswith("HeadGrid")]
+            component = [
+                i
+                for i, m in forger.models.items()
+                if m["name"] == "panel.models.esm.ReactiveESM"
+                and (m["attributes"].get("data") or {}).get("id") in data
+            ]
+            return data, component
+
+        await forger.until(lambda: all(found()), 60)
+        (data_id,), (component_id,) = found()
+        before = (await forger.pull())[data_id]
+        last = None
+        for message in FORGED_SELECTIONS:
+            last = await forger.send_msg(component_id, message)
+        for prop, value in FORGED_GRID_WRITES:
+            last = await forger.change(data_id, prop, value)
+        assert await forger.reply(last) in ("OK", "ERROR")
+        assert not forger.closed
+
+        def shown(attributes: dict) -> tuple:
+            # (a property at its default is left out of the document pulled)
+            return (attributes.get("selected", DEFAULT_HEAD), attributes.get("spec_json"))
+
+        now = await pulled_until(forger, lambda d: shown(d[data_id]) == shown(before))
+        assert shown(now[data_id]) == shown(before)
+        assert before.get("spec_json")
+        await forger.send_msg(component_id, {"selected": [4, 1]})
+        moved = await pulled_until(forger, lambda d: d[data_id].get("selected") == [4, 1])
+        assert moved[data_id].get("selected") == [4, 1]
+    finally:
+        await forger.close()
+
+
+def test_forged_messages_and_writes_for_the_head_grid_are_refused_cleanly(server):
+    offset = len(server["log_path"].read_text(encoding="utf-8", errors="replace"))
+    run(forge_head_grid(server["base"]))
+    log = log_since(server, offset)
+    assert_clean(log)
+    assert "Control «cabeza»: valor de un cliente rechazado" in log
 
 
 async def flood(base: str) -> None:
