@@ -17,14 +17,14 @@ from dashboards.app.lecture import SECTIONS, create_lecture
 TARGET = 30
 # The document's models with the section shown, on main (es, en): never more.
 CEILING = {
-    "autoatencion": (45, 45),
-    "cabezas": (21, 21),
-    "posicion": (25, 25),
-    "capital": (25, 25),
-    "entrenamiento": (21, 21),
-    "explorador": (21, 21),
-    "modelo": (25, 25),
-    "jugar": (20, 20),
+    "autoatencion": (22, 22),
+    "cabezas": (18, 18),
+    "posicion": (22, 22),
+    "capital": (22, 22),
+    "entrenamiento": (18, 18),
+    "explorador": (18, 18),
+    "modelo": (22, 22),
+    "jugar": (19, 19),
 }
 
 
@@ -36,6 +36,8 @@ def shown(section: str, lang: str) -> Document:
 
 def test_every_section_has_a_ceiling():
     assert set(CEILING) == {s.id for s in SECTIONS}
+    # Issue 36's target holds for every section, in both languages (the ratchet only goes down).
+    assert max(max(pair) for pair in CEILING.values()) <= TARGET
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])
