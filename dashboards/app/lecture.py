@@ -78,6 +78,7 @@ class Lecture(pn.viewable.Viewer):
             {d.id: getattr(self, d.module) for d in registry.DEMOS},
             self.lang,
             section=(lambda: self.nav.value, self._go_linked),
+            address=self.nav,  # the navigation is the page's address too
         )
         self.link.apply(live_link.opened_with(), navigate=False)
         # Class mode: the lecturer's page publishes its state; a student's follows a live class.
@@ -162,7 +163,6 @@ class Lecture(pn.viewable.Viewer):
         return pn.Column(
             intro(self.lang),
             self.classroom.panel,
-            self.link.address,
             self.body,
             sizing_mode="stretch_width",
             max_width=1400,

@@ -15,11 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
-import panel as pn
 import param
 
 from dashboards.app.present import ACTIONS
 from dashboards.runtime import clients
+from dashboards.sharing.live_link import Address
 
 # Its own sheet: the buttons stacked, each as wide as the column, the one on screen filled.
 NAV_CSS = """
@@ -40,9 +40,11 @@ NAV_CSS = """
 """
 
 
-class Navigation(pn.custom.JSComponent):
+class Navigation(Address):
     """One button per section (the one on screen marked ``aria-current``), the links to this
-    section in the other languages, then the presenter's switches."""
+    section in the other languages, then the presenter's switches; and, as the page's
+    :class:`~dashboards.sharing.live_link.Address` (one component fewer on every page), the
+    browser's address and what a link ignored, said under them."""
 
     options = param.Dict(default={}, doc="Each section's label → its id, in the lecture's order.")
     value = param.String(default="", doc="Id of the section on screen.")
@@ -67,8 +69,10 @@ export function render({ model, el, view }) {
   const languages = document.createElement("div")
   const presenter = document.createElement("div")
   presenter.className = "c04-presenter"
-  nav.append(title, list, languages, presenter)
+  const notice = document.createElement("div")
+  nav.append(title, list, languages, presenter, notice)
   el.append(nav)
+  model.on("remove", window.C04.links.follow(model, notice))  // the page's address
   const draw = () => {
     title.textContent = model.heading
     const focused = list.contains(el.getRootNode().activeElement)
@@ -107,17 +111,20 @@ export function render({ model, el, view }) {
     def __init__(self, on_action: Callable[[str], None] | None = None, **params):
         params.setdefault("width", 250)
         params.setdefault("margin", (10, 10))
+        params.setdefault("sizing_mode", None)  # its width (Address's default stretches)
         super().__init__(**params)
         self._on_action = on_action
         # The lecture's sections, as built: a client may rewrite its own copy of ``options``.
         self._sections = frozenset(self.options.values())
-        # Panel's public hook for model.send_msg: each message, as the browser sent it.
-        self.on_msg(lambda event: self.receive(event.data))
+        # Each message comes to receive() through the Address's on_msg (Panel's public hook).
 
     def knows(self, section_id) -> bool:
         return isinstance(section_id, str) and section_id in self._sections
 
     def receive(self, msg) -> None:
+        if isinstance(msg, dict) and set(msg) == {"popstate"}:  # back/forward: the Address's
+            super().receive(msg)
+            return
         asked = msg.get("section") if isinstance(msg, dict) else None
         action = msg.get("action") if isinstance(msg, dict) else None
         if self.knows(asked):

@@ -51,29 +51,7 @@ class Address(pn.custom.JSComponent):
     _esm = """
 export function render({ model, el, view }) {
   window.C04.markup.unobserved(view) // markup.js: its box is CSS's alone
-  const say = () => window.C04.markup.redraw(el, "note", model.notice)
-  model.on("notice", say)
-  say()
-  let popped = false
-  const write = (first) => {
-    // Projector mode is the browser's (present.js): kept in the address while it is on.
-    const mode = new URLSearchParams(window.location.search).get("modo")
-    const parts = [model.query, mode ? "modo=" + encodeURIComponent(mode) : ""]
-    const query = parts.filter(Boolean).join("&")
-    const search = query ? "?" + query : ""
-    if (search === window.location.search) { popped = false; return }
-    const url = (search || window.location.pathname) + window.location.hash
-    window.C04.links.write(url, first || popped)
-    popped = false
-  }
-  const onPop = () => {
-    popped = true
-    model.send_msg({ popstate: window.location.search })
-  }
-  window.addEventListener("popstate", onPop)
-  model.on("remove", () => window.removeEventListener("popstate", onPop))
-  model.on("query", () => write(false))
-  write(true)
+  model.on("remove", window.C04.links.follow(model, el))
 }
 """
 
@@ -84,6 +62,10 @@ export function render({ model, el, view }) {
         # Panel's public hook for model.send_msg: each message, as the browser sent it.
         self.on_msg(lambda event: self.receive(event.data))
         self._on_popstate = on_popstate
+
+    def on_popstate(self, callback: Callable[[str], None]) -> None:
+        """Where back/forward's address goes (:meth:`LinkState.apply`)."""
+        self._on_popstate = callback
 
     def receive(self, msg) -> None:
         # A message is whatever a client sends: only a short string under "popstate" is read.
@@ -179,11 +161,14 @@ class LinkState:
         models: Mapping[str, object],
         lang: str = DEFAULT_LANG,
         section: tuple[Callable[[], str], Callable[[str], None]] | None = None,
+        address: Address | None = None,
     ):
         self.models = dict(models)
         self.lang = lang
         self.section = section
-        self.address = Address(on_popstate=self.apply)
+        # The page's Address, or a component of the page that is one (the lecture's navigation).
+        self.address = address if address is not None else Address()
+        self.address.on_popstate(self.apply)
         # Each demo's part of the link, recomputed only when that demo changes (every page
         # has all six demos; a follower's update recomputed all six: 4.5 % of it, py-spy).
         self._pairs = {d: links.demo_pairs(d, m) for d, m in self.models.items()}

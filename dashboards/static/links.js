@@ -63,6 +63,40 @@
     return url.href;
   }
 
+  /** A live page's address (dashboards.sharing.live_link.Address, or the lecture's navigation,
+   * which is one): the browser's address follows model.query (the first replaces the address
+   * the page was opened with, each later one is written by write: one history entry per burst
+   * of changes), back/forward send {popstate: "?…"}, and what a link ignored (model.notice, a
+   * note's spec) is said in `el`. Returns what stops it. */
+  function follow(model, el) {
+    const say = () => C04.markup.redraw(el, "note", model.notice);
+    model.on("notice", say);
+    say();
+    let popped = false;
+    const writeQuery = (first) => {
+      // Projector mode is the browser's (present.js): kept in the address while it is on.
+      const mode = new URLSearchParams(root.location.search).get("modo");
+      const parts = [model.query, mode ? "modo=" + encodeURIComponent(mode) : ""];
+      const query = parts.filter(Boolean).join("&");
+      const search = query ? "?" + query : "";
+      if (search === root.location.search) {
+        popped = false;
+        return;
+      }
+      const url = (search || root.location.pathname) + root.location.hash;
+      write(url, first || popped);
+      popped = false;
+    };
+    const onPop = () => {
+      popped = true;
+      model.send_msg({ popstate: root.location.search });
+    };
+    root.addEventListener("popstate", onPop);
+    model.on("query", () => writeQuery(false));
+    writeQuery(true);
+    return () => root.removeEventListener("popstate", onPop);
+  }
+
   async function copy(el, section, labels) {
     const link = linkFor(section);
     C04.links.lastCopied = link;
@@ -459,6 +493,7 @@
 
   C04.links = {
     write,
+    follow,
     copyButton,
     copy,
     linkFor,

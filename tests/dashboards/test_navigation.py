@@ -115,3 +115,18 @@ def test_the_navigation_is_one_component_of_two_bokeh_models():
     doc.add_root(root)
     kinds = sorted(type(m).__name__ for m in doc.models if type(m).__name__ != "ImportedStyleSheet")
     assert len(kinds) == 2, kinds
+
+
+def test_the_navigation_is_the_page_s_address():
+    """The lecture's navigation follows the browser's address (an Address: one component fewer
+    on every page): the link of the state on screen is its ``query``, back/forward's address
+    comes to it as {"popstate": "?…"} and is applied, and what a link ignored is its notice."""
+    lect = create_lecture("autoatencion")
+    assert lect.link.address is lect.nav
+    lect.scaling.d_k = 16
+    assert "escalado.d_k=16" in lect.nav.query
+    lect.nav.receive({"popstate": "?seccion=capital&escalado.d_k=256"})
+    assert (lect.scaling.d_k, lect.nav.value) == (256, "capital")
+    lect.nav.receive({"popstate": "?escalado.d_k=5000"})
+    assert lect.scaling.d_k == 256  # a d_k the model refuses: ignored, and said
+    assert lect.nav.notice["testid"] == "link-notice"
