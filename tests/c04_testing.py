@@ -1516,3 +1516,14 @@ def board_labels(board) -> dict[str, str]:
 
     walk({"col": board.layout})
     return found
+
+
+def one_refusal(caplog):
+    """The one INFO line of a client's value refused (dashboards.runtime.clients.refused): there
+    is exactly one, at INFO. Returns it."""
+    import logging
+
+    lines = [r for r in caplog.records if "valor de un cliente rechazado" in r.getMessage()]
+    assert len(lines) == 1, [r.getMessage() for r in lines]
+    assert lines[0].levelno == logging.INFO
+    return lines[0]

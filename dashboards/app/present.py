@@ -94,14 +94,10 @@ def presenter(
 
 
 def mark_compare(demo_id: str, view) -> None:
-    """Mark the controls of the demo's ``compare`` parameters (css class ``c04-compare``): using
+    """Mark the Board controls of the demo's ``compare`` parameters (``Board.compare``): using
     one leaves the numbers before it in view (dashboards/static/markup.js)."""
-    widgets = view.link_widgets()
+    controls = view.link_widgets()
     for name in registry.demo(demo_id).compare:
-        widget = widgets[name]
-        if isinstance(widget, Slot):  # a Board's control: the board marks it (board.js)
-            if widget.name not in widget.board.compare:
-                widget.board.compare = [*widget.board.compare, widget.name]
-            continue
-        if "c04-compare" not in widget.css_classes:
-            widget.css_classes = [*widget.css_classes, "c04-compare"]
+        control: Slot = controls[name]  # a Board's control: its board marks it (board.js)
+        if control.name not in control.board.compare:
+            control.board.compare = [*control.board.compare, control.name]

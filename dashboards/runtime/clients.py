@@ -86,29 +86,20 @@ def _served(doc) -> bool:
     return doc is not None and doc.session_context is not None
 
 
-def _wait(doc) -> float:
-    """Seconds until session ``doc`` may compute its next update (0: now)."""
+def turn(doc) -> float:
+    """Seconds until session ``doc`` may compute its next client change (0: now): a session
+    that sends faster than its updates are computed waits, so it uses at most SHARE of the
+    worker (a Board's messages)."""
     if not _served(doc):
         return 0.0
     due = _next_update.get(doc)
     return 0.0 if due is None else max(due - time.monotonic(), 0.0)
 
 
-def _spent(doc, seconds: float) -> None:
-    if _served(doc):
-        _next_update[doc] = time.monotonic() + min(seconds * (1 - SHARE) / SHARE, MAX_WAIT_S)
-
-
-def turn(doc) -> float:
-    """Seconds until session ``doc`` may compute its next client change (0: now): a session
-    that sends faster than its updates are computed waits, so it uses at most SHARE of the
-    worker (a Board's messages)."""
-    return _wait(doc)
-
-
 def spent(doc, seconds: float) -> None:
     """Session ``doc`` spent ``seconds`` on a client's change: its next one waits for its turn."""
-    _spent(doc, seconds)
+    if _served(doc):
+        _next_update[doc] = time.monotonic() + min(seconds * (1 - SHARE) / SHARE, MAX_WAIT_S)
 
 
 class _BokehRefusals(logging.Filter):

@@ -227,8 +227,9 @@ def _tag(widget, css: str) -> None:
 
 
 def _widget_field(field: links.Field, widget, lang: str) -> dict:
-    """How links.js reads and sets one field's widget in the export (the Bokeh property, the
-    map from the link's text to the property's value, the values the widget offers)."""
+    """How links.js reads and sets one field's control in the export (a Board's control, its
+    board tagged with the field's css class; the map from the link's text to the control's
+    value, or the values it offers)."""
     out: dict = {"css": _css(field)}
     if isinstance(widget, MatrixEditor):  # a Board's "matrix" control
         _tag(widget.board, out["css"])
@@ -259,21 +260,7 @@ def _widget_field(field: links.Field, widget, lang: str) -> dict:
         elif widget.kind == "text":
             out["max_chars"] = spec.get("max_length")
         return out
-    _tag(widget, out["css"])
-    if isinstance(widget, pn.widgets.Checkbox):
-        out["prop"] = "active"
-    elif isinstance(widget, pn.widgets.RadioButtonGroup):
-        values = list(widget.values)
-        out.update(prop="active")
-        if field.param != "focus":  # the explorer's focus: the index is the value
-            out["map"] = {links.to_text("text", v): i for i, v in enumerate(values)}
-    elif isinstance(widget, pn.widgets.Select):  # Panel gives Bokeh str(value), the label beside
-        out.update(prop="value", map={links.to_text("text", v): str(v) for v in widget.values})
-    elif isinstance(widget, pn.widgets.TextInput):
-        out.update(prop="value", max_chars=widget.max_length)
-    else:  # a slider: the link's number is its value, within its range and on its steps
-        out.update(prop="value", range=[widget.start, widget.end, widget.step])
-    return out
+    raise TypeError(f"{field.key}: no es un control de un tablero ({type(widget).__name__})")
 
 
 def export_fields(demo_id: str, view, lang: str = DEFAULT_LANG) -> list[dict]:

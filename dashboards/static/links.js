@@ -7,8 +7,8 @@
  *
  * Exported only (the page's #c04-states has "links", dashboards.sharing.live_link.export_spec): the
  * fragment is the link (#seccion=capital&capital.identity=0). On load and on back/forward it is
- * read and applied to the widgets, whose own callbacks compute the numbers as for a click; a
- * change of a widget writes the fragment. What a link had that cannot be shown is said in the
+ * read and applied to the Boards' controls (C04.boards), each running its demo's twin as for a
+ * click; a use of a control writes the fragment. What a link had that cannot be shown is said in the
  * notice (.c04-link-notice). The same keys, texts and checks as dashboards/sharing/links.py, which
  * does this on the server: the export has none (tests/ui/test_links.py holds them equal).
  */
@@ -210,11 +210,8 @@
     }
     let range = field.range;
     if (field.key.endsWith(".focus") && model) {
-      // The explorer's focus: an index of the tokens on screen (a Board's choice, or buttons).
-      const n = field.control
-        ? C04.boards.get(model.id).spec(field.control).options.length
-        : model.labels.length;
-      range = [0, n - 1, 1];
+      // The explorer's focus: an index of the tokens on screen (a Board's choice).
+      range = [0, C04.boards.get(model.id).spec(field.control).options.length - 1, 1];
     }
     if (range) {
       const [lo, hi, step] = range;
@@ -268,7 +265,7 @@
       if (f.hook) continue;
       if (!found[f.css]) return null; // not all drawn yet
       // A Board's control (dashboards/components/board.js): reached once its board has drawn.
-      if (f.control && !(C04.boards && C04.boards.has(found[f.css].id))) return null;
+      if (!(C04.boards && C04.boards.has(found[f.css].id))) return null;
     }
     MODELS = found;
     return found;
@@ -319,17 +316,9 @@
       }
       return;
     }
-    if (field.control) {
-      const board = C04.boards.get(found[field.css].id);
-      if (board.get(field.control) !== v) {
-        board.set(field.control, v);
-        await tick();
-      }
-      return;
-    }
-    const model = found[field.css];
-    if (model[field.prop] !== v) {
-      model[field.prop] = v;
+    const board = C04.boards.get(found[field.css].id);
+    if (board.get(field.control) !== v) {
+      board.set(field.control, v);
       await tick();
     }
   }
@@ -346,9 +335,7 @@
       const row = (cells) => cells.map((x) => realText(C04.fmt.parseNumber(x))).join(",");
       return texts.map(row).join(";");
     }
-    const value = field.control
-      ? C04.boards.get(found[field.css].id).get(field.control)
-      : found[field.css][field.prop];
+    const value = C04.boards.get(found[field.css].id).get(field.control);
     if (field.map) {
       for (const [text, shown] of Object.entries(field.map)) if (shown === value) return text;
       throw new Error("no option");
@@ -472,14 +459,8 @@
     const doc = root.Bokeh.documents[0];
     if (!doc.is_idle) await new Promise((resolve) => doc.idle.connect(() => resolve()));
     const spec = exportSpec();
-    // A Board's control says its use with a composed event (board.js).
+    // A Board's control says its use with a composed event (board.js), after its twin ran.
     document.addEventListener("c04-control", () => setTimeout(() => writeHash(false), 0));
-    for (const field of spec.fields) {
-      if (field.hook || field.control) continue;
-      // After the widget's own callback (a tick later), so the twin has drawn it.
-      const m = found[field.css];
-      m.property(field.prop).change.connect(() => setTimeout(() => writeHash(false), 0));
-    }
     // "Nueva muestra" changes the seed and no widget's value: a click anywhere may change the
     // state, and writeHash writes only a change.
     document.addEventListener("click", () => setTimeout(() => writeHash(false), 50), true);

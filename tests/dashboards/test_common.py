@@ -29,6 +29,7 @@ from dashboards.demos import registry
 from dashboards.sharing import links
 
 import c04_testing
+from c04_testing import one_refusal
 
 pytestmark = pytest.mark.usefixtures("panel_cleanup")
 
@@ -176,9 +177,7 @@ def test_a_forged_commit_is_refused(forged, caplog):
         editor.receive(forged)
     assert sent == []
     np.testing.assert_array_equal(model.X, SelfAttention().X)
-    lines = [r for r in caplog.records if "valor de un cliente rechazado" in r.getMessage()]
-    assert len(lines) == 1
-    assert lines[0].levelno == logging.INFO
+    one_refusal(caplog)
 
 
 def _row_of(pane) -> dict:

@@ -36,6 +36,7 @@ from c04_testing import (
     board_texts,
     control_value,
     expected_top,
+    one_refusal,
     spanish_words_left,
     use,
     viewable_texts,
@@ -321,9 +322,7 @@ def test_a_forged_control_message_is_refused_and_the_state_kept(view, message, c
     view.board.receive(message)
     assert (view.model.sentence, view.model.n_heads) == (SENTENCES[0], 4)
     assert view.board.specs_json == before
-    lines = [r for r in caplog.records if "valor de un cliente rechazado" in r.getMessage()]
-    assert len(lines) == 1
-    assert lines[0].levelno == logging.INFO
+    one_refusal(caplog)
 
 
 # --- render(): the one definition of what is on screen (shared with the static export) --------

@@ -100,8 +100,9 @@ def test_the_export_describes_every_field_of_each_demo(demo):
         assert f["css"].startswith("c04-link-")
         if f["kind"] == "choice":
             assert f["default"] in f["map"]  # every option the live model has, by its text
-        if "hook" not in f:  # a widget's property, or a Board's control (C04.boards)
-            assert ("prop" in f) != ("control" in f)
+        if "hook" not in f:  # a Board's control (C04.boards), never a widget's property
+            assert "control" in f
+            assert "prop" not in f
 
 
 def test_the_exported_lecture_embeds_every_field_once():
