@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 # Spanish model data (the seed row below comes from its words): the other languages' pages keep
-# it, quoted with a gloss in explorer.move of their catalogue (locales/<lang>.d/explorer.toml).
+# it, quoted with a gloss in explorer.move of their catalogue (locales/<lang>.toml).
 DEFAULT_SENTENCE = "El gato duerme porque el gato está cansado"
 DEFAULT_FOCUS = 5  # the second "gato"
 MAX_TOKENS = 40

@@ -65,9 +65,8 @@ DEMOS_DIR = Path(__file__).resolve().parent / "demos"
 SCRIPT_DIRS = (STATIC_DIR, DEMOS_DIR)
 PANEL_DIST = Path(pn.__file__).resolve().parent / "dist"
 CORE_SCRIPT = "c04.js"
-# Class mode and the server's changes need the server (dashboards/classroom/classmode.py,
-# static/server_changes.js): not in a handout.
-LIVE_ONLY = frozenset({"classroom.js", "server_changes.js"})
+# Class mode needs the server (dashboards/classroom/classmode.py): not in a handout.
+LIVE_ONLY = frozenset({"classroom.js"})
 STATES_ID = "c04-states"
 TEXT_ID = "c04-text"  # the catalogue, read by C04.t in c04.js
 # The catalogue's tables the browser code reads (C04.t): number format, input and model messages,

@@ -58,8 +58,7 @@ class Navigation(Address):
     )
 
     _esm = """
-export function render({ model, el, view }) {
-  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
+export function render({ model, el }) {
   const nav = document.createElement("nav")
   nav.setAttribute("aria-label", model.label)
   const title = document.createElement("div")

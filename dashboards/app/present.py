@@ -50,8 +50,7 @@ class Presenter(pn.custom.JSComponent):
     mode = param.Selector(default="live", objects=["live", "export"], constant=True)
 
     _esm = """
-export function render({ model, el, view }) {
-  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
+export function render({ model, el }) {
   const stop = window.C04.present.renderPresenter(model, el)
   model.on("remove", stop)
 }

@@ -114,8 +114,9 @@ def _local_stylesheets() -> None:
     if doc is None or doc.session_context is None:  # not served (tests, the export)
         return
     dist = f"{pn.state.rel_path}/{LOCAL_DIST}" if pn.state.rel_path else LOCAL_DIST
-    # Private API: Panel has no public setter; without it, 8 CDN stylesheets per student session.
-    doc._template_variables.setdefault("dist_url", dist)
+    # Bokeh's Document.template_variables (public): the variables its page template is rendered
+    # with; Panel's template reads dist_url from there. Without it, 8 CDN stylesheets per session.
+    doc.template_variables.setdefault("dist_url", dist)
 
 
 # Where the served page loads dashboards/static/markup.js and a11y.js (serving.command serves
@@ -126,14 +127,12 @@ LINKS_URL = "c04/links.js"
 EXERCISES_URL = "c04/exercises.js"
 PRESENT_URL = "c04/present.js"
 CLASSROOM_URL = "c04/classroom.js"
-SERVER_CHANGES_URL = "c04/server_changes.js"
 
 
 def _markup_script() -> None:
     """Load the page's scripts of dashboards/static in served pages: the markup renderer
     (``C04.markup``, markup.js), the names for assistive technology (a11y.js), the link, the
-    exercises, projector and class mode, and server_changes.js (a change from the server that
-    the page cannot draw yet does not lose the others sent with it).
+    exercises, projector and class mode.
 
     Only when served: the export's save would otherwise write a <script src> that no file
     next to the exported page holds (it inlines the files itself)."""
@@ -148,7 +147,6 @@ def _markup_script() -> None:
         "c04_exercises": EXERCISES_URL,
         "c04_present": PRESENT_URL,
         "c04_classroom": CLASSROOM_URL,
-        "c04_server_changes": SERVER_CHANGES_URL,
     }
 
 

@@ -44,8 +44,7 @@ class TryList(pn.custom.JSComponent):
     note = param.String(default="", doc="HTML under the bullets, made by the server.")
 
     _esm = """
-export function render({ model, el, view }) {
-  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
+export function render({ model, el }) {
   const heading = document.createElement("div")
   heading.innerHTML = model.heading
   const rows = model.items.map((item, k) => {

@@ -90,8 +90,7 @@ class ClassPanel(pn.custom.JSComponent):
     labels_json = param.String(default="{}", doc="The class.* texts of the page's language.")
 
     _esm = """
-export function render({ model, el, view }) {
-  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
+export function render({ model, el }) {
   const stop = window.C04.classroom.render(model, el)
   model.on("remove", stop)
 }

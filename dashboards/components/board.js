@@ -165,7 +165,6 @@ function drawControl(box, kind, spec) {
 export function render({ model, el, view }) {
   const C04 = window.C04
   const markup = C04.markup
-  markup.unobserved(view)
   const slots = new Map()
   const controls = new Map()
   const build = (node) => {

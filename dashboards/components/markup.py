@@ -180,8 +180,7 @@ class Markup(pn.custom.JSComponent):
     _rename: ClassVar[dict] = {"spec": None}
 
     _esm = """
-export function render({ model, el, view }) {
-  window.C04.markup.unobserved(view)
+export function render({ model, el }) {
   // A figure with a caption or a footnote: those around a box of its own for the drawing.
   let body = el
   if (model.caption || model.footnote) {
@@ -214,27 +213,6 @@ export function render({ model, el, view }) {
     def _encode_spec(self) -> None:
         self.spec_json = spec_json(self.spec)
 
-    # Private API, the three hooks below. A spec only goes from the server to the browser (the
-    # browser never writes it back): so nothing listens for it coming back (Panel's echo
-    # handling took ~3,6 ms per spec in `make bench`'s updates: a capital update 7 → 31 ms), and
-    # a new spec is set on the model and that is all (Panel's generic path, with the design's
-    # modifiers recomputed and a failing getattr that builds spelling suggestions, took ~1 ms).
-    @property
-    def _linked_properties(self) -> tuple[str, ...]:
-        return ()
-
-    def _update_properties(self, *events, doc):
-        if all(e.name == "spec_json" for e in events):
-            return {"spec_json": events[-1].new}
-        return super()._update_properties(*events, doc=doc)
-
-    def _update_model(self, events, msg, root, model, doc, comm) -> None:
-        if msg.keys() != {"spec_json"}:
-            super()._update_model(events, msg, root, model, doc, comm)
-            return
-        with pn.io.hold(doc, comm=comm):
-            model.data.spec_json = msg["spec_json"]
-
 
 class Raster(Markup):
     """A matrix of numbers as coloured cells, drawn on a canvas by ``C04.markup.raster``
@@ -251,8 +229,7 @@ class Raster(Markup):
     values = param.Array(default=None, doc="The matrix, rows top to bottom (2-D float32).")
 
     _esm = """
-export function render({ model, el, view }) {
-  window.C04.markup.unobserved(view)
+export function render({ model, el }) {
   const draw = () => {
     const spec = model.spec_json ? JSON.parse(model.spec_json) : null
     window.C04.markup.raster(el, spec, model.values)

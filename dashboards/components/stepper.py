@@ -20,8 +20,7 @@ class Stepper(pn.custom.JSComponent):
     steps = param.Integer(default=8, bounds=(1, None))
 
     _esm = """
-export function render({ model, el, view }) {
-  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
+export function render({ model, el }) {
   const stop = window.C04.present.renderStepper(model, el)
   model.on("remove", stop)
 }

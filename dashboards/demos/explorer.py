@@ -3,7 +3,7 @@
 Everything on screen comes from ``attnmodel.explorer.AttentionExplorer``: the attention map of
 the typed sentence (one row per query token, every cell a percentage) and the row of the token in
 focus as a bar list. The page's text is that of the seed, in its order, read from the catalogue
-(``[explorer]`` in ``attnmodel/locales/<lang>.d/explorer.toml``); other languages keep the
+(``[explorer]`` in ``attnmodel/locales/<lang>.toml``); other languages keep the
 Spanish default sentence, quoted with a gloss (``explorer.move``).
 """
 

@@ -18,8 +18,8 @@ from dashboards.components.style import CATEGORY_COLORS, CHART_CSS
 from dashboards.components.views import DemoView
 from dashboards.runtime import clients
 
-# Every text of the section is in the catalogue: [positional] in attnmodel/locales/<lang>.d/
-# positional.toml (the title is demo.posicion). The formula has no words: the same in every
+# Every text of the section is in the catalogue: [positional] in attnmodel/locales/<lang>.toml
+# (the title is demo.posicion). The formula has no words: the same in every
 # language. It is written as MathML before Markdown reads the text (components/mathml.py), so
 # its TeX is as TeX writes it: "\!" is a negative thin space.
 FORMULA = (

@@ -49,8 +49,7 @@ class Address(pn.custom.JSComponent):
     notice = param.Dict(default={}, doc="What the link ignored: a note's spec (notice_spec).")
 
     _esm = """
-export function render({ model, el, view }) {
-  window.C04.markup.unobserved(view) // markup.js: its box is CSS's alone
+export function render({ model, el }) {
   model.on("remove", window.C04.links.follow(model, el))
 }
 """
@@ -88,8 +87,7 @@ class CopyLink(pn.custom.JSComponent):
     marker = param.String(default="", doc="The demo whose marker it carries ('' for none).")
 
     _esm = """
-export function render({ model, el, view }) {
-  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
+export function render({ model, el }) {
   const esc = window.C04.markup.esc
   const marker = model.marker ? `<span data-testid="section-${esc(model.marker)}"></span>` : ""
   el.innerHTML = marker + window.C04.links.copyButton(model.labels)

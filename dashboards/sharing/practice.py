@@ -77,8 +77,7 @@ class ExerciseBlock(pn.custom.JSComponent):
     verdicts_json = param.String(default="", doc="id -> the last verdict (JSON), live only.")
 
     _esm = """
-export function render({ model, el, view }) {
-  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
+export function render({ model, el }) {
   const block = window.C04.exercises.renderBlock(model, el)
   model.on("verdicts_json", block.verdicts)
   model.on("remove", block.remove)
@@ -137,8 +136,7 @@ class Progress(pn.custom.JSComponent):
     labels_json = param.String(default="{}")
 
     _esm = """
-export function render({ model, el, view }) {
-  window.C04?.markup?.unobserved(view) // markup.js: its box is CSS's alone
+export function render({ model, el }) {
   const stop = window.C04.exercises.renderProgress(model, el)
   model.on("remove", stop)
 }

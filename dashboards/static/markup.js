@@ -986,22 +986,9 @@
     return typeof spec === "string" ? spec : spec.html;
   }
 
-  /** Private Bokeh API (bokeh 3.9's DOMComponentView._resize_observer): a component's view
-   * watches its own box, and when the box changes size, the view lays out the whole page again
-   * from its root (LayoutDOMView.compute_layout: every view's box read, every plot measured).
-   * A fragment's box follows its text, and nothing Bokeh lays out depends on it (the page's
-   * rows and columns are CSS; a plot beside it watches its own box). Called by every
-   * component of the lecture's own (dashboards/*.py, ``_esm``). Measured: the country of «La
-   * capital» spent 35 of its 114 ms of main-thread work in those layouts (Chrome's profiler, the
-   * export), none after; bench/bench_browser.py, runs back to back, painted p50 in the export:
-   * the country 69 → 28 ms, heads 2 ↔ 4 45 → 31 ms, positions 44 → 31 ms. */
-  function unobserved(view) {
-    if (view && view._resize_observer) view._resize_observer.disconnect();
-  }
-
   C04.markup = {
     esc, ink, label, matrix, bars, readout, readouts, note, heatmap, focus_row, tokens,
     head_plot, HEAD, lines, raster, colorIndex, tickText, announce, said, numbers, compare, draw,
-    redraw, html, unobserved,
+    redraw, html,
   };
 })();
