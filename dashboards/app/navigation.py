@@ -21,7 +21,8 @@ from dashboards.app.present import ACTIONS
 from dashboards.runtime import clients
 from dashboards.sharing.live_link import Address
 
-# Its own sheet: the buttons stacked, each as wide as the column, the one on screen filled.
+# Its own sheet: the buttons stacked, each as wide as the column, the one on screen filled; at a
+# phone's width (≤ 700 px) all of it folded behind one button that names the section on screen.
 NAV_CSS = """
 :host { display: block; width: 100%; }
 :host .c04-nav-title { font-weight: 700; margin: 10px 10px 4px 10px; }
@@ -36,7 +37,16 @@ NAV_CSS = """
 :host .c04-presenter { margin: 8px 10px; display: flex; flex-wrap: wrap; gap: 4px; }
 :host .c04-presenter button { font-size: 90%; padding: 4px 10px; }
 :host .c04-presenter button[aria-pressed=true] { color: #fff; background: #174a87; }
-@media (max-width: 700px) { :host button { min-height: 44px; min-width: 44px; } }
+:host .c04-nav-toggle { display: none; }
+@media (max-width: 700px) {
+  :host button { min-height: 44px; min-width: 44px; }
+  :host .c04-nav-toggle { display: block; width: calc(100% - 20px); margin: 4px 10px;
+    font-weight: 700; }
+  :host .c04-nav-toggle::after { content: " ▾"; }
+  :host .c04-nav-toggle[aria-expanded=true]::after { content: " ▴"; }
+  :host .c04-nav-title { display: none; }
+  :host .c04-nav-menu:not(.c04-open) { display: none; }
+}
 """
 
 
@@ -61,6 +71,17 @@ class Navigation(Address):
 export function render({ model, el }) {
   const nav = document.createElement("nav")
   nav.setAttribute("aria-label", model.label)
+  // On a narrow screen (NAV_CSS) the menu folds behind one button, so that the section, not
+  // the list of sections, fills a phone's first screen.
+  const toggle = document.createElement("button")
+  toggle.type = "button"
+  toggle.className = "c04-nav-toggle"
+  toggle.dataset.testid = "nav-toggle"
+  toggle.setAttribute("aria-expanded", "false")
+  toggle.setAttribute("aria-controls", "c04-nav-menu")
+  const menu = document.createElement("div")
+  menu.className = "c04-nav-menu"
+  menu.id = "c04-nav-menu"
   const title = document.createElement("div")
   title.className = "c04-nav-title"
   const list = document.createElement("div")
@@ -69,9 +90,26 @@ export function render({ model, el }) {
   const presenter = document.createElement("div")
   presenter.className = "c04-presenter"
   const notice = document.createElement("div")
-  nav.append(title, list, languages, presenter, notice)
+  menu.append(title, list, languages, presenter)
+  nav.append(toggle, menu, notice)
   el.append(nav)
+  const folded = () => getComputedStyle(toggle).display !== "none"
+  const open = (yes) => {
+    toggle.setAttribute("aria-expanded", String(yes))
+    menu.classList.toggle("c04-open", yes)
+  }
+  toggle.addEventListener("click", () => open(toggle.getAttribute("aria-expanded") !== "true"))
+  menu.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && folded()) {
+      open(false)
+      toggle.focus()
+    }
+  })
   model.on("remove", window.C04.links.follow(model, notice))  // the page's address
+  const caption = () => {
+    const current = Object.entries(model.options).find(([, id]) => id === model.value)
+    toggle.textContent = current ? `${model.heading}: ${current[0]}` : model.heading
+  }
   const draw = () => {
     title.textContent = model.heading
     const focused = list.contains(el.getRootNode().activeElement)
@@ -83,17 +121,25 @@ export function render({ model, el }) {
       button.textContent = label
       button.dataset.section = id
       button.setAttribute("aria-current", String(id === model.value))
-      button.addEventListener("click", () => model.send_msg({ section: id }))
+      button.addEventListener("click", () => {
+        if (folded()) {  // the chosen section replaces the menu: focus stays on its button
+          open(false)
+          toggle.focus()
+        }
+        model.send_msg({ section: id })
+      })
       list.append(button)
       if (id === focused) button.focus()
     }
     languages.innerHTML = model.languages
+    caption()
   }
   const mark = () => {
     for (const button of list.children) {
       button.setAttribute("aria-current", String(button.dataset.section === model.value))
     }
     languages.innerHTML = model.languages
+    caption()
   }
   model.on(["options", "heading"], draw)
   model.on(["value", "languages"], mark)

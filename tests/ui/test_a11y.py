@@ -160,14 +160,19 @@ def phone(page):
 
 
 def test_no_live_section_scrolls_sideways_on_a_phone(phone, watch, lecture_url):
-    """At 360 px the navigation goes above the section and nothing is wider than the screen
-    (tables, plots and long formulas scroll inside their own box); every control is a 44 px
-    target, and a checkbox's text toggles it."""
+    """At 360 px the navigation is one menu above the section and nothing is wider than the
+    screen (tables, plots and long formulas scroll inside their own box); every control is a
+    44 px target, and a checkbox's text toggles it."""
     phone.goto(lecture_url)
     expect(phone.get_by_text(text("lecture.title")).first).to_be_visible(timeout=30_000)
     widths, small = {}, {}
+
+    def go(section) -> None:  # through the folded menu (tests/ui/test_layout.py tests it)
+        phone.get_by_test_id("nav-toggle").click()
+        phone.get_by_role("button", name=section.label(), exact=True).click()
+
     for section in SECTIONS:
-        phone.get_by_role("button", name=section.label()).click()
+        go(section)
         phone.locator(f'[data-testid="section-{section.id}"]').first.wait_for(
             state="attached", timeout=30_000
         )
@@ -178,8 +183,7 @@ def test_no_live_section_scrolls_sideways_on_a_phone(phone, watch, lecture_url):
     assert small == {s.id: [] for s in SECTIONS}
     viewport = phone.locator('meta[name="viewport"]')
     expect(viewport).to_have_attribute("content", "width=device-width, initial-scale=1")
-    explorer = next(s for s in SECTIONS if s.id == "explorador")
-    phone.get_by_role("button", name=explorer.label()).click()
+    go(next(s for s in SECTIONS if s.id == "explorador"))
     box = phone.get_by_role("checkbox", name=text("explorer.causal"))
     assert not box.is_checked()
     box.locator("..").click()  # its label (board.js: the box inside its <label>)

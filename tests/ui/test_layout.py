@@ -1,8 +1,9 @@
-"""The lecture's layout in Chromium, live and offline: at a phone's 360 × 740 nothing in «La
-capital»'s steps is cut off (a table's last column, a step's title wrapped word by word) and
-«Autoatención»'s gradient note wraps inside its box; at 1920 × 1080 in projector mode the
-section uses the whole width and no card's numbers spill out of it; the identity slider tells
-assistive technology the value the page shows."""
+"""The lecture's layout in Chromium, live and offline: at a phone's 360 × 740 every section's
+title is in the first screen (the navigation folds into one menu, which still reaches every
+section by touch and keyboard), nothing in «La capital»'s steps is cut off (a table's last
+column, a step's title wrapped word by word) and «Autoatención»'s gradient note wraps inside its
+box; at 1920 × 1080 in projector mode the section uses the whole width and no card's numbers
+spill out of it; the identity slider tells assistive technology the value the page shows."""
 
 from __future__ import annotations
 
@@ -11,13 +12,23 @@ from playwright.sync_api import expect
 
 from attnmodel.formatting import number
 from attnmodel.i18n import catalogue, text
+from dashboards.app.lecture import SECTIONS
+from dashboards.demos.registry import section_demos
+from dashboards.export import LECTURE_FILE, exported_sections
 
-from c04_testing import SETTLED_JS
+from c04_testing import SETTLED_JS, heading_text
 
 pytestmark = pytest.mark.ui
 
 PHONE = {"width": 360, "height": 740}
 PROJECTOR = {"width": 1920, "height": 1080}
+WIDE = {"width": 1280, "height": 800}
+
+# Each section's title: its first demo's (the exercises: their heading).
+TITLES = {
+    s.id: heading_text(section_demos(s)[0].title() if s.demos else text("exercise.heading"))
+    for s in SECTIONS
+}
 
 # Every element of the page, through every shadow root, as a JS helper.
 DEEP = """const deep = (root, out = []) => {
@@ -92,6 +103,19 @@ PROJECTOR_JS = f"""() => {{
   }}
   return {{right: main.getBoundingClientRect().right, page: document.documentElement.scrollWidth,
     cards: boxes.length, spill}};
+}}"""
+
+
+# The first title (h2) inside the page's main landmark: its text and where it is on screen.
+TITLE_JS = f"""() => {{
+  {DEEP}
+  const main = deep(document).find(e => e.hasAttribute('data-c04-content'));
+  if (!main) return null;
+  const title = deep(main.shadowRoot || main).find(e => e.tagName === 'H2');
+  if (!title || !title.textContent.trim()) return null;
+  const box = title.getBoundingClientRect();
+  return {{text: title.textContent.trim(), top: box.top, bottom: box.bottom,
+    screen: window.innerHeight, scrolled: window.scrollY}};
 }}"""
 
 
@@ -209,3 +233,106 @@ def test_the_identity_slider_says_the_value_it_shows_offline(page, offline, expo
     page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0", timeout=30_000)
     _identity_slider_says_what_it_shows(page, "en")
     assert offline.console_errors == []
+
+
+def _title_in_the_first_screen(page, section: str) -> None:
+    page.wait_for_function(f"() => ({TITLE_JS})() !== null", timeout=30_000)
+    page.wait_for_function(SETTLED_JS, timeout=30_000)
+    found = page.evaluate(TITLE_JS)
+    assert TITLES[section] in found["text"]
+    assert found["scrolled"] == 0
+    assert found["screen"] == PHONE["height"]
+    assert found["top"] >= 0
+    assert found["bottom"] <= PHONE["height"], found
+
+
+@pytest.mark.parametrize("section", [s.id for s in SECTIONS])
+def test_a_phone_s_first_screen_shows_the_section_s_title_live(
+    section, sized, watch, open_lecture_section
+):
+    sized(PHONE)
+    page = open_lecture_section(section)
+    _title_in_the_first_screen(page, section)
+    assert watch.console_errors == []
+
+
+@pytest.mark.parametrize("section", exported_sections())
+def test_a_phone_s_first_screen_shows_the_section_s_title_offline(
+    section, sized, offline, open_export
+):
+    sized(PHONE)
+    page = open_export(f"{section}.html", section)
+    _title_in_the_first_screen(page, section)
+    assert offline.console_errors == []
+
+
+def test_a_phone_s_first_screen_of_the_whole_offline_lecture_shows_its_first_title(
+    sized, offline, open_export
+):
+    sized(PHONE)
+    page = open_export(LECTURE_FILE, SECTIONS[0].id)
+    _title_in_the_first_screen(page, SECTIONS[0].id)
+    assert offline.console_errors == []
+
+
+def _menu(page):
+    return page.get_by_test_id("nav-toggle")
+
+
+def test_on_a_phone_the_navigation_is_one_menu_that_reaches_every_section_by_touch(
+    sized, watch, open_lecture_section
+):
+    sized(PHONE)
+    page = open_lecture_section(SECTIONS[0].id)
+    menu = _menu(page)
+    expect(menu).to_be_visible()
+    expect(menu).to_have_attribute("aria-expanded", "false")
+    expect(page.get_by_role("button", name=SECTIONS[1].label(), exact=True)).to_be_hidden()
+    for section in [*SECTIONS[1:], SECTIONS[0]]:
+        menu.click()
+        expect(menu).to_have_attribute("aria-expanded", "true")
+        button = page.get_by_role("button", name=section.label(), exact=True)
+        box = button.bounding_box()
+        assert min(box["height"], box["width"]) >= 44  # a finger's target
+        button.click()
+        page.locator(f'[data-testid="section-{section.id}"]').first.wait_for(state="attached")
+        expect(menu).to_have_attribute("aria-expanded", "false")
+        expect(menu).to_contain_text(section.label())
+        expect(menu).to_be_focused()  # the chosen section replaced the menu; focus stays there
+    assert menu.bounding_box()["height"] >= 44
+    assert watch.console_errors == []
+
+
+def test_on_a_phone_the_menu_opens_moves_and_closes_by_keyboard(sized, watch, open_lecture_section):
+    sized(PHONE)
+    page = open_lecture_section(SECTIONS[0].id)
+    menu = _menu(page)
+    menu.focus()
+    page.keyboard.press("Enter")
+    expect(menu).to_have_attribute("aria-expanded", "true")
+    page.keyboard.press("Tab")
+    first = page.get_by_role("button", name=SECTIONS[0].label(), exact=True)
+    expect(first).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(menu).to_have_attribute("aria-expanded", "false")
+    expect(menu).to_be_focused()
+    expect(first).to_be_hidden()
+    page.keyboard.press("Enter")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")  # the second section
+    page.keyboard.press("Enter")
+    section = SECTIONS[1]
+    page.locator(f'[data-testid="section-{section.id}"]').first.wait_for(state="attached")
+    expect(menu).to_contain_text(section.label())
+    expect(menu).to_be_focused()
+    assert watch.console_errors == []
+
+
+def test_on_a_wide_screen_the_sections_are_buttons_in_view_and_no_menu(
+    sized, watch, open_lecture_section
+):
+    sized(WIDE)
+    page = open_lecture_section(SECTIONS[0].id)
+    expect(page.get_by_role("button", name=SECTIONS[-1].label(), exact=True)).to_be_visible()
+    expect(_menu(page)).to_be_hidden()
+    assert watch.console_errors == []

@@ -40,7 +40,7 @@ def test_navigation_shows_every_section_without_errors_or_external_requests(
         page.locator(f'[data-testid="section-{section.id}"]').first.wait_for(
             state="attached", timeout=30_000
         )
-        expect(page.get_by_text(HEADINGS[section.id]).first).to_be_visible()
+        expect(page.get_by_role("heading", name=HEADINGS[section.id]).first).to_be_visible()
     assert watch.console_errors == []
     assert watch.external == []
 
