@@ -206,9 +206,10 @@ def exercises_file() -> Path:
     return Path(os.environ.get(EXERCISES_ENV) or EXERCISES_FILE)
 
 
-def load(path: Path | None = None) -> tuple[Exercise, ...]:
+def load(path: Path | None = None, solve_answers: bool = True) -> tuple[Exercise, ...]:
     """Every exercise of ``path`` (default: :func:`exercises_file`), checked: a mistake raises
-    ExerciseError naming the entry."""
+    ExerciseError naming the entry. With ``solve_answers`` each answer is also computed in its
+    state (the state's parameters, the expression's names, a finite number or an option)."""
     path = Path(path) if path is not None else exercises_file()
     try:
         with Path(path).open("rb") as f:
@@ -225,7 +226,7 @@ def load(path: Path | None = None) -> tuple[Exercise, ...]:
         name = entry.get("id") if isinstance(entry, dict) else None
         where = f"{path.name}, ejercicio n.º {n}" + (f" («{name}»)" if name else "")
         try:
-            exercise = _entry(entry, where, models)
+            exercise = _entry(entry, where, models, solve_answers)
         except ModelMissing:
             # An optional model not installed (MiniLM's weights): only its exercises are left
             # out; its section says how to install it.
@@ -241,7 +242,7 @@ def load(path: Path | None = None) -> tuple[Exercise, ...]:
 KNOWN_KEYS = {"id", "demo", "kind", "answer", "state", "tolerance", "format", "decimals", "seed"}
 
 
-def _entry(entry, where: str, models: dict) -> Exercise:
+def _entry(entry, where: str, models: dict, solve_answers: bool = True) -> Exercise:
     if not isinstance(entry, dict):
         raise ExerciseError(f"{where}: una entrada es una tabla [[exercise]]")
     langs = languages()
@@ -297,6 +298,14 @@ def _entry(entry, where: str, models: dict) -> Exercise:
         _check_expression(_parse(exercise.answer), where)
     except SyntaxError as exc:
         raise ExerciseError(f"{where}: la respuesta no se puede leer ({exc.msg})") from None
+    sizes = {lang: len(exercise.options(lang)) for lang in langs}
+    if exercise.kind == "choice" and (min(sizes.values()) < 2 or len(set(sizes.values())) != 1):
+        raise ExerciseError(f"{where}: options, las mismas (2 o más) en cada idioma: {sizes}")
+    if not solve_answers:
+        installed = getattr(models[exercise.demo], "installed", None)
+        if installed is not None and not installed():
+            raise ModelMissing(exercise.demo)
+        return exercise
     model = models[exercise.demo]()
     try:
         value = solve(exercise, model)
@@ -305,9 +314,6 @@ def _entry(entry, where: str, models: dict) -> Exercise:
     except Exception as exc:  # a wrong parameter, attribute or index: said with the entry
         raise ExerciseError(f"{where}: {type(exc).__name__}: {exc}") from None
     if exercise.kind == "choice":
-        sizes = {lang: len(exercise.options(lang)) for lang in langs}
-        if min(sizes.values()) < 2 or len(set(sizes.values())) != 1:
-            raise ExerciseError(f"{where}: options, las mismas (2 o más) en cada idioma: {sizes}")
         if (
             not isinstance(value, int)
             or isinstance(value, bool)
@@ -328,8 +334,14 @@ def _catalogue_keys() -> frozenset[str]:
 
 @functools.cache
 def exercises() -> tuple[Exercise, ...]:
-    """The lecture's exercises (the file is read once per process)."""
-    return load()
+    """The lecture's exercises (the file is read once per process).
+
+    Their answers are not computed here: the launcher (``dashboards.serving.check_exercises``,
+    every ``clase04 serve`` / ``make serve`` / serve-prod worker) computed each one in its state
+    before the server started, and a check computes its own. Computing them again in each worker
+    loaded MiniLM's weights and trained the tiny Transformer on the first page: 0.21 → 1.30 s
+    to a worker's first page (bench_coldstart.py)."""
+    return load(solve_answers=False)
 
 
 def of_demo(demo_id: str) -> tuple[Exercise, ...]:

@@ -295,3 +295,11 @@ def test_the_readme_counts_the_questions_of_the_file():
     said = re.findall(r"\((\d+) en total", readme) + re.findall(r"ofrece las (\d+)", readme)
     assert len(said) == 2
     assert said == [str(n)] * 2
+
+
+def test_a_worker_reads_the_exercises_without_computing_their_answers(monkeypatch):
+    """The launcher computed every answer before serving (serving.check_exercises); a worker's
+    first page does not load MiniLM's weights and train the tiny Transformer again for that."""
+    solved = [e.id for e in exercises.load()]
+    monkeypatch.setattr(exercises, "solve", lambda *args: pytest.fail("an answer was computed"))
+    assert [e.id for e in exercises.exercises.__wrapped__()] == solved
