@@ -167,13 +167,28 @@ def target_rows(parts: dict[str, dict | None]) -> list[dict]:
             if not mine:
                 continue
             worst = max(mine, key=lambda r: r["median_ms"])
+            where = f"{worst['section']} · {worst.get('lang', 'es')}"
+            if "floor_ms" not in worst:  # results written before the floor was measured
+                rows.append(
+                    row(
+                        "teléfono",
+                        f"primer render {label}, CPU {ph['cpu_slowdown']:g}× más lenta, peor "
+                        f"mediana de {len(mine)} secciones ({where})",
+                        f"≤ {ph['target_ms'] / 1000:g} s",
+                        f"{worst['median_ms'] / 1000:.2f} s",
+                        all(r["meets_target"] for r in mine),
+                    )
+                )
+                continue
+            langs = len({r.get("lang") for r in mine})
             rows.append(
                 row(
                     "teléfono",
                     f"primer render {label}, CPU {ph['cpu_slowdown']:g}× más lenta, peor mediana "
-                    f"de {len(mine)} secciones ({worst['section']})",
-                    f"≤ {ph['target_ms'] / 1000:g} s",
-                    f"{worst['median_ms'] / 1000:.2f} s",
+                    f"de {len(mine)} (secciones × {langs} idiomas; {where}) sobre el suelo: una "
+                    f"página de Panel con un Markdown, {worst['floor_ms'] / 1000:.2f} s",
+                    f"≤ suelo + {ph['over_floor_target_ms'] / 1000:g} s",
+                    f"{worst['median_ms'] / 1000:.2f} s ({worst['over_floor_ms'] / 1000:+.2f} s)",
                     all(r["meets_target"] for r in mine),
                 )
             )
