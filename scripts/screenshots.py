@@ -3,8 +3,10 @@
     .venv/bin/python scripts/screenshots.py            # starts `panel serve` itself
     .venv/bin/python scripts/screenshots.py --url http://127.0.0.1:5006/lecture
 
-Writes docs/img/<section>.png (a 1400 px window, the whole page) and docs/img/phone-<section>.png
-(a 360×740 phone, the screen where the section's content begins), and the lecturer's
+Writes docs/img/<section>.png (a 1400 px window, the whole page), docs/img/phone-<section>.png
+(a 360×740 phone, its first screen: the navigation folds into one menu, the section begins),
+docs/img/formula-<section>.png (the section's first display formula as the browser draws its
+MathML, or the line holding its first one; a 1400 px window at 2× pixels), and the lecturer's
 docs/img/profesor-*.png: projector mode at 1920×1080 after a toggle, an exercise answered, the
 shortcuts' help, and class mode (docs/img/profesor-clase.png: the projector with the class's
 answers). Uses Debian's Chromium, as the browser tests do.
@@ -68,16 +70,65 @@ def capture(url: str, out_dir: Path, token: str | None = None) -> list[Path]:
             marker = phone.locator(f'[data-testid="section-{section.id}"]').first
             marker.wait_for(state="attached", timeout=30_000)
             phone.wait_for_timeout(1500)
-            phone.evaluate("C04.a11y.deepFind(document, '[data-c04-content]').scrollIntoView()")
-            phone.wait_for_timeout(300)
             path = out_dir / f"phone-{section.id}.png"
             phone.screenshot(path=str(path))
             written.append(path)
             print(f"  {section.label()} (teléfono): {path.relative_to(ROOT)}")
+        written += formulas(browser, url, out_dir)
         written += lecturer(browser, url, out_dir)
         if token:  # a server of ours (or --token): class mode needs the lecturer's link
             written.append(class_mode(browser, url, token, out_dir))
         browser.close()
+    return written
+
+
+# The section's first formula (a display one if it has one), through every shadow root.
+FIRST_FORMULA_JS = """() => {
+  const all = [];
+  const walk = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.tagName.toLowerCase() === 'math') all.push(el);
+      if (el.shadowRoot) walk(el.shadowRoot);
+    }
+  };
+  const main = C04.a11y.deepFind(document, '[data-c04-content]');
+  walk(main.shadowRoot || main);
+  const block = all.find((m) => m.getAttribute('display') === 'block');
+  // Only formulas within text: the line that holds the first one, so it is read in place.
+  return block || (all[0] && all[0].closest('p, li, div')) || null;
+}"""
+
+
+def formulas(browser, url: str, out_dir: Path) -> list[Path]:
+    """docs/img/formula-<section>.png: each section's first formula (MathML), 2× pixels."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000}, device_scale_factor=2)
+    written = []
+    for section in SECTIONS:
+        page.goto(f"{url}?seccion={section.id}")
+        page.locator(f'[data-testid="section-{section.id}"]').first.wait_for(
+            state="attached", timeout=30_000
+        )
+        page.wait_for_timeout(1000)
+        formula = page.evaluate_handle(FIRST_FORMULA_JS).as_element()
+        if formula is None:
+            print(f"  {section.label()}: sin fórmulas")
+            continue
+        formula.scroll_into_view_if_needed()
+        box = formula.bounding_box()
+        pad = 12
+        path = out_dir / f"formula-{section.id}.png"
+        page.screenshot(
+            path=str(path),
+            clip={
+                "x": max(box["x"] - pad, 0),
+                "y": max(box["y"] - pad, 0),
+                "width": box["width"] + 2 * pad,
+                "height": box["height"] + 2 * pad,
+            },
+        )
+        written.append(path)
+        print(f"  {section.label()} (fórmula): {path.relative_to(ROOT)}")
+    page.close()
     return written
 
 

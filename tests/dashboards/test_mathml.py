@@ -152,6 +152,24 @@ def test_every_formula_of_the_catalogue_is_mathml_with_its_tex(lang):
     assert set(converted) == set(i18n.catalogue(lang))
 
 
+@pytest.mark.parametrize("lang", i18n.languages())
+def test_a_word_in_a_formula_is_one_text_not_a_letter_each(lang):
+    """A screen reader reads ``<mtext>atención</mtext>`` as a word; ``\\mathrm{atenci\\acute{o}n}``
+    was eight upright letters and an accent over the o (drawn off its letter in Chromium)."""
+    spelled = []
+    for latex in catalogue_formulas(lang):
+        math, _, _ = parse(formula(latex))
+        for row in math.iter("mrow"):
+            run = 0
+            for child in row:
+                upright = child.tag == "mi" and child.get("mathvariant") == "normal"
+                run = run + 1 if upright or child.tag == "mover" else 0
+                if run >= 3:
+                    spelled.append(latex)
+                    break
+    assert spelled == []
+
+
 @pytest.mark.parametrize("d_k", [2, 64, 512])
 def test_a_field_inside_a_formula_is_filled_the_same_before_or_after(d_k):
     """The export's browser code fills the converted catalogue (C04.t); the live view converts
