@@ -9,14 +9,19 @@
    page, and measures the first render: navigation start to the section marker and a formula
    (MathML) attached (for index.html, to its file table). Blocked requests and console errors are
    counted too.
-Targets (from the issue): export ≤ 60 s, each file ≤ 7 MB (6 MB before issue 18's embedded
-training checkpoints), first render ≤ 2 s offline.
+3. Lists where each file's bytes are (issue 38): every ``<script>`` by what it holds (Bokeh's
+   bundles, panel.min.js, es-module-shims, our static JS, the embedded states and catalogue,
+   the Bokeh document and, inside it, each component's ESM source), for every file of both
+   languages; the table shows the lecture and one section file, es and en.
+Targets (from the issue): export ≤ 60 s, each file ≤ dashboards.export.MAX_BYTES (the largest
+measured + 10 %, issue 38), first render ≤ 2 s offline.
 Writes bench/export_results.json.
 """
 
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import os
 import platform
@@ -60,6 +65,109 @@ FIRST_RENDER_JS = (
   return ready ? performance.now() : false;
 }"""
 )
+
+# The files whose bytes the table lists per bundle (every file's go to the results json).
+BUNDLE_FILES = ("clase04.html", "autoatencion.html", "en/clase04.html", "en/autoatencion.html")
+# The parts of a page, in the table's order; "resto" is what no listed script holds (the HTML,
+# the <style>s, the tags themselves and the small scripts).
+PARTS = (
+    "bokeh",
+    "bokeh-widgets",
+    "bokeh-tables",
+    "bokeh-gl",
+    "bokeh-mathjax",
+    "panel",
+    "es-module-shims",
+    "static-js",
+    "c04-states",
+    "c04-text",
+    "bokeh-document",
+    "resto",
+)
+_SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script>", re.S | re.I)
+_BUNDLE = re.compile(r"/\* BEGIN ([\w.-]+?)(?:\.min)?\.js \*/")
+_STATIC = re.compile(r"/\* ([\w-]+\.js) \*/")  # export.head_elements: "/* <name> */" first
+_JSON_ID = re.compile(r'type="application/json" id="([^"]+)"')
+
+
+def page_parts(page: str) -> tuple[dict[str, int], dict[str, int]]:
+    """Where an exported page's bytes (UTF-8) are: ``{part: bytes}`` over :data:`PARTS` (the
+    content of each ``<script>`` by what it holds; they add up to the file's size) and
+    ``{component: bytes}``, the ESM source each kind of ``ReactiveESM`` component sends inside
+    the Bokeh document (Panel sends it with every instance)."""
+    parts = dict.fromkeys(PARTS, 0)
+    esm: dict[str, int] = {}
+    for match in _SCRIPT.finditer(page):
+        attrs, body = match.groups()
+        size = len(body.encode("utf-8"))
+        head = body[:400]
+        json_id = _JSON_ID.search(attrs)
+        if json_id and json_id.group(1) in ("c04-states", "c04-text"):
+            part = json_id.group(1)
+        elif json_id:
+            part = "bokeh-document"
+            _document_esm(json.loads(html.unescape(body)), esm)
+        elif bundle := _BUNDLE.search(head):
+            part = bundle.group(1) if bundle.group(1) in parts else "resto"
+        elif "es-module-shims" in head:
+            part = "es-module-shims"
+        elif _STATIC.match(body):
+            part = "static-js"
+        else:
+            part = "resto"
+        parts[part] += size
+    parts["resto"] += len(page.encode("utf-8")) - sum(parts.values())
+    return parts, esm
+
+
+def _document_esm(node, esm: dict[str, int]) -> None:
+    if isinstance(node, dict):
+        attrs = node.get("attributes")
+        if node.get("type") == "object" and isinstance(attrs, dict) and "esm" in attrs:
+            name = attrs.get("class_name") or node.get("name", "?")
+            esm[name] = esm.get(name, 0) + len(attrs["esm"].encode("utf-8"))
+        for value in node.values():
+            _document_esm(value, esm)
+    elif isinstance(node, list):
+        for value in node:
+            _document_esm(value, esm)
+
+
+def bundles(dist: Path) -> dict[str, dict]:
+    """:func:`page_parts` of every exported page of ``dist`` (both languages; not the
+    indexes, which hold no script), by its path inside ``dist``."""
+    found = {}
+    for path in sorted(dist.rglob("*.html")):
+        if path.name == "index.html":
+            continue
+        page = path.read_text(encoding="utf-8")
+        parts, esm = page_parts(page)
+        found[path.relative_to(dist).as_posix()] = {
+            "bytes": path.stat().st_size,
+            "parts": parts,
+            "document_esm": dict(sorted(esm.items(), key=lambda kv: -kv[1])),
+        }
+    return found
+
+
+def print_bundles(found: dict[str, dict]) -> None:
+    """The table of :data:`BUNDLE_FILES`: kB per part, a column per file."""
+    shown = [name for name in BUNDLE_FILES if name in found]
+    if not shown:
+        return
+    print(f"\n{'kB por parte':<22}" + "".join(f"{name:>22}" for name in shown))
+    components = sorted({c for name in shown for c in found[name]["document_esm"]})
+    for part in PARTS:
+        values = [found[name]["parts"][part] for name in shown]
+        if any(values):
+            print(f"{part:<22}" + "".join(f"{v / 1e3:>22.1f}" for v in values))
+        if part != "bokeh-document":
+            continue
+        for component in components:  # inside the document: each component's ESM source
+            values = [found[name]["document_esm"].get(component, 0) for name in shown]
+            print(f"{'  ESM ' + component:<22}" + "".join(f"{v / 1e3:>22.1f}" for v in values))
+    print(f"{'total':<22}" + "".join(f"{found[n]['bytes'] / 1e3:>22.1f}" for n in shown))
+
 
 PROGRESS = re.compile(r"^\[\d+/\d+\] (\S+) … (\d+) estados, ([\d,]+) MB, ([\d,]+) s$")
 
@@ -156,6 +264,8 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['first_render_median_ms']:9.0f} {r['first_render_cold_ms']:8.0f} "
             f"{len(r['blocked_requests']):10d} {len(r['console_errors']):7d}"
         )
+    found = bundles(DIST)
+    print_bundles(found)
     summary = {
         "when": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
@@ -172,6 +282,10 @@ def main(argv: list[str] | None = None) -> int:
         "all_meet_size": all(r["meets_size"] for r in rows),
         "all_meet_render": all(r["meets_render"] for r in rows),
         "meets_export_time": export_s is None or export_s <= TARGET_EXPORT_S,
+        # Every exported page of both languages: its bytes by part (page_parts).
+        "bundles": found,
+        "largest_file": max(found, key=lambda name: found[name]["bytes"], default=None),
+        "all_languages_meet_size": all(f["bytes"] <= TARGET_BYTES for f in found.values()),
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(summary, indent=2, ensure_ascii=False), encoding="utf-8")

@@ -122,6 +122,7 @@ def _local_stylesheets() -> None:
 # Where the served page loads dashboards/static/markup.js and a11y.js (serving.command serves
 # that folder at /c04/); the export inlines every file of it with the twins instead.
 MARKUP_URL = "c04/markup.js"
+BOARD_URL = "c04/board.js"
 A11Y_URL = "c04/a11y.js"
 LINKS_URL = "c04/links.js"
 EXERCISES_URL = "c04/exercises.js"
@@ -131,8 +132,8 @@ CLASSROOM_URL = "c04/classroom.js"
 
 def _markup_script() -> None:
     """Load the page's scripts of dashboards/static in served pages: the markup renderer
-    (``C04.markup``, markup.js), the names for assistive technology (a11y.js), the link, the
-    exercises, projector and class mode.
+    (``C04.markup``, markup.js), the Boards' browser code (``C04.board``, board.js), the names
+    for assistive technology (a11y.js), the link, the exercises, projector and class mode.
 
     Only when served: the export's save would otherwise write a <script src> that no file
     next to the exported page holds (it inlines the files itself)."""
@@ -142,6 +143,7 @@ def _markup_script() -> None:
     pn.config.js_files = {
         **pn.config.js_files,
         "c04_markup": MARKUP_URL,
+        "c04_board": BOARD_URL,
         "c04_a11y": A11Y_URL,
         "c04_links": LINKS_URL,
         "c04_exercises": EXERCISES_URL,

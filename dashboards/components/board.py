@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import ClassVar
 
 import panel as pn
@@ -30,7 +29,7 @@ from dashboards.runtime import clients
 
 # The kinds of a slot: Markup's, and "html" (server-made HTML, e.g. a title with a formula).
 SLOT_KINDS = (*KINDS, "html")
-# The native controls a Board draws (board.js); a control's spec holds its value:
+# The native controls a Board draws (static/board.js); a control's spec holds its value:
 # - "range": <input type=range>, spec {value, start, end, step} and either decimals (and the
 #   page's decimal sign, "decimal") or stops: texts[i] shown and values[i] sent for position i;
 # - "select", "choice" (a group of buttons, one pressed): spec {value, options: [[value, label]]};
@@ -190,7 +189,13 @@ class Board(pn.custom.JSComponent):
     # As a Markup's spec: one JSON text travels in one step, a nested value item by item.
     _rename: ClassVar[dict] = {"specs": None}
 
-    _esm = Path(__file__).parent / "board.js"
+    # The browser code is dashboards/static/board.js (C04.board), loaded once per page as
+    # markup.js is: Panel sends a component's ESM with every instance (~19 KB a Board).
+    _esm = """
+export function render(props) {
+  return window.C04.board.render(props)
+}
+"""
 
     def __init__(self, on_control: Callable[[str, object], None] | None = None, **params):
         super().__init__(**params)

@@ -7,7 +7,7 @@
  * render_toy), already in the page's language; this file only looks them up, so no step of the
  * render is written twice.
  *
- * Each of the view's two Boards runs it with its own controls (dashboards/components/board.js:
+ * Each of the view's two Boards runs it with its own controls (dashboards/static/board.js:
  * args.w_<name> = {name, value}, args.trigger the one used): the first's "Frases de la clase"
  * (w_sentence_list) and "Ejemplo en inglés" (w_english: args.english, the English sentence),
  * the second's select of "¿dónde está la cabeza de juguete?" (w_toy). The grid of heads is no

@@ -264,7 +264,7 @@
     for (const f of spec.fields) {
       if (f.hook) continue;
       if (!found[f.css]) return null; // not all drawn yet
-      // A Board's control (dashboards/components/board.js): reached once its board has drawn.
+      // A Board's control (dashboards/static/board.js): reached once its board has drawn.
       if (!(C04.boards && C04.boards.has(found[f.css].id))) return null;
     }
     MODELS = found;

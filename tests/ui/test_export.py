@@ -9,8 +9,11 @@ start to the section marker and a formula's MathML attached) is printed and reco
 
 from __future__ import annotations
 
+import importlib.util
 import re
+from pathlib import Path
 
+import bokeh
 import pytest
 from playwright.sync_api import expect
 
@@ -19,7 +22,16 @@ from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
 from dashboards.app.lecture import SECTIONS
 from dashboards.demos.registry import section_demos
-from dashboards.export import INDEX_FILE, LECTURE_FILE, MAX_BYTES, PAGES, lang_dir, pages
+from dashboards.export import (
+    INDEX_FILE,
+    LECTURE_FILE,
+    MAX_BYTES,
+    PAGES,
+    PANEL_DIST,
+    STATIC_DIR,
+    lang_dir,
+    pages,
+)
 
 from c04_testing import PAGE_TEXT_JS, heading_text, readout, spanish_words_left, table_row
 
@@ -193,6 +205,47 @@ ENGLISH = pages("en")
 def test_file_is_under_the_size_cap(filename, exported):
     size = (exported / filename).stat().st_size
     assert size <= MAX_BYTES, f"{filename}: {size / 1e6:.2f} MB > {MAX_BYTES / 1e6:.2f} MB"
+
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+BOKEH_JS = Path(bokeh.__file__).resolve().parent / "server" / "static" / "js"
+
+
+def _bench_export(monkeypatch):
+    """bench/bench_export.py, imported as the benches run it (bench/ on sys.path)."""
+    monkeypatch.syspath_prepend(str(BENCH))
+    spec = importlib.util.spec_from_file_location("bench_export", BENCH / "bench_export.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("filename", [LECTURE_FILE, f"{lang_dir('en')}{LECTURE_FILE}"])
+def test_where_the_bytes_are(filename, exported, monkeypatch):
+    """The bench's listing of a file by bundle (issue 38) adds up to the file; Bokeh's and
+    Panel's bundles are in it whole, as they ship (the installed files, each once, with Bokeh's
+    two comment lines around it), MathJax's and WebGL's not; a Board's browser code is in the
+    page once (static/board.js), and each Board's ESM only calls it."""
+    parts, esm = _bench_export(monkeypatch).page_parts(
+        (exported / filename).read_text(encoding="utf-8")
+    )
+    assert sum(parts.values()) == (exported / filename).stat().st_size
+    for part, path in (
+        ("bokeh", BOKEH_JS / "bokeh.min.js"),
+        ("bokeh-widgets", BOKEH_JS / "bokeh-widgets.min.js"),
+        ("bokeh-tables", BOKEH_JS / "bokeh-tables.min.js"),
+        ("panel", PANEL_DIST / "panel.min.js"),
+    ):
+        size = path.stat().st_size
+        assert size < parts[part] < size + 100, (part, parts[part], size)
+    assert parts["bokeh-mathjax"] == parts["bokeh-gl"] == 0
+    page = (exported / filename).read_text(encoding="utf-8")
+    assert page.count("/* board.js */") == 1
+    code = (STATIC_DIR / "board.js").read_text(encoding="utf-8")
+    assert page.count("C04.board = { render }") == 1
+    boards = page.count('"class_name":"Board"')
+    assert boards >= 10  # the lecture's boards, each its own model
+    assert esm["Board"] < 100 * boards < len(code)
 
 
 def test_the_english_lecture_works_offline_in_english(page, offline, exported):

@@ -30,7 +30,8 @@ from c04_testing import (
 
 SECTION = "cabezas"
 FILE = "cabezas.html"
-MAX_BYTES = 6_000_000
+# cabezas.html measured (3.34 MB, issue 38: a Board's browser code once per page) + 10 %.
+MAX_BYTES = 3_680_000
 
 TITLE_IDS = [f"head-{k}-title" for k in range(1, MAX_HEADS + 1)]
 LIST_IDS = [f"head-{k}-top" for k in range(1, MAX_HEADS + 1)] + ["combined-top"]
