@@ -1,8 +1,9 @@
 """Browser tests: the lecture served by `panel serve`, driven by Playwright in Debian's Chromium.
 
 Playwright cannot download its own browsers here, so it launches /usr/bin/chromium (installed by
-`make test`). Every request that does not go to 127.0.0.1/localhost is aborted and recorded, so a
-test can assert the page needs nothing from the internet.
+`make test`). Every request that does not go to 127.0.0.1/localhost is recorded (PageWatch) and
+fails (CHROMIUM_ARGS leave no other host resolvable), so a test can assert the page needs nothing
+from the internet; live pages are not routed, so Chromium's HTTP cache keeps the bundles.
 """
 
 from __future__ import annotations
