@@ -43,12 +43,16 @@ def test_every_standalone_demo_has_no_wcag_violation(page, watch, server, app):
 
 # clase04.html holds every section's views; a section's own file is the same views under its
 # bar (one of them is checked: the bar and the skip link), in each language.
-EXPORT_FILES = [f"{lang_dir(lang)}{LECTURE_FILE}" for lang in languages()] + ["explorador.html"]
+@pytest.mark.parametrize("lang", languages())
+def test_the_whole_exported_lecture_has_no_wcag_violation(whole_lecture, lang):
+    page, offline = whole_lecture(lang)
+    assert violations(page) == {}
+    assert offline.console_errors == []
+    assert offline.external == []
 
 
-@pytest.mark.parametrize("filename", EXPORT_FILES)
-def test_every_exported_file_has_no_wcag_violation(open_export, filename):
-    page = open_export(filename)
+def test_an_exported_section_file_has_no_wcag_violation(open_export):
+    page = open_export("explorador.html")
     assert violations(page) == {}
 
 
