@@ -635,31 +635,50 @@ class PageWatch:
         self.console_errors: list[str] = [] if console_errors is None else console_errors
         self.external: list[str] = [] if external is None else external
         self.dialogs: list[str] = []
+        self._page = page
+        self._listeners: list[tuple[str, object]] = []
 
         def on_console(message):
             if message.type == "error" or JS_ERROR_TEXT.match(message.text):
                 self.console_errors.append(message.text)
 
-        page.on("console", on_console)
-        page.on("pageerror", lambda e: self.console_errors.append(str(e)))
+        def on_pageerror(error):
+            self.console_errors.append(str(error))
 
         def on_dialog(dialog):
             self.dialogs.append(dialog.message)
             dialog.dismiss()
-
-        page.on("dialog", on_dialog)
 
         def on_request(request):
             # blob: and data: URLs are content the page holds already (a route never saw them).
             if not request.url.startswith((*self.allowed, "blob:", "data:")):
                 self.external.append(request.url)
 
-        page.on("request", on_request)
+        self._listeners = [
+            ("console", on_console),
+            ("pageerror", on_pageerror),
+            ("dialog", on_dialog),
+            ("request", on_request),
+        ]
+        for event, handler in self._listeners:
+            page.on(event, handler)
 
+        self._route = None
         if not any(NETWORK_URL.match(prefix + "//") for prefix in allowed):
             # No local server allowed: the loopback host the resolver rules let through is
             # aborted here (a file:// page loads nothing over http, so no cache is lost).
-            page.route(NETWORK_URL, lambda route: route.abort())
+            self._route = lambda route: route.abort()
+            page.route(NETWORK_URL, self._route)
+
+    def stop(self) -> None:
+        """Stop watching (what was seen stays): e.g. an export's offline watch before the same
+        page opens the live lecture under another watch."""
+        for event, handler in self._listeners:
+            self._page.remove_listener(event, handler)
+        self._listeners = []
+        if self._route is not None:
+            self._page.unroute(NETWORK_URL, self._route)
+            self._route = None
 
 
 # The URLs that go over the network (PageWatch's route for a page with no server allowed).
