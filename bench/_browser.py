@@ -25,7 +25,7 @@ VIEWPORT = {"width": 1400, "height": 900}
 
 def watched_page(browser, allowed: tuple[str, ...], errors: list, blocked: list):
     """A new 1400×900 page whose console errors and uncaught exceptions go to ``errors`` and
-    whose requests outside ``allowed`` are aborted and go to ``blocked`` (a PageWatch)."""
+    whose requests outside ``allowed`` fail and go to ``blocked`` (a PageWatch)."""
     page = browser.new_page(viewport=VIEWPORT)
     PageWatch(page, allowed, errors, blocked)
     return page

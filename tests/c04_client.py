@@ -21,7 +21,8 @@ from bokeh.protocol import Protocol
 from bokeh.protocol.receiver import Receiver
 from bokeh.util.serialization import make_id
 from tornado.httpclient import AsyncHTTPClient, HTTPRequest
-from tornado.websocket import websocket_connect
+from tornado.iostream import StreamClosedError
+from tornado.websocket import WebSocketClosedError, websocket_connect
 
 TOKEN_RE = re.compile(r'"token"\s*:\s*"([^"]+)"')
 # What BokehJS sends once the page has rendered (Panel builds lazy parts on it).
@@ -72,7 +73,9 @@ class ForgingSession:
         self.models: dict[str, dict] = {}  # id -> {"name", "attributes"}
         self.replies: dict[str, str] = {}  # our msgid -> "OK" / "ERROR"
         self.errors: list[str] = []  # the texts of ERROR replies
-        self.closed = False
+        self.closed = False  # the websocket closed: ``close_code`` says with what code
+        self.close_code: int | None = None  # the server's close frame's code (1009: too big)
+        self.failure: BaseException | None = None  # a client-side error that ended the reading
         self.pulled: dict | None = None  # the last PULL-DOC-REPLY's content
         self._changed = asyncio.Event()
         self._reader: asyncio.Task | None = None
@@ -141,7 +144,7 @@ class ForgingSession:
             await self.ws.write_message(json.dumps({"msgid": msgid, "msgtype": msgtype}))
             await self.ws.write_message("{}")
             await self.ws.write_message(body)
-        except Exception:  # the server closed the websocket (e.g. a message over its limit)
+        except (WebSocketClosedError, StreamClosedError):  # the websocket closed under us
             self.closed = True
         return msgid
 
@@ -171,8 +174,9 @@ class ForgingSession:
                             )
                             model["attributes"][event["attr"]] = event["new"]
                 self._changed.set()
-        except Exception:
-            pass
+        except Exception as exc:  # this client's own failure, not the server closing
+            self.failure = exc
+        self.close_code = self.ws.close_code
         self.closed = True
         self._changed.set()
 
@@ -251,9 +255,12 @@ class ForgingSession:
 
     async def until(self, predicate, timeout: float = TIMEOUT_S) -> bool:
         """Wait until ``predicate()`` holds or the websocket closes; False on closing. Raises
-        TimeoutError after ``timeout`` seconds."""
+        TimeoutError after ``timeout`` seconds, and this client's own error if reading failed
+        (a client-side error is not the server closing)."""
         deadline = time.monotonic() + timeout
         while not predicate():
+            if self.failure is not None:
+                raise RuntimeError(f"{self.app}: el cliente falló al leer") from self.failure
             if self.closed:
                 return False
             self._changed.clear()

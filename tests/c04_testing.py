@@ -584,6 +584,12 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--no-first-run",
     "--disable-sync",
+    # Every host but this machine's loopback name and address fails to resolve, in the browser
+    # itself: a page's request to the internet (or to any other address, 127.0.0.2 included)
+    # fails with net::ERR_NAME_NOT_RESOLVED. PageWatch records such requests with a listener, so
+    # the pages need no route, and Chromium's HTTP cache (which a route turns off) keeps
+    # Bokeh's and Panel's bundles from one load to the next.
+    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost",
 ]
 
 # Panel's jscallback wraps the callback code in try/catch and reports the caught error with
@@ -610,7 +616,11 @@ class PageWatch:
 
     ``console_errors`` holds console messages of type "error", console messages of any type whose
     text starts with a JS error name (see JS_ERROR_TEXT) and uncaught page errors. Every request
-    whose URL does not start with one of ``allowed`` is aborted and recorded in ``external``.
+    whose URL does not start with one of ``allowed`` is recorded in ``external`` (a listener).
+    Such a request fails: CHROMIUM_ARGS make every other host unresolvable, and when ``allowed``
+    lets no local server through (OFFLINE_PREFIXES: an exported file) the page's requests to
+    http(s)/ws(s) URLs are aborted too, so a file:// page cannot reach the test's own server.
+    Live pages get no route, which keeps Chromium's HTTP cache on.
     Pass ``console_errors`` and ``external`` lists to gather several pages' in one place.
     """
 
@@ -625,29 +635,54 @@ class PageWatch:
         self.console_errors: list[str] = [] if console_errors is None else console_errors
         self.external: list[str] = [] if external is None else external
         self.dialogs: list[str] = []
+        self._page = page
+        self._listeners: list[tuple[str, object]] = []
 
         def on_console(message):
             if message.type == "error" or JS_ERROR_TEXT.match(message.text):
                 self.console_errors.append(message.text)
 
-        page.on("console", on_console)
-        page.on("pageerror", lambda e: self.console_errors.append(str(e)))
+        def on_pageerror(error):
+            self.console_errors.append(str(error))
 
         def on_dialog(dialog):
             self.dialogs.append(dialog.message)
             dialog.dismiss()
 
-        page.on("dialog", on_dialog)
+        def on_request(request):
+            # blob: and data: URLs are content the page holds already (a route never saw them).
+            if not request.url.startswith((*self.allowed, "blob:", "data:")):
+                self.external.append(request.url)
 
-        def route(r):
-            url = r.request.url
-            if url.startswith(self.allowed):
-                r.continue_()
-            else:
-                self.external.append(url)
-                r.abort()
+        self._listeners = [
+            ("console", on_console),
+            ("pageerror", on_pageerror),
+            ("dialog", on_dialog),
+            ("request", on_request),
+        ]
+        for event, handler in self._listeners:
+            page.on(event, handler)
 
-        page.route("**/*", route)
+        self._route = None
+        if not any(NETWORK_URL.match(prefix + "//") for prefix in allowed):
+            # No local server allowed: the loopback host the resolver rules let through is
+            # aborted here (a file:// page loads nothing over http, so no cache is lost).
+            self._route = lambda route: route.abort()
+            page.route(NETWORK_URL, self._route)
+
+    def stop(self) -> None:
+        """Stop watching (what was seen stays): e.g. an export's offline watch before the same
+        page opens the live lecture under another watch."""
+        for event, handler in self._listeners:
+            self._page.remove_listener(event, handler)
+        self._listeners = []
+        if self._route is not None:
+            self._page.unroute(NETWORK_URL, self._route)
+            self._route = None
+
+
+# The URLs that go over the network (PageWatch's route for a page with no server allowed).
+NETWORK_URL = re.compile(r"^(?:https?|wss?)://")
 
 
 # A JS function declaration: the first element matching `sel` under `root`, looking inside

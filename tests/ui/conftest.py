@@ -1,8 +1,9 @@
 """Browser tests: the lecture served by `panel serve`, driven by Playwright in Debian's Chromium.
 
 Playwright cannot download its own browsers here, so it launches /usr/bin/chromium (installed by
-`make test`). Every request that does not go to 127.0.0.1/localhost is aborted and recorded, so a
-test can assert the page needs nothing from the internet.
+`make test`). Every request that does not go to 127.0.0.1/localhost is recorded (PageWatch) and
+fails (CHROMIUM_ARGS leave no other host resolvable), so a test can assert the page needs nothing
+from the internet; live pages are not routed, so Chromium's HTTP cache keeps the bundles.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from filelock import FileLock
 from playwright.sync_api import expect
 
 from dashboards import serving
+from dashboards.demos.registry import SECTIONS
+from dashboards.export import LECTURE_FILE, lang_dir
 
 from c04_testing import (
     CHROMIUM,
@@ -223,6 +226,31 @@ def open_exported(page, exported_dir: Path, filename: str, section: str | None =
         marker.wait_for(state="attached", timeout=30_000)
     page.wait_for_function("() => window.Bokeh && Bokeh.documents.length > 0", timeout=30_000)
     return page
+
+
+@pytest.fixture(scope="session")
+def whole_lecture(browser, browser_context_args, exported):
+    """``page, watch = whole_lecture("en")``: the export's whole lecture (clase04.html, ~4.7 MB,
+    4–5 s to render) in one language, opened offline once per test process, in a context of its
+    own, and shared by the checks that only read it: no click, typing, scrolling or viewport
+    change there (a test that changes the page opens its own with ``open_export``). ``watch`` is
+    the page's offline PageWatch since it opened; the last section has rendered."""
+    context, opened = None, {}
+
+    def _open(lang: str):
+        nonlocal context
+        if lang not in opened or opened[lang][0].is_closed():
+            if context is None:
+                context = browser.new_context(**browser_context_args)
+            page = context.new_page()
+            watch = PageWatch(page, OFFLINE_PREFIXES)
+            open_exported(page, exported, f"{lang_dir(lang)}{LECTURE_FILE}", SECTIONS[-1].id)
+            opened[lang] = (page, watch)
+        return opened[lang]
+
+    yield _open
+    if context is not None:
+        context.close()
 
 
 @pytest.fixture

@@ -462,9 +462,17 @@ def test_live_charts_draw_their_marks(page, watch, lecture_url, section, lang):
 
 
 @pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize("section", [*SECTIONS, "clase04"])
+@pytest.mark.parametrize("section", SECTIONS)
 def test_exported_charts_draw_their_marks(open_export, section, lang):
     filename = f"{section}.html" if lang == "es" else f"{lang}/{section}.html"
     page = open_export(filename)
-    want = _all_charts() if section == "clase04" else CHARTS[section]
-    assert_marks(page, want, f"export {filename}")
+    assert_marks(page, CHARTS[section], f"export {filename}")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_whole_exported_lecture_draws_every_chart(whole_lecture, lang):
+    """clase04.html: every section's charts at once."""
+    page, offline = whole_lecture(lang)
+    assert_marks(page, _all_charts(), f"export {lang} clase04.html")
+    assert offline.console_errors == []
+    assert offline.external == []

@@ -226,6 +226,7 @@ def test_export_and_live_app_show_the_same(open_export, offline, open_lecture_se
         return seen
 
     exported = run(lambda: open_export(FILE, SECTION))
+    offline.stop()  # the live half is ``watch``'s
     live = run(lambda: open_lecture_section(SECTION))
     assert len(exported) == len(live) == len(steps) + 1
     for k, (a, b) in enumerate(zip(exported, live, strict=True)):

@@ -458,6 +458,7 @@ async def oversized(base: str) -> None:
         too_long = "a" * (WEBSOCKET_MAX_MESSAGE_BYTES + 1)
         await forger.send_msg(box, {"control": "sentence", "value": too_long})
         assert not await forger.until(lambda: False, 30)  # the server closes the websocket
+        assert forger.close_code == 1009  # RFC 6455: "message too big", the server's reason
     finally:
         await forger.close()
     other = await ForgingSession(base, "explorer").open()

@@ -17,7 +17,6 @@ from playwright.sync_api import expect
 
 from attnmodel.i18n import catalogue, languages
 from dashboards.demos.registry import SECTIONS, section_demos
-from dashboards.export import LECTURE_FILE, lang_dir
 
 pytestmark = pytest.mark.ui
 
@@ -129,8 +128,8 @@ def test_every_live_section_writes_its_formulas_as_mathml(page, watch, lecture_u
 
 
 @pytest.mark.parametrize("lang", languages())
-def test_every_exported_section_writes_its_formulas_as_mathml(open_export, offline, lang):
-    page = open_export(f"{lang_dir(lang)}{LECTURE_FILE}", SECTIONS[-1].id)
+def test_every_exported_section_writes_its_formulas_as_mathml(whole_lecture, lang):
+    page, offline = whole_lecture(lang)
     exported = [s.id for s in SECTIONS if all(d.available() for d in section_demos(s))]
     assert_mathml_only(page, exported, lang)
     assert offline.external == []

@@ -12,7 +12,7 @@ from attnmodel.formatting import number
 from attnmodel.i18n import catalogue, text
 from dashboards.demos.registry import SECTIONS
 
-from c04_testing import readout
+from c04_testing import PageWatch, readout
 
 # The section after "La capital", where → goes from it.
 AFTER_CAPITAL = SECTIONS[[s.id for s in SECTIONS].index("capital") + 1].id
@@ -206,23 +206,36 @@ BEFORE_JS = """(testid) => {
 }"""
 
 
-def test_a_toggle_leaves_the_numbers_before_it_in_view_live(page, watch, open_lecture_section):
-    open_lecture_section("autoatencion")
-    page.locator(".sa-causal input").click()
-    # Token 1's row: (0,2840, 0,1400, 0,5760) → (1, 0, 0); unchanged cells show one number.
-    page.wait_for_function(f"() => ({BEFORE_JS})('sa-weights').length > 0")
-    changed = page.evaluate(BEFORE_JS, "sa-weights")
-    assert "0,2840 → 1,0000" in changed
-    assert "0,5760 → 0,0000" in changed
-    # Until the next change: a cell typed (not a toggle) draws the numbers alone.
-    page.wait_for_timeout(3100)
-    cell = page.locator(".sa-editor-X .c04-cell input").first
-    cell.fill("2")
-    cell.press("Enter")
-    page.wait_for_function(f"() => ({BEFORE_JS})('sa-Q').length === 0")
-    expect(page.locator('[data-testid="sa-Q"] td').first).to_have_text("4,00")
-    assert page.evaluate(BEFORE_JS, "sa-weights") == []
-    assert watch.console_errors == []
+def test_a_toggle_leaves_the_numbers_before_it_in_view_live(
+    browser, browser_context_args, lecture_url
+):
+    """The page's clock is Playwright's (installed for a context of this test's own: it would
+    stay in the shared one), so the 3 s that end the comparison are skipped, not waited."""
+    context = browser.new_context(**browser_context_args)
+    try:
+        context.clock.install()
+        page = context.new_page()
+        watch = PageWatch(page)
+        page.goto(f"{lecture_url}?seccion=autoatencion")
+        page.locator('[data-testid="section-autoatencion"]').first.wait_for(state="attached")
+        page.locator(".sa-causal input").click()
+        # Token 1's row: (0,2840, 0,1400, 0,5760) → (1, 0, 0); unchanged cells show one number.
+        page.wait_for_function(f"() => ({BEFORE_JS})('sa-weights').length > 0")
+        changed = page.evaluate(BEFORE_JS, "sa-weights")
+        assert "0,2840 → 1,0000" in changed
+        assert "0,5760 → 0,0000" in changed
+        # Until the next change: a cell typed (not a toggle) draws the numbers alone.
+        page.clock.fast_forward(3100)  # past markup.js's COMPARE_MS
+        cell = page.locator(".sa-editor-X .c04-cell input").first
+        cell.fill("2")
+        cell.press("Enter")
+        page.wait_for_function(f"() => ({BEFORE_JS})('sa-Q').length === 0")
+        expect(page.locator('[data-testid="sa-Q"] td').first).to_have_text("4,00")
+        assert page.evaluate(BEFORE_JS, "sa-weights") == []
+        assert watch.console_errors == []
+        assert watch.external == []
+    finally:
+        context.close()
 
 
 def test_a_toggle_leaves_the_numbers_before_it_in_view_offline(page, offline, open_export):
