@@ -1,6 +1,6 @@
 """`make bench`: the benchmarks of issue #5, then one table of targets and bench/results.json.
 
-    make bench                                  # the figures (about 37 minutes on 2 cores)
+    make bench                                  # the figures (about 23 minutes on 2 cores)
     make soak                                   # issue #6's 5-minute soak (about 10 minutes), then
                                                 # its assertions (pytest -m soak) on the figures
     .venv/bin/python bench/run.py --quick       # smoke run of every part, soak included
