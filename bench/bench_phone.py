@@ -37,7 +37,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
 import _server
@@ -141,34 +140,21 @@ def floor_pages(folder: Path) -> tuple[Path, Path]:
 
 def start_floor(app: Path, port: int, log_path: Path) -> subprocess.Popen:
     """``panel serve`` of the floor's app alone, in the lecture's server environment."""
-    with log_path.open("w", encoding="utf-8") as log:
-        proc = subprocess.Popen(
-            [
-                *serving.panel_command(),
-                "serve",
-                str(app),
-                "--address",
-                "127.0.0.1",
-                "--port",
-                str(port),
-                "--allow-websocket-origin",
-                f"127.0.0.1:{port}",
-            ],
-            stdout=log,
-            stderr=subprocess.STDOUT,
-            env=serving.environment(),
-            start_new_session=True,
-        )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/{app.stem}", timeout=5) as r:
-                if r.status == 200:
-                    return proc
-        except OSError:
-            time.sleep(0.2)
-    serving.stop(proc)
-    sys.exit(f"El servidor del suelo no respondió (registro: {log_path})")
+    argv = [
+        *serving.panel_command(),
+        "serve",
+        str(app),
+        "--address",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--allow-websocket-origin",
+        f"127.0.0.1:{port}",
+    ]
+    try:
+        return serving.launch(argv, port, log_path, path=app.stem)
+    except RuntimeError as exc:
+        sys.exit(f"El servidor del suelo no arrancó: {exc}")
 
 
 def measure(browser, url, selector, math, args, allowed) -> dict:

@@ -113,10 +113,24 @@ def start(
     """The server of ``command(port, *extra)`` in its own process group, its output in
     ``log_path``; returned once ``/<path>`` answers 200. Raises RuntimeError (stopping it) if it
     ends or does not answer within ``timeout`` seconds."""
+    return launch(command(port, *extra), port, log_path, env=env, timeout=timeout, path=path)
+
+
+def launch(
+    argv: list[str],
+    port: int,
+    log_path: Path,
+    env: dict[str, str] | None = None,
+    timeout: float = 60.0,
+    path: str = INDEX,
+) -> subprocess.Popen:
+    """``start`` for any ``panel serve`` argv listening on ``port`` (a benchmark's reference
+    app): run from the project root in the server's environment, returned once ``/<path>``
+    answers 200, RuntimeError as ``start``."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("w", encoding="utf-8") as log:  # the child keeps its own descriptor
         proc = subprocess.Popen(
-            command(port, *extra),
+            argv,
             cwd=ROOT,
             stdout=log,
             stderr=subprocess.STDOUT,
