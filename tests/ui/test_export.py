@@ -226,9 +226,8 @@ def test_where_the_bytes_are(filename, exported, monkeypatch):
     Panel's bundles are in it whole, as they ship (the installed files, each once, with Bokeh's
     two comment lines around it), MathJax's and WebGL's not; a Board's browser code is in the
     page once (static/board.js), and each Board's ESM only calls it."""
-    parts, esm = _bench_export(monkeypatch).page_parts(
-        (exported / filename).read_text(encoding="utf-8")
-    )
+    page = (exported / filename).read_text(encoding="utf-8")
+    parts, esm = _bench_export(monkeypatch).page_parts(page)
     assert sum(parts.values()) == (exported / filename).stat().st_size
     for part, path in (
         ("bokeh", BOKEH_JS / "bokeh.min.js"),
@@ -239,7 +238,6 @@ def test_where_the_bytes_are(filename, exported, monkeypatch):
         size = path.stat().st_size
         assert size < parts[part] < size + 100, (part, parts[part], size)
     assert parts["bokeh-mathjax"] == parts["bokeh-gl"] == 0
-    page = (exported / filename).read_text(encoding="utf-8")
     assert page.count("/* board.js */") == 1
     code = (STATIC_DIR / "board.js").read_text(encoding="utf-8")
     assert page.count("C04.board = { render }") == 1
