@@ -302,8 +302,7 @@ def _entry(entry, where: str, models: dict, solve_answers: bool = True) -> Exerc
     if exercise.kind == "choice" and (min(sizes.values()) < 2 or len(set(sizes.values())) != 1):
         raise ExerciseError(f"{where}: options, las mismas (2 o más) en cada idioma: {sizes}")
     if not solve_answers:
-        installed = getattr(models[exercise.demo], "installed", None)
-        if installed is not None and not installed():
+        if not registry.demo(exercise.demo).available():
             raise ModelMissing(exercise.demo)
         return exercise
     model = models[exercise.demo]()
