@@ -110,14 +110,14 @@ class Changes:
 
 
 def targets(objects: list, components: dict[str, str]) -> dict[str, dict]:
-    """Among serialized objects: the data model of the scaling Board (its status line says
-    ``d_k = <n>``, its d_k control is there too) and the class bar's (its ``view_json``).
+    """Among serialized objects: the data model of the scaling Board (its view is "scaling",
+    its d_k control is there too) and the class bar's (its ``view_json``).
     ``components`` collects each component's id by its data model's id (the Board's is where
     the control's message goes)."""
     found: dict[str, dict] = {}
     for o in objects:
         attributes = o.get("attributes") or {}
-        if "scaling-dk" in str(attributes.get("specs_json", "")):
+        if attributes.get("view") == "scaling":
             found["status"] = o
         elif "view_json" in attributes:
             found["classbar"] = o

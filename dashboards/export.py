@@ -15,7 +15,7 @@ it asks the network for nothing:
 - the favicon / apple-touch-icon ``<link>``s go;
 - the embedded states (``<script type="application/json" id="c04-states">``), the browser twin
   (``dashboards/static/c04.js``, then every other ``dashboards/static/*.js`` and each demo's
-  ``dashboards/demos/*.js``, by name) and the
+  ``dashboards/static/demos/*.js``, by name) and the
   navigation helper go into ``<head>`` before Bokeh's scripts, so ``window.C04`` exists before
   any callback runs.
 
@@ -59,9 +59,9 @@ from dashboards.sharing import exercises, live_link, practice
 # after `pip install .`, which must not write into site-packages).
 DEFAULT_OUT = Path("dist")
 # The browser code the export inlines: the page's scripts (dashboards/static/, the served pages
-# load them from /c04/) and each demo's browser twin beside its view (dashboards/demos/*.js).
+# load them from /c04/) and each demo's browser twin beside its view (dashboards/static/demos/*.js).
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-DEMOS_DIR = Path(__file__).resolve().parent / "demos"
+DEMOS_DIR = STATIC_DIR / "demos"
 SCRIPT_DIRS = (STATIC_DIR, DEMOS_DIR)
 PANEL_DIST = Path(pn.__file__).resolve().parent / "dist"
 CORE_SCRIPT = "c04.js"
@@ -69,10 +69,7 @@ CORE_SCRIPT = "c04.js"
 LIVE_ONLY = frozenset({"classroom.js"})
 STATES_ID = "c04-states"
 TEXT_ID = "c04-text"  # the catalogue, read by C04.t in c04.js
-# The catalogue's tables the browser code reads (C04.t): number format, input and model messages,
-# each demo's own table (named as its module). The rest (lecture, exercises, export, worked
-# examples) is written into the page by Python: not embedded again (~8 KB a page).
-BROWSER_TABLES = ("format", "input", "core", "a11y", "links", *(d.module for d in registry.DEMOS))
+BROWSER_TABLES = registry.BROWSER_TABLES
 LECTURE_FILE = "clase04.html"
 INDEX_FILE = "index.html"
 # The largest file measured + 10 % (issue 38): en/clase04.html is 4.55 MB since a Board's

@@ -32,6 +32,7 @@ from dashboards.components.style import CSS
 # Function] is not serializable"). MiniLM's HeadGrid, the one component a demo module defines,
 # is therefore defined here, as the server starts (as the Board is, in components/).
 from dashboards.demos import minilm as _head_grid_module  # noqa: F401
+from dashboards.demos import registry
 from dashboards.runtime import clients
 
 log = logging.getLogger("dashboards.app.session")
@@ -121,6 +122,7 @@ def _local_stylesheets() -> None:
 
 # Where the served page loads dashboards/static/markup.js and a11y.js (serving.command serves
 # that folder at /c04/); the export inlines every file of it with the twins instead.
+CORE_URL = "c04/c04.js"
 MARKUP_URL = "c04/markup.js"
 BOARD_URL = "c04/board.js"
 A11Y_URL = "c04/a11y.js"
@@ -142,6 +144,10 @@ def _markup_script() -> None:
         return
     pn.config.js_files = {
         **pn.config.js_files,
+        # c04.js first: it defines window.C04 (C04.t, C04.fmt) that the others add to.
+        "c04_core": CORE_URL,
+        # Each demo's drawing (C04.views.<module>), as its Board draws the model's numbers.
+        **{f"c04_view_{d.module}": f"c04/demos/{d.module}.js" for d in registry.DEMOS},
         "c04_markup": MARKUP_URL,
         "c04_board": BOARD_URL,
         "c04_a11y": A11Y_URL,
@@ -190,5 +196,5 @@ def serve(viewable, title: str, lang: str) -> None:
     """Make ``viewable`` this session's page, titled ``title``, in ``lang``."""
     doc = pn.state.curdoc
     if doc is not None and doc.session_context is not None:
-        doc.template = page_template(lang)
+        doc.template = page_template(lang, registry.BROWSER_TABLES)
     viewable.servable(title=title)

@@ -8,7 +8,12 @@ of server CPU per model. A :class:`Board` is one model for all of them (issue 36
 The browser redraws only the slots whose spec changed, and the server writes the JSON of those
 only (a slot whose spec is the same object keeps its text).
 
-A view reads and sets one slot through :meth:`Board.slot` (a :class:`Slot`, with the
+Numbers cross, specs don't (issue 37): a Board with a ``view`` draws its slots in the browser
+with ``C04.views[view].render(state)`` (dashboards/static/demos/<view>.js), from ``state``, the
+model's numbers that Python sends; the same code draws the export, where the state comes from the
+embedded tables or from the browser's own maths (``readState``). Its controls' specs stay in
+``specs``. A Board without a view (a demo not yet moved) draws the specs its Python render sends:
+a view reads and sets one slot through :meth:`Board.slot` (a :class:`Slot`, with the
 ``spec``/``kind`` of a Markup); its render's targets name a slot with the kind
 ``"board:<slot>"`` (``apply_render`` in Python, ``C04.apply`` in the export).
 """
@@ -171,6 +176,13 @@ class Board(pn.custom.JSComponent):
     specs_json = param.String(
         default="{}", doc="``specs`` as JSON text: what the browser receives."
     )
+    view = param.String(
+        default="",
+        constant=True,
+        doc="The demo whose browser code (C04.views[view].render) draws the slots from ``state``.",
+    )
+    state = param.Dict(default={}, doc="The model's numbers the view draws (JSON data).")
+    state_json = param.String(default="", doc="``state`` as JSON text: what the browser receives.")
     compare = param.List(
         default=[], item_type=str, doc="Controls whose use leaves the numbers before in view."
     )
@@ -187,7 +199,7 @@ class Board(pn.custom.JSComponent):
     )
 
     # As a Markup's spec: one JSON text travels in one step, a nested value item by item.
-    _rename: ClassVar[dict] = {"specs": None}
+    _rename: ClassVar[dict] = {"specs": None, "state": None}
 
     # The browser code is dashboards/static/board.js (C04.board), loaded once per page as
     # markup.js is: Panel sends a component's ESM with every instance (~19 KB a Board).
@@ -205,6 +217,7 @@ export function render(props) {
         # not written again (a spec is never changed in place: a new one replaces it).
         self._slot_texts: dict[str, tuple[object, str]] = {}
         self._encode()
+        self._encode_state()
         self._on_control = on_control
         self._pending: dict[tuple, tuple[str, object]] = {}  # paced uses, by control (and cell)
         # Panel's public hook for model.send_msg: each message, as the browser sent it.
@@ -252,6 +265,16 @@ export function render(props) {
         finally:
             clients.spent(doc, time.perf_counter() - start)
 
+    @param.depends("state", watch=True)
+    def _encode_state(self) -> None:
+        # NaN and infinities are not JSON: a view's state carries none (it fails here, not in
+        # the browser).
+        self.state_json = (
+            json.dumps(self.state, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+            if self.state
+            else ""
+        )
+
     @param.depends("specs", watch=True)
     def _encode(self) -> None:
         unknown = set(self.specs) - set(self.kinds)
@@ -279,7 +302,9 @@ export function render(props) {
         ):
             self.specs = {**specs, **parts}
 
-    def run_offline(self, demo: str, targets: dict[str, tuple[object, str]], **extra) -> None:
+    def run_offline(
+        self, demo: str, targets: dict[str, tuple[object, str]] | None = None, **extra
+    ) -> None:
         """The export: each control runs ``C04.update(demo, args, kinds)``, the demo's browser
         twin, with ``targets``, each control as ``w_<name>`` and ``extra`` (JSON values: the
         constants the twin reads).
@@ -288,8 +313,12 @@ export function render(props) {
         ``JSComponent``: another Board's slot, a Raster's ``esm:values``) that the section
         keeps between boards: board.js finds that one in the page by its Panel ``name`` (its
         data model's), which must then be the only one of its kind on the page (Panel's own
-        names, ``Board00042``, are; so is an explicit one, ``pe-heatmap``)."""
+        names, ``Board00042``, are; so is an explicit one, ``pe-heatmap``).
+
+        A board with a ``view`` needs no targets: its control's use runs
+        ``C04.views[view].readState(args)`` and gives the state to every board of that view."""
         peers = {}
+        targets = targets or {}
         for name, (obj, _) in targets.items():
             if obj is self:
                 continue

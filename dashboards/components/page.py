@@ -11,6 +11,7 @@ import panel as pn
 from panel.io.resources import BASE_TEMPLATE
 
 from attnmodel import i18n
+from dashboards.components import mathml
 from dashboards.components.markup import esc
 from dashboards.components.style import SKIP_CSS
 
@@ -47,12 +48,13 @@ SCRIPTS_WITHOUT_MATHJAX = """{%- for line in (bokeh_js or "").split("\\n")
 
 
 @functools.cache
-def page_template(lang: str):
+def page_template(lang: str, tables: tuple[str, ...] = ("a11y",)):
     """Panel's page template with ``<html lang="{lang}">`` (Panel writes ``lang="en"`` outside
     any block, so a template that extends it cannot change it): what a screen reader reads
-    the page in; plus the viewport of a phone and the words a11y.js needs, and without Bokeh's
-    MathJax bundle (:data:`SCRIPTS_WITHOUT_MATHJAX`). Bokeh's public ``Document.template``
-    takes it (see :func:`serve`)."""
+    the page in; plus the viewport of a phone and the catalogue's ``tables`` the browser code
+    reads (``C04.t``: a11y.js's words, each demo's drawing), its formulas as MathML as the export
+    embeds it, and without Bokeh's MathJax bundle (:data:`SCRIPTS_WITHOUT_MATHJAX`). Bokeh's
+    public ``Document.template`` takes it (see :func:`serve`)."""
     env = BASE_TEMPLATE.environment
     source = env.loader.get_source(env, BASE_TEMPLATE.name)[0]
     if source.count('<html lang="en"') != 1 or source.count("</head>") != 1:
@@ -62,8 +64,8 @@ def page_template(lang: str):
         source = source.replace(PANEL_SCRIPTS, SCRIPTS_WITHOUT_MATHJAX)
     else:
         log.info("La plantilla de Panel cambió; la página carga MathJax, que no usa")
-    # The words a11y.js says formulas with, as the export embeds them (#c04-text).
-    words = i18n.catalogue_json(lang, ("a11y",)).replace("</", "<\\/")
+    # The catalogue as the export embeds it (#c04-text).
+    words = i18n.catalogue_json(lang, tables, mathml.catalogue(lang)).replace("</", "<\\/")
     raw = f"{{% raw %}}{words}{{% endraw %}}"  # JSON is not Jinja
     text = f'<script type="application/json" id="c04-text">{raw}</script>'
     source = source.replace('<html lang="en"', f'<html lang="{lang}"', 1)

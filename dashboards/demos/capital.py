@@ -272,7 +272,7 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
     ``mixed``, ``logits``, ``probabilities``, ``readouts``, ``announce``, ``asymmetry``) and
     of the two bar charts (``attention_bars``, ``probability_bars``: ``C04.markup.bars``),
     slots too. The browser twin
-    (``C04.views.capital`` in dashboards/demos/capital.js) returns the same dict from the same
+    (``C04.views.capital`` in static/demos/capital.js) returns the same dict from the same
     constants (``client_constants()``) and the page's catalogue.
     """
     tokens = model.tokens
@@ -401,7 +401,7 @@ def render(model: CapitalWalkthrough, lang: str = DEFAULT_LANG) -> dict[str, obj
 
 def client_constants() -> dict[str, object]:
     """The toy model's constants for the browser twin (the export embeds them), so that
-    dashboards/demos/capital.js computes from the very numbers of attnmodel.capital.
+    dashboards/static/demos/capital.js computes from the very numbers of attnmodel.capital.
 
     Taken from the model's public outputs: the embeddings at identity 0 (the identity enters
     only at [country slot, "identidad"]) and the sentence with ``None`` in the country's slot.
@@ -470,7 +470,7 @@ class CapitalView(DemoView):
     country select shows the countries' names in ``lang``; its values stay the model's.
 
     Export: ``enable_client_side`` wires both controls (Board.run_offline) to the browser twin
-    (dashboards/demos/capital.js), which computes the same ``render`` in the page from the
+    (dashboards/static/demos/capital.js), which computes the same ``render`` in the page from the
     model's constants (``client_constants()``, embedded in the page).
     """
 

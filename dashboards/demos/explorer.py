@@ -298,7 +298,7 @@ class ExplorerView(DemoView):
 
     Updates: one watcher on the model (``_on_model``) puts :func:`render` (the controls' specs,
     the map, the row, the announcer) in the Board with ``apply_render``: one change of its
-    specs. In the export the controls run the browser twin (``dashboards/demos/explorer.js``),
+    specs. In the export the controls run the browser twin (``static/demos/explorer.js``),
     which does the same.
     """
 

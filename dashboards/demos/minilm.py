@@ -10,7 +10,7 @@ a click needs no server), and "¿dónde está la cabeza de juguete?": each hand-
 Live, the weights are loaded the first time a session opens the section (once per process,
 shared read-only), and any sentence within the caps is computed. The offline export embeds this
 module's render of the lecture's sentences (``LECTURE_SENTENCES``) and of the four toy sentences,
-in the page's language; the browser twin ``C04.views.minilm`` (dashboards/demos/minilm.js) only
+in the page's language; the browser twin ``C04.views.minilm`` (static/demos/minilm.js) only
 looks them up: nothing is computed twice. Free text needs the live server, and the page says so.
 """
 

@@ -12,7 +12,7 @@ the browser, so it needs no server round trip and works in the static HTML expor
 What is on screen is one pure function, ``render(model, lang)`` (target name -> HTML / spec /
 property), shared by the live view (``apply_render``) and the static export, which embeds the
 render of all 16 discrete states in the page's language (``client_table``) for
-dashboards/demos/multihead.js.
+dashboards/static/demos/multihead.js.
 
 Every text comes from the catalogue (``multihead.*``, ``demo.cabezas``). The sentences are
 Spanish data (``SENTENCE_LANG``): a page in another language keeps them, marks them
@@ -550,7 +550,7 @@ class MultiHeadView(DemoView):
         Fills ``states["multihead"]`` with the Python ``render`` of every sentence × n_heads in
         the view's language (key: ``state_key``; packed, see ``client_table``); both controls
         then run ``C04.update("multihead", …)`` (Board.run_offline), which looks the state up
-        and puts it on screen (dashboards/demos/multihead.js: ``w_sentence`` holds the sentence,
+        and puts it on screen (static/demos/multihead.js: ``w_sentence`` holds the sentence,
         ``w_n_heads`` h). The hover on the matrices is markup.js's, client-side anyway. Returns
         the number of states.
         """

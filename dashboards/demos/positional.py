@@ -201,7 +201,7 @@ def render(model: PositionalEncodingDemo, lang: str = DEFAULT_LANG) -> dict[str,
     ``shape`` (the size readout's spec), ``heatmap_values`` (the encoding as float32, the heat
     map's matrix: its title and ticks follow its shape), ``similarity`` (the curves' spec),
     ``similarity_table`` and ``announce``, texts and numbers in ``lang``. The browser twin
-    (``C04.views.positional`` in dashboards/demos/positional.js) returns the same dict. The
+    (``C04.views.positional`` in dashboards/static/demos/positional.js) returns the same dict. The
     worked d = 4 table does not depend on the sliders: it is set once.
 
     Precision: the matrix is float32 (``heatmap_values``); the twin rounds its float64 encoding
@@ -287,7 +287,7 @@ class PositionalView(DemoView):
     texts in another Board.
 
     Export: ``enable_client_side`` wires both controls to the browser twin
-    (dashboards/demos/positional.js), which computes the same ``render`` in the page.
+    (dashboards/static/demos/positional.js), which computes the same ``render`` in the page.
     """
 
     model = param.ClassSelector(class_=PositionalEncodingDemo)

@@ -1,7 +1,7 @@
 """The registry of demos: the one list the lecture, the export, the served apps and the tests read.
 
 A demo is a model (``attnmodel``), a view (``dashboards/demos/<module>.py``, which is also the
-demo's standalone app at ``/<module>``; its browser twin ``dashboards/demos/<module>.js`` beside it)
+demo's standalone app at ``/<module>``; its browser code ``dashboards/static/demos/<module>.js``)
 and a title per language (``demo.<id>`` in
 ``attnmodel/locales/<lang>.toml``). A section of the lecture shows one or more demos under one
 navigation entry (``section.<id>``); the last section, "jugar", shows the exercises.
@@ -169,3 +169,10 @@ def demo(demo_id: str) -> Demo:
 
 def section_demos(section: Section) -> tuple[Demo, ...]:
     return tuple(_DEMOS[d] for d in section.demos)
+
+
+# The catalogue's tables the browser code reads (C04.t), served pages and export alike: number
+# format, input and model messages, each demo's own table (named as its module). The rest
+# (lecture, exercises, export, worked examples) is written into the page by Python: not embedded
+# again (~8 KB a page).
+BROWSER_TABLES = ("format", "input", "core", "a11y", "links", *(d.module for d in DEMOS))

@@ -2,178 +2,59 @@
 
 Everything on screen comes from ``attnmodel.scaling.ScalingDemo``: the typical score, the mean
 softmax entropy with and without the factor, the mean gradient size (those three over the model's
-``n_trials`` random queries), and the weights of one random query with their own entropy. Every
-word is in the catalogue, table ``[scaling]`` (``attnmodel/locales/<lang>``); the numbers are
-written as the view's language writes them.
+``n_trials`` random queries), and the weights of one random query with their own entropy.
+:func:`numbers` is those numbers; the browser draws them
+(``C04.views.scaling``, dashboards/static/demos/scaling.js: every word from the catalogue's table
+``[scaling]``, every number written as the page's language writes it), live and in the export.
 """
 
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
+import panel as pn
 import param
 
-from attnmodel.formatting import number, percent
-from attnmodel.i18n import DEFAULT_LANG, text
 from attnmodel.scaling import ScalingDemo
 from dashboards.components.board import Board, column, control, prose, row, slot
-from dashboards.components.markup import announce_spec, readout_spec, rich, section_markdown
-from dashboards.components.render import apply_render, shared_render
+from dashboards.components.markup import section_markdown
+from dashboards.components.render import shared_render
 from dashboards.components.views import DemoView
 from dashboards.runtime import clients
 
 D_K_OPTIONS = [2**i for i in range(11)]  # 1, 2, 4, …, 1024
 # The offline export embeds every (d_k, seed) state for these seeds: "New sample" cycles them.
 EXPORT_SEEDS = 10
-UNSCALED_COLOR = "#a40000"
-SCALED_COLOR = "#1f5fa8"
-BAR_EM = 14  # the bar column's width: a weight of 1 is a 14 em bar
-
-
-def sqrt_text(d_k: int, lang: str = DEFAULT_LANG) -> str:
-    """'√64 = 8' when the root is exact, '√128 ≈ 11,31' (es) / '√128 ≈ 11.31' (en) otherwise."""
-    root = math.sqrt(d_k)
-    if root == int(root):
-        return f"√{d_k} = {int(root)}"
-    return f"√{d_k} ≈ {number(root, lang=lang)}"
-
-
-def bars_spec(weights, which: str, d_k: int, lang: str = DEFAULT_LANG) -> dict:
-    """``C04.markup.bars``: one query's attention over its keys, a row per key with its
-    percentage and a bar, titled as the chart it is; ``which`` is "unscaled" or "scaled".
-
-    HTML drawn by markup.js rather than a Bokeh figure: two figures were ~50 Bokeh models and
-    two canvases of every new session's first section (bench_sessions.py, bench_phone.py)."""
-    w = np.asarray(weights, dtype=float)
-    return {
-        "testid": f"scaling-{which}-bars",
-        "caption": text(f"scaling.{which}_title", lang, d_k=d_k),
-        "corner": text("scaling.key_axis", lang),
-        "head": text("scaling.weight_axis", lang),
-        "color": UNSCALED_COLOR if which == "unscaled" else SCALED_COLOR,
-        "bar_em": BAR_EM,
-        "rows": [
-            {"label": str(j + 1), "value": percent(x, 1, lang), "width": 100 * x, "note": ""}
-            for j, x in enumerate(w.tolist())
-        ],
-    }
 
 
 @shared_render
-def render(model: ScalingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
-    """Everything on screen that follows the model, in ``lang``, by target name (see
-    ``client_targets``).
+def numbers(model: ScalingDemo, lang: str = "") -> dict[str, object]:
+    """What scaling.js draws, the model's numbers (no text: the browser writes them in the
+    page's language), one per session state and per (d_k, seed) the export embeds.
 
-    The specs of ``readouts``, ``gradient_readouts``, ``status``, the bars of one query
-    ``unscaled_bars``, ``scaled_bars`` and its own entropy under each, ``unscaled_entropy``,
-    ``scaled_entropy`` (all drawn by markup.js). The export embeds this dict for every
-    (d_k, seed) it offers; the browser (``C04.views.scaling`` in dashboards/demos/scaling.js)
-    only looks it up.
-    """
-    return render_state(client_state(model, lang), model.d_k, model.seed, lang)
-
-
-def render_state(state: dict, d_k: int, seed: int, lang: str = DEFAULT_LANG) -> dict[str, object]:
-    """``render`` from one embedded ``client_state``: what ``C04.views.scaling.render`` does in
-    the browser, line by line (the texts from the catalogue, the numbers already in ``state``)."""
-    score, entropy_u, entropy_s, grad_u, grad_s, sample_u, sample_s, n = state["t"]
-
-    def r(key: str, **fields) -> list:
-        return rich(f"scaling.{key}", lang, **fields)
-
-    sqrt = {"text": sqrt_text(d_k, lang), "testid": "scaling-sqrt-dk"}
-    readouts = [
-        readout_spec(r("score_label"), score, r("score_unit", sqrt=sqrt), "scaling-score-std"),
-        readout_spec(
-            r("entropy_unscaled_label"),
-            entropy_u,
-            r("entropy_unscaled_unit", n=str(n)),
-            "scaling-entropy-unscaled",
-        ),
-        readout_spec(
-            r("entropy_scaled_label"),
-            entropy_s,
-            r("entropy_scaled_unit", n=str(n)),
-            "scaling-entropy-scaled",
-        ),
-    ]
-    gradient_readouts = [
-        readout_spec(
-            r("gradient_unscaled_label"),
-            grad_u,
-            r("gradient_unscaled_unit"),
-            "scaling-gradient-unscaled",
-        ),
-        readout_spec(
-            r("gradient_scaled_label"),
-            grad_s,
-            r("gradient_scaled_unit"),
-            "scaling-gradient-scaled",
-        ),
-    ]
-    status = r(
-        "status",
-        d_k={"text": f"d_k = {d_k}", "testid": "scaling-dk"},
-        seed={"text": str(seed), "testid": "scaling-seed"},
-    )
-    return {
-        "readouts": {"items": readouts},
-        "gradient_readouts": {"items": gradient_readouts},
-        "status": {"testid": None, "cls": "c04-note", "text": status},
-        "unscaled_bars": bars_spec(state["wu"], "unscaled", d_k, lang),
-        "scaled_bars": bars_spec(state["ws"], "scaled", d_k, lang),
-        "announce": announce_spec(
-            "scaling", lang, d_k=str(d_k), n=str(n), unscaled=entropy_u, scaled=entropy_s
-        ),
-        "unscaled_entropy": readout_spec(
-            r("sample_entropy_unscaled_label"),
-            sample_u,
-            r("sample_entropy_unit"),
-            "scaling-sample-entropy-unscaled",
-        ),
-        "scaled_entropy": readout_spec(
-            r("sample_entropy_scaled_label"),
-            sample_s,
-            r("sample_entropy_unit"),
-            "scaling-sample-entropy-scaled",
-        ),
-    }
-
-
-def client_state(model: ScalingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
-    """One embedded state, compact: the seven readout numbers written in ``lang`` (the page's
-    language), the number of queries the means are over, and the two bar vectors.
-
-    ``C04.views.scaling.render`` rebuilds ``render(model, lang)`` from it, byte for byte (the
-    readouts' texts from the page's catalogue, √d_k, the status line, the bars with their
-    titles and percentages); the full render dicts would be six times larger (0,27 MB vs
-    0,04 MB for 110 states), and the whole-lecture page must stay under 6 MB.
-    """
+    ``d_k``, ``seed``, ``n`` (the queries the means are over), ``score_std``, and pairs
+    [without √d_k, with it]: ``entropy`` (mean, bits), ``gradient`` (mean softmax-gradient
+    size), ``sample_entropy`` (the drawn query's own), ``weights`` (the drawn query's weights
+    over its keys). ``lang`` is not used: the shared cache's key has it."""
     m = model
-
-    def num(x: float, decimals: int = 2) -> str:
-        return number(x, decimals, lang=lang)
-
     return {
-        "t": [
-            num(m.score_std),
-            num(m.entropy_unscaled),
-            num(m.entropy_scaled),
-            num(m.gradient_unscaled, 3),
-            num(m.gradient_scaled, 3),
-            num(m.sample_entropy_unscaled),
-            num(m.sample_entropy_scaled),
-            str(m.n_trials),
+        "d_k": int(m.d_k),
+        "seed": int(m.seed),
+        "n": int(m.n_trials),
+        "score_std": float(m.score_std),
+        "entropy": [float(m.entropy_unscaled), float(m.entropy_scaled)],
+        "gradient": [float(m.gradient_unscaled), float(m.gradient_scaled)],
+        "sample_entropy": [float(m.sample_entropy_unscaled), float(m.sample_entropy_scaled)],
+        "weights": [
+            np.asarray(m.weights_unscaled, dtype=float).tolist(),
+            np.asarray(m.weights_scaled, dtype=float).tolist(),
         ],
-        "wu": np.asarray(m.weights_unscaled, dtype=float).tolist(),
-        "ws": np.asarray(m.weights_scaled, dtype=float).tolist(),
     }
 
 
 def state_key(d_k: int, seed: int) -> str:
-    """Key of an embedded state; dashboards/demos/scaling.js builds the same string."""
+    """Key of an embedded state; dashboards/static/demos/scaling.js builds the same string."""
     return f"d_k={int(d_k)}|seed={int(seed)}"
 
 
@@ -214,10 +95,10 @@ class ScalingView(DemoView):
       visible only in the offline export (``export_note``, shown by ``enable_client_side``).
 
     - ``scaling-unscaled-bars``, ``scaling-scaled-bars``: the bars of one sample query over
-      its keys (``bars_spec``: a table titled by its ``caption``, a row per key with its
-      percentage in ``scaling-unscaled-bars-<key>`` / ``scaling-scaled-bars-<key>`` and a bar).
+      its keys (a table titled by its caption, a row per key with its percentage in
+      ``scaling-unscaled-bars-<key>`` / ``scaling-scaled-bars-<key>`` and a bar).
 
-    Every text is in ``lang``: the catalogue's table ``[scaling]``.
+    Every text is in ``lang``: the catalogue's table ``[scaling]``, written by scaling.js.
     """
 
     model = param.ClassSelector(class_=ScalingDemo)
@@ -257,12 +138,10 @@ class ScalingView(DemoView):
                 ),
                 slot("announce", "announce"),
             ],
+            view="scaling",
             on_control=self._on_control,
             sizing_mode="stretch_width",
         )
-        # Each fragment as the tests read it (a Slot: spec, kind).
-        for name in render(m, self.lang):
-            setattr(self, "announcer" if name == "announce" else name, self.board.slot(name))
         self.export_note = self.board.slot("export_note")
 
         self.d_k = self.board.slot("d_k")
@@ -296,32 +175,27 @@ class ScalingView(DemoView):
         self._refresh()
 
     def _refresh(self) -> None:
-        """Every slot and both controls from the model, in one change of the board."""
-        values = {**render(self.model, self.lang), "d_k": d_k_spec(self.model.d_k), "sample": {}}
-        apply_render(self.board.targets(values), values)
-
-    def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (the board, "board:<slot>"), for the names of ``render``."""
-        return self.board.targets(render(self.model, self.lang))
+        """The model's numbers and the d_k control, in one change of the board."""
+        with pn.io.hold():
+            self.board.state = numbers(self.model)
+            self.board.update_specs({"d_k": d_k_spec(self.model.d_k), "sample": {}})
 
     def enable_client_side(self, states: dict | None = None) -> int:
         """Embed every reachable (d_k, seed) and wire the controls; export only.
 
         States: every stop of the d_k slider × the seeds 0 … EXPORT_SEEDS − 1 (and the model's
-        own seed), as ``client_state`` in the page's language (``lang``; from it the browser
-        rebuilds ``render``, its texts from the page's catalogue) under
-        ``states["scaling"][state_key(d_k, seed)]``. In the export "New sample" goes to the next
-        of those seeds, back to 0 after the last (a note says so).
-        The controls run ``C04.update("scaling", …)`` (Board.run_offline) with every target,
-        ``w_d_k`` (the d_k control: its value is the position of the stop), ``w_sample`` (the
-        button), ``options`` (the stops, JSON), ``init`` (the model's seed, JSON), ``n_seeds``
-        and ``trigger`` (the control used). Returns the number of embedded states.
+        own seed), each its ``numbers``, under ``states["scaling"][state_key(d_k, seed)]``.
+        In the export "New sample" goes to the next of those seeds, back to 0 after the last (a
+        note says so). A control's use runs ``C04.views.scaling.readState`` (Board.run_offline)
+        with ``w_d_k`` (the position of the stop), ``w_sample`` (the button), ``options`` (the
+        stops, JSON), ``init`` (the model's seed, JSON), ``n_seeds`` and ``trigger`` (the
+        control used). Returns the number of embedded states.
         """
         m = self.model
         options = self.d_k.spec["values"]
         seeds = sorted({*range(EXPORT_SEEDS), int(m.seed)})
         table = {
-            state_key(d_k, seed): client_state(ScalingDemo(d_k=d_k, seed=seed), self.lang)
+            state_key(d_k, seed): numbers(ScalingDemo(d_k=d_k, seed=seed))
             for d_k in options
             for seed in seeds
         }
@@ -330,7 +204,6 @@ class ScalingView(DemoView):
         self.export_note.spec = self.export_note_html
         self.board.run_offline(
             "scaling",
-            self.client_targets(),
             options=json.dumps(options),
             init=json.dumps({"seed": int(m.seed)}),
             n_seeds=EXPORT_SEEDS,

@@ -159,7 +159,7 @@ def render(model: SelfAttention, lang: str = DEFAULT_LANG) -> dict[str, object]:
     The specs of ``q``, ``k``, ``v``, ``scores``, ``weights``, ``z`` (``C04.markup.matrix``)
     and ``gradient`` (``C04.markup.bars``), the HTML of ``scores_title`` and the heat map's
     spec ``heatmap`` (``C04.markup.head_plot``), text and numbers in ``lang``. The
-    browser twin (``C04.views.self_attention`` in dashboards/demos/self_attention.js) returns
+    browser twin (``C04.views.self_attention`` in dashboards/static/demos/self_attention.js) returns
     the same dict in its page's language.
     """
     m = model

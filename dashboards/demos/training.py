@@ -10,7 +10,7 @@ Live, a new seed trains in a thread (``Trainer``: one training at a time per pro
 beyond that) while the page shows the run it has and a progress bar; the session polls the
 trainer, so nothing in the training thread touches a document. The offline export embeds the
 default run's checkpoints for every probe country (``client_state``) and draws them with the
-browser twin ``C04.views.training`` (dashboards/demos/training.js), from the same compact
+browser twin ``C04.views.training`` (dashboards/static/demos/training.js), from the same compact
 state Python renders from.
 """
 
@@ -765,7 +765,7 @@ class TrainingView(DemoView):
                 "run": run_state(model),
                 "hand": HAND,
                 "states": table,
-                # What the browser twin (dashboards/demos/training.js) reads besides a state.
+                # What the browser twin (dashboards/static/demos/training.js) reads besides a state.
                 "constants": {
                     "facts": FACTS,
                     "capitals": list(CAPITALS),

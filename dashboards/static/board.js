@@ -271,8 +271,17 @@
       }
     }
 
+    // A board with a view (board.py): its slots are the view's drawing of the model's numbers,
+    // C04.views[view].render(state), made again only for a new state; specs_json adds the
+    // controls' specs (and is a view-less board's whole content).
+    let drawn = {}
+    let drawnFrom = ""
     const draw = (first) => {
-      const specs = model.specs_json ? JSON.parse(model.specs_json) : {}
+      if (model.view && model.state_json !== drawnFrom) {
+        drawnFrom = model.state_json
+        drawn = drawnFrom ? C04.views[model.view].render(JSON.parse(drawnFrom)) : {}
+      }
+      const specs = Object.assign({}, drawn, model.specs_json ? JSON.parse(model.specs_json) : {})
       for (const [name, slot] of slots) {
         const spec = specs[name]
         const json = spec === undefined ? "" : JSON.stringify(spec)
@@ -342,6 +351,13 @@
         if (commit) args[`w_${name}`].commit = commit  // a matrix's cell: {row, col, text}
         args.trigger = args[`w_${name}`]
         args.board = view.model  // the twin may set any slot of its board (C04.apply)
+        if (model.view) {
+          // The page is the server: the view's numbers for these controls (an embedded table's
+          // or the browser's own maths) go to every board of the view, as a live state does.
+          args.draw = (state) => {
+            for (const other of boards.values()) if (other.view === model.view) other.setState(state)
+          }
+        }
         C04.update(offline.demo, args, offline.kinds)
       }
       // links.js writes the export's address after a control's use (a composed event: it
@@ -413,10 +429,12 @@
       },
       run: (name) => act(name),
       spec: (name) => controls.get(name).spec,
+      view: model.view,
+      setState: (state) => { model.state_json = JSON.stringify(state) },
     })
     model.on("remove", () => boards.delete(view.model.id))
 
-    model.on("specs_json", () => draw(false))
+    model.on(["specs_json", "state_json"], () => draw(false))
     model.on("compare", mark)
     draw(true)
     mark()

@@ -1,7 +1,7 @@
 /* C04 core: the browser twin of attnmodel's maths and of the views' HTML helpers.
  *
  * Used only by the offline export (dashboards/export.py injects this file, then every per-demo
- * dashboards/demos/<demo>.js, into <head>). Each function is a line-by-line port of its Python
+ * dashboards/static/demos/<demo>.js, into <head>). Each function is a line-by-line port of its Python
  * original, with the same order of floating-point operations, and is held to it by
  * tests/ui/test_twin_core.py (run in Chromium):
  *
@@ -865,13 +865,15 @@
 
   const now = () => (root.performance && root.performance.now ? root.performance.now() : Date.now());
 
-  /** readState(args) -> render(state) -> apply(args, values, kinds); returns elapsed ms. */
+  /** readState(args) -> the boards of the view draw the state (args.draw, board.js), or, for a
+   * view whose boards draw specs, render(state) -> apply(args, values, kinds); returns ms. */
   function update(demo, args, kinds) {
     const t0 = now();
     const view = C04.views[demo];
     if (!view) throw new Error(`C04.update: no hay vista registrada ${pyRepr(demo)}.`);
-    const values = view.render(view.readState(args));
-    apply(args, values, kinds);
+    const state = view.readState(args);
+    if (args.draw) args.draw(state);
+    else apply(args, view.render(state), kinds);
     const ms = now() - t0;
     C04.lastUpdate = { demo, ms };
     return ms;

@@ -5,7 +5,7 @@
  * the numbers the markup itself needs (a cell's shade, a bar's width). The live app's views
  * build the specs in Python (dashboards/demos/<demo>.py, render) and send them to a Markup component
  * (dashboards.components.markup.Markup), whose browser side calls this file; the offline export's twins
- * (dashboards/demos/<demo>.js) build the same specs from their own numbers and hand them to
+ * (dashboards/static/demos/<demo>.js) build the same specs from their own numbers and hand them to
  * the same components. So only the numbers exist twice (tested equal within 1e-12), the HTML
  * once.
  *

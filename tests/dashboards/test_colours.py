@@ -12,11 +12,14 @@ import itertools
 import numpy as np
 import pytest
 
+from attnmodel.scaling import ScalingDemo
 from dashboards.components.style import CATEGORY_COLORS, contrast
 from dashboards.demos.capital import WORD_COLORS
 from dashboards.demos.multihead import HEAD_COLORS
 from dashboards.demos.positional import CURVE_COLORS
-from dashboards.demos.scaling import SCALED_COLOR, UNSCALED_COLOR
+from dashboards.demos.scaling import numbers
+
+from c04_views import js_views
 
 DEFICIENCIES = {
     "normal": np.eye(3),
@@ -38,7 +41,11 @@ GROUPS = {
     "multihead heads": HEAD_COLORS,
     "positional curves": tuple(CURVE_COLORS.values()),
     "capital words": tuple(WORD_COLORS.values()),
-    "scaling": (UNSCALED_COLOR, SCALED_COLOR),
+    # The two bar charts' colours, as scaling.js draws them.
+    "scaling": tuple(
+        js_views().render("scaling", numbers(ScalingDemo()))[f"{side}_bars"]["color"]
+        for side in ("unscaled", "scaled")
+    ),
 }
 # Below ~10 CIEDE2000 units two line colours are easily taken for one another.
 MIN_DELTA_E = 10.0

@@ -207,7 +207,7 @@ def test_summary_speaks_the_language_and_its_numbers():
 
 
 def test_the_embedded_catalogue_has_every_key_the_browser_code_names():
-    """Each key written out in dashboards/static/*.js and dashboards/demos/*.js
+    """Each key written out in dashboards/static/*.js and dashboards/static/demos/*.js
     (C04.t("table.key"…)) is in the catalogue
     the export embeds, in every language; the keys only Python reads are left out."""
     import json

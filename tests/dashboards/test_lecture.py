@@ -21,6 +21,7 @@ from dashboards.components.markup import esc, md_html
 from dashboards.sharing.live_link import CopyLink
 
 from c04_testing import spanish_words_left
+from c04_views import js_views
 
 # Outputs (data-testid) each section's views render: the section itself, not a placeholder.
 SECTION_OUTPUTS = {
@@ -53,7 +54,11 @@ def rendered_testids(viewable) -> list[str]:
     its Markup and Board specs."""
     texts, testids = [], []
     for model in viewable.get_root().references():
-        for name, value in model.properties_with_values(include_defaults=False).items():
+        values = model.properties_with_values(include_defaults=False)
+        if values.get("view") and values.get("state_json"):  # a Board drawn by its view
+            drawing = js_views().render(values["view"], json.loads(values["state_json"]))
+            testids += spec_testids(drawing)
+        for name, value in values.items():
             if isinstance(value, str):
                 texts.append(value)
             if name == "spec_json":  # a Markup component's fragment, and the fields inside it

@@ -65,8 +65,10 @@ def fresh() -> dict[str, object]:
 
 
 def render(demo_id: str, model, lang: str = "es") -> dict:
+    """What the view puts on screen for ``model``: the numbers its browser code draws
+    (``numbers``), or, for a view not moved to that yet, its Python render."""
     module = importlib.import_module(registry.demo(demo_id).import_name)
-    return module.render(model, lang)
+    return (getattr(module, "numbers", None) or module.render)(model, lang)
 
 
 def assert_same_render(a: dict, b: dict) -> None:

@@ -2,7 +2,7 @@
 
 The export has no server and no weights: it embeds, under "minilm" in #c04-states, Python's
 ``render_sentence`` of every lecture sentence (``LECTURE_SENTENCES``) and ``render_toy`` of the
-four sentences of "Varias cabezas"; dashboards/demos/minilm.js only looks them up, and the grid
+four sentences of "Varias cabezas"; static/demos/minilm.js only looks them up, and the grid
 (dashboards/demos/head_grid.mjs) draws the chosen head from the numbers in its spec, so a click
 or an arrow key needs nothing else. Checked here in the real exported file: the default
 sentence, every lecture sentence from «Frases de la clase», a tile by click and by keyboard,

@@ -1,7 +1,7 @@
 """The exported "Varias cabezas" (cabezas.html, opened from disk with the network cut off).
 
 Both controls are discrete: the page carries the Python render of all 16 states and
-dashboards/demos/multihead.js looks them up (tests/ui/test_twin_multihead.py checks the lookup
+static/demos/multihead.js looks them up (tests/ui/test_twin_multihead.py checks the lookup
 against Python for every state). Here, in the real exported file: the defaults, the sentence and
 heads controls, the drawings (markup.js) and the hover on the matrices, with no server.
 """

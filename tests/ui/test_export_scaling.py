@@ -1,32 +1,40 @@
 """Demo 2 (¿Por qué dividir por √d_k?) in the exported dist/autoatencion.html, offline, against
-Python and the live app.
+the model and the live app.
 
 The export embeds every (d_k, seed) the page can reach — the 11 stops of the slider × the
-samples 0–9 — compactly (dashboards.demos.scaling.client_state); C04.views.scaling rebuilds Python's
-``render(model)`` from them. Checked here: that rebuild for every embedded state, in a blank
-page (every spec markup.js draws equal, the bars' widths within 1e-12); the exported page's
-defaults and its note on "Nueva muestra"; the slider and the button changing every number to
-Python's for that state, the samples cycling 0 → 9 → 0; and the same moves in the served
-lecture giving the same text in the same data-testid elements, the bar charts' titles and
-percentages included. The twin is also checked on an English page (states computed in English, the
-English catalogue) against ``render(model, "en")``.
+samples 0–9 — as the model's numbers (dashboards.demos.scaling.numbers), which
+C04.views.scaling draws, as it draws the live page's. Checked here: the shipped table equals the
+model for every state; the drawing of a few states, es and en, shows every text the model and
+the catalogue give (computed here); the exported page's defaults and its note on "Nueva
+muestra"; the slider and the button changing every number to the model's for that state, the
+samples cycling 0 → 9 → 0; and the same moves in the served lecture giving the same text in the
+same data-testid elements, the bar charts' titles, percentages and widths included.
 """
 
 from __future__ import annotations
 
+import html
+import json
+import math
+import re
 import time
 
 import pytest
 from playwright.sync_api import expect
 
-from attnmodel.formatting import es_number, number
+from attnmodel.formatting import es_number, number, percent
 from attnmodel.i18n import text
 from attnmodel.scaling import ScalingDemo
-from dashboards.demos.scaling import D_K_OPTIONS, EXPORT_SEEDS, ScalingView, render, state_key
+from dashboards.demos.scaling import (
+    D_K_OPTIONS,
+    EXPORT_SEEDS,
+    ScalingView,
+    numbers,
+    state_key,
+)
 
 from c04_testing import (
     TIMER_JS,
-    assert_twin_equal,
     by_testid,
     drawn,
     export_and_live,
@@ -95,7 +103,101 @@ SNAPSHOT_JS = """(testids) => {
 }"""
 
 
-# render's targets that markup.js draws, with their kind.
+def embedded_states() -> dict:
+    states: dict = {}
+    count = ScalingView().enable_client_side(states)
+    assert count == len(states["scaling"]) == len(D_K_OPTIONS) * EXPORT_SEEDS == 110
+    return states
+
+
+def test_embedded_states_are_the_models():
+    """The shipped table: every (d_k, seed) the export offers, each number the model's."""
+    table = embedded_states()["scaling"]
+    for d_k in D_K_OPTIONS:
+        for seed in range(EXPORT_SEEDS):
+            m = ScalingDemo(d_k=d_k, seed=seed)
+            state = json.loads(json.dumps(table[state_key(d_k, seed)]))  # as the page reads it
+            assert (state["d_k"], state["seed"], state["n"]) == (d_k, seed, m.n_trials)
+            pairs = {
+                "entropy": (m.entropy_unscaled, m.entropy_scaled),
+                "gradient": (m.gradient_unscaled, m.gradient_scaled),
+                "sample_entropy": (m.sample_entropy_unscaled, m.sample_entropy_scaled),
+            }
+            assert state["score_std"] == m.score_std
+            for name, expected in pairs.items():
+                assert state[name] == list(expected), (d_k, seed, name)
+            assert state["weights"] == [list(m.weights_unscaled), list(m.weights_scaled)]
+
+
+def _plain(markup: str) -> str:
+    """The text a browser reads from catalogue HTML (its tags left out)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+def expected_texts(d_k: int, seed: int, lang: str = "es") -> dict[str, str]:
+    """Each data-testid's text on screen for (d_k, seed), from the model and the catalogue."""
+    m = ScalingDemo(d_k=d_k, seed=seed)
+
+    def t(key: str, **values) -> str:
+        return _plain(text(f"scaling.{key}", lang, **values))
+
+    def num(x: float, decimals: int = 2) -> str:
+        return number(x, decimals, lang=lang)
+
+    root = math.sqrt(d_k)
+    sqrt = f"√{d_k} = {int(root)}" if root == int(root) else f"√{d_k} ≈ {num(root)}"
+    n = m.n_trials
+    texts = {
+        "scaling-score-std": t("score_label") + num(m.score_std) + t("score_unit", sqrt=sqrt),
+        "scaling-sqrt-dk": sqrt,
+        "scaling-dk": f"d_k = {d_k}",
+        "scaling-seed": str(seed),
+    }
+    for side, i in (("unscaled", 0), ("scaled", 1)):
+        entropy = (m.entropy_unscaled, m.entropy_scaled)[i]
+        gradient = (m.gradient_unscaled, m.gradient_scaled)[i]
+        sample = (m.sample_entropy_unscaled, m.sample_entropy_scaled)[i]
+        weights = (m.weights_unscaled, m.weights_scaled)[i]
+        texts[f"scaling-entropy-{side}"] = (
+            t(f"entropy_{side}_label") + num(entropy) + t(f"entropy_{side}_unit", n=n)
+        )
+        texts[f"scaling-gradient-{side}"] = (
+            t(f"gradient_{side}_label") + num(gradient, 3) + t(f"gradient_{side}_unit")
+        )
+        texts[f"scaling-sample-entropy-{side}"] = (
+            t(f"sample_entropy_{side}_label") + num(sample) + t("sample_entropy_unit")
+        )
+        rows = "".join(f"{j + 1}{percent(w, 1, lang)}" for j, w in enumerate(weights))
+        texts[f"scaling-{side}-bars"] = (
+            t(f"{side}_title", d_k=d_k) + t("key_axis") + t("weight_axis") + rows
+        )
+    return texts
+
+
+# A few states per language, drawn by scaling.js in a blank page with that language's catalogue.
+CASES = [(64, 0), (128, 3), (1, 9), (1024, 5), (2, 7)]
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_the_drawing_shows_the_models_numbers(page, lang):
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.set_content(twin_html("scaling.js", lang=lang))
+    states = [numbers(ScalingDemo(d_k=d_k, seed=seed)) for d_k, seed in CASES]
+    rendered = page.evaluate("(states) => states.map((s) => C04.views.scaling.render(s))", states)
+    for (d_k, seed), js in zip(CASES, rendered, strict=True):
+        parsed = by_testid(*drawn(page, *((SPECS[name], js[name]) for name in SPECS)))
+        shown = {tid: parsed.texts[tid] for tid in TESTIDS}
+        assert shown == expected_texts(d_k, seed, lang), (d_k, seed)
+    if lang == "en":  # a known value, with a decimal point: d_k = 64, sample 0
+        assert expected_texts(64, 0, "en")["scaling-sample-entropy-unscaled"] == (
+            "Entropy of this query, unscaled0.63bits, only the query drawn above"
+        )
+    assert errors == []
+
+
+# The slots scaling.js draws, with their kind (markup.js).
 SPECS = {
     "readouts": "readouts",
     "gradient_readouts": "readouts",
@@ -108,110 +210,17 @@ SPECS = {
 }
 
 
-def embedded_states(lang: str = "es") -> dict:
-    states: dict = {}
-    count = ScalingView(lang=lang).enable_client_side(states)
-    assert count == len(states["scaling"]) == len(D_K_OPTIONS) * EXPORT_SEEDS == 110
-    return states
-
-
-# Spanish: every embedded state; English: a few, on a page in English (the page's catalogue and
-# states computed in English, as the export builds en/autoatencion.html).
-EN_CASES = [(64, 0), (128, 3), (1, 9), (1024, 5)]
-
-
-@pytest.mark.parametrize("lang", ["es", "en"])
-def test_twin_rebuilds_every_embedded_state(page, lang):
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.set_content(twin_html("scaling.js", states=embedded_states(lang), lang=lang))
-    cases = [(d_k, seed) for d_k in D_K_OPTIONS for seed in range(EXPORT_SEEDS)]
-    if lang != "es":
-        cases = EN_CASES
-    rendered = page.evaluate(
-        "(cases) => cases.map(([d_k, seed]) => C04.views.scaling.render({d_k, seed}))", cases
-    )
-    keys = page.evaluate(
-        "(cases) => cases.map(([d_k, seed]) => C04.views.scaling.key({d_k, seed}))", cases
-    )
-    assert keys == [state_key(d_k, seed) for d_k, seed in cases]
-    for (d_k, seed), js in zip(cases, rendered, strict=True):
-        python = render(ScalingDemo(d_k=d_k, seed=seed), lang)
-        assert list(js) == list(python)
-        for name, expected in python.items():
-            where = f"d_k={d_k}, seed={seed}: {name}"
-            if isinstance(expected, str):
-                assert js[name] == expected, where
-                continue
-            assert name in SPECS, where  # everything else is drawn by markup.js
-            assert_twin_equal(expected, js[name], where, TOL)
-
-    # The new readouts, spelled out: the drawn query's own entropy under its bars, and the
-    # means that say they are means over the model's n_trials queries.
-    def t(key: str, **values) -> str:
-        return text(f"scaling.{key}", lang, **values)
-
-    for (d_k, seed), js in zip(cases, rendered, strict=True):
-        m = ScalingDemo(d_k=d_k, seed=seed)
-        parsed = by_testid(
-            *drawn(
-                page,
-                ("readouts", js["readouts"]),
-                ("readout", js["unscaled_entropy"]),
-                ("readout", js["scaled_entropy"]),
-            )
-        )
-        n = m.n_trials
-        assert parsed.texts["scaling-entropy-unscaled"] == (
-            t("entropy_unscaled_label")
-            + number(m.entropy_unscaled, lang=lang)
-            + t("entropy_unscaled_unit", n=n)
-        )
-        assert parsed.texts["scaling-entropy-scaled"] == (
-            t("entropy_scaled_label")
-            + number(m.entropy_scaled, lang=lang)
-            + t("entropy_scaled_unit", n=n)
-        )
-        assert parsed.texts["scaling-sample-entropy-unscaled"] == (
-            t("sample_entropy_unscaled_label")
-            + number(m.sample_entropy_unscaled, lang=lang)
-            + t("sample_entropy_unit")
-        )
-        assert parsed.texts["scaling-sample-entropy-scaled"] == (
-            t("sample_entropy_scaled_label")
-            + number(m.sample_entropy_scaled, lang=lang)
-            + t("sample_entropy_unit")
-        )
-    if lang == "en":  # a known value, with a decimal point: d_k = 64, sample 0
-        default = by_testid(*drawn(page, ("readout", rendered[0]["unscaled_entropy"]))).texts
-        assert default["scaling-sample-entropy-unscaled"] == (
-            "Entropy of this query, unscaled0.63bits, only the query drawn above"
-        )
-    assert errors == []
-
-
-def python_texts(page, python: dict) -> dict[str, str]:
-    """The text content of each data-testid element of Python's specs, drawn by the page's
-    markup.js, as a browser reads it."""
-    parsed = by_testid(*drawn(page, *((SPECS[name], python[name]) for name in SPECS)))
-    return {tid: parsed.texts[tid] for tid in TESTIDS}
-
-
-def _diff(page, snap, python: dict) -> list[str]:
-    if snap is None:
-        return ["sin documento"]
-    want = python_texts(page, python)
-    return [tid for tid in TESTIDS if snap["texts"][tid] != want[tid]]
-
-
 def wait_for(page, d_k: int, seed: int, timeout: float = 15.0) -> dict:
-    """The page's snapshot once every number is Python's for (d_k, seed)."""
-    python = render(ScalingDemo(d_k=d_k, seed=seed))
+    """The page's snapshot once every text is the model's for (d_k, seed)."""
+    want = expected_texts(d_k, seed)
     deadline = time.monotonic() + timeout
     while True:
         snap = page.evaluate(SNAPSHOT_JS, list(TESTIDS))
-        problems = _diff(page, snap, python)
+        problems = (
+            ["sin documento"]
+            if snap is None
+            else [tid for tid in TESTIDS if snap["texts"][tid] != want[tid]]
+        )
         if not problems:
             return snap
         if time.monotonic() > deadline:

@@ -2,7 +2,7 @@
 
 The export embeds the default run's compact state at every checkpoint × probe country
 (dashboards.demos.training.client_state, under "training" in #c04-states, with the hand-built
-comparison and the module's constants); C04.views.training (dashboards/demos/training.js)
+comparison and the module's constants); C04.views.training (dashboards/static/demos/training.js)
 rebuilds ``render_state(state, run, lang)`` from them. Checked here, in a blank page built by the
 export's own code: that rebuild for every embedded state on a Spanish page and for a few on an
 English one (the model's words marked as Spanish there), its keys, and readState on the

@@ -59,35 +59,46 @@ VALID = {
         ("board", "causal"),
         "control",
         True,
-        lambda: self_attention.render(SelfAttention(causal=True)),
+        lambda: announce_of(self_attention.render, SelfAttention(causal=True)),
     ),
     # A Board's native control: its use is a message {control, value} (board.py, receive).
-    "scaling": (("board", "d_k"), "control", 128, lambda: scaling.render(ScalingDemo(d_k=128))),
+    "scaling": (("board", "d_k"), "control", 128, lambda: drawn_from(ScalingDemo(d_k=128))),
     "multihead": (
         ("board", "n_heads"),
         "control",
         2,
-        lambda: multihead.render(MultiHeadDemo(n_heads=2)),
+        lambda: announce_of(multihead.render, MultiHeadDemo(n_heads=2)),
     ),
     "positional": (
         ("board", "n_positions"),
         "control",
         20,
-        lambda: positional.render(PositionalEncodingDemo(n_positions=20)),
+        lambda: announce_of(positional.render, PositionalEncodingDemo(n_positions=20)),
     ),
     "capital": (
         ("board", "country"),
         "control",
         "Italia",
-        lambda: capital.render(CapitalWalkthrough(country="Italia")),
+        lambda: announce_of(capital.render, CapitalWalkthrough(country="Italia")),
     ),
     "explorer": (
         ("board", "temperature"),
         "control",
         2.0,
-        lambda: explorer.render(AttentionExplorer(temperature=2.0)),
+        lambda: announce_of(explorer.render, AttentionExplorer(temperature=2.0)),
     ),
 }
+
+
+def announce_of(render, model) -> dict:
+    """The announce spec a Python render sends for ``model``, as the page receives it."""
+    return json.loads(spec_json(render(model)["announce"]))
+
+
+def drawn_from(model) -> dict:
+    """What a Board drawn by its view receives: the model's numbers (dashboards/demos/scaling.py,
+    numbers), as JSON."""
+    return {"state": json.loads(json.dumps(scaling.numbers(model)))}
 
 
 def announce_id(session: ForgingSession) -> tuple[str, str | None]:
@@ -110,6 +121,8 @@ def announced(session: ForgingSession) -> dict:
     model, slot = announce_id(session)
     if slot is None:
         return json.loads(session.attr(model, "spec_json") or "{}")
+    if session.attr(model, "view"):  # a Board drawn by its view: the state it draws from
+        return {"state": json.loads(session.attr(model, "state_json") or "{}")}
     return json.loads(session.attr(model, "specs_json") or "{}").get(slot, {})
 
 
@@ -199,9 +212,10 @@ def control_specs(session: ForgingSession, data_id: str) -> dict:
 
 
 async def expect_valid_change(session: ForgingSession, app: str) -> None:
-    """The app's valid change gets the announce spec of the model in that state."""
+    """The app's valid change gets the announce spec of the model in that state (a Board drawn by
+    its view: the model's numbers)."""
     (_, which), _, value, rendered = VALID[app]
-    expected = json.loads(spec_json(rendered()["announce"]))
+    expected = rendered()
     (component,) = {c for c, _, control, _ in board_controls(session) if control == which}
     await session.send_msg(component, {"control": which, "value": value})
     assert await session.until(lambda: announced(session) == expected, 30), app

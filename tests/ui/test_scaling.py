@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from playwright.sync_api import expect
 
 from attnmodel.formatting import es_number, es_percent
 from attnmodel.i18n import text
 from attnmodel.scaling import ScalingDemo
-from dashboards.demos.scaling import sqrt_text
 
 from c04_testing import readout, slider_handle
 
@@ -37,7 +38,11 @@ def expect_readouts(page, model: ScalingDemo) -> None:
     def value(testid):
         return readout(page, testid)
 
-    expect(page.locator('[data-testid="scaling-sqrt-dk"]')).to_have_text(sqrt_text(model.d_k))
+    root = math.sqrt(model.d_k)
+    sqrt = (
+        f"√{model.d_k} = {int(root)}" if root == int(root) else f"√{model.d_k} ≈ {es_number(root)}"
+    )
+    expect(page.locator('[data-testid="scaling-sqrt-dk"]')).to_have_text(sqrt)
     expect(value("scaling-score-std")).to_have_text(es_number(model.score_std))
     expect(value("scaling-entropy-unscaled")).to_have_text(es_number(model.entropy_unscaled))
     expect(value("scaling-entropy-scaled")).to_have_text(es_number(model.entropy_scaled))

@@ -1,6 +1,6 @@
 """Parity in Chromium: the browser twin of "La capital de ___ es …" against Python.
 
-``C04.views.capital.render(state)`` (dashboards/demos/capital.js on top of the core
+``C04.views.capital.render(state)`` (dashboards/static/demos/capital.js on top of the core
 dashboards/static/c04.js, in a blank page with the constants the export embeds) must return
 what ``dashboards.demos.capital.render(model)`` returns for the same country and identity: the same
 keys in the same order, every HTML string byte-identical (tables, readouts, the asymmetry box

@@ -1,4 +1,4 @@
-"""The explorer's browser twin (dashboards/demos/explorer.js on the C04 core) against Python.
+"""The explorer's browser twin (dashboards/static/demos/explorer.js on the C04 core) against Python.
 
 c04.js and explorer.js are loaded into a blank Chromium page with the constants the export
 embeds (``ExplorerView.enable_client_side``). For many random settings, ``render(state)`` in JS

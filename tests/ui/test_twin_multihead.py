@@ -1,7 +1,7 @@
 """Browser twin of "Varias cabezas": the JS lookup gives exactly Python's render, every state.
 
 The demo is discrete (4 sentences × h = 1 … 4), so the export embeds the Python render of all
-16 states (packed by ``client_table``) and dashboards/demos/multihead.js only unpacks them.
+16 states (packed by ``client_table``) and dashboards/static/demos/multihead.js only unpacks them.
 Loaded in a blank Chromium page with the C04 core, its ``render(state)`` must equal
 ``dashboards.demos.multihead.render(model)`` for every state: HTML and every string identical, every
 number the same double (stricter than the 1e-12 the numeric twins are held to).

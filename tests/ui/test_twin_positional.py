@@ -1,6 +1,6 @@
 """Parity in Chromium: the browser twin of the positional section against Python.
 
-``C04.views.positional.render(state)`` (dashboards/demos/positional.js on top of the core
+``C04.views.positional.render(state)`` (dashboards/static/demos/positional.js on top of the core
 dashboards/static/c04.js, loaded into a blank page) must return what
 ``dashboards.demos.positional.render(model)`` returns for the same state: the same keys in the same
 order, every spec's texts identical, the float64 similarity curves within 1e-12 and their

@@ -1,6 +1,6 @@
 """Parity in Chromium: the browser twin of demo 1 (self-attention) against Python.
 
-``C04.views.self_attention.render(state)`` (dashboards/demos/self_attention.js on top of the
+``C04.views.self_attention.render(state)`` (dashboards/static/demos/self_attention.js on top of the
 core dashboards/static/c04.js, in a blank page) must return what
 ``dashboards.demos.self_attention.render(model)`` returns for the same matrices and checkboxes: the
 same keys in the same order, every HTML string byte-identical (Q, K, V, the scores' caption,
