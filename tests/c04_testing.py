@@ -403,6 +403,18 @@ READER_PROPERTIES = frozenset(
 )
 
 
+def _layout_slots(nodes) -> list[str]:
+    """The slot names of a Board's layout (as Bokeh holds it: a node may be a map)."""
+    found = []
+    for node in nodes or []:
+        node = dict(node)
+        if "slot" in node:
+            found.append(node["slot"])
+        for key in ("row", "col", "box"):
+            found += _layout_slots(node.get(key))
+    return found
+
+
 def viewable_texts(viewable) -> str:
     """The text a student reads in a Panel viewable, from the Bokeh models it renders to: panes,
     widget labels and options, placeholders, titles, axis labels, hover tooltips. Not values
@@ -449,6 +461,16 @@ def viewable_texts(viewable) -> str:
                     if slot_name in controls:
                         continue
                     collect(spec if isinstance(spec, str) else spec_text(spec, without_lang="es"))
+            elif name == "state_json" and value and getattr(model, "view", ""):
+                # A Board drawn by its view: the texts of its drawing (tests/c04_views.py).
+                from c04_views import js_views
+
+                lang = getattr(viewable, "lang", "es")
+                drawing = js_views(lang).render(model.view, json.loads(value))
+                slots = set(_layout_slots(model.layout)) - set(board_labels(model))
+                for slot_name, spec in drawing.items():
+                    if slot_name in slots:
+                        collect(spec_text(spec, without_lang="es"))
             elif name == "layout" and hasattr(model, "specs_json"):  # a Board's fixed texts
                 collect(board_texts(model))
             elif name in READER_PROPERTIES:
@@ -725,6 +747,13 @@ CHART_JS = f"""(testid, full = true) => {{
       const board = m.data && m.data.specs_json;
       if (typeof board === "string" && board.includes('"testid":"' + testid + '"')) {{
         const slot = Object.values(JSON.parse(board)).find((s) => s && s.testid === testid);
+        if (slot) out.spec = slot;
+      }}
+      // Or a slot of a Board drawn by its view: the view's drawing of the state it holds.
+      const state = m.data && m.data.view && m.data.state_json;
+      if (typeof state === "string" && state) {{
+        const drawn = C04.views[m.data.view].render(JSON.parse(state));
+        const slot = Object.values(drawn).find((s) => s && s.testid === testid);
         if (slot) out.spec = slot;
       }}
       if (typeof json === "string" && json.includes('"testid":"' + testid + '"')) {{

@@ -12,9 +12,9 @@ from attnmodel import PositionalEncodingDemo
 from attnmodel.formatting import number
 from attnmodel.i18n import DEFAULT_LANG, Refusal, catalogue, text
 from dashboards.components.board import Board, control, prose, row, slot
-from dashboards.components.markup import Raster, announce_spec, esc, section_markdown
-from dashboards.components.render import apply_render, shared_render
-from dashboards.components.style import CATEGORY_COLORS, CHART_CSS
+from dashboards.components.markup import Raster, esc, section_markdown
+from dashboards.components.render import shared_render
+from dashboards.components.style import CHART_CSS
 from dashboards.components.views import DemoView
 from dashboards.runtime import clients
 
@@ -37,15 +37,12 @@ BOUNDS_KEYS = {
 # the curve depends only on Δ.
 EXTRA_STARTS = (10, 20)
 CURVE_STARTS = (0, *EXTRA_STARTS)
-CURVE_COLORS = dict(zip((0, 10, 20), CATEGORY_COLORS, strict=False))
 
 # Diverging blue (−1) → white (0) → red (+1), as HoloViews' "RdBu_r" was; drawn by
 # C04.markup.raster, a value's colour as Bokeh's LinearColorMapper over [−1, 1] picks it.
 PE_PALETTE = tuple(interp_palette(RdBu11, 256))
 PE_RANGE = (-1.0, 1.0)
 BAR_TICKS = (-1.0, -0.5, 0.0, 0.5, 1.0)
-SIMILARITY_RANGE = (-1.05, 1.05)
-SIMILARITY_HEIGHT = 300
 
 
 def heatmap_values(pe: np.ndarray) -> np.ndarray:
@@ -82,54 +79,6 @@ def heatmap_spec(lang: str = DEFAULT_LANG) -> dict:
     }
 
 
-def curve_data(similarity: np.ndarray, lang: str = DEFAULT_LANG) -> dict:
-    """One similarity curve: the value at each Δ = 0, 1, … and its text in ``lang`` (the
-    tooltip's and the table's)."""
-    values = np.asarray(similarity, dtype=float).tolist()
-    return {"similitud": values, "label": [number(v, 4, lang=lang) for v in values]}
-
-
-def similarity_spec(curves: dict[int, dict], n: int, lang: str = DEFAULT_LANG) -> dict:
-    """``C04.markup.lines``: the three similarity curves over Δ = 0 … n − 1 (the one from
-    pos = 0 solid and wider, the others dashed), y on −1.05 … 1.05, a legend, and per curve
-    the tooltip's texts."""
-    return {
-        "testid": "pe-similarity",
-        "aria": text("a11y.plot.pe_similarity", lang),
-        "height": SIMILARITY_HEIGHT,
-        "decimal": text("format.decimal", lang),
-        "x": {
-            "label": text("positional.axis_delta", lang),
-            "min": 0,
-            "max": n - 1,
-            "integer": True,
-        },
-        "y": {
-            "label": text("positional.axis_similarity", lang),
-            "min": SIMILARITY_RANGE[0],
-            "max": SIMILARITY_RANGE[1],
-            "integer": False,
-        },
-        "series": [
-            {
-                "name": text("positional.curve_from", lang, start=start),
-                "color": CURVE_COLORS[start],
-                "width": 3 if start == 0 else 2,
-                "dash": start != 0,
-                "y": curves[start]["similitud"],
-                "labels": curves[start]["label"],
-            }
-            for start in CURVE_STARTS
-        ],
-        "legend": True,
-        "tip": {
-            "series": text("positional.hover_curve", lang),
-            "x": "Δ",
-            "y": text("positional.hover_similarity", lang),
-        },
-    }
-
-
 def worked_table_html(
     rows: list[dict], testid: str = "pe-worked-table", lang: str = DEFAULT_LANG
 ) -> str:
@@ -154,80 +103,25 @@ def worked_table_html(
     return "".join(parts)
 
 
-def shape_spec(n: int, d: int, lang: str = DEFAULT_LANG) -> dict:
-    """``C04.markup.note``: the size of the matrix ("50 posiciones × 64 dimensiones")."""
-    return {
-        "testid": "pe-shape",
-        "cls": "c04-note",
-        "text": text("positional.shape", lang, n=n, d=d),
-    }
-
-
-# The gaps of the similarity table (the curves' numbers, for a screen reader).
-TABLE_DELTAS = (1, 2, 5, 10, 20)
-
-
-def similarity_table(curves: dict[int, dict], lang: str = DEFAULT_LANG) -> dict:
-    """``C04.markup.matrix``, folded under "Los números de las curvas": the curves at a few
-    gaps Δ, a row per start position drawn ("—" past the last position), from the curves' own
-    hover texts."""
-    rows = []
-    for start in CURVE_STARTS:
-        labels = curves[start]["label"]
-        if not labels:
-            continue
-        rows.append(
-            {
-                "label": text("positional.sim_row", lang, start=start),
-                "cells": [labels[dt] if dt < len(labels) else "—" for dt in TABLE_DELTAS],
-                "shade": None,
-                "sum": None,
-            }
-        )
-    return {
-        "testid": "pe-similarity-table",
-        "title": text("positional.sim_table", lang),
-        "cols": [f"Δ = {dt}" for dt in TABLE_DELTAS],
-        "rows": rows,
-        "note": None,
-        "details": text("positional.sim_summary", lang),
-    }
-
-
 @shared_render
-def render(model: PositionalEncodingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
-    """Everything on screen that follows ``n_positions`` and ``d_model``, by target name.
-
-    ``shape`` (the size readout's spec), ``heatmap_values`` (the encoding as float32, the heat
-    map's matrix: its title and ticks follow its shape), ``similarity`` (the curves' spec),
-    ``similarity_table`` and ``announce``, texts and numbers in ``lang``. The browser twin
-    (``C04.views.positional`` in dashboards/static/demos/positional.js) returns the same dict. The
-    worked d = 4 table does not depend on the sliders: it is set once.
-
-    Precision: the matrix is float32 (``heatmap_values``); the twin rounds its float64 encoding
-    to float32 the same way, so the two agree to float32 precision (in practice every element
-    is equal). The curves are float64 and agree within 1e-12.
-    """
+def numbers(model: PositionalEncodingDemo, lang: str = "") -> dict[str, object]:
+    """What positional.js draws, the model's numbers: the shape (``n``, ``d``) and the three
+    similarity curves, ``curves[k]`` = PE_start · PE_(start+Δ) / (d / 2) for Δ = 0 … n − 1 −
+    start, start = CURVE_STARTS[k] (empty past the last position). ``lang`` is not used: the
+    shared cache's key has it. The heat map's matrix goes to the Raster (:func:`matrix`)."""
     pe = model.encoding  # [n_positions, d_model], computed once per change
     n, d = pe.shape
     half = d / 2  # the value at Δ = 0, so every curve starts at 1
-    curves = {}
-    for start in CURVE_STARTS:
-        # PE_start · PE_(start+Δ), as model.similarity_from(start), from the same matrix.
-        sim = pe[start:] @ pe[start] / half if start < n else np.array([])
-        curves[start] = curve_data(sim, lang)
-    return {
-        "shape": shape_spec(n, d, lang),
-        "heatmap_values": heatmap_values(pe),
-        "similarity": similarity_spec(curves, n, lang),
-        "similarity_table": similarity_table(curves, lang),
-        "announce": announce_spec(
-            "positional",
-            lang,
-            shape=text("positional.shape", lang, n=n, d=d),
-            near=curves[0]["label"][1],
-        ),
-    }
+    # PE_start · PE_(start+Δ), as model.similarity_from(start), from the same matrix.
+    curves = [(pe[s:] @ pe[s] / half).tolist() if s < n else [] for s in CURVE_STARTS]
+    return {"n": int(n), "d": int(d), "curves": curves}
+
+
+@shared_render
+def matrix(model: PositionalEncodingDemo, lang: str = "") -> dict[str, np.ndarray]:
+    """``{"values": …}``: the heat map's matrix, the same read-only array for every session
+    showing that state (:func:`heatmap_values`)."""
+    return {"values": heatmap_values(model.encoding)}
 
 
 TABLE_CSS = """
@@ -274,20 +168,21 @@ class PositionalView(DemoView):
     ``pe-heatmap``; its title ``pe-heatmap-title``, "PE: 50 posiciones × 64 dimensiones") draws
     ``values`` (the encoding as float32, row = position, position 0 at the top) as one canvas
     pixel per cell stretched to the section's width, colours fixed at −1..1 with a colour bar,
-    a tooltip per cell (position, dimension, PE with 4 decimals). ``self.similarity`` (a slot
-    of kind ``lines`` of the second Board, ``self.figures``, data-testid ``pe-similarity``)
-    draws one curve per start position 0, 10, 20 as SVG, with a legend and a tooltip per
-    curve; a start beyond the last position is an empty curve. Their numbers are also in text:
-    the worked table, and the similarity table folded under the curves. A model change sets the
-    matrix and the specs, in one ``pn.io.hold()``:
-    ``apply_render(self.client_targets(), render(self.model))``.
+    a tooltip per cell (position, dimension, PE with 4 decimals). The slot ``similarity`` (kind
+    ``lines``) of the second Board, ``self.figures`` (data-testid ``pe-similarity``), draws one
+    curve per start position 0, 10, 20 as SVG, with a legend and a tooltip per curve; a start
+    beyond the last position is an empty curve. Their numbers are also in text: the worked
+    table, and the similarity table folded under the curves. A model change sets, in one
+    ``pn.io.hold()``, the matrix (:func:`matrix`) and the numbers (:func:`numbers`) that both
+    Boards draw with positional.js (``view="positional"``: the shape, the curves, the table,
+    the announcement).
 
     Layout (issue 36): the title, the formula, the controls and the shape in one Board, the
     heat map (binary float32 data, not JSON: a Raster of its own), then the figures and fixed
     texts in another Board.
 
-    Export: ``enable_client_side`` wires both controls to the browser twin
-    (dashboards/static/demos/positional.js), which computes the same ``render`` in the page.
+    Export: ``enable_client_side`` wires both controls to positional.js, which computes the
+    encoding in the page (the sliders are free input: 511 × 256 shapes).
     """
 
     model = param.ClassSelector(class_=PositionalEncodingDemo)
@@ -302,6 +197,7 @@ class PositionalView(DemoView):
         }
         header = section_markdown(self.t("demo.posicion"), anchor="posicion")
         self.board = Board(
+            view="positional",
             layout=[
                 prose(header, "c04-prose"),
                 prose(FORMULA, css="c04-pe-formula"),
@@ -318,7 +214,6 @@ class PositionalView(DemoView):
             stylesheets=[FORMULA_CSS],
             sizing_mode="stretch_width",
         )
-        self.shape = self.board.slot("shape")
         self.n_positions = self.board.slot("n_positions")
         self.d_model = self.board.slot("d_model")
 
@@ -334,6 +229,7 @@ class PositionalView(DemoView):
         # The figures and fixed texts after the heat map in one Board (issue 36); the heat map
         # stays a Raster of its own (binary float32 data, not JSON).
         self.figures = Board(
+            view="positional",
             layout=[
                 prose(self.t("positional.heatmap_caption"), css="c04-note"),
                 prose(f"### {self.t('positional.waves_heading')}"),
@@ -353,10 +249,6 @@ class PositionalView(DemoView):
             sizing_mode="stretch_width",
             margin=(5, 10),
         )
-        # Each fragment as the tests read it (a Slot: spec, kind; an "html" slot's object).
-        self.similarity = self.figures.slot("similarity")
-        self.similarity_table = self.figures.slot("similarity_table")
-        self.announcer = self.figures.slot("announce")
         self.worked_table = self.figures.slot("worked_table")
         self.worked_table.spec = worked_table_html(model.worked_rows(self.lang), lang=self.lang)
         self._update_plots()
@@ -390,11 +282,15 @@ class PositionalView(DemoView):
     # -- plots ---------------------------------------------------------------------------------
 
     def _update_plots(self) -> None:
-        """The new matrix and specs (each set once) and the controls on the model's values, in
-        one hold."""
+        """The new matrix, the numbers both boards draw and the controls on the model's values,
+        in one hold."""
         m = self.model
+        state = numbers(m)
+        values = matrix(m)["values"]
         with pn.io.hold():
-            apply_render(self.client_targets(), render(m, self.lang))
+            if self.heatmap.values is not values:  # a shared array: the same for the same state
+                self.heatmap.values = values
+            self.board.state = self.figures.state = state
             self.board.update_specs(
                 {
                     "n_positions": range_spec(
@@ -406,26 +302,17 @@ class PositionalView(DemoView):
 
     # -- the export (dashboards/export.py) -----------------------------------------------------
 
-    def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (component, kind), for the names of ``render``."""
-        return {
-            "shape": (self.board, "board:shape"),
-            "heatmap_values": (self.heatmap, "esm:values"),
-            "similarity": (self.figures, "board:similarity"),
-            "similarity_table": (self.figures, "board:similarity_table"),
-            "announce": (self.figures, "board:announce"),
-        }
-
     def enable_client_side(self, states: dict | None = None) -> int:
-        """Wire both controls to the browser twin (``C04.views.positional``); no embedded
-        states. Each runs ``C04.update("positional", …)`` (Board.run_offline) with every target
-        (the heat map's matrix and the second Board's slots found in the page by the first
-        Board), the controls as ``w_n_positions`` and ``w_d_model``, ``trigger`` and ``bounds``
-        (the model's bounds of each, which the twin checks as the model does).
+        """Wire both controls to positional.js; no embedded states. A control's use runs
+        ``C04.views.positional.readState`` (Board.run_offline): the encoding computed in the
+        page, its matrix set on the heat map (found in the page by its name), the numbers
+        drawn by both boards; with the controls as ``w_n_positions`` and ``w_d_model`` and
+        ``bounds`` (the model's bounds of each, which the page checks as the model does).
         """
         m = self.model
         bounds = {name: list(m.param[name].bounds) for name in self._labels}
-        self.board.run_offline("positional", self.client_targets(), bounds=bounds)
+        targets = {"heatmap_values": (self.heatmap, "esm:values")}
+        self.board.run_offline("positional", targets, bounds=bounds)
         return 0
 
     def link_widgets(self) -> dict[str, object]:

@@ -16,10 +16,10 @@ from attnmodel.scaling import ScalingDemo
 from dashboards.components.style import CATEGORY_COLORS, contrast
 from dashboards.demos.capital import WORD_COLORS
 from dashboards.demos.multihead import HEAD_COLORS
-from dashboards.demos.positional import CURVE_COLORS
+from dashboards.demos.positional import PositionalView
 from dashboards.demos.scaling import numbers
 
-from c04_views import js_views
+from c04_views import drawn, js_views
 
 DEFICIENCIES = {
     "normal": np.eye(3),
@@ -39,7 +39,10 @@ DEFICIENCIES = {
 # Colours shown together on one screen, each group told apart by colour.
 GROUPS = {
     "multihead heads": HEAD_COLORS,
-    "positional curves": tuple(CURVE_COLORS.values()),
+    # The similarity curves' colours, as positional.js draws them.
+    "positional curves": tuple(
+        s["color"] for s in drawn(PositionalView().figures)["similarity"]["series"]
+    ),
     "capital words": tuple(WORD_COLORS.values()),
     # The two bar charts' colours, as scaling.js draws them.
     "scaling": tuple(

@@ -29,6 +29,7 @@ from dashboards.demos import capital, self_attention
 from dashboards.demos.registry import DEMOS
 
 from c04_testing import spec_text, viewable_texts
+from c04_views import js_views
 
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOK = ROOT / "docs" / "clase04.ipynb"
@@ -97,9 +98,9 @@ def _decoded(value):
     return value
 
 
-def _specs(output) -> list:
+def _specs(output, lang: str = "es") -> list:
     """Every Markup component's spec, and every Board's, in the Bokeh document a Panel output
-    carries."""
+    carries (a Board drawn by its view: the drawing of the state it carries, tests/c04_views.py)."""
     found = re.search(r"var docs_json = (\{.*?\});\n", output.data["text/html"], re.S)
     assert found, "a Panel output without its Bokeh document"
     specs = []
@@ -110,6 +111,10 @@ def _specs(output) -> list:
                 specs.append(json.loads(node["attributes"]["spec_json"]))
             if node.get("attributes", {}).get("specs_json"):  # a Board's fragments
                 specs.extend(json.loads(node["attributes"]["specs_json"]).values())
+            attributes = node.get("attributes", {})
+            if attributes.get("view") and attributes.get("state_json"):
+                state = json.loads(attributes["state_json"])
+                specs.extend(js_views(lang).render(attributes["view"], state).values())
             for value in node.values():
                 walk(value)
         elif isinstance(node, list):
@@ -122,7 +127,8 @@ def _specs(output) -> list:
 
 def _assert_shows_the_view(output, view) -> None:
     # The document's strings, and the texts of its Markup specs as markup.js joins them.
-    shown = "\n".join([_shown(output), *(spec_text(s, without_lang="es") for s in _specs(output))])
+    specs = _specs(output, getattr(view, "lang", "es"))
+    shown = "\n".join([_shown(output), *(spec_text(s, without_lang="es") for s in specs)])
     texts = [t for t in viewable_texts(view).split("\n") if t.strip()]
     assert texts
     missing = [t for t in texts if t not in shown]

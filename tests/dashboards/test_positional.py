@@ -15,7 +15,7 @@ from bokeh.palettes import RdBu11, interp_palette
 from attnmodel import PositionalEncodingDemo
 from attnmodel.formatting import es_number
 from attnmodel.i18n import catalogue, text
-from dashboards.components.board import Board, Slot
+from dashboards.components.board import Board
 from dashboards.components.markup import Raster, md_html, section_markdown
 from dashboards.demos.positional import FORMULA, PositionalView
 
@@ -28,6 +28,7 @@ from c04_testing import (
     use,
     viewable_texts,
 )
+from c04_views import drawn
 
 TITLE = text("demo.posicion")
 HEATMAP_CAPTION = text("positional.heatmap_caption")
@@ -49,9 +50,14 @@ def heatmap_model(root):
     return found
 
 
+def shown(view, name: str) -> dict:
+    """Slot ``name`` of either Board as the browser draws it (positional.js, tests/c04_views.py)."""
+    return {**drawn(view.board, view.lang), **drawn(view.figures, view.lang)}[name]
+
+
 def curves(view) -> list[dict]:
     """The three similarity curves (from pos = 0, 10, 20) of the lines spec on screen."""
-    return view.similarity.spec["series"]
+    return shown(view, "similarity")["series"]
 
 
 @pytest.fixture
@@ -117,7 +123,7 @@ def test_no_bokeh_figure_is_left(view):
     root = view.__panel__().get_root()
     assert [m for m in root.references() if isinstance(m, Plot)] == []
     assert isinstance(view.heatmap, Raster)
-    assert (view.similarity.kind, type(view.similarity)) == ("lines", Slot)
+    assert view.figures.kinds["similarity"] == "lines"
 
 
 def test_heatmap_follows_d_model_slider_in_place(view):
@@ -131,7 +137,7 @@ def test_heatmap_follows_d_model_slider_in_place(view):
     # Row = position, column = dimension; float32 to the browser.
     assert held.values.shape == (50, 8)
     np.testing.assert_allclose(held.values, view.model.encoding, atol=1e-6)
-    assert view.shape.spec["text"] == "50 posiciones × 8 dimensiones"
+    assert shown(view, "shape")["text"] == "50 posiciones × 8 dimensiones"
     # The title is the catalogue's template: the drawing fills it with the matrix's shape.
     template = view.heatmap.spec["title"]
     assert template == catalogue("es")["positional.heatmap_title"]
@@ -157,7 +163,7 @@ def test_heatmap_follows_n_positions_slider(view):
     assert spec["tip"] == {"row": "posición", "col": "dimensión", "value": "PE"}
     assert spec["aria"] == text("a11y.plot.pe_heatmap")
     assert spec["decimal"] == ","
-    assert view.shape.spec == {
+    assert shown(view, "shape") == {
         "testid": "pe-shape",
         "cls": "c04-note",
         "text": "12 posiciones × 64 dimensiones",
@@ -189,7 +195,7 @@ def test_similarity_curves(view):
         assert curve["labels"] == [es_number(v, 4) for v in values]
         # The point of the dashed curves: they lie on the pos = 0 curve.
         np.testing.assert_allclose(values, base[: len(values)], atol=1e-9)
-    spec = view.similarity.spec
+    spec = shown(view, "similarity")
     assert (spec["x"]["min"], spec["x"]["max"]) == (0, 49)
     assert (spec["y"]["min"], spec["y"]["max"]) == (-1.05, 1.05)
     assert (spec["x"]["label"], spec["y"]["label"]) == (
@@ -208,7 +214,7 @@ def test_similarity_lines_solid_then_dashed(view):
     labels = [c["name"] for c in data]
     assert labels == ["desde pos = 0", "desde pos = 10", "desde pos = 20"]
     assert labels == [text("positional.curve_from", start=s) for s in (0, 10, 20)]
-    assert view.similarity.spec["legend"] is True
+    assert shown(view, "similarity")["legend"] is True
 
 
 def test_similarity_with_few_positions_keeps_three_curves(view):
@@ -216,7 +222,7 @@ def test_similarity_with_few_positions_keeps_three_curves(view):
     data = curves(view)
     assert len(data[0]["y"]) == 8
     assert len(data[1]["y"]) == len(data[2]["y"]) == 0
-    assert view.similarity.spec["x"]["max"] == 7
+    assert shown(view, "similarity")["x"]["max"] == 7
 
 
 def test_model_changes_move_the_controls(view):
@@ -224,7 +230,7 @@ def test_model_changes_move_the_controls(view):
     view.model.param.update(n_positions=30, d_model=10)
     assert control_value(view.n_positions) == 30
     assert control_value(view.d_model) == 10
-    assert view.shape.spec["text"] == "30 posiciones × 10 dimensiones"
+    assert shown(view, "shape")["text"] == "30 posiciones × 10 dimensiones"
 
 
 def test_largest_matrix_goes_as_float32_in_a_binary_buffer(view):
@@ -349,7 +355,7 @@ def test_a_forged_control_message_is_refused_and_the_state_kept(view, message, c
 
 
 def test_shape_readout_has_testid(view):
-    assert view.shape.spec["text"] == "50 posiciones × 64 dimensiones"
+    assert shown(view, "shape")["text"] == "50 posiciones × 64 dimensiones"
 
 
 # --------------------------------------------------------------------------------------------
@@ -388,11 +394,11 @@ def test_english_worked_table_is_the_dog_bit_with_decimal_points(english):
 
 
 def test_english_slider_changes_the_english_numbers(english):
-    assert english.shape.spec["text"] == "50 positions × 64 dimensions"
+    assert shown(english, "shape")["text"] == "50 positions × 64 dimensions"
     before = curves(english)[0]["labels"][1]
     use(english, "d_model", 16)
     assert english.model.d_model == 16
-    assert english.shape.spec["text"] == "50 positions × 16 dimensions"
+    assert shown(english, "shape")["text"] == "50 positions × 16 dimensions"
     template = english.heatmap.spec["title"]
     filled = template.replace("{n}", "50").replace("{d}", "16")
     assert filled == "PE: 50 positions × 16 dimensions"

@@ -1,8 +1,8 @@
 """The exported positional section (dist/posicion.html), offline, against Python and the live app.
 
 Opened from file:// with every non-file request blocked: the defaults are on screen; moving the
-sliders recomputes everything in the browser (C04.views.positional) to what Python's
-``render(model)`` gives for that state; and the same slider moves in the served lecture give the
+sliders recomputes everything in the browser (C04.views.positional) to what the model gives for
+that state; and the same slider moves in the served lecture give the
 same text in the same data-testid elements, the same chart data (the float32 matrix within
 float32 precision, the float64 curves within 1e-12, their labels identical) and the same
 drawing (every pixel of the heat map, every vertex of the curves).
@@ -15,8 +15,9 @@ import pytest
 from playwright.sync_api import expect
 
 from attnmodel import PositionalEncodingDemo
+from attnmodel.formatting import number
 from attnmodel.i18n import text
-from dashboards.demos.positional import render
+from dashboards.demos.positional import CURVE_STARTS
 
 from c04_testing import (
     TIMER_JS,
@@ -60,27 +61,26 @@ def snapshot(page, n: int, d: int) -> dict:
 
 
 def assert_python(snap: dict, n: int, d: int) -> None:
-    """The browser holds and draws exactly what Python's render() gives for n × d."""
+    """The browser holds and draws exactly what the model gives for n × d."""
     model = PositionalEncodingDemo(n_positions=n, d_model=d)
-    py = render(model)
     heat = snap["heatmap"]
     assert heat["values"]["dtype"] in ("float32", "Float32Array")
-    image = py["heatmap_values"]
     values = np.asarray(heat["values"]["data"], dtype=np.float32).reshape(n, d)
-    np.testing.assert_allclose(values, image, rtol=0, atol=FLOAT32_TOL)
+    np.testing.assert_allclose(values, model.encoding, rtol=0, atol=FLOAT32_TOL)
     assert_raster_drawn(heat, model.encoding, f"pe-heatmap {n} × {d}")
     assert heat["title"] == text("positional.heatmap_title", n=n, d=d)
     sim = snap["similarity"]
-    want = py["similarity"]
-    for got, expected in zip(sim["spec"]["series"], want["series"], strict=True):
-        np.testing.assert_allclose(got["y"], expected["y"], rtol=TOL, atol=TOL)
-        assert {k: v for k, v in got.items() if k != "y"} == {
-            k: v for k, v in expected.items() if k != "y"
-        }
-    assert {k: v for k, v in sim["spec"].items() if k != "series"} == {
-        k: v for k, v in want.items() if k != "series"
-    }
-    assert_lines_drawn(sim, [s["y"] for s in want["series"]], f"pe-similarity {n} × {d}")
+    # PE_start · PE_(start+Δ) / (d / 2): the model's own similarity from each start.
+    want = [
+        (model.similarity_from(start) / (d / 2)).tolist() if start < n else []
+        for start in CURVE_STARTS
+    ]
+    for got, start, expected in zip(sim["spec"]["series"], CURVE_STARTS, want, strict=True):
+        np.testing.assert_allclose(got["y"], expected, rtol=TOL, atol=TOL)
+        assert got["labels"] == [number(v, 4) for v in expected]
+        assert got["name"] == text("positional.curve_from", start=start)
+    assert sim["spec"]["x"]["max"] == n - 1
+    assert_lines_drawn(sim, want, f"pe-similarity {n} × {d}")
 
 
 def assert_same(export: dict, live: dict) -> None:

@@ -1,12 +1,13 @@
-"""Parity in Chromium: the browser twin of the positional section against Python.
+"""Parity in Chromium: the export's maths of the positional section against Python.
 
-``C04.views.positional.render(state)`` (dashboards/static/demos/positional.js on top of the core
-dashboards/static/c04.js, loaded into a blank page) must return what
-``dashboards.demos.positional.render(model)`` returns for the same state: the same keys in the same
-order, every spec's texts identical, the float64 similarity curves within 1e-12 and their
-labels identical. The heat map's matrix is float32 on both sides (the live app sends float32
-to halve a 512 × 512 matrix): it must agree to float32 precision, i.e. within one float32
-step of values in [−1, 1] (2**-23 ≈ 1.2e-7); in practice every element is equal.
+The sliders are free input, so the export computes in the page what the live app computes in
+Python: ``C04.views.positional.readState`` (dashboards/static/demos/positional.js on top of
+dashboards/static/c04.js, in a blank page) must give the numbers of
+``dashboards.demos.positional.numbers(model)`` — the shape, the similarity curves within 1e-12
+and every printed label identical to Python's ``number(v, 4)`` — and put on the heat map the
+float32 matrix of ``matrix(model)``, within one float32 step of values in [−1, 1] (2**-23 ≈
+1.2e-7; in practice every element is equal). What is drawn from those numbers is one code, live
+and offline (tests/dashboards/test_positional.py checks it against the model).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import numpy as np
 import pytest
 
 from attnmodel import PositionalEncodingDemo
-from dashboards.demos.positional import CURVE_STARTS, PositionalView, render
+from attnmodel.formatting import number
+from dashboards.demos.positional import CURVE_STARTS, PositionalView, matrix, numbers
 
 from c04_testing import twin_html
 
@@ -64,9 +66,10 @@ def load_twin(page, *names: str, head: str = "", lang: str = "es") -> list[str]:
     return errors
 
 
-# JS render for many states, made JSON-friendly: typed arrays become lists, the float32 image
-# travels as base64 bytes (exact) with its shape and its array type.
-RENDER_JS = """(states) => {
+# The export's path for many shapes: readState on stand-ins of the Board's controls and of the
+# heat map (whose matrix it sets), then the drawing's labels; the float32 image travels as
+# base64 bytes (exact) with its shape and its array type.
+STATES_JS = """([states, bounds]) => {
   const b64 = (bytes) => {
     let text = "";
     for (let i = 0; i < bytes.length; i += 0x8000) {
@@ -74,87 +77,77 @@ RENDER_JS = """(states) => {
     }
     return btoa(text);
   };
-  const plain = (v) => (ArrayBuffer.isView(v) ? Array.from(v) : v);
   return states.map(([n, d]) => {
-    const out = C04.views.positional.render({n_positions: n, d_model: d});
-    const conv = {};
-    for (const [key, value] of Object.entries(out)) {
-      if (key === "heatmap_values") {
-        conv[key] = {
-          type: value.constructor.name,
-          is_float32: value instanceof Float32Array,
-          shape: Array.from(value.shape),
-          b64: b64(new Uint8Array(value.buffer, value.byteOffset, value.byteLength)),
-        };
-      } else if (value !== null && typeof value === "object" && !Array.isArray(value)) {
-        conv[key] = Object.fromEntries(Object.entries(value).map(([c, col]) => [c, plain(col)]));
-      } else {
-        conv[key] = value;
-      }
-    }
-    return {keys: Object.keys(out), values: conv};
+    const args = {
+      heatmap_values: {data: {values: {shape: [0, 0]}}},
+      w_n_positions: {name: "n_positions", value: n},
+      w_d_model: {name: "d_model", value: d},
+      bounds,
+    };
+    const state = C04.views.positional.readState(args);
+    const image = args.heatmap_values.data.values;
+    const drawing = C04.views.positional.render(state);
+    return {
+      state,
+      labels: drawing.similarity.series.map((s) => s.labels),
+      names: drawing.similarity.series.map((s) => s.name),
+      image: {
+        is_float32: image instanceof Float32Array,
+        shape: Array.from(image.shape),
+        b64: b64(new Uint8Array(image.buffer, image.byteOffset, image.byteLength)),
+      },
+    };
   });
 }"""
 
 
-def compare(js: dict, py: dict, state) -> dict:
-    """Assert one state's parity; returns the float32 image statistics."""
-    assert js["keys"] == list(py), state
-    values = js["values"]
-    stats: dict = {}
-    for key, expected in py.items():
-        got = values[key]
-        where = f"{state} {key}"
-        if key == "heatmap_values":
-            assert got["is_float32"], where
-            n, d = expected.shape
-            assert got["shape"] == [n, d], where
-            flat = np.frombuffer(base64.b64decode(got["b64"]), dtype="<f4").reshape(n, d)
-            assert expected.dtype == np.float32
-            np.testing.assert_allclose(flat, expected, rtol=0, atol=FLOAT32_TOL, err_msg=where)
-            stats |= {
-                "elements": flat.size,
-                "unequal": int(np.count_nonzero(flat != expected)),
-                "max_abs": float(np.max(np.abs(flat.astype(float) - expected.astype(float)))),
-            }
-        elif key == "similarity":  # the curves' spec: texts identical, values within 1e-12
-            series = got.pop("series")
-            want = dict(expected)
-            want_series = want.pop("series")
-            assert got == want, where
-            assert len(series) == len(want_series), where
-            for a, b in zip(series, want_series, strict=True):
-                ya, yb = a.pop("y"), b["y"]
-                assert a == {k: v for k, v in b.items() if k != "y"}, where
-                np.testing.assert_allclose(
-                    np.asarray(ya, dtype=float), yb, rtol=TOL, atol=TOL, err_msg=where
-                )
-                if len(yb):
-                    diff = np.abs(np.asarray(ya, dtype=float) - yb)
-                    stats["curve_max_abs"] = max(stats.get("curve_max_abs", 0.0), float(diff.max()))
-        else:  # a Markup spec: texts only
-            assert got == expected, where
+def bounds() -> dict:
+    params = PositionalEncodingDemo.param
+    return {name: list(params[name].bounds) for name in ("n_positions", "d_model")}
+
+
+def compare(js: dict, model: PositionalEncodingDemo, lang: str) -> dict:
+    """Assert one shape's parity; returns the float32 image statistics."""
+    where = (model.n_positions, model.d_model)
+    want = numbers(model)
+    assert (js["state"]["n"], js["state"]["d"]) == (want["n"], want["d"]), where
+    assert len(js["state"]["curves"]) == len(want["curves"]) == len(CURVE_STARTS)
+    stats = {"curve_max_abs": 0.0}
+    for got, expected, labels in zip(
+        js["state"]["curves"], want["curves"], js["labels"], strict=True
+    ):
+        assert len(got) == len(expected), where
+        np.testing.assert_allclose(got, expected, rtol=TOL, atol=TOL, err_msg=str(where))
+        # What the student reads: every label the same digits as Python writes them.
+        assert labels == [number(v, 4, lang=lang) for v in expected], where
+        if expected:
+            diff = float(np.max(np.abs(np.asarray(got) - expected)))
+            stats["curve_max_abs"] = max(stats["curve_max_abs"], diff)
+    image, values = js["image"], matrix(model)["values"]
+    assert image["is_float32"], where
+    assert image["shape"] == list(values.shape), where
+    flat = np.frombuffer(base64.b64decode(image["b64"]), dtype="<f4").reshape(values.shape)
+    np.testing.assert_allclose(flat, values, rtol=0, atol=FLOAT32_TOL, err_msg=str(where))
+    stats |= {"elements": flat.size, "unequal": int(np.count_nonzero(flat != values))}
     return stats
 
 
-# English: the texts (shape, title) and the curves' labels ("0.9848") of render(model, "en"), on
-# a few states; the numbers are the same code as in Spanish.
 @pytest.mark.parametrize(
     ("lang", "states"),
     [("es", EDGE_STATES + random_states()), ("en", [(2, 2), (50, 64), (15, 6), (21, 8)])],
     ids=["es", "en"],
 )
-def test_render_matches_python(page, lang, states):
+def test_the_pages_maths_is_pythons(page, lang, states):
     errors = load_twin(page, "positional.js", lang=lang)
-    results = page.evaluate(RENDER_JS, [list(s) for s in states])
+    results = page.evaluate(STATES_JS, [[list(s) for s in states], bounds()])
     unequal = elements = 0
     curve_max = 0.0
     for state, js in zip(states, results, strict=True):
         model = PositionalEncodingDemo(n_positions=state[0], d_model=state[1])
-        stats = compare(js, render(model, lang), state)
+        stats = compare(js, model, lang)
         unequal += stats["unequal"]
         elements += stats["elements"]
-        curve_max = max(curve_max, stats.get("curve_max_abs", 0.0))
+        curve_max = max(curve_max, stats["curve_max_abs"])
     print(
         f"\n{len(states)} estados; imagen float32: {unequal} de {elements} elementos distintos; "
         f"curvas: máx |JS − Python| = {curve_max:.3g}"
@@ -164,13 +157,10 @@ def test_render_matches_python(page, lang, states):
 
 def test_every_curve_start_is_there(page):
     load_twin(page, "positional.js")
-    [js] = page.evaluate(RENDER_JS, [[15, 6]])
-    assert js["keys"] == list(render(PositionalEncodingDemo(n_positions=15, d_model=6)))
-    series = js["values"]["similarity"]["series"]
-    assert [s["name"] for s in series] == [f"desde pos = {s}" for s in CURVE_STARTS]
-    assert (len(series[0]["y"]), len(series[1]["y"]), series[2]["y"]) == (15, 5, [])
-    assert js["values"]["similarity"]["x"]["max"] == 14
-    assert js["values"]["heatmap_values"]["shape"] == [15, 6]
+    [js] = page.evaluate(STATES_JS, [[[15, 6]], bounds()])
+    assert js["names"] == [f"desde pos = {s}" for s in CURVE_STARTS]
+    assert [len(c) for c in js["state"]["curves"]] == [15, 5, 0]
+    assert js["image"]["shape"] == [15, 6]
 
 
 # The bad-value guard, with stand-ins for the Board's controls ({name, value}, board.js) and the
@@ -223,7 +213,7 @@ def test_bad_value_guard_matches_the_live_view(page, panel_cleanup, name, bad, l
     view.board.receive({"control": name, "value": bad})
     assert (view.model.n_positions, view.model.d_model) == (50, 64)  # the live view refused it
     [line] = [r.getMessage() for r in caplog.records if "rechazado" in r.getMessage()]
-    assert got["state"] == {"n_positions": 50, "d_model": 64}
+    assert (got["state"]["n"], got["state"]["d"]) == (50, 64)
     [said] = got["said"]
     assert said in line  # the same message
-    assert got["next"] == {"n_positions": 50, "d_model": 32}
+    assert (got["next"]["n"], got["next"]["d"]) == (50, 32)

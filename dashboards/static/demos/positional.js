@@ -1,19 +1,18 @@
-/* Browser twin of dashboards/demos/positional.py (the "posicion" section of the export).
+/* «Codificación posicional»: what dashboards/demos/positional.py's numbers look like, live and in
+ * the export.
  *
- * C04.views.positional.render({n_positions, d_model}) returns the same dict as the Python
- * render(model): "shape" (a C04.markup note spec), "heatmap_values" (the encoding as float32,
- * what the heat map draws: C04.markup.raster), "similarity" (the curves' C04.markup.lines
- * spec), "similarity_table" and "announce". Numbers follow the Python order of operations: PE
- * from C04.math.sinusoidalEncoding, the matrix rounded to float32 (what the live app sends),
- * each curve PE_start · PE_(start+Δ) / (d / 2) in float64.
+ * render(state) draws dashboards.demos.positional.numbers ({n, d, curves}: the shape and the
+ * three similarity curves from pos = 0, 10, 20) as the boards' slots: "shape" (a note),
+ * "similarity" (C04.markup.lines: the curves, legend and tooltips), "similarity_table" and
+ * "announce"; every text from the page's catalogue (C04.t, "positional.*"), every number from
+ * C04.fmt in the page's language. The heat map is a Raster of its own (binary float32).
  *
- * readState(args) reads the Board's controls (args.w_n_positions.value, args.w_d_model.value).
- * The state on screen (the "model") is the shape of the heat map's matrix
- * (args.heatmap_values.data.values: n × d). A value the model would refuse (out of bounds, odd
- * d_model; the controls cannot hold one) keeps the state, as the live app keeps it.
- *
- * Every text comes from the page's catalogue (C04.t, keys "positional.*"), every number from
- * C04.fmt: the page's language, as render(model, lang) in Python.
+ * readState(args), the export only: the sliders are free input (511 × 256 shapes), so the page
+ * computes what Python computes: PE (C04.math.sinusoidalEncoding, the model's formula), its
+ * float32 matrix set on the heat map (args.heatmap_values: the Raster, as the live app sends
+ * it), each curve PE_start · PE_(start+Δ) / (d / 2) in float64. A value the model would refuse
+ * (out of bounds, odd d_model; the controls cannot hold one) keeps the state, as the live app
+ * keeps it.
  */
 (function () {
   "use strict";
@@ -21,9 +20,10 @@
   const C04 = (window.C04 = window.C04 || {});
   C04.views = C04.views || {};
 
-  // dashboards/demos/positional.py: CURVE_STARTS, CURVE_COLORS, SIMILARITY_*, BOUNDS_KEYS.
+  // dashboards.demos.positional.CURVE_STARTS, BOUNDS_KEYS; the curves' colours (the
+  // lecture's first three category colours, dashboards.components.style.CATEGORY_COLORS).
   const CURVE_STARTS = [0, 10, 20];
-  const CURVE_COLORS = { 0: "#0072b2", 10: "#d55e00", 20: "#009e73" };
+  const CURVE_COLORS = ["#0072b2", "#d55e00", "#009e73"];
   const SIMILARITY_RANGE = [-1.05, 1.05];
   const SIMILARITY_HEIGHT = 300;
   const BOUNDS_KEYS = {
@@ -64,25 +64,21 @@
     return flat;
   }
 
-  // dashboards.demos.positional.shape_spec
-  function shapeSpec(n, d) {
-    return { testid: "pe-shape", cls: "c04-note", text: C04.t("positional.shape", { n, d }) };
-  }
+  const TABLE_DELTAS = [1, 2, 5, 10, 20]; // the gaps of the similarity table
 
-  // dashboards.demos.positional.TABLE_DELTAS, similarity_table
-  const TABLE_DELTAS = [1, 2, 5, 10, 20];
-  function similarityTable(curves) {
+  // The curves at a few gaps Δ, a row per start drawn ("—" past the last position), for a
+  // screen reader, folded under the curves.
+  function similarityTable(labels) {
     const rows = [];
-    for (const start of CURVE_STARTS) {
-      const labels = curves[start].label;
-      if (!labels.length) continue;
+    CURVE_STARTS.forEach((start, k) => {
+      if (!labels[k].length) return;
       rows.push({
         label: C04.t("positional.sim_row", { start }),
-        cells: TABLE_DELTAS.map((dt) => (dt < labels.length ? labels[dt] : "—")),
+        cells: TABLE_DELTAS.map((dt) => (dt < labels[k].length ? labels[k][dt] : "—")),
         shade: null,
         sum: null,
       });
-    }
+    });
     return {
       testid: "pe-similarity-table",
       title: C04.t("positional.sim_table"),
@@ -93,13 +89,9 @@
     };
   }
 
-  // dashboards.demos.positional.curve_data
-  function curveData(sim) {
-    return { similitud: sim, label: sim.map((v) => C04.fmt.number(v, 4)) };
-  }
-
-  // dashboards.demos.positional.similarity_spec
-  function similaritySpec(curves, n) {
+  // The three curves over Δ = 0 … n − 1 (the one from pos = 0 solid and wider, the others
+  // dashed), y on −1.05 … 1.05, a legend, and per curve the tooltip's texts.
+  function similarity(curves, labels, n) {
     return {
       testid: "pe-similarity",
       aria: C04.t("a11y.plot.pe_similarity"),
@@ -112,13 +104,13 @@
         max: SIMILARITY_RANGE[1],
         integer: false,
       },
-      series: CURVE_STARTS.map((start) => ({
+      series: CURVE_STARTS.map((start, k) => ({
         name: C04.t("positional.curve_from", { start }),
-        color: CURVE_COLORS[start],
+        color: CURVE_COLORS[k],
         width: start === 0 ? 3 : 2,
         dash: start !== 0,
-        y: curves[start].similitud,
-        labels: curves[start].label,
+        y: curves[k],
+        labels: labels[k],
       })),
       legend: true,
       tip: {
@@ -130,36 +122,35 @@
   }
 
   function render(state) {
-    const n = state.n_positions;
-    const d = state.d_model;
+    const { n, d, curves } = state;
+    const labels = curves.map((curve) => curve.map((v) => C04.fmt.number(v, 4)));
+    const shape = C04.t("positional.shape", { n, d });
+    return {
+      shape: { testid: "pe-shape", cls: "c04-note", text: shape },
+      similarity: similarity(curves, labels, n),
+      similarity_table: similarityTable(labels),
+      announce: C04.spec.announce("positional", { shape, near: labels[0][1] }),
+    };
+  }
+
+  // The model's numbers for a shape (dashboards.demos.positional.numbers), and its matrix on the
+  // heat map.
+  function compute(args, n, d) {
     const pe = encodingRows(n, d);
     const flat = new Float32Array(n * d); // rounds to nearest, as numpy's astype(float32)
     for (let i = 0; i < n; i++) flat.set(pe[i], i * d);
+    C04.apply(args, { heatmap_values: image2d(flat, n, d) }, { heatmap_values: "esm:values" });
     const half = d / 2; // the value at Δ = 0, so every curve starts at 1
-    const curves = {};
-    for (const start of CURVE_STARTS) {
+    const curves = CURVE_STARTS.map((start) => {
       const sim = [];
-      if (start < n) {
-        const ref = pe[start];
-        for (let r = start; r < n; r++) {
-          const row = pe[r];
-          let dot = 0;
-          for (let j = 0; j < d; j++) dot += row[j] * ref[j];
-          sim.push(dot / half);
-        }
+      for (let r = start; r < n; r++) {
+        let dot = 0;
+        for (let j = 0; j < d; j++) dot += pe[r][j] * pe[start][j];
+        sim.push(dot / half);
       }
-      curves[start] = curveData(sim);
-    }
-    return {
-      shape: shapeSpec(n, d),
-      heatmap_values: image2d(flat, n, d),
-      similarity: similaritySpec(curves, n),
-      similarity_table: similarityTable(curves),
-      announce: C04.spec.announce("positional", {
-        shape: C04.t("positional.shape", { n, d }),
-        near: curves[0].label[1],
-      }),
-    };
+      return sim;
+    });
+    return { n, d, curves };
   }
 
   // The model's check (its bounds, PositionalView._on_control; its EvenInteger), with the same
@@ -187,11 +178,11 @@
       const message = value === shown[name] ? null : refusal(name, value, lo, hi);
       if (message !== null) {
         console.info(C04.t("input.refused", { message }));
-        return shown;
+        return compute(args, shown.n_positions, shown.d_model);
       }
       next[name] = value;
     }
-    return next;
+    return compute(args, next.n_positions, next.d_model);
   }
 
   C04.views.positional = { readState, render };
