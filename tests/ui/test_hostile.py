@@ -62,12 +62,17 @@ VALID = {
         lambda: announce_of(self_attention.render, SelfAttention(causal=True)),
     ),
     # A Board's native control: its use is a message {control, value} (board.py, receive).
-    "scaling": (("board", "d_k"), "control", 128, lambda: drawn_from(ScalingDemo(d_k=128))),
+    "scaling": (
+        ("board", "d_k"),
+        "control",
+        128,
+        lambda: drawn_from(scaling, ScalingDemo(d_k=128)),
+    ),
     "multihead": (
         ("board", "n_heads"),
         "control",
         2,
-        lambda: announce_of(multihead.render, MultiHeadDemo(n_heads=2)),
+        lambda: drawn_from(multihead, MultiHeadDemo(n_heads=2)),
     ),
     "positional": (
         ("board", "n_positions"),
@@ -95,10 +100,10 @@ def announce_of(render, model) -> dict:
     return json.loads(spec_json(render(model)["announce"]))
 
 
-def drawn_from(model) -> dict:
-    """What a Board drawn by its view receives: the model's numbers (dashboards/demos/scaling.py,
-    numbers), as JSON."""
-    return {"state": json.loads(json.dumps(scaling.numbers(model)))}
+def drawn_from(module, model) -> dict:
+    """What a Board drawn by its view receives: the model's numbers (the demo ``module``'s
+    ``numbers``), as JSON."""
+    return {"state": json.loads(json.dumps(module.numbers(model)))}
 
 
 def announce_id(session: ForgingSession) -> tuple[str, str | None]:
