@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from attnmodel.formatting import es_percent
+from attnmodel.formatting import es_percent, number, percent
 from attnmodel.training import N_HEADS
 
 # ---------------------------------------------------------------------------------------------
@@ -329,6 +329,44 @@ def expected_top(model, weights) -> list[str]:
         f"{tokens[i]} → {tokens[int(np.argmax(w[i]))]} {es_percent(w[i].max())}"
         for i in range(len(tokens))
     ]
+
+
+def expected_plots(model, lang: str = "es") -> dict[str, dict]:
+    """What each head drawing of "Varias cabezas" shows for ``model`` ("plot_<k>" of the heads,
+    "plot_suma" of their mean; the colour aside), from the model and the catalogue: the
+    tokens (marked lang="es" on a page in another language), the weights, the arcs (every α_ij
+    ≥ the threshold, row by row), each cell's number from the threshold on, each tooltip
+    "0,97 (97 %)" and the drawing's texts."""
+    from attnmodel.i18n import text
+
+    tokens = model.tokens if lang == "es" else [{"text": t, "lang": "es"} for t in model.tokens]
+    texts = {
+        "arcs": text("a11y.plot.multihead_arcs", lang),
+        "matrix": text("a11y.plot.multihead_heat", lang),
+        "key_axis": text("multihead.key_axis", lang),
+        "query_axis": text("multihead.query_axis", lang),
+        "query": text("multihead.hover_query", lang),
+        "key": text("multihead.hover_key", lang),
+        "weight": "α",
+    }
+
+    def plot(weights, testid: str) -> dict:
+        w = np.asarray(weights, dtype=float).tolist()
+        n, threshold = len(w), model.arc_threshold
+        return {
+            "testid": testid,
+            "tokens": tokens,
+            "weights": w,
+            "arcs": [[i, j] for i in range(n) for j in range(n) if w[i][j] >= threshold],
+            "cells": [[number(a, lang=lang) if a >= threshold else "" for a in row] for row in w],
+            "tips": [
+                [f"{number(a, lang=lang)} ({percent(a, lang=lang)})" for a in row] for row in w
+            ],
+            "texts": texts,
+        }
+
+    plots = {f"plot_{k + 1}": plot(w, f"head-{k + 1}-plot") for k, w in enumerate(model.weights)}
+    return {**plots, "plot_suma": plot(model.combined, "combined-plot")}
 
 
 # ---------------------------------------------------------------------------------------------

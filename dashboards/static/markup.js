@@ -285,8 +285,8 @@
     );
   }
 
-  // -- One head of "Varias cabezas" (dashboards/demos/multihead.py, plot_spec), and the heat map of
-  // A (dashboards/demos/self_attention.py, heatmap_spec: the matrix alone) ------------------------
+  // -- One head of "Varias cabezas" (dashboards/static/demos/multihead.js, plotSpec), and the
+  // heat map of A (dashboards/demos/self_attention.py, heatmap_spec: the matrix alone) ----------
   //
   // Drawn here, as SVG, from the weights: it was two Bokeh canvases per head (ten for four
   // heads and their sum), the slowest section to paint (make bench, browser and phone), and

@@ -12,10 +12,11 @@ import itertools
 import numpy as np
 import pytest
 
+from attnmodel.multihead import MultiHeadDemo
 from attnmodel.scaling import ScalingDemo
 from dashboards.components.style import CATEGORY_COLORS, contrast
+from dashboards.demos import multihead
 from dashboards.demos.capital import WORD_COLORS
-from dashboards.demos.multihead import HEAD_COLORS
 from dashboards.demos.positional import PositionalView
 from dashboards.demos.scaling import numbers
 
@@ -38,7 +39,11 @@ DEFICIENCIES = {
 }  # fmt: skip
 # Colours shown together on one screen, each group told apart by colour.
 GROUPS = {
-    "multihead heads": HEAD_COLORS,
+    # The four heads' arcs and swatches, as multihead.js draws them.
+    "multihead heads": tuple(
+        js_views().render("multihead", multihead.numbers(MultiHeadDemo()))[f"plot_{k}"]["color"]
+        for k in range(1, 5)
+    ),
     # The similarity curves' colours, as positional.js draws them.
     "positional curves": tuple(
         s["color"] for s in drawn(PositionalView().figures)["similarity"]["series"]

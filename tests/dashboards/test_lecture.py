@@ -57,7 +57,8 @@ def rendered_testids(viewable) -> list[str]:
         values = model.properties_with_values(include_defaults=False)
         if values.get("view") and values.get("state_json"):  # a Board drawn by its view
             drawing = js_views().render(values["view"], json.loads(values["state_json"]))
-            testids += spec_testids(drawing)
+            for spec in drawing.values():  # an "html" slot's HTML, or a spec
+                testids += TESTID.findall(spec) if isinstance(spec, str) else spec_testids(spec)
         for name, value in values.items():
             if isinstance(value, str):
                 texts.append(value)

@@ -72,7 +72,7 @@ VALID = {
         ("board", "n_heads"),
         "control",
         2,
-        lambda: announce_of(multihead.render, MultiHeadDemo(n_heads=2)),
+        lambda: drawn_from(multihead, MultiHeadDemo(n_heads=2)),
     ),
     "positional": (
         ("board", "n_positions"),
@@ -101,8 +101,8 @@ def announce_of(render, model) -> dict:
 
 
 def drawn_from(module, model) -> dict:
-    """What a Board drawn by its view receives: the model's numbers (``module.numbers``), as
-    JSON."""
+    """What a Board drawn by its view receives: the model's numbers (the demo ``module``'s
+    ``numbers``), as JSON."""
     return {"state": json.loads(json.dumps(module.numbers(model)))}
 
 

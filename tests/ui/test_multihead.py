@@ -8,11 +8,11 @@ from playwright.sync_api import expect
 
 from attnmodel.i18n import text
 from attnmodel.multihead import SENTENCES, MultiHeadDemo
-from dashboards.demos.multihead import render
 
 from c04_testing import (
     assert_arcs_drawn,
     assert_one_row_highlighted,
+    expected_plots,
     expected_top,
     head_arcs,
     head_cell_tip,
@@ -72,7 +72,7 @@ def test_sentence_and_heads_controls(section, watch):
     expect(top_list(page, "combined-top")).to_have_text(expected_top(m, m.combined))
     # The arcs drawn in the browser are the model's, for the new sentence.
     head = page.evaluate(HEAD_JS)
-    values = render(m)
+    values = expected_plots(m)
     for k in range(4):
         arcs = head_arcs(page, f"head-{k + 1}-plot")
         assert arcs["fila"] == [i for i, _, _ in m.arcs(k)]
@@ -114,7 +114,7 @@ def test_hovering_a_matrix_row_fades_the_other_arcs(section, watch):
     plot.locator('rect.c04-head-cell[data-row="2"][data-col="1"]').hover()
     tip = page.locator('[data-testid="head-2-plot"] .c04-tip')
     expect(tip).to_be_visible()
-    spec = render(MultiHeadDemo())["plot_2"]
+    spec = expected_plots(MultiHeadDemo())["plot_2"]
     assert tip.evaluate("e => e.innerHTML") == head_cell_tip(spec, 2, 1)
     expect(tip).to_contain_text(f"α: {spec['tips'][2][1]}")
     assert spec["tips"][2][1] == "0,97 (97 %)"
