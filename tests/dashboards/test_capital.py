@@ -12,11 +12,12 @@ import pytest
 from bokeh.models import Plot
 
 from attnmodel import CapitalWalkthrough
+from attnmodel.capital import W_K, W_Q, W_V, U
 from attnmodel.formatting import es_number, number
 from attnmodel.i18n import text
 from dashboards.components.markup import Markup, md_html, section_markdown
 from dashboards.components.style import CATEGORY_COLORS
-from dashboards.demos.capital import CapitalView, render
+from dashboards.demos.capital import CapitalView, numbers
 
 from c04_testing import (
     board_labels,
@@ -31,13 +32,20 @@ from c04_testing import (
     use,
     viewable_texts,
 )
+from c04_views import drawn, js_views
 
 VOCAB = ["París", "Roma", "grande", "bonita", "antigua", "famosa", "una", "muy"]
 
 
+def shown(view: CapitalView, name: str) -> dict:
+    """Slot ``name`` of the steps' Board as the browser draws it (capital.js, run by
+    tests/c04_views.py)."""
+    return drawn(view.steps, view.lang)[name]
+
+
 def readout(view: CapitalView, testid: str) -> str:
     """The text of a readout's value (the model's words as text, marked or not)."""
-    return label_text(spec_find(view.readouts.spec, testid)["value"])
+    return label_text(spec_find(shown(view, "readouts"), testid)["value"])
 
 
 def unmarked(spec) -> str:
@@ -83,11 +91,11 @@ def bars(spec: dict, testid: str) -> dict:
 
 
 def attention_bars(view: CapitalView) -> dict:
-    return bars(view.attention_bars.spec, "capital-attention-bars")
+    return bars(shown(view, "attention_bars"), "capital-attention-bars")
 
 
 def probability_bars(view: CapitalView) -> dict:
-    return bars(view.probability_bars.spec, "capital-probability-bars")
+    return bars(shown(view, "probability_bars"), "capital-probability-bars")
 
 
 def probability_widths(probabilities) -> list[float]:
@@ -136,6 +144,12 @@ def test_builds_with_the_seed_text(view):
     # The header and the controls in a Board, the stepper, the steps in another: no pane.
     assert layout.objects[0] is view.board
     assert layout.objects[2] is view.steps
+    # Both Boards are drawn by capital.js from the same numbers, each its own slots: the first
+    # has only its controls (their specs are Python's).
+    assert view.board.view == view.steps.view == "capital"
+    assert view.board.state_json == view.steps.state_json != ""
+    assert drawn(view.board) == view.board.specs
+    assert set(view.board.specs) == {"country", "identity"}
     assert layout.select(pn.pane.Markdown) == []
     title = text("demo.capital").replace("___", r"\_\_\_")
     header = board_texts(view.board)[0]
@@ -149,12 +163,12 @@ def test_builds_with_the_seed_text(view):
     # The identity's scale is said under its control.
     assert text("capital.identity_note") in board_texts(view.board)
     # The steps' texts: the Board's prose, made HTML (formulas MathML) once.
-    shown = board_texts(view.steps)
+    seen = board_texts(view.steps)
     for piece in (
         text("capital.step.attention_caption", es="es"),
         text("capital.step.distribution"),
     ):
-        assert md_html(piece) in shown
+        assert md_html(piece) in seen
     assert layout.select(pn.Card) == []
     titles = box_titles(view.steps)
     assert titles == [
@@ -173,8 +187,8 @@ def test_builds_with_the_seed_text(view):
     # Box n is step n of the stepper.
     assert box_steps(view.steps) == [f"c04-step-{n}" for n in range(1, 9)]
     assert titles[4] == "<p>5 · Puntajes de «es» (÷ √3)</p>"  # the seed's
-    assert text("capital.readout.loss") in spec_text(view.readouts.spec)
-    assert "−ln p" in spec_text(view.readouts.spec)
+    assert text("capital.readout.loss") in spec_text(shown(view, "readouts"))
+    assert "−ln p" in spec_text(shown(view, "readouts"))
 
 
 def test_default_numbers_are_the_notes(view):
@@ -182,29 +196,29 @@ def test_default_numbers_are_the_notes(view):
     assert readout(view, "capital-prediction") == "París"
     assert readout(view, "capital-probability") == "0,3805"
     assert readout(view, "capital-loss") == "0,9662"
-    assert table(view.attention_row.spec, "capital-attention-row")[1][1:6] == [
+    assert table(shown(view, "attention_row"), "capital-attention-row")[1][1:6] == [
         "0,0038",
         "0,3151",
         "0,0337",
         "0,6468",
         "0,0006",
     ]
-    assert table(view.scores.spec, "capital-scores")[1][1:] == [
+    assert table(shown(view, "scores"), "capital-scores")[1][1:] == [
         "0,0000",
         "4,4188",
         "2,1820",
         "5,1379",
         "−1,8160",
     ]
-    assert view.mixed.spec["text"] == "z = (1,9953; −0,2850; 0,5821)"
-    assert table(view.query.spec, "capital-query")[1] == ["es", "4,16", "0,00", "0,00"]
-    assert table(view.embeddings.spec, "capital-embeddings")[4] == [
+    assert shown(view, "mixed")["text"] == "z = (1,9953; −0,2850; 0,5821)"
+    assert table(shown(view, "query"), "capital-query")[1] == ["es", "4,16", "0,00", "0,00"]
+    assert table(shown(view, "embeddings"), "capital-embeddings")[4] == [
         "Francia",
         "2,00",
         "0,00",
         "0,90",
     ]
-    assert table(view.with_position.spec, "capital-with-position")[4] == [
+    assert table(shown(view, "with_position"), "capital-with-position")[4] == [
         "Francia",
         "2,1411",
         "−0,9900",
@@ -214,21 +228,36 @@ def test_default_numbers_are_the_notes(view):
 
 def test_steps_show_the_model(view):
     model = view.model
-    emb = table(view.embeddings.spec, "capital-embeddings")
+    emb = table(shown(view, "embeddings"), "capital-embeddings")
     assert emb[0] == ["", "lugar", "función", "identidad"]
     assert [r[0] for r in emb[1:]] == model.tokens
-    for name, pane, values in [
-        ("capital-pe", view.pe, model.positional),
-        ("capital-with-position", view.with_position, model.with_position),
-        ("capital-keys", view.keys, model.K),
-        ("capital-values", view.values, model.V),
+    for name, testid, values in [
+        ("pe", "capital-pe", model.positional),
+        ("with_position", "capital-with-position", model.with_position),
+        ("keys", "capital-keys", model.K),
+        ("values", "capital-values", model.V),
     ]:
-        rows = table(pane.spec, name)[1:]
+        rows = table(shown(view, name), testid)[1:]
         assert [r[1:] for r in rows] == [[es_number(v, 4) for v in row] for row in values]
+    # The fixed weights (step 4, whole numbers, no data-testid) and the unembedding U (step 8).
+    dims = ["", "lugar", "función", "identidad"]
+    for name, weights in (("w_q", W_Q), ("w_k", W_K), ("w_v", W_V)):
+        spec = shown(view, name)
+        assert (spec["testid"], spec["title"]) == (None, name.upper())
+        assert spec_table(spec) == [dims] + [
+            [dims[i + 1], *(es_number(v, 0) for v in row)] for i, row in enumerate(weights)
+        ]
+    unembedding = table(shown(view, "unembedding"), "capital-unembedding")
+    assert unembedding == [dims] + [
+        [word, *(es_number(v) for v in row)] for word, row in zip(VOCAB, U, strict=True)
+    ]
+    assert shown(view, "unembedding")["title"] == text("capital.table.unembedding")
     for word, logit in zip(VOCAB, model.logits, strict=True):
-        assert column(view.logits.spec, "capital-logits")[word] == es_number(logit, 4)
+        assert column(shown(view, "logits"), "capital-logits")[word] == es_number(logit, 4)
     for word, p in zip(VOCAB, model.probability_vector, strict=True):
-        assert column(view.probabilities.spec, "capital-probabilities")[word] == es_number(p, 4)
+        assert column(shown(view, "probabilities"), "capital-probabilities")[word] == es_number(
+            p, 4
+        )
 
 
 def test_country_select_sets_identity_slider_and_readouts(view):
@@ -240,8 +269,8 @@ def test_country_select_sets_identity_slider_and_readouts(view):
     assert readout(view, "capital-prediction") == "Roma" == expected.prediction
     assert readout(view, "capital-probability") == es_number(expected.probability, 4) == "0,3398"
     assert readout(view, "capital-loss") == es_number(expected.loss, 4)
-    assert "Italia" in view.tokens.spec["tokens"]
-    assert table(view.embeddings.spec, "capital-embeddings")[4][0] == "Italia"
+    assert "Italia" in shown(view, "tokens")["tokens"]
+    assert table(shown(view, "embeddings"), "capital-embeddings")[4][0] == "Italia"
     use(view, "country", "Francia")
     assert control_value(view.identity) == pytest.approx(0.90)
     assert readout(view, "capital-prediction") == "París"
@@ -252,30 +281,30 @@ def test_identity_slider_changes_probabilities_and_readouts(view, identity):
     use(view, "identity", identity)
     assert view.model.identity == identity
     expected = CapitalWalkthrough(identity=identity)
-    probabilities = column(view.probabilities.spec, "capital-probabilities")
+    probabilities = column(shown(view, "probabilities"), "capital-probabilities")
     assert probabilities == {w: es_number(p, 4) for w, p in expected.probabilities.items()}
     assert readout(view, "capital-prediction") == expected.prediction
     assert readout(view, "capital-probability") == es_number(expected.probability, 4)
     assert readout(view, "capital-loss") == es_number(expected.loss, 4)
-    shown = probability_bars(view)
-    assert shown["label"] == VOCAB
-    np.testing.assert_allclose(shown["width"], probability_widths(expected.probability_vector))
-    assert shown["value"] == [es_number(p, 4) for p in expected.probability_vector]
+    seen = probability_bars(view)
+    assert seen["label"] == VOCAB
+    np.testing.assert_allclose(seen["width"], probability_widths(expected.probability_vector))
+    assert seen["value"] == [es_number(p, 4) for p in expected.probability_vector]
 
 
 def test_identity_zero_is_a_tie(view):
     use(view, "identity", 0.0)
     assert readout(view, "capital-prediction") == "París o Roma (empate)"
-    probabilities = column(view.probabilities.spec, "capital-probabilities")
+    probabilities = column(shown(view, "probabilities"), "capital-probabilities")
     assert probabilities["París"] == probabilities["Roma"] == "0,2374"
-    assert "p(París) = p(Roma)" in spec_text(view.readouts.spec)
+    assert "p(París) = p(Roma)" in spec_text(shown(view, "readouts"))
 
 
 def test_attention_row_is_identical_for_every_identity(view):
     texts, widths = [], []
     for identity in (0.9, 0.0, -0.9):
         use(view, "identity", identity)
-        texts.append(table(view.attention_row.spec, "capital-attention-row")[1])
+        texts.append(table(shown(view, "attention_row"), "capital-attention-row")[1])
         widths.append(attention_bars(view)["width"])
     assert texts[0] == texts[1] == texts[2]
     np.testing.assert_allclose(widths[0], widths[1])
@@ -283,31 +312,31 @@ def test_attention_row_is_identical_for_every_identity(view):
     np.testing.assert_allclose(np.asarray(widths[0]) / 100, view.model.attention_row)
     # ... and for the other country, whose name is the only change in the header row.
     use(view, "country", "Italia")
-    assert table(view.attention_row.spec, "capital-attention-row")[1] == texts[0]
+    assert table(shown(view, "attention_row"), "capital-attention-row")[1] == texts[0]
 
 
 def test_other_six_words_have_logit_zero(view):
     for identity in (0.9, -0.45):
         use(view, "identity", identity)
-        logits = column(view.logits.spec, "capital-logits")
+        logits = column(shown(view, "logits"), "capital-logits")
         assert [logits[w] for w in VOCAB[2:]] == ["0,0000"] * 6
         assert logits["París"] != "0,0000"
-        probabilities = column(view.probabilities.spec, "capital-probabilities")
+        probabilities = column(shown(view, "probabilities"), "capital-probabilities")
         assert len({probabilities[w] for w in VOCAB[2:]}) == 1
 
 
 def test_attention_bars_follow_the_country(view):
-    shown = attention_bars(view)
-    assert shown["label"] == ["0 · La", "1 · capital", "2 · de", "3 · Francia", "4 · es"]
-    assert shown["value"] == ["0,0038", "0,3151", "0,0337", "0,6468", "0,0006"]
+    seen = attention_bars(view)
+    assert seen["label"] == ["0 · La", "1 · capital", "2 · de", "3 · Francia", "4 · es"]
+    assert seen["value"] == ["0,0038", "0,3151", "0,0337", "0,6468", "0,0006"]
     # Widths on the 0–1 scale: docs/ejemplos-trabajados.md's weights, in %.
-    np.testing.assert_allclose(shown["width"], [0.38, 31.51, 3.37, 64.68, 0.06], atol=0.005)
-    assert shown["color"] == [ATTENTION_BLUE] * 5
+    np.testing.assert_allclose(seen["width"], [0.38, 31.51, 3.37, 64.68, 0.06], atol=0.005)
+    assert seen["color"] == [ATTENTION_BLUE] * 5
     use(view, "country", "Italia")
-    shown = attention_bars(view)
-    assert shown["label"][3] == "3 · Italia"
-    assert shown["label"][:3] == ["0 · La", "1 · capital", "2 · de"]
-    np.testing.assert_allclose(np.asarray(shown["width"]) / 100, view.model.attention_row)
+    seen = attention_bars(view)
+    assert seen["label"][3] == "3 · Italia"
+    assert seen["label"][:3] == ["0 · La", "1 · capital", "2 · de"]
+    np.testing.assert_allclose(np.asarray(seen["width"]) / 100, view.model.attention_row)
 
 
 def test_bar_charts_are_markup_built_once(view):
@@ -316,26 +345,24 @@ def test_bar_charts_are_markup_built_once(view):
     root = view.__panel__().get_root()
     assert [m for m in root.references() if isinstance(m, Plot)] == []
     assert [m for m in root.references() if isinstance(m, Markup)] == []  # slots of the Board
-    charts = (view.attention_bars, view.probability_bars)
-    assert [(c.board, c.name, c.kind) for c in charts] == [
-        (view.steps, "attention_bars", "bars"),
-        (view.steps, "probability_bars", "bars"),
-    ]
+    kinds = {name: view.steps.kinds[name] for name in ("attention_bars", "probability_bars")}
+    assert kinds == {"attention_bars": "bars", "probability_bars": "bars"}
+    before = {m.id for m in root.references()}
     use(view, "identity", -0.4)
     use(view, "country", "Italia")
-    assert (view.attention_bars, view.probability_bars) == charts  # same slots, new specs
+    assert {m.id for m in root.references()} == before  # the same models, new numbers
     assert probability_bars(view)["label"] == VOCAB
     expected = CapitalWalkthrough(country="Italia", identity=-0.9)
     np.testing.assert_allclose(
         probability_bars(view)["width"], probability_widths(expected.probability_vector)
     )
-    spec = view.probability_bars.spec
+    spec = shown(view, "probability_bars")
     assert (spec["corner"], spec["head"]) == (
         text("capital.chart.word_axis"),
         text("capital.chart.probability_axis"),
     )
     assert (spec["corner"], spec["head"]) == ("palabra siguiente", "probabilidad")
-    spec = view.attention_bars.spec
+    spec = shown(view, "attention_bars")
     assert (spec["corner"], spec["head"]) == ("token", text("capital.chart.weight_axis"))
     assert spec["head"] == "peso de atención"
 
@@ -369,11 +396,11 @@ def test_model_changes_move_the_controls(view):
 
 def test_asymmetry_box_uses_the_model_slopes(view):
     slopes = view.model.identity_slopes
-    html = spec_text(view.asymmetry.spec)
-    assert spec_find(view.asymmetry.spec, "capital-slope-paris")["text"] == es_number(
+    html = spec_text(shown(view, "asymmetry"))
+    assert spec_find(shown(view, "asymmetry"), "capital-slope-paris")["text"] == es_number(
         slopes["París"], 4
     )
-    assert spec_find(view.asymmetry.spec, "capital-slope-roma")["text"] == es_number(
+    assert spec_find(shown(view, "asymmetry"), "capital-slope-roma")["text"] == es_number(
         slopes["Roma"], 4
     )
     assert "× 1,00" in html
@@ -383,7 +410,7 @@ def test_asymmetry_box_uses_the_model_slopes(view):
     use(view, "identity", 0.5)
     assert "p(Roma | −0,50) = " + es_number(
         CapitalWalkthrough(identity=-0.5).probabilities["Roma"], 4
-    ) in spec_text(view.asymmetry.spec)
+    ) in spec_text(shown(view, "asymmetry"))
 
 
 def test_identity_control_range(view):
@@ -425,10 +452,10 @@ def test_a_forged_control_message_is_refused_and_the_state_kept(view, message, c
     """What no page sends (a country the model does not have, an identity out of its bounds or
     not a number, a slot that is no control) is one INFO line; every step stays."""
     caplog.set_level(logging.INFO, logger="dashboards.runtime.clients")
-    before = (view.board.specs_json, view.steps.specs_json)
+    before = (view.board.specs_json, view.steps.specs_json, view.steps.state_json)
     view.board.receive(message)
     assert (view.model.country, view.model.identity) == ("Francia", 0.90)
-    assert (view.board.specs_json, view.steps.specs_json) == before
+    assert (view.board.specs_json, view.steps.specs_json, view.steps.state_json) == before
     one_refusal(caplog)
 
 
@@ -462,10 +489,10 @@ def test_english_view_has_no_spanish_left(english):
     ]
     assert labels[:5] == ["0 · La", "1 · capital", "2 · de", "3 · Francia", "4 · es"]
     assert labels[5:] == VOCAB
-    for chart in (english.attention_bars, english.probability_bars):
+    for chart in ("attention_bars", "probability_bars"):
         assert all(
             label_text(row["label"], without_lang="es").strip(" ·0123456789") == ""
-            for row in chart.spec["rows"]
+            for row in shown(english, chart)["rows"]
         )
     lines = viewable_texts(english).split("\n")
     # ... the select's value is the only Spanish left, the model's country (its option shows
@@ -478,9 +505,9 @@ def test_english_view_has_no_spanish_left(english):
     assert titles[2] == "<p>3 · + position</p>"
     assert titles[4] == '<p>5 · Scores of “<span lang="es">es</span>” (÷ √3)</p>'
     assert board_labels(english.board) == {"country": "Country", "identity": "Country identity"}
-    assert english.probability_bars.spec["corner"] == "next word"
-    assert english.probability_bars.spec["head"] == "probability"
-    assert english.attention_bars.spec["head"] == "attention weight"
+    assert shown(english, "probability_bars")["corner"] == "next word"
+    assert shown(english, "probability_bars")["head"] == "probability"
+    assert shown(english, "attention_bars")["head"] == "attention weight"
     assert attention_bars(english)["value"] == ["0.0038", "0.3151", "0.0337", "0.6468", "0.0006"]
     # The title is the registry's, the intro says the example stays Spanish, with a gloss.
     assert layout.select(pn.pane.Markdown) == []
@@ -495,13 +522,12 @@ def test_english_view_has_no_spanish_left(english):
 def test_english_keeps_the_model_words_marked(english):
     """Every model word in the English HTML is inside a lang="es" element: the tokens, the
     vocabulary, the prediction, the asymmetry box and the tables' headers."""
-    panes = [english.tokens, english.embeddings, english.scores, english.attention_row]
-    panes += [english.logits, english.probabilities, english.readouts, english.asymmetry]
-    panes += [english.attention_bars, english.probability_bars]
+    panes = ["tokens", "embeddings", "scores", "attention_row", "logits", "probabilities"]
+    panes += ["readouts", "asymmetry", "attention_bars", "probability_bars", "unembedding"]
     for identity in (0.9, 0.0):
         use(english, "identity", identity)
         for pane in panes:
-            left = unmarked(pane.spec)
+            left = unmarked(shown(english, pane))
             assert not [w for w in MODEL_WORDS if re.search(rf"\b{w}\b", left)], left
             for short in ("La", "de", "es", "una", "muy"):
                 assert f">{short}<" not in left
@@ -509,10 +535,10 @@ def test_english_keeps_the_model_words_marked(english):
     for fixed in board_texts(english.board) + board_texts(english.steps):
         left = outside_kept(fixed)
         assert not [w for w in MODEL_WORDS if re.search(rf"\b{w}\b", left)], fixed
-    assert english.embeddings.spec["rows"][3]["label"] == {"text": "Francia", "lang": "es"}
-    assert english.embeddings.spec["cols"] == ["place", "function", "identity"]
+    assert shown(english, "embeddings")["rows"][3]["label"] == {"text": "Francia", "lang": "es"}
+    assert shown(english, "embeddings")["cols"] == ["place", "function", "identity"]
     assert {"text": "grande", "lang": "es"} in [
-        r["label"] for r in english._unembedding_spec()["rows"]
+        r["label"] for r in shown(english, "unembedding")["rows"]
     ]
     # The select shows the countries in English; its values stay the model's.
     assert english.country.spec["options"] == [["Francia", "France"], ["Italia", "Italy"]]
@@ -520,38 +546,38 @@ def test_english_keeps_the_model_words_marked(english):
 
 
 def test_english_numbers_use_a_decimal_point(english):
-    assert spec_find(english.readouts.spec, "capital-prediction")["value"] == {
+    assert spec_find(shown(english, "readouts"), "capital-prediction")["value"] == {
         "text": "París",
         "lang": "es",
     }
     assert readout(english, "capital-probability") == "0.3805"
     assert readout(english, "capital-loss") == "0.9662"
-    assert table(english.attention_row.spec, "capital-attention-row")[1][1:6] == [
+    assert table(shown(english, "attention_row"), "capital-attention-row")[1][1:6] == [
         "0.0038",
         "0.3151",
         "0.0337",
         "0.6468",
         "0.0006",
     ]
-    assert english.mixed.spec["text"] == "z = (1.9953, −0.2850, 0.5821)"
-    assert english.attention_row.spec["note"] == "The row sums to Σ = 1.0000"
+    assert shown(english, "mixed")["text"] == "z = (1.9953, −0.2850, 0.5821)"
+    assert shown(english, "attention_row")["note"] == "The row sums to Σ = 1.0000"
     # docs/ejemplos-trabajados.md, identity +0,90: París 0,3805, Roma 0,1491, the others 0,0784.
     assert probability_bars(english)["value"][:3] == ["0.3805", "0.1491", "0.0784"]
-    assert spec_find(english.asymmetry.spec, "capital-slope-roma")["text"] == "−0.3945"
-    shown = spec_text(english.asymmetry.spec)
-    assert "p(París | +0.90) = 0.3805, p(Roma | −0.90) = 0.3398." in shown
-    assert "París" not in unmarked(english.asymmetry.spec)  # marked as Spanish
+    assert spec_find(shown(english, "asymmetry"), "capital-slope-roma")["text"] == "−0.3945"
+    seen = spec_text(shown(english, "asymmetry"))
+    assert "p(París | +0.90) = 0.3805, p(Roma | −0.90) = 0.3398." in seen
+    assert "París" not in unmarked(shown(english, "asymmetry"))  # marked as Spanish
 
 
 def test_english_controls_change_the_numbers(english):
     use(english, "country", "Italia")
     assert control_value(english.identity) == pytest.approx(-0.90)
-    assert spec_find(english.readouts.spec, "capital-prediction")["value"] == {
+    assert spec_find(shown(english, "readouts"), "capital-prediction")["value"] == {
         "text": "Roma",
         "lang": "es",
     }
     assert readout(english, "capital-probability") == "0.3398"
-    assert table(english.embeddings.spec, "capital-embeddings")[4] == [
+    assert table(shown(english, "embeddings"), "capital-embeddings")[4] == [
         "Italia",
         "2.00",
         "0.00",
@@ -559,9 +585,9 @@ def test_english_controls_change_the_numbers(english):
     ]
     use(english, "identity", 0.0)
     assert readout(english, "capital-prediction") == "París or Roma (a tie)"
-    assert "París" not in unmarked(spec_find(english.readouts.spec, "capital-prediction"))
+    assert "París" not in unmarked(spec_find(shown(english, "readouts"), "capital-prediction"))
     assert readout(english, "capital-probability") == "0.2374"
-    assert "At identity 0 they tie" in spec_text(english.asymmetry.spec)
+    assert "At identity 0 they tie" in spec_text(shown(english, "asymmetry"))
     use(english, "identity", -0.5)
     expected = CapitalWalkthrough(identity=-0.5)
     assert readout(english, "capital-probability") == number(expected.probability, 4, lang="en")
@@ -573,7 +599,8 @@ def test_english_render_is_the_spanish_one_in_other_words():
     labels only in the mark of the model's words, their headers in the language."""
     for identity in (0.9, 0.0, -0.37):
         model = CapitalWalkthrough(identity=identity)
-        es, en = render(model), render(model, "en")
+        state = numbers(model)
+        es, en = js_views("es").render("capital", state), js_views("en").render("capital", state)
         assert list(es) == list(en)
         for chart in ("attention_bars", "probability_bars"):
             testid = es[chart]["testid"]

@@ -12,11 +12,12 @@ import itertools
 import numpy as np
 import pytest
 
+from attnmodel.capital import CapitalWalkthrough
 from attnmodel.multihead import MultiHeadDemo
 from attnmodel.scaling import ScalingDemo
 from dashboards.components.style import CATEGORY_COLORS, contrast
 from dashboards.demos import multihead
-from dashboards.demos.capital import WORD_COLORS
+from dashboards.demos.capital import numbers as capital_numbers
 from dashboards.demos.positional import PositionalView
 from dashboards.demos.scaling import numbers
 
@@ -48,7 +49,14 @@ GROUPS = {
     "positional curves": tuple(
         s["color"] for s in drawn(PositionalView().figures)["similarity"]["series"]
     ),
-    "capital words": tuple(WORD_COLORS.values()),
+    # París's and Roma's bars (the six other words share a grey), as capital.js draws them.
+    "capital words": tuple(
+        row["color"]
+        for row in js_views().render("capital", capital_numbers(CapitalWalkthrough()))[
+            "probability_bars"
+        ]["rows"]
+        if row["label"] in ("París", "Roma")
+    ),
     # The two bar charts' colours, as scaling.js draws them.
     "scaling": tuple(
         js_views().render("scaling", numbers(ScalingDemo()))[f"{side}_bars"]["color"]

@@ -84,7 +84,7 @@ VALID = {
         ("board", "country"),
         "control",
         "Italia",
-        lambda: announce_of(capital.render, CapitalWalkthrough(country="Italia")),
+        lambda: drawn_from(capital, CapitalWalkthrough(country="Italia")),
     ),
     "explorer": (
         ("board", "temperature"),

@@ -1,28 +1,30 @@
-"""Parity in Chromium: the browser twin of "La capital de ___ es …" against Python.
+"""Parity in Chromium: the export's walkthrough of "La capital de ___ es …" against Python.
 
-``C04.views.capital.render(state)`` (dashboards/static/demos/capital.js on top of the core
-dashboards/static/c04.js, in a blank page with the constants the export embeds) must return
-what ``dashboards.demos.capital.render(model)`` returns for the same country and identity: the same
-keys in the same order, every HTML string byte-identical (tables, readouts, the asymmetry box
-with its two scratch models), the two bar charts' specs (labels, values and colours identical,
-bar widths within 1e-12). The same on an English page (``lang="en"``): the texts from
-the English catalogue the page embeds, the model's Spanish words marked ``lang="es"``.
+The export computes the walkthrough in the page (the identity is a continuous control), with
+``C04.views.capital.walkthrough(constants, country, identity)`` (dashboards/static/demos/capital.js
+on top of dashboards/static/c04.js, in a blank page with the constants the export embeds). Its
+state must be the one ``dashboards.demos.capital.numbers(model)`` sends live, as the student sees
+it: the same fields, the model's words, the same argmax (the tie at identity 0 included) and
+every number the same once written with the decimals the page writes it with (the drawing of
+a state is checked against the model in tests/dashboards/test_capital.py and
+tests/ui/test_export_capital.py).
 """
 
 from __future__ import annotations
+
+import json
 
 import numpy as np
 import pytest
 
 from attnmodel import CapitalWalkthrough
-from attnmodel.capital import COUNTRIES
-from dashboards.demos.capital import CapitalView, client_constants, render
+from attnmodel.capital import COUNTRIES, W_K, W_Q, W_V, U
+from attnmodel.formatting import number
+from dashboards.demos.capital import CapitalView, constants, numbers
 
-from c04_testing import assert_twin_equal, label_text, spec_find, spec_text, twin_html
+from c04_testing import twin_html
 
 pytestmark = pytest.mark.ui
-
-TOL = 1e-12
 
 # Bounds, the countries' identities, the tie at 0 (and −0), tiny values on both sides, values
 # whose two-decimal text is a rounding tie (0,125 is an exact binary tie: half-to-even "0,12").
@@ -57,6 +59,48 @@ def identities(count: int = 40, seed: int = 20240605) -> list[float]:
     return EDGE_IDENTITIES + uniform + slider
 
 
+# Each number of the state and the decimals the page writes it with (capital.js, render).
+DECIMALS = {
+    "identity": 2,
+    "embeddings": 2,
+    "positional": 4,
+    "with_position": 4,
+    "W_Q": 0,
+    "W_K": 0,
+    "W_V": 0,
+    "U": 2,
+    "q": 2,
+    "keys": 4,
+    "values": 4,
+    "scores": 4,
+    "attention": 4,
+    "mixed": 4,
+    "logits": 4,
+    "probabilities": 4,
+    "probability": 4,
+    "loss": 4,
+    "slopes": 4,
+    "mirror": 4,
+}
+# The rest: the model's words and indices, equal as they are.
+EXACT = ("country", "tokens", "vocabulary", "country_slot", "query", "identity_dim", "top")
+
+
+def printed(value, decimals: int, lang: str):
+    """``value`` (a number, a list of them, a word -> number dict) as the page writes it."""
+    if isinstance(value, dict):
+        return {k: printed(v, decimals, lang) for k, v in value.items()}
+    if isinstance(value, list):
+        return [printed(v, decimals, lang) for v in value]
+    return number(value, decimals, lang=lang)
+
+
+def largest_difference(a, b) -> float:
+    if isinstance(a, dict):
+        return max(largest_difference(a[k], b[k]) for k in a)
+    return float(np.max(np.abs(np.asarray(a, dtype=float) - np.asarray(b, dtype=float))))
+
+
 def embedded_states() -> dict:
     """What the export embeds for this view: ``enable_client_side`` fills ``states``."""
     states: dict = {}
@@ -64,104 +108,68 @@ def embedded_states() -> dict:
     return states
 
 
-def load_twin(page, lang: str = "es") -> list[str]:
-    """A blank page in ``lang`` with the embedded constants, c04.js and capital.js; returns its
-    errors."""
+def load_twin(page) -> list[str]:
+    """A blank page with the embedded constants, c04.js and capital.js; returns its errors."""
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.set_content(twin_html("capital.js", states=embedded_states(), lang=lang))
+    page.set_content(twin_html("capital.js", states=embedded_states()))
     return errors
 
 
-RENDER_JS = """(states) => states.map(([country, identity]) => {
-  const out = C04.views.capital.render({country, identity});
-  const plain = (v) => (ArrayBuffer.isView(v) ? Array.from(v) : v);
-  const conv = {};
-  for (const [key, value] of Object.entries(out)) {
-    conv[key] = value !== null && typeof value === "object" && !Array.isArray(value)
-      ? Object.fromEntries(Object.entries(value).map(([c, col]) => [c, plain(col)]))
-      : plain(value);
-  }
-  return {keys: Object.keys(out), values: conv};
-})"""
-
-
-def compare(js: dict, py: dict, state) -> float:
-    """Assert one state's parity; returns the largest difference of a bar's width (%)."""
-    assert js["keys"] == list(py), state
-    largest = 0.0
-    for key, expected in py.items():
-        got = js["values"][key]
-        where = f"{state} {key}"
-        if isinstance(expected, dict):  # a Markup spec
-            assert_twin_equal(expected, got, where, TOL)
-        else:
-            assert got == expected, where
-    for chart in ("attention_bars", "probability_bars"):
-        mine = np.array([row["width"] for row in py[chart]["rows"]])
-        theirs = np.array([row["width"] for row in js["values"][chart]["rows"]])
-        largest = max(largest, float(np.max(np.abs(theirs - mine))))
-    return largest
+WALKTHROUGH_JS = """(states) => {
+  const K = C04.embedded("capital", ["constants"]).constants;
+  return states.map(([country, identity]) => C04.views.capital.walkthrough(K, country, identity));
+}"""
 
 
 def test_constants_are_the_models(panel_cleanup):
-    constants = embedded_states()["capital"]["constants"]
-    assert constants == client_constants()
+    embedded = embedded_states()["capital"]["constants"]
+    assert embedded == constants()
     model = CapitalWalkthrough()
-    assert constants["vocabulary"] == model.vocabulary
-    assert constants["countries"] == COUNTRIES
+    assert embedded["vocabulary"] == model.vocabulary
+    assert embedded["countries"] == COUNTRIES
     sentence = list(model.tokens)
     sentence[3] = None
-    assert constants["sentence"] == sentence
+    assert embedded["sentence"] == sentence
+    for name, weights in (("W_Q", W_Q), ("W_K", W_K), ("W_V", W_V), ("U", U)):
+        assert embedded[name] == weights.tolist(), name
+    # The embeddings at identity 0: the model's, but for the identity's one entry.
+    zero = np.asarray(embedded["embeddings_at_zero"])
+    for identity in (0.9, -0.4):
+        with_identity = zero.copy()
+        with_identity[embedded["country_slot"], embedded["identity_dim"]] = identity
+        np.testing.assert_array_equal(
+            with_identity, CapitalWalkthrough(identity=identity).embeddings
+        )
 
 
-def test_render_matches_python(page):
+def test_walkthrough_shows_what_python_sends(page):
     errors = load_twin(page)
     states = [(country, identity) for identity in identities() for country in COUNTRIES]
-    results = page.evaluate(RENDER_JS, [list(s) for s in states])
+    results = page.evaluate(WALKTHROUGH_JS, [list(s) for s in states])
     largest = 0.0
-    for state, js in zip(states, results, strict=True):
-        model = CapitalWalkthrough(country=state[0], identity=state[1])
-        largest = max(largest, compare(js, render(model), state))
-    print(f"\n{len(states)} estados: HTML idéntico; máx |JS − Python| = {largest:.3g} %")
+    ties = 0
+    for (country, identity), js in zip(states, results, strict=True):
+        model = CapitalWalkthrough(country=country, identity=identity)
+        python = json.loads(json.dumps(numbers(model)))  # as the page receives it
+        where = (country, identity)
+        assert set(js) == set(python) == set(DECIMALS) | set(EXACT), where
+        for name in EXACT:
+            assert js[name] == python[name], (where, name)
+        for lang in ("es", "en"):
+            for name, decimals in DECIMALS.items():
+                assert printed(js[name], decimals, lang) == printed(python[name], decimals, lang), (
+                    where,
+                    lang,
+                    name,
+                )
+        largest = max(largest, *(largest_difference(js[k], python[k]) for k in DECIMALS))
+        ties += len(python["top"]) > 1
+    # The tie at identity 0 (and −0) is a tie in both, for both countries.
+    assert ties == 4
+    print(f"\n{len(states)} estados: máx |JS − Python| = {largest:.3g}")
     assert errors == []
-
-
-@pytest.mark.parametrize("lang", ["en"])
-def test_render_matches_python_in_another_language(page, lang):
-    errors = load_twin(page, lang)
-    states = [
-        (country, identity)
-        for identity in (0.9, -0.9, 0.0, -0.0, 0.125, -0.37, 1.0)
-        for country in COUNTRIES
-    ]
-    results = page.evaluate(RENDER_JS, [list(s) for s in states])
-    for state, js in zip(states, results, strict=True):
-        model = CapitalWalkthrough(country=state[0], identity=state[1])
-        compare(js, render(model, lang), state)
-    [tie] = page.evaluate(RENDER_JS, [["Italia", 0.0]])
-    prediction = spec_find(tie["values"]["readouts"], "capital-prediction")["value"]
-    assert label_text(prediction) == "París or Roma (a tie)"
-    assert label_text(prediction, without_lang="es") == " or  (a tie)"  # both marked Spanish
-    assert tie["values"]["mixed"]["text"] == "z = (1.9953, −0.2850, 0.0000)"
-    # The bars' labels: the model's words marked as Spanish, the headers in English.
-    bars = tie["values"]["probability_bars"]
-    assert bars["rows"][1]["label"] == {"text": "Roma", "lang": "es"}
-    assert (bars["corner"], bars["head"]) == ("next word", "probability")
-    attention = tie["values"]["attention_bars"]
-    assert attention["rows"][3]["label"] == ["3 · ", {"text": "Italia", "lang": "es"}]
-    assert errors == []
-
-
-def test_tie_and_defaults(page):
-    load_twin(page)
-    [zero, default] = page.evaluate(RENDER_JS, [["Francia", 0.0], ["Francia", 0.9]])
-    assert "París o Roma (empate)" in spec_text(zero["values"]["readouts"])
-    assert "p(París) = p(Roma)" in spec_text(zero["values"]["readouts"])
-    assert "Con identidad 0 empatan" in spec_text(zero["values"]["asymmetry"])
-    assert "p(París | +0,90) = 0,3805" in spec_text(default["values"]["asymmetry"])
-    assert "p(Roma | −0,90) = 0,3398" in spec_text(default["values"]["asymmetry"])
 
 
 # readState with stand-ins for the Board's controls ({name, value}, board.js) and for the Board
@@ -170,14 +178,14 @@ def test_tie_and_defaults(page):
 READ_STATE_JS = """(specs) => {
   const w_country = {name: "country", value: "Italia"};
   const w_identity = {name: "identity", value: 0.9};
-  const identity = {data: {specs_json: JSON.stringify(specs)}};
-  const args = {w_country, w_identity, identity, trigger: w_country};
+  const board = {data: {specs_json: JSON.stringify(specs)}};
+  const args = {w_country, w_identity, board, trigger: w_country};
   const byCountry = C04.views.capital.readState(args);
-  const control = JSON.parse(identity.data.specs_json);
+  const control = JSON.parse(board.data.specs_json);
   w_identity.value = -0.25;
   args.trigger = w_identity;
   const byIdentity = C04.views.capital.readState(args);
-  const after = JSON.parse(identity.data.specs_json);
+  const after = JSON.parse(board.data.specs_json);
   return {byCountry, control, byIdentity, after};
 }"""
 
@@ -188,10 +196,14 @@ def test_read_state_follows_the_model(page, panel_cleanup):
     got = page.evaluate(READ_STATE_JS, view.board.specs)
     model = CapitalWalkthrough()
     model.country = "Italia"
-    assert got["byCountry"] == {"country": "Italia", "identity": model.identity}
+    by_country = got["byCountry"]
+    assert (by_country["country"], by_country["identity"]) == ("Italia", model.identity)
+    assert by_country["top"] == ["Roma"] == [model.prediction]
     # The identity control's spec is the live view's for that model (only its value moved).
     view.model.country = "Italia"
     assert got["control"]["identity"] == view.board.specs["identity"]
     assert got["after"] == got["control"]  # the control used is not written back
     model.identity = -0.25
-    assert got["byIdentity"] == {"country": model.country, "identity": model.identity}
+    by_identity = got["byIdentity"]
+    assert (by_identity["country"], by_identity["identity"]) == (model.country, model.identity)
+    assert number(by_identity["probability"], 4) == number(model.probability, 4)
