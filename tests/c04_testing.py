@@ -1067,8 +1067,9 @@ TESTID_TEXTS_JS = f"""(testids) => {{
   return out;
 }}"""
 
-# The training section (dashboards/demos/training.py), live and exported: render's targets that
-# markup.js draws, with their kind, and the data-testid of each (the four readouts first).
+# The training section (dashboards/demos/training.py), live and exported: the slots training.js
+# draws that markup.js turns into HTML, with their kind, and the data-testid of each (the four
+# readouts first).
 TRAINING_KINDS = {
     "readouts": "readouts",
     **{f"head_{h}": "matrix" for h in range(N_HEADS)},
@@ -1093,7 +1094,7 @@ TRAINING_TESTIDS = (
 
 
 def expect_training(page, rendered: dict, what, timeout: float = 15.0) -> None:
-    """Wait until the training section shows ``rendered`` (its ``render`` or ``render_state``):
+    """Wait until the training section shows ``rendered`` (training.js's drawing of a state):
     every data-testid element the text the page's markup.js draws from those specs, the
     next-word bars their rows (labels, marked words, values, widths and colours: BARS_TABLE_JS)
     and the loss chart its spec, its curve and its marker drawn where the numbers say
@@ -1133,6 +1134,159 @@ def expect_training(page, rendered: dict, what, timeout: float = 15.0) -> None:
     assert abs(got["points"][0]["x"] - point["x"]) <= tol_x, what
     assert abs(got["points"][0]["y"] - point["y"]) <= tol_y, what
     assert_lines_drawn(got, [want["series"][0]["y"]], f"{what} training-loss-chart")
+
+
+def plain_markup(markup: str) -> str:
+    """The text a browser reads from catalogue HTML (its tags left out)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", markup))
+
+
+def assert_training_shows(specs: dict, model, lang: str = "es") -> None:
+    """The training section's specs (training.js's drawing) show ``model``'s numbers and the
+    catalogue's words, every text and number computed here from the model (attnmodel.training)
+    and the catalogue (attnmodel.i18n.text, attnmodel.formatting). The numbers cross with 4
+    decimals (dashboards.demos.training.DECIMALS): a number shown with fewer is written from
+    the model's value rounded to 4 first, as the page gets it."""
+    from attnmodel.formatting import number, percent
+    from attnmodel.i18n import text
+    from attnmodel.training import DEFAULT_STEPS, FACTS, HELD_OUT, ROLES, hand_comparison
+
+    def num(x, decimals: int = 4) -> str:
+        return number(float(np.round(float(x), 4)), decimals, lang=lang)
+
+    def pct(x) -> str:
+        return percent(float(np.round(float(x), 4)), 0, lang)
+
+    def word(w: str):  # the model's words stay Spanish, marked so on another page
+        return w if lang == "es" else {"text": w, "lang": "es"}
+
+    def plain(label) -> str:
+        return plain_markup(label_text(label))
+
+    m = model
+    where = f"{lang} {m.seed}|{m.step}|{m.country}"
+    tokens = m.tokens
+    p = m.probabilities
+    items = {i["testid"]: i for i in specs["readouts"]["items"]}
+    readouts = {
+        tid: (plain(i["label"]), plain(i["value"]), plain(i["unit"])) for tid, i in items.items()
+    }
+    assert readouts == {
+        "training-step": (
+            text("training.readout.step", lang),
+            str(m.step),
+            text("training.readout.of_steps", lang, steps=DEFAULT_STEPS),
+        ),
+        "training-loss": (text("training.readout.loss", lang), num(m.loss), "nats"),
+        "training-probability": (
+            text("training.readout.probability", lang, capital=m.capital),
+            num(m.capital_probability),
+            "",
+        ),
+        "training-prediction": (
+            text("training.readout.prediction", lang),
+            m.prediction,
+            f"p = {num(p[m.prediction])}",
+        ),
+    }, where
+    assert items["training-prediction"]["value"] == word(m.prediction), where
+    for h, (role, share) in enumerate(m.roles):
+        spec = specs[f"head_{h}"]
+        said = text(f"training.role.{role}", lang, share=pct(share))
+        assert spec["title"] == text("training.head_title", lang, n=h + 1, role=said), where
+        assert spec["testid"] == f"training-head-{h + 1}"
+        assert spec["cols"] == [word(w) for w in tokens], where
+        assert [r["label"] for r in spec["rows"]] == [word(w) for w in tokens], where
+        assert spec_rows(spec) == [[num(x, 2) for x in row] for row in m.attention[h]], where
+    roles = specs["roles"]
+    assert roles["title"] == text("training.roles_title", lang)
+    assert roles["cols"] == [text(f"training.role_name.{r}", lang) for r in ROLES]
+    assert [r["label"] for r in roles["rows"]] == [
+        text("training.head_name", lang, n=h + 1) for h in range(len(m.heads))
+    ]
+    assert spec_rows(roles) == [[num(h[r], 2) for r in ROLES] for h in m.heads], where
+    top = specs["top"]
+    ranked = sorted(p, key=lambda w: -p[w])[:5]
+    assert top["title"] == text("training.top_title", lang)
+    assert [r["label"] for r in top["rows"]] == [word(w) for w in ranked], where
+    assert spec_rows(top) == [[num(p[w])] for w in ranked], where
+    if m.held_out:
+        held = text(
+            "training.held_out",
+            lang,
+            country=m.country,
+            capital=m.capital,
+            p=num(m.capital_probability),
+            prediction=m.prediction,
+            p_prediction=num(p[m.prediction]),
+        )
+    else:
+        held = text("training.trained_fact", lang, country=m.country, held=" · ".join(HELD_OUT))
+    assert specs["held_out"]["testid"] == "training-held-out"
+    assert plain(specs["held_out"]["text"]) == plain_markup(held), where
+    c, hand = m.comparison, hand_comparison()
+    alike = "alike" if np.round(c["share_learned"], 4) > 0.5 else "unalike"
+    compare = text(
+        f"training.compare.{alike}",
+        lang,
+        n=c["head"] + 1,
+        country=m.country,
+        cos_learned=num(c["cosine_learned"], 2),
+        cos_hand=num(hand["cosine_hand"], 2),
+        share_learned=pct(c["share_learned"]),
+        share_hand=pct(hand["share_hand"]),
+    )
+    spread = text(
+        "training.compare.spread",
+        lang,
+        share_learned=pct(c["concentration_learned"]),
+        share_hand=pct(hand["concentration_hand"]),
+        cells=c["cells"],
+    )
+    assert specs["comparison"]["testid"] == "training-comparison"
+    assert plain(specs["comparison"]["text"]) == plain_markup(compare) + " " + plain_markup(
+        spread
+    ), where
+    announce = text(
+        "a11y.announce.training", lang, step=m.step, capital=m.capital, p=num(m.capital_probability)
+    )
+    assert plain(specs["announce"]["text"]) == plain_markup(announce), where
+    # The next word: a row per capital (the facts' order), the country's in the first category
+    # colour, and one for every other word: 1 − the capitals' sum (each rounded to 4 decimals).
+    bars = specs["probability_bars"]
+    capitals = list(FACTS.values())
+    kept = [float(np.round(p[w], 4)) for w in capitals]
+    rest = max(0.0, 1.0 - sum(kept))
+    assert bars["testid"] == "training-probability-bars"
+    assert (bars["corner"], bars["head"]) == (
+        text("training.chart.word_axis", lang),
+        text("training.chart.probability_axis", lang),
+    )
+    assert [r["label"] for r in bars["rows"]] == [*map(word, capitals), "…"], where
+    assert [r["value"] for r in bars["rows"]] == [num(x) for x in kept] + [num(rest)], where
+    np.testing.assert_allclose(
+        [r["width"] for r in bars["rows"]], [100 * x for x in [*kept, rest]], rtol=0, atol=1e-9
+    )
+    colors = ["#0072b2" if w == m.capital else "#b8c2cf" for w in capitals] + ["#b8c2cf"]
+    assert [r["color"] for r in bars["rows"]] == colors, where
+    # The loss chart: the run's curve from step 0 and the step's marker, its tooltip.
+    chart = specs["loss_chart"]
+    assert chart["testid"] == "training-loss-chart"
+    assert chart["aria"] == text("a11y.plot.training_loss", lang)
+    assert chart["decimal"] == text("format.decimal", lang)
+    assert (chart["x"]["label"], chart["x"]["max"]) == (
+        text("training.chart.step_axis", lang),
+        DEFAULT_STEPS,
+    )
+    assert chart["y"]["label"] == text("training.chart.loss_axis", lang)
+    [series] = chart["series"]
+    np.testing.assert_allclose(series["y"], m.loss_curve, rtol=0, atol=5e-5)
+    [marker] = chart["points"]
+    assert (marker["x"], marker["y"]) == (m.step, float(np.round(m.loss, 4))), where
+    assert marker["tip"] == [
+        [text("training.chart.step", lang), str(m.step)],
+        ["nats", num(m.loss)],
+    ]
 
 
 # "Un modelo de verdad" (dashboards/demos/minilm.py), live and exported: the grid of head_grid.mjs,

@@ -8,10 +8,11 @@ comparison with the hand-built matrices of "La capital". Every word is in the ca
 
 Live, a new seed trains in a thread (``Trainer``: one training at a time per process, a queue
 beyond that) while the page shows the run it has and a progress bar; the session polls the
-trainer, so nothing in the training thread touches a document. The offline export embeds the
-default run's checkpoints for every probe country (``client_state``) and draws them with the
-browser twin ``C04.views.training`` (dashboards/static/demos/training.js), from the same compact
-state Python renders from.
+trainer, so nothing in the training thread touches a document. :func:`numbers` is the model's
+numbers at the state shown; the browser draws them (``C04.views.training``,
+dashboards/static/demos/training.js: every word from the catalogue, every number written as the
+page's language writes it), live and in the export, which embeds the default run's numbers at
+every checkpoint × probe country.
 """
 
 from __future__ import annotations
@@ -24,8 +25,6 @@ import numpy as np
 import panel as pn
 import param
 
-from attnmodel.formatting import number, percent
-from attnmodel.i18n import DEFAULT_LANG, text
 from attnmodel.training import (
     CHECKPOINT_EVERY,
     DEFAULT_STEPS,
@@ -42,31 +41,14 @@ from attnmodel.training import (
     trained_run,
 )
 from dashboards.components.board import Board, column, control, prose, row, slot
-from dashboards.components.markup import (
-    announce_spec,
-    esc,
-    kept_label,
-    kept_labels,
-    matrix_spec,
-    readout_spec,
-    rich,
-    section_markdown,
-)
-from dashboards.components.render import apply_render, shared_render
-from dashboards.components.style import CATEGORY_COLORS, CHART_CSS
+from dashboards.components.markup import esc, section_markdown
+from dashboards.components.render import shared_render
+from dashboards.components.style import CHART_CSS
 from dashboards.components.views import DemoView
 from dashboards.runtime import clients
 
 EXAMPLE_LANG = "es"  # the corpus's language: its words stay Spanish on every page
-DECIMALS = 4  # the compact state's rounding: the screen shows at most 4 decimals
-CAPITALS = tuple(FACTS.values())
-OTHER = "…"  # the bar of every other word of the vocabulary
-RIGHT_COLOR = CATEGORY_COLORS[0]
-WRONG_COLOR = "#b8c2cf"
-LOSS_COLOR = "#1f5fa8"
-MARKER_COLOR = CATEGORY_COLORS[1]
-# The next-word bars' column width (em): the chart spans the section, as the figure did.
-PROBABILITY_BAR_EM = 20
+DECIMALS = 4  # the numbers' rounding: the screen shows at most 4 decimals
 POLL_MS = 200  # a waiting session reads the trainer's progress this often
 # The comparison's box, as "La capital" draws its explanations; the training's progress bar.
 BOX_CSS = """
@@ -74,45 +56,57 @@ BOX_CSS = """
 .c04-slot progress { width: 220px; max-width: 100%; height: 1.2em; accent-color: #174a87; }
 """
 
-# The loss chart (C04.markup.lines): its size in px and its fixed loss axis (nats).
-LOSS_CHART = {"width": 420, "height": 260, "loss_max": 5.6, "marker_size": 11}
 
-
-# -- the compact state: what the export embeds, what both renderers read --------------------------
+# -- the model's numbers: what the browser draws, live and in the export -------------------------
 
 
 def _round(x) -> float | list:
     return np.round(np.asarray(x, dtype=float), DECIMALS).tolist()
 
 
-def run_state(model: TrainingDemo) -> dict:
-    """The run's loss curve (one value per step, 0 … steps)."""
-    return {"seed": model.seed, "loss": _round(model.loss_curve)}
+def run_numbers(model: TrainingDemo) -> dict:
+    """What every checkpoint of the run shares: the seed, the number of steps, the loss curve
+    (one value per step, 0 … steps), the hand-built side of the comparison (``hand``: [cosine,
+    share on the country, concentration], ``TrainingDemo.comparison``'s ``*_hand``) and the
+    learned W_Q's cell count (``cells``), and the model's own words: ``facts`` (country ->
+    capital, the bars' order), ``held_out``, ``roles`` (the heads' shares' order) and
+    ``probe`` (the probe sentence, ``{country}`` in it)."""
+    hand = hand_comparison()
+    d_model = TrainingRun.param.d_model.default
+    return {
+        "seed": int(model.seed),
+        "steps": DEFAULT_STEPS,
+        "loss_curve": _round(model.loss_curve),
+        "hand": _round([hand["cosine_hand"], hand["share_hand"], hand["concentration_hand"]]),
+        "cells": d_model * (d_model // N_HEADS),
+        "facts": dict(FACTS),
+        "held_out": list(HELD_OUT),
+        "roles": list(ROLES),
+        "probe": PROBE,
+    }
 
 
-def client_state(model: TrainingDemo) -> dict:
-    """Everything ``render_state`` needs at (seed, step, country), rounded to ``DECIMALS``
-    (the screen shows at most that many), compact: the export embeds 41 steps × 14 countries.
-    The same in every language (the words are the model's).
+def checkpoint_numbers(model: TrainingDemo) -> dict:
+    """The numbers at (step, country), compact (the export embeds 41 steps × 14 countries).
 
-    ``attention``: each head's rows, row i its i + 1 weights on the earlier tokens (causal: the
-    rest is 0); ``capitals``: p of each capital (``CAPITALS`` order); ``top``: the five likeliest
-    next words with p; ``heads``: each head's shares (``ROLES`` order); ``comparison``: [country
-    head, learned cosine, learned share on the country, learned concentration] (the
-    hand-built values are constants: ``hand_constants``)."""
+    ``loss`` (nats, the run's at ``step``); ``attention``: each head's rows, row i its i + 1
+    weights on the earlier tokens (causal: the rest is 0); ``capitals``: p of each capital
+    (``facts``' order); ``top``: the five likeliest next words with p; ``heads``: each head's
+    shares (``roles``' order); ``comparison``: [country head, learned cosine, learned share on
+    the country, learned concentration]."""
     probabilities = model.probabilities
     ranked = sorted(probabilities, key=lambda w: -probabilities[w])
     c = model.comparison
     return {
-        "step": model.step,
+        "step": int(model.step),
         "country": model.country,
         "loss": _round(model.loss),
         "attention": [[_round(row[: i + 1]) for i, row in enumerate(a)] for a in model.attention],
-        "capitals": _round([probabilities[w] for w in CAPITALS]),
+        "capitals": _round([probabilities[w] for w in FACTS.values()]),
         "top": [[w, _round(probabilities[w])] for w in ranked[:5]],
         "heads": [[_round(h[r]) for r in ROLES] for h in model.heads],
         "comparison": [
-            c["head"],
+            int(c["head"]),
             _round(c["cosine_learned"]),
             _round(c["share_learned"]),
             _round(c["concentration_learned"]),
@@ -120,271 +114,20 @@ def client_state(model: TrainingDemo) -> dict:
     }
 
 
-def hand_constants() -> dict:
-    """The hand-built side of the comparison (``TrainingDemo.comparison``) and the learned
-    W_Q's cell count: the same at every state."""
-    d_model = TrainingRun.param.d_model.default
-    return {
-        **{k: _round(v) for k, v in hand_comparison().items()},
-        "cells": d_model * (d_model // N_HEADS),
-    }
+@shared_render
+def numbers(model: TrainingDemo, lang: str = "") -> dict[str, object]:
+    """What training.js draws, the model's numbers at (seed, step, country): ``run_numbers``
+    and ``checkpoint_numbers`` in one dict, every float rounded to ``DECIMALS`` (the screen
+    shows at most that many). No text: the browser writes every word in the page's language
+    (the model's words, its corpus being Spanish, stay Spanish). Trains the seed first if it
+    must: the live view calls it only once the seed is trained. ``lang`` is not used: the
+    shared cache's key has it."""
+    return {**run_numbers(model), **checkpoint_numbers(model)}
 
 
 def state_key(step: int, country: str) -> str:
-    return f"{step}|{country}"
-
-
-# -- the renderer ------------------------------------------------------------------------------
-
-
-def role_label(role: str, share: float, lang: str) -> str:
-    """ "mira al país: 92 %" — a head's largest measured share, in ``lang``."""
-    return text(f"training.role.{role}", lang, share=percent(share, 0, lang))
-
-
-def probability_bars_spec(state: dict, lang: str = DEFAULT_LANG) -> dict:
-    """``C04.markup.bars``: the probe's next word, a row per capital (``CAPITALS`` order) and
-    one for every other word (``OTHER``: 1 − the capitals' sum, at least 0), each with its
-    probability (4 decimals), a bar on the 0–1 scale (width in %) and its colour (the country's
-    capital ``RIGHT_COLOR``, the rest ``WRONG_COLOR``). The capitals are the model's words,
-    kept Spanish."""
-    capital = FACTS[state["country"]]
-    probabilities = state["capitals"]
-    other = max(0.0, 1.0 - sum(probabilities))
-    rows = [
-        {
-            "label": kept_label(w, lang, EXAMPLE_LANG),
-            "value": number(p, 4, lang=lang),
-            "width": 100 * p,
-            "color": RIGHT_COLOR if w == capital else WRONG_COLOR,
-            "note": "",
-        }
-        for w, p in zip(CAPITALS, probabilities, strict=True)
-    ]
-    rows.append(
-        {
-            "label": OTHER,
-            "value": number(other, 4, lang=lang),
-            "width": 100 * other,
-            "color": WRONG_COLOR,
-            "note": "",
-        }
-    )
-    return {
-        "testid": "training-probability-bars",
-        "corner": text("training.chart.word_axis", lang),
-        "head": text("training.chart.probability_axis", lang),
-        "bar_em": PROBABILITY_BAR_EM,
-        "rows": rows,
-    }
-
-
-def loss_chart_spec(curve: list[float], step: int, loss: float, lang: str = DEFAULT_LANG) -> dict:
-    """``C04.markup.lines``: the run's loss at every step (``run_state``'s ``curve``, 4
-    decimals) and a marker at (``step``, ``loss``), whose tooltip says the step and the loss."""
-    return {
-        "testid": "training-loss-chart",
-        "aria": text("a11y.plot.training_loss", lang),
-        "width": LOSS_CHART["width"],
-        "height": LOSS_CHART["height"],
-        "decimal": text("format.decimal", lang),
-        "x": {
-            "label": text("training.chart.step_axis", lang),
-            "min": 0,
-            "max": len(curve) - 1,
-            "integer": True,
-        },
-        "y": {
-            "label": text("training.chart.loss_axis", lang),
-            "min": 0,
-            "max": LOSS_CHART["loss_max"],
-            "integer": False,
-        },
-        "series": [{"name": "", "color": LOSS_COLOR, "width": 2, "dash": False, "y": curve}],
-        "points": [
-            {
-                "x": step,
-                "y": loss,
-                "color": MARKER_COLOR,
-                "size": LOSS_CHART["marker_size"],
-                "tip": [
-                    [text("training.chart.step", lang), str(step)],
-                    ["nats", number(loss, 4, lang=lang)],
-                ],
-            }
-        ],
-    }
-
-
-def render_state(state: dict, run: dict, lang: str = DEFAULT_LANG) -> dict[str, object]:
-    """Everything on screen that follows (seed, step, country), by target name; ``run`` is the
-    run's ``run_state`` (its loss curve).
-
-    Markup specs: ``readouts`` (step, loss, p(capital), prediction), ``head_<h>`` (each head's
-    attention on the probe, titled with its measured role), ``roles`` (each head's four shares),
-    ``top`` (the five likeliest next words), ``held_out`` (what a held-out country shows),
-    ``comparison`` (learned against hand-built W_Q/W_K), ``announce``, ``probability_bars``
-    (the next-word bars, ``probability_bars_spec``), ``loss_chart`` (the run's loss curve and
-    the step's marker, ``loss_chart_spec``). The browser twin (``C04.views.training``) builds
-    the same dict from the same state and run."""
-
-    def num(x: float, decimals: int = 4) -> str:
-        return number(x, decimals, lang=lang)
-
-    def word(w: str):
-        return kept_label(w, lang, EXAMPLE_LANG)
-
-    country = state["country"]
-    tokens = PROBE.format(country=country).split()
-    capital = FACTS[country]
-    probability = state["capitals"][CAPITALS.index(capital)]
-    prediction, predicted_p = state["top"][0]
-    loss = state["loss"]
-    step = state["step"]
-    heads = state["heads"]
-    shares = [dict(zip(ROLES, h, strict=True)) for h in heads]
-    roles = [max(ROLES, key=lambda r, s=s: s[r]) for s in shares]
-
-    out: dict[str, object] = {
-        "readouts": {
-            "items": [
-                readout_spec(
-                    text("training.readout.step", lang),
-                    f"{step}",
-                    text("training.readout.of_steps", lang, steps=DEFAULT_STEPS),
-                    testid="training-step",
-                ),
-                readout_spec(
-                    text("training.readout.loss", lang), num(loss), "nats", testid="training-loss"
-                ),
-                readout_spec(
-                    rich("training.readout.probability", lang, capital=word(capital)),
-                    num(probability),
-                    "",
-                    testid="training-probability",
-                ),
-                readout_spec(
-                    text("training.readout.prediction", lang),
-                    word(prediction),
-                    f"p = {num(predicted_p)}",
-                    testid="training-prediction",
-                ),
-            ]
-        }
-    }
-    n = len(tokens)
-    for h, rows in enumerate(state["attention"]):
-        weights = [[*row, *([0.0] * (n - len(row)))] for row in rows]
-        title = text(
-            "training.head_title",
-            lang,
-            n=h + 1,
-            role=role_label(roles[h], shares[h][roles[h]], lang),
-        )
-        out[f"head_{h}"] = kept_labels(
-            matrix_spec(
-                weights,
-                tokens,
-                tokens,
-                decimals=2,
-                shade=True,
-                title=title,
-                testid=f"training-head-{h + 1}",
-                lang=lang,
-            ),
-            tokens,
-            lang,
-            EXAMPLE_LANG,
-        )
-    out["roles"] = matrix_spec(
-        np.array(heads, dtype=float),
-        [text("training.head_name", lang, n=h + 1) for h in range(len(heads))],
-        [text(f"training.role_name.{r}", lang) for r in ROLES],
-        decimals=2,
-        shade=True,
-        title=text("training.roles_title", lang),
-        testid="training-roles",
-        lang=lang,
-    )
-    top_words = [w for w, _ in state["top"]]
-    out["top"] = kept_labels(
-        matrix_spec(
-            np.array([[p] for _, p in state["top"]], dtype=float),
-            top_words,
-            ["p"],
-            decimals=4,
-            shade=True,
-            title=text("training.top_title", lang),
-            testid="training-top",
-            lang=lang,
-        ),
-        top_words,
-        lang,
-        EXAMPLE_LANG,
-    )
-    if country in HELD_OUT:
-        held = rich(
-            "training.held_out",
-            lang,
-            country=word(country),
-            capital=word(capital),
-            p=num(probability),
-            prediction=word(prediction),
-            p_prediction=num(predicted_p),
-        )
-    else:
-        held = rich(
-            "training.trained_fact",
-            lang,
-            country=word(country),
-            held=[word(HELD_OUT[0]), " · ", word(HELD_OUT[1])],
-        )
-    out["held_out"] = {"testid": "training-held-out", "text": held}
-    head, cosine, share, concentration = state["comparison"]
-    hand = HAND
-    # Alike once the head puts most of the attention of "es" on the country, as the hand-built
-    # one does.
-    alike = "training.compare.alike" if share > 0.5 else "training.compare.unalike"
-    out["comparison"] = {
-        "testid": "training-comparison",
-        "cls": "c04-box",
-        "text": [
-            rich(
-                alike,
-                lang,
-                n=str(head + 1),
-                country=word(country),
-                cos_learned=num(cosine, 2),
-                cos_hand=num(hand["cosine_hand"], 2),
-                share_learned=percent(share, 0, lang),
-                share_hand=percent(hand["share_hand"], 0, lang),
-            ),
-            " ",
-            rich(
-                "training.compare.spread",
-                lang,
-                share_learned=percent(concentration, 0, lang),
-                share_hand=percent(hand["concentration_hand"], 0, lang),
-                cells=str(hand["cells"]),
-            ),
-        ],
-    }
-    out["announce"] = announce_spec(
-        "training", lang, step=str(step), capital=word(capital), p=num(probability)
-    )
-    out["probability_bars"] = probability_bars_spec(state, lang)
-    out["loss_chart"] = loss_chart_spec(run["loss"], step, loss, lang)
-    return out
-
-
-HAND = hand_constants()
-
-
-@shared_render
-def render(model: TrainingDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
-    """``render_state`` of the model's state (trains the seed first if it must: the live view
-    calls it only once the seed is trained)."""
-    return render_state(client_state(model), run_state(model), lang)
+    """Key of an embedded checkpoint; dashboards/static/demos/training.js builds the same."""
+    return f"{int(step)}|{country}"
 
 
 # -- one training at a time per process ------------------------------------------------------
@@ -482,8 +225,11 @@ class TrainingView(DemoView):
     step's marker, SVG drawn by ``C04.markup.lines``; the marker's tooltip says the step and
     the loss). No canvas, no Bokeh figure.
 
-    Export: ``enable_client_side`` embeds the default run (``run_state``) and every checkpoint ×
-    country (``client_state``); the step and the country then run ``C04.views.training``
+    The figures' slots are drawn in the browser by ``C04.views.training`` from the board's
+    ``state``, the model's :func:`numbers`; the controls' specs are the board's ``specs``.
+
+    Export: ``enable_client_side`` embeds the default run's numbers at every checkpoint ×
+    country; the step and the country then run ``C04.views.training.readState``
     (Board.run_offline); the seed's controls are disabled there (training needs the live
     server: a note says so).
     """
@@ -554,18 +300,15 @@ class TrainingView(DemoView):
                 slot("comparison", "note"),
                 slot("announce", "announce"),
             ],
+            view="training",
             on_control=self._on_control,
             stylesheets=[CHART_CSS, BOX_CSS],
             sizing_mode="stretch_width",
             margin=(0, 10),
         )
         # Each fragment as the tests read it (a Slot: spec, kind; an "html" slot's object).
+        # (The figures' slots are drawn by training.js from the board's state.)
         self.export_note = self.board.slot("export_note")
-        for name in ("readouts", "roles", "top", "held_out", "comparison", "announce"):
-            setattr(self, name, self.board.slot(name))
-        self.heads = [self.board.slot(f"head_{h}") for h in range(N_HEADS)]
-        self.probability_bars = self.board.slot("probability_bars")
-        self.loss_chart = self.board.slot("loss_chart")
         self.status = self.board.slot("status")
         self.progress = self.board.slot("progress")
         self.step_control = self.board.slot("step")
@@ -729,65 +472,35 @@ class TrainingView(DemoView):
             self._show_controls()
 
     def _refresh(self) -> None:
+        """The model's numbers and the controls, in one change of the board."""
         with pn.io.hold():
-            apply_render(self.client_targets(), render(self.model, self.lang))
+            self.board.state = numbers(self.model)
             self._show_controls()
-
-    def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (the board, "board:<slot>"), for the names of ``render``."""
-        names = (
-            "readouts",
-            *(f"head_{h}" for h in range(N_HEADS)),
-            "roles",
-            "top",
-            "held_out",
-            "comparison",
-            "announce",
-            "probability_bars",
-            "loss_chart",
-        )
-        return self.board.targets(names)
 
     def enable_client_side(self, states: dict | None = None) -> int:
         """Embed the shown run and every checkpoint × country; the step and the country then
-        run ``C04.views.training`` (Board.run_offline: ``w_step`` the step, ``w_country`` the
-        country); the seed's controls are disabled, the box holding the seed shown and nothing
-        else (training needs the server). Returns the number of embedded states."""
+        run ``C04.views.training.readState`` (Board.run_offline: ``w_step`` the step,
+        ``w_country`` the country); the seed's controls are disabled, the box holding the seed
+        shown and nothing else (training needs the server). Returns the number of embedded
+        states.
+
+        ``states["training"]``: ``run``, the run's ``run_numbers`` (once), and ``states``,
+        each checkpoint's ``checkpoint_numbers`` by ``state_key(step, country)``: together
+        the ``numbers`` of that state."""
         model = self.model
         probe = TrainingDemo(seed=model.seed)
         table = {}
         for country in FACTS:
             for step in model.checkpoints:
                 probe.param.update(step=step, country=country)
-                table[state_key(step, country)] = client_state(probe)
+                table[state_key(step, country)] = checkpoint_numbers(probe)
         if states is not None:
-            states["training"] = {
-                "run": run_state(model),
-                "hand": HAND,
-                "states": table,
-                # What the browser twin (dashboards/static/demos/training.js) reads besides a state.
-                "constants": {
-                    "facts": FACTS,
-                    "capitals": list(CAPITALS),
-                    "held_out": list(HELD_OUT),
-                    "roles": list(ROLES),
-                    "probe": PROBE,
-                    "steps": DEFAULT_STEPS,
-                    "other": OTHER,
-                    "right_color": RIGHT_COLOR,
-                    "wrong_color": WRONG_COLOR,
-                    "probability_bar_em": PROBABILITY_BAR_EM,
-                    "loss_color": LOSS_COLOR,
-                    "marker_color": MARKER_COLOR,
-                    "loss_chart": LOSS_CHART,
-                    "example_lang": EXAMPLE_LANG,
-                },
-            }
+            states["training"] = {"run": run_numbers(model), "states": table}
         self.export_note.spec = self.export_note_html
         self._offline = True
         self._typed_seed = model.seed
         self._show_controls()
-        self.board.run_offline("training", self.client_targets())
+        self.board.run_offline("training")
         return len(table)
 
     def __panel__(self):

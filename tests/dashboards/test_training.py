@@ -1,4 +1,5 @@
-"""dashboards.demos.training: the training section's render, its trainer and its export."""
+"""dashboards.demos.training: the training section's numbers and their drawing, its trainer and
+its export."""
 
 from __future__ import annotations
 
@@ -12,29 +13,102 @@ import param
 import pytest
 from bokeh.models import ColumnDataSource, Plot
 
-from attnmodel.formatting import es_number, percent
+from attnmodel.formatting import es_number
 from attnmodel.i18n import languages, text
 from attnmodel.training import DEFAULT_STEPS, FACTS, HELD_OUT, TRAINING_COUNTRIES, TrainingDemo
-from dashboards.components.board import Slot
 from dashboards.components.markup import md_html
 from dashboards.demos import training
-from dashboards.demos.training import (
-    CAPITALS,
-    Trainer,
-    TrainingView,
-    client_state,
-    render,
-    render_state,
-    state_key,
-)
+from dashboards.demos.training import Trainer, TrainingView, numbers, state_key
 
-from c04_testing import board_labels, control_value, label_text, one_refusal, use
+from c04_testing import (
+    assert_training_shows,
+    board_labels,
+    control_value,
+    label_text,
+    one_refusal,
+    use,
+)
+from c04_views import drawn
+
+# The slots training.js draws from the board's state.
+FIGURES = {
+    "readouts",
+    *(f"head_{h}" for h in range(training.N_HEADS)),
+    "roles",
+    "top",
+    "held_out",
+    "comparison",
+    "announce",
+    "probability_bars",
+    "loss_chart",
+}
+
+
+def shown(view: TrainingView, name: str) -> dict:
+    """Slot ``name`` as the browser draws it (training.js, run by tests/c04_views.py)."""
+    return drawn(view.board, view.lang)[name]
 
 
 @pytest.mark.parametrize("lang", languages())
-def test_render_fills_every_target_of_the_view(lang):
+def test_the_drawing_fills_every_figure_of_the_board(lang):
     view = TrainingView(lang=lang)
-    assert set(render(view.model, lang)) == set(view.client_targets())
+    assert view.board.view == "training"
+    specs = drawn(view.board, lang)
+    assert set(view.board.kinds) >= FIGURES
+    assert set(specs) >= FIGURES
+    assert not FIGURES & set(view.board.specs)  # the figures cross as numbers only
+
+
+@pytest.mark.parametrize("lang", ["es", "en"])
+@pytest.mark.parametrize(
+    ("step", "country"),
+    [
+        (DEFAULT_STEPS, "Francia"),
+        (0, "Francia"),
+        (35, "Japón"),
+        (120, HELD_OUT[1]),
+        (DEFAULT_STEPS, HELD_OUT[0]),
+    ],
+)
+def test_every_text_and_number_shown_is_the_models(lang, step, country):
+    """Every slot training.js draws, against the model's numbers and the catalogue's words
+    computed in the test (c04_testing.assert_training_shows)."""
+    view = TrainingView(lang=lang)
+    view.model.param.update(step=step, country=country)
+    assert_training_shows(drawn(view.board, lang), TrainingDemo(step=step, country=country), lang)
+
+
+def test_the_numbers_are_plain_data_without_text():
+    """What crosses: numbers, the model's own words, no catalogue text, no formatted number."""
+    state = numbers(TrainingDemo(step=50, country="Italia"))
+    assert json.loads(json.dumps(state)) == state
+    words = {
+        *FACTS,
+        *FACTS.values(),
+        *training.ROLES,
+        training.PROBE,
+        *TrainingDemo().run.vocabulary,
+    }
+
+    def leaves(value):
+        if isinstance(value, dict):
+            for k, v in value.items():
+                yield k
+                yield from leaves(v)
+        elif isinstance(value, list):
+            for v in value:
+                yield from leaves(v)
+        else:
+            yield value
+
+    for leaf in leaves(state):
+        if isinstance(leaf, str):
+            assert leaf in words or leaf in state, leaf
+        else:
+            assert type(leaf) in (int, float), leaf
+    assert state["step"] == 50
+    assert state["country"] == "Italia"
+    assert state["loss"] == round(TrainingDemo(step=50).loss, 4)
 
 
 def test_the_readouts_are_the_models_numbers_and_follow_the_slider():
@@ -42,39 +116,35 @@ def test_the_readouts_are_the_models_numbers_and_follow_the_slider():
     model = view.model
     for step in (0, 50, DEFAULT_STEPS):
         model.step = step
-        items = {i["testid"]: i["value"] for i in view.readouts.spec["items"]}
+        items = {i["testid"]: i["value"] for i in shown(view, "readouts")["items"]}
         assert items["training-step"] == str(step)
         assert items["training-loss"] == view.num(model.loss_curve[step], 4)
         assert items["training-probability"] == view.num(model.capital_probability, 4)
         assert items["training-prediction"] == model.prediction
-        [marker] = view.loss_chart.spec["points"]
+        chart = shown(view, "loss_chart")
+        [marker] = chart["points"]
         assert (marker["x"], marker["y"]) == (step, round(float(model.loss_curve[step]), 4))
         assert marker["tip"] == [
             [text("training.chart.step"), str(step)],
             ["nats", items["training-loss"]],
         ]
     # The loss curve is the run's, from step 0, 4 decimals.
-    [curve] = view.loss_chart.spec["series"]
+    [curve] = chart["series"]
     assert len(curve["y"]) == DEFAULT_STEPS + 1
     np.testing.assert_allclose(curve["y"], model.loss_curve, atol=5e-5)
-    assert view.loss_chart.spec["x"]["max"] == DEFAULT_STEPS
-
-
-def test_each_head_is_titled_by_its_measured_role():
-    model = TrainingDemo()
-    out = render(model)
-    for h, (role, share) in enumerate(model.roles):
-        said = text(f"training.role.{role}", share=percent(share, 0))
-        assert out[f"head_{h}"]["title"] == text("training.head_title", n=h + 1, role=said)
+    assert chart["x"]["max"] == DEFAULT_STEPS
 
 
 def test_a_held_out_country_says_what_the_model_predicts():
+    view = TrainingView()
+    view.model.country = HELD_OUT[1]
     model = TrainingDemo(country=HELD_OUT[1])
-    note = json.dumps(render(model)["held_out"], ensure_ascii=False)
+    note = label_text(shown(view, "held_out")["text"])
     assert model.prediction in note
     assert FACTS[HELD_OUT[1]] in note
     assert "training.held_out" not in note
-    trained = json.dumps(render(TrainingDemo())["held_out"], ensure_ascii=False)
+    view.model.country = "Francia"
+    trained = label_text(shown(view, "held_out")["text"])
     assert HELD_OUT[0] in trained  # the trained fact names the held-out countries
 
 
@@ -90,18 +160,20 @@ CAPITAL_WORDS = [
 def test_the_bars_hold_every_capital_and_the_rest():
     """A row per capital (the facts' order) and one for every other word ("…"): its probability
     with 4 decimals, a bar on the 0–1 scale (width in %) in the row's colour."""
+    view = TrainingView()
+    view.model.param.update(country="Italia", step=100)
     model = TrainingDemo(country="Italia", step=100)
-    spec = render(model)["probability_bars"]
+    spec = shown(view, "probability_bars")
     assert spec["testid"] == "training-probability-bars"
     rows = spec["rows"]
     assert [label_text(r["label"]) for r in rows] == [*CAPITAL_WORDS, "…"]
-    assert list(CAPITALS) == CAPITAL_WORDS
+    assert list(FACTS.values()) == CAPITAL_WORDS
     p = [model.probabilities[w] for w in CAPITAL_WORDS]
     rest = 1.0 - sum(p)
     assert [r["value"] for r in rows[:-1]] == [es_number(x, 4) for x in p]
     # The rest is 1 − the sum of the 4-decimal capitals: within 14 half units of the 4th decimal.
     assert float(rows[-1]["value"].replace(",", ".")) == pytest.approx(rest, abs=7.1e-4)
-    # Widths: p in % of the bar (0–1 scale), from the compact state's 4 decimals (each within
+    # Widths: p in % of the bar (0–1 scale), from the numbers' 4 decimals (each within
     # 0.005 %, the rest within 14 × 0.005 %).
     widths = [r["width"] for r in rows]
     np.testing.assert_allclose(widths[:-1], [100 * x for x in p], atol=0.0051, rtol=0)
@@ -117,17 +189,16 @@ def test_the_bars_hold_every_capital_and_the_rest():
 
 def test_the_bars_follow_the_country_and_the_step():
     view = TrainingView()
-    bars = view.probability_bars
     for step, country in ((0, "Francia"), (DEFAULT_STEPS, "Francia"), (DEFAULT_STEPS, "Japón")):
         view.model.param.update(step=step, country=country)
-        assert view.probability_bars is bars  # the same component, a new spec
         expected = TrainingDemo(step=step, country=country)
-        widths = [r["width"] for r in bars.spec["rows"]]
+        rows = shown(view, "probability_bars")["rows"]
+        widths = [r["width"] for r in rows]
         np.testing.assert_allclose(
             widths[:-1], [100 * expected.probabilities[w] for w in CAPITAL_WORDS], atol=0.0051
         )
         right = CAPITAL_WORDS.index(FACTS[country])
-        colors = [r["color"] for r in bars.spec["rows"]]
+        colors = [r["color"] for r in rows]
         assert colors[right] == RIGHT_BLUE
         assert colors.count(RIGHT_BLUE) == 1
     # Trained: Tokio takes nearly the whole bar; the rest of the vocabulary almost nothing.
@@ -139,9 +210,8 @@ def test_the_bars_are_markup_not_a_bokeh_figure():
     """The next-word bars are a table drawn by markup.js, after the roles' caption, where the
     figure was; the loss curve is SVG drawn by markup.js too: no Bokeh figure is left."""
     view = TrainingView()
-    assert isinstance(view.probability_bars, Slot)
-    assert view.probability_bars.kind == "bars"
-    assert view.loss_chart.kind == "lines"
+    assert view.board.kinds["probability_bars"] == "bars"
+    assert view.board.kinds["loss_chart"] == "lines"
     # In the Board, right after the roles' caption.
     layout = view.board.layout
     at = [i for i, node in enumerate(layout) if node.get("slot") == "probability_bars"]
@@ -154,27 +224,25 @@ def test_the_bars_are_markup_not_a_bokeh_figure():
     assert layout[9]["slot"] == "held_out"
     root = view.__panel__().get_root()
     assert [m for m in root.references() if isinstance(m, Plot | ColumnDataSource)] == []
-    assert view.loss_chart.kind == "lines"
-    assert view.loss_chart.spec["testid"] == "training-loss-chart"
-    assert view.loss_chart.spec["aria"] == text("a11y.plot.training_loss")
+    chart = shown(view, "loss_chart")
+    assert chart["testid"] == "training-loss-chart"
+    assert chart["aria"] == text("a11y.plot.training_loss")
 
 
 def test_english_bars_keep_the_capitals_spanish_and_write_a_decimal_point():
+    english, spanish = TrainingView(lang="en"), TrainingView()
+    for view in (english, spanish):
+        view.model.param.update(country="Italia", step=100)
     model = TrainingDemo(country="Italia", step=100)
-    spec = render(model, "en")["probability_bars"]
+    spec = shown(english, "probability_bars")
     rows = spec["rows"]
     assert [r["label"] for r in rows] == [{"text": w, "lang": "es"} for w in CAPITAL_WORDS] + ["…"]
     p = [model.probabilities[w] for w in CAPITAL_WORDS]
     assert [r["value"] for r in rows[:-1]] == [f"{x:.4f}" for x in p]
     assert (spec["corner"], spec["head"]) == ("next word (… = all the others)", "probability")
-    spanish = render(model)["probability_bars"]["rows"]
-    assert [r["width"] for r in rows] == [r["width"] for r in spanish]
-    assert [r["color"] for r in rows] == [r["color"] for r in spanish]
-
-
-def test_the_compact_state_is_what_the_page_shows():
-    model = TrainingDemo(step=35, country="Japón")
-    assert render(model) == render_state(client_state(model), training.run_state(model))
+    spanish_rows = shown(spanish, "probability_bars")["rows"]
+    assert [r["width"] for r in rows] == [r["width"] for r in spanish_rows]
+    assert [r["color"] for r in rows] == [r["color"] for r in spanish_rows]
 
 
 def test_the_export_embeds_every_checkpoint_of_every_country_under_1_mb():
@@ -186,11 +254,15 @@ def test_the_export_embeds_every_checkpoint_of_every_country_under_1_mb():
     assert count == len(table) == len(FACTS) * (DEFAULT_STEPS // 5 + 1)
     assert state_key(DEFAULT_STEPS, "Francia") in table
     assert len(json.dumps(states["training"], ensure_ascii=False).encode()) < 1_000_000
+    # The run's numbers once, each checkpoint's in the table: together a state's numbers.
+    assert {**states["training"]["run"], **table[state_key(DEFAULT_STEPS, "Francia")]} == (
+        numbers(view.model)
+    )
     note = view.export_note.object
     assert 'data-testid="training-export-note"' in note
     assert text("training.export_note", seed=view.model.seed) in note
     # The seed's controls are disabled, the box on the seed shown and nothing else; the step
-    # and the country run the browser twin (board.js: C04.update("training", …)).
+    # and the country run the browser's readState (board.js: C04.update("training", …)).
     assert view.seed_control.spec == {
         "value": view.model.seed,
         "start": view.model.seed,
@@ -203,7 +275,7 @@ def test_the_export_embeds_every_checkpoint_of_every_country_under_1_mb():
     assert not view.country_control.spec.get("disabled")
     offline = view.board.offline
     assert offline["demo"] == "training"
-    assert offline["kinds"] == {name: f"board:{name}" for name in view.client_targets()}
+    assert offline["kinds"] == {}
     assert offline["extra"] == {}
     # A forged click there trains nothing.
     use(view, "retrain")
@@ -274,7 +346,7 @@ def test_a_failed_training_leaves_the_page_on_the_run_it_shows(monkeypatch):
     assert view.progress.object == ""
     assert view.status.spec["text"] == text("training.failed", seed=5)
     view.model.step = 100  # the controls still work
-    assert view.loss_chart.spec["points"][0]["x"] == 100
+    assert shown(view, "loss_chart")["points"][0]["x"] == 100
 
 
 def test_train_again_takes_the_next_seed_or_the_typed_one(monkeypatch):
@@ -332,7 +404,7 @@ def test_the_controls_follow_the_model_and_reach_it():
         50,
         "Italia",
     )
-    items = {i["testid"]: i["value"] for i in view.readouts.spec["items"]}
+    items = {i["testid"]: i["value"] for i in shown(view, "readouts")["items"]}
     assert items["training-step"] == "50"
     model.param.update(step=100, country="Japón")  # a link, the class: the controls follow
     assert (control_value(view.step_control), control_value(view.country_control)) == (
@@ -403,5 +475,7 @@ def test_a_click_while_a_seed_trains_is_refused(monkeypatch, caplog):
 
 def test_the_hand_built_side_is_the_models():
     hand = TrainingDemo().comparison
-    for key in ("cosine_hand", "share_hand", "concentration_hand", "cells"):
-        assert training.HAND[key] == pytest.approx(hand[key], abs=1e-4)
+    state = numbers(TrainingDemo())
+    keys = ("cosine_hand", "share_hand", "concentration_hand")
+    assert state["hand"] == pytest.approx([hand[k] for k in keys], abs=5e-5)
+    assert state["cells"] == hand["cells"]

@@ -1,12 +1,14 @@
-"""Demo 6 (¿De dónde salen W_Q y W_K?): the browser twin C04.views.training against Python.
+"""Demo 6 (¿De dónde salen W_Q y W_K?): the export's tables and C04.views.training.
 
-The export embeds the default run's compact state at every checkpoint × probe country
-(dashboards.demos.training.client_state, under "training" in #c04-states, with the hand-built
-comparison and the module's constants); C04.views.training (dashboards/static/demos/training.js)
-rebuilds ``render_state(state, run, lang)`` from them. Checked here, in a blank page built by the
-export's own code: that rebuild for every embedded state on a Spanish page and for a few on an
-English one (the model's words marked as Spanish there), its keys, and readState on the
-slider's and the select's values.
+The export embeds the default run's numbers (dashboards.demos.training.numbers) at every
+checkpoint × probe country, under "training" in #c04-states: the run's part once ("run"), each
+checkpoint's by "<step>|<country>" ("states"); C04.views.training (dashboards/static/demos/
+training.js) looks them up (readState) and draws them (render), the same code as the live page.
+Checked here: that the shipped tables equal a freshly computed model at every state; that the
+drawing of some states, read by readState from the slider's and the select's values in a blank
+page built by the export's own code (Spanish and English: the model's words marked as Spanish
+there), shows the texts and numbers computed in the test from the model and the catalogue; and
+the exported section offline.
 """
 
 from __future__ import annotations
@@ -19,32 +21,30 @@ from playwright.sync_api import expect
 
 from attnmodel.formatting import number
 from attnmodel.i18n import text
-from attnmodel.training import DEFAULT_STEPS, HELD_OUT, TrainingDemo
-from dashboards.demos.training import (
-    TrainingView,
-    client_state,
-    render_state,
-    run_state,
-    state_key,
-)
+from attnmodel.training import DEFAULT_STEPS, FACTS, HELD_OUT, TrainingDemo
+from dashboards.demos.training import TrainingView, numbers, state_key
 
 from c04_testing import (
     TIMER_JS,
     assert_lines_drawn,
-    assert_twin_equal,
+    assert_training_shows,
+    by_testid,
     chart,
+    drawn,
     expect_training,
     format_times,
+    plain_markup,
     press_slider,
     twin_html,
     update_times,
 )
+from c04_views import js_views
 
 pytestmark = pytest.mark.ui
 
-# English: a few states, among them both held-out countries, step 0, the last step and one whose
-# head does not yet look mostly at the country ("training.compare.unalike": step 0).
-EN_CASES = [
+# A few states, among them both held-out countries, step 0, the last step and one whose head
+# does not yet look mostly at the country ("training.compare.unalike": step 0).
+CASES = [
     (0, "Francia"),
     (DEFAULT_STEPS, "Francia"),
     (DEFAULT_STEPS, HELD_OUT[0]),
@@ -53,11 +53,10 @@ EN_CASES = [
     (60, "Japón"),
 ]
 
-# As one JSON text: Playwright hands back 574 renders as objects in ~10 s, as text in 0.3 s
-# (JSON.stringify writes each double's shortest repr: json.loads reads back the same float).
-RENDER_JS = """(cases) => JSON.stringify(cases.map(([step, country]) => {
-  const state = {step, country};
-  return [C04.views.training.key(state), C04.views.training.render(state)];
+# readState of each (step, country) as the controls send them, then render: as one JSON text.
+READ_AND_RENDER_JS = """(cases) => JSON.stringify(cases.map(([step, country]) => {
+  const state = C04.views.training.readState({w_step: {value: step}, w_country: {value: country}});
+  return [state, C04.views.training.render(state)];
 }))"""
 
 
@@ -69,67 +68,54 @@ def embedded_states(lang: str) -> dict:
     return states
 
 
-def open_twin(page, states: dict, lang: str) -> list[str]:
-    """A blank page with the embedded states, the ``lang`` catalogue and the twin; the page's
-    errors, collected from now on."""
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
-    page.set_content(twin_html("training.js", states=states, lang=lang))
-    return errors
+def test_the_shipped_tables_equal_the_model():
+    """Every embedded state (the run's part and the checkpoint's) is the numbers of a model
+    computed afresh at that step and country."""
+    shipped = json.loads(json.dumps(embedded_states("es")))["training"]
+    assert len(shipped["states"]) == len(FACTS) * (DEFAULT_STEPS // 5 + 1)
+    model = TrainingDemo()
+    for country in FACTS:
+        for step in range(0, DEFAULT_STEPS + 1, 5):
+            model.param.update(step=step, country=country)
+            state = {**shipped["run"], **shipped["states"][state_key(step, country)]}
+            assert state == json.loads(json.dumps(numbers.uncached(model))), (step, country)
+    # The languages ship the same numbers.
+    assert json.loads(json.dumps(embedded_states("en"))) == json.loads(
+        json.dumps(embedded_states("es"))
+    )
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])
-def test_twin_rebuilds_every_embedded_state(page, lang):
-    states = embedded_states(lang)
-    table = states["training"]["states"]
-    cases = [(s["step"], s["country"]) for s in table.values()]
-    if lang != "es":
-        cases = EN_CASES
-    else:
-        assert {c for _, c in cases} >= set(HELD_OUT)
-        assert {0, DEFAULT_STEPS} <= {s for s, _ in cases}
-    errors = open_twin(page, states, lang)
-    rendered = json.loads(page.evaluate(RENDER_JS, [list(c) for c in cases]))
-    assert len(rendered) == len(cases)
-    for (step, country), (key, js) in zip(cases, rendered, strict=True):
-        assert key == state_key(step, country)
-        python = render_state(table[key], states["training"]["run"], lang)
-        where = f"{lang} {key}"
-        assert list(js) == list(python), where
-        # Exact: the same strings, and the same floats (the state's own, or 1 − their sum).
-        if js != python:
-            assert_twin_equal(python, js, where, tol=0.0)  # where they differ
-            pytest.fail(f"{where}: {js!r} != {python!r}")
-    if lang != "es":  # the model's words are marked as Spanish on an English page
-        js = dict(rendered)[state_key(DEFAULT_STEPS, HELD_OUT[0])]
-        assert js["readouts"]["items"][3]["value"]["lang"] == "es"
-        assert js["head_0"]["cols"][0] == {"text": "La", "lang": "es"}
-        # The next-word bars: the capitals marked, "…" not a word, the headers in English.
-        bars = js["probability_bars"]
-        assert bars["rows"][0]["label"] == {"text": "París", "lang": "es"}
-        assert bars["rows"][-1]["label"] == "…"
-        assert (bars["corner"], bars["head"]) == ("next word (… = all the others)", "probability")
+def test_the_drawing_shows_the_models_numbers(page, lang):
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    page.set_content(twin_html("training.js", states=embedded_states(lang), lang=lang))
+    rendered = json.loads(page.evaluate(READ_AND_RENDER_JS, [list(c) for c in CASES]))
+    for (step, country), (state, specs) in zip(CASES, rendered, strict=True):
+        model = TrainingDemo(step=step, country=country)
+        assert state["step"] == step
+        assert state["country"] == country
+        assert_training_shows(specs, model, lang)
+        # Drawn by the page's markup.js: the notes read as the catalogue's texts.
+        parsed = by_testid(*drawn(page, ("note", specs["held_out"]), ("note", specs["comparison"])))
+        if country in HELD_OUT:
+            p = number(model.capital_probability, 4, lang=lang)
+            assert f"p({model.capital}) = {p}" in parsed.texts["training-held-out"]
+        else:
+            trained = text(
+                "training.trained_fact", lang, country=country, held=" · ".join(HELD_OUT)
+            )
+            assert parsed.texts["training-held-out"] == plain_markup(trained)
     assert errors == []
 
 
-def test_read_state(page):
-    states = embedded_states("es")
-    errors = open_twin(page, states, "es")
-    args = {"w_step": {"value": 120}, "w_country": {"value": "Kenia"}}
-    assert page.evaluate("(args) => C04.views.training.readState(args)", args) == {
-        "step": 120,
-        "country": "Kenia",
-    }
-    # What it reads is a state the export embeds, and renders as Python does.
-    view = "C04.views.training"
-    key = page.evaluate(f"(args) => {view}.key({view}.readState(args))", args)
-    assert key == state_key(120, "Kenia")
-    assert key in states["training"]["states"]
-    js = page.evaluate(f"(args) => {view}.render({view}.readState(args))", args)
-    training = states["training"]
-    assert js == render_state(training["states"][key], training["run"], "es")
-    assert errors == []
+def expected(model: TrainingDemo) -> dict:
+    """What the section shows for ``model`` (Spanish): training.js's drawing of its numbers,
+    checked first against the model and the catalogue."""
+    specs = js_views("es").render("training", json.loads(json.dumps(numbers(model))))
+    assert_training_shows(specs, model, "es")
+    return specs
 
 
 # -- the exported page (dist/entrenamiento.html), offline --------------------------------------
@@ -148,13 +134,8 @@ MOVES = [
 
 
 def expect_state(page, model: TrainingDemo, timeout: float = 15.0) -> None:
-    """Wait until the page shows Python's ``render_state`` of the model's state."""
-    expect_training(
-        page,
-        render_state(client_state(model), run_state(model), "es"),
-        (model.step, model.country),
-        timeout,
-    )
+    """Wait until the page shows the model's state."""
+    expect_training(page, expected(model), (model.step, model.country), timeout)
 
 
 def test_exported_section_offline(page, offline, open_export):
@@ -175,7 +156,7 @@ def test_exported_section_offline(page, offline, open_export):
 
     # The defaults, the run's loss curve; then every move recomputed in the browser.
     expect_state(page, model)
-    loss = run_state(model)["loss"]
+    loss = numbers(model)["loss_curve"]
     assert_lines_drawn(chart(page, "training-loss-chart"), [loss], "export")
     page.evaluate(TIMER_JS)
     step_label = text("training.step")

@@ -2,9 +2,10 @@
 
 Every data-testid element of the section (readouts, attention tables, roles, next words, the
 held-out note, the comparison, the next-word bars) must show, after each move, the text that the
-page's own markup.js draws from Python's ``dashboards.demos.training.render`` of
-``TrainingDemo`` at that state, the next-word bars their widths and colours; the loss curve and
-its marker are drawn where Python's numbers say. Moves: the step slider by
+page's own markup.js draws from training.js's drawing of ``TrainingDemo``'s numbers at that
+state (itself checked against the model and the catalogue: ``assert_training_shows``), the
+next-word bars their widths and colours; the loss curve and its marker are drawn where the
+model's numbers say. Moves: the step slider by
 keyboard and the country select; "Entrenar de nuevo" trains a new seed in the server's thread
 (progress bar, status) and then shows its numbers; the English page; a link with a state and
 a hostile one.
@@ -12,6 +13,7 @@ a hostile one.
 
 from __future__ import annotations
 
+import json
 from urllib.parse import quote
 
 import pytest
@@ -20,17 +22,19 @@ from playwright.sync_api import expect
 from attnmodel.formatting import number
 from attnmodel.i18n import text
 from attnmodel.training import DEFAULT_STEPS, HELD_OUT, N_HEADS, TrainingDemo
-from dashboards.demos.training import render, run_state
+from dashboards.demos.training import numbers
 from dashboards.sharing import links
 
 from c04_testing import (
     assert_lines_drawn,
+    assert_training_shows,
     chart,
     expect_training,
     label_text,
     press_slider,
     readout,
 )
+from c04_views import js_views
 
 pytestmark = pytest.mark.ui
 
@@ -40,12 +44,20 @@ NEW_SEED = 3141  # test_retrain's: trained by no other test, nor is 3142
 TRAINING_MS = 30_000  # a new seed (~3 s of CPU; the server may be busy with other tests)
 
 
+def render(model: TrainingDemo, lang: str = "es") -> dict:
+    """What the section shows for ``model``: training.js's drawing (run in Node) of the model's
+    numbers, checked first against the model and the catalogue."""
+    specs = js_views(lang).render("training", json.loads(json.dumps(numbers(model))))
+    assert_training_shows(specs, model, lang)
+    return specs
+
+
 def expect_model(page, model: TrainingDemo, lang: str = "es", timeout: float = 15.0) -> None:
     """Wait until every data-testid element, the next-word bars and the loss curve with its
     marker show Python's ``model``."""
     expect_training(page, render(model, lang), model.param.values(), timeout)
-    # The curve drawn is the run's (4 decimals, as run_state rounds the model's curve).
-    assert_lines_drawn(chart(page, "training-loss-chart"), [run_state(model)["loss"]], SECTION)
+    # The curve drawn is the run's (4 decimals, as numbers rounds the model's curve).
+    assert_lines_drawn(chart(page, "training-loss-chart"), [numbers(model)["loss_curve"]], SECTION)
 
 
 def status(page):

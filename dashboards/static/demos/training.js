@@ -1,28 +1,19 @@
-/* Browser twin of dashboards/demos/training.py (section 5: "¿De dónde salen W_Q y W_K?").
+/* «¿De dónde salen W_Q y W_K?» (section 5, "entrenamiento"): what dashboards/demos/training.py's
+ * numbers look like, live and in the export.
  *
- * Why this duplicates Python: the offline export has no server, so nothing can run
- * dashboards.demos.training.render_state when the student moves the step slider or picks a country.
- * The export embeds, in <script id="c04-states"> under "training", the default run's compact
- * state at every checkpoint × probe country ("states", keyed "<step>|<country>":
- * dashboards.demos.training.client_state, the same in every language), the hand-built side of the
- * comparison ("hand": dashboards.demos.training.HAND), the run's loss curve ("run":
- * dashboards.demos.training.run_state) and the module's constants ("constants": the facts, the
- * held-out countries, the roles, the probe, the colours, the bars' width, the loss chart's size,
- * the number of steps), and this file rebuilds render_state(state, run, lang) from them in the
- * browser: the Markup specs that markup.js draws (the next-word bars, the loss chart with the
- * step's marker). Only the steps of render_state are written twice (no number is
- * recomputed: the state holds them, rounded); every word comes from
- * the page's catalogue (C04.t / C04.rich, table [training] of attnmodel/locales/<lang>.toml),
- * every number is written by C04.fmt. tests/ui/test_export_training.py keeps the two equal for
- * every embedded state.
+ * render(state) draws dashboards.demos.training.numbers (the run's: seed, steps, loss_curve,
+ * hand, cells and the model's words facts, held_out, roles, probe; the checkpoint's: step,
+ * country, loss, attention, capitals, top, heads, comparison) as the specs of the board's slots:
+ * every word from the page's catalogue (C04.t / C04.rich, table [training]), every number
+ * written by C04.fmt in the page's language. The model's words (its corpus is Spanish: the
+ * probe's tokens, countries, capitals, the predicted words) stay Spanish on every page: on a
+ * page in another language they are marked {text, lang: "es"}, as capital.js does.
  *
- * The model's words (its corpus is Spanish: the probe's tokens, countries, capitals, the
- * predicted words) stay Spanish on every page: on a page in another language they are marked
- * {text, lang: "es"} (dashboards.components.markup.kept_label / kept_labels), as capital.js does.
- *
- * readState(args): the Board's controls (board.js, Board.run_offline): step = the step range's
- * value (args.w_step.value), country = the country list's option value (args.w_country.value:
- * the model's name of the country, "Francia", whatever the page's language).
+ * readState(args), the export only: the embedded numbers of the step range's value
+ * (args.w_step.value) and the country list's option value (args.w_country.value: the model's
+ * name of the country, "Francia", whatever the page's language). The export embeds in
+ * <script id="c04-states"> under "training" the run's numbers once ("run") and each
+ * checkpoint's ("states", keyed "<step>|<country>": dashboards.demos.training.state_key).
  */
 (function () {
   "use strict";
@@ -30,120 +21,99 @@
   const C04 = (window.C04 = window.C04 || {});
   C04.views = C04.views || {};
 
-  // states.training: {run, hand, states, constants}.
-  const embedded = () => C04.embedded("training", ["run", "states", "hand", "constants"]);
+  const key = (step, country) => `${step}|${country}`;
 
-  // dashboards.demos.training.state_key
-  const key = (state) => `${state.step}|${state.country}`;
+  function readState(args) {
+    const { run, states } = C04.embedded("training", ["run", "states"]);
+    const step = Number(args.w_step.value);
+    const country = String(args.w_country.value);
+    const found = states[key(step, country)];
+    if (!found) throw new Error(`training: no hay estado exportado para ${key(step, country)}.`);
+    return Object.assign({}, run, found);
+  }
+
+  // The drawing's constants: the next-word bars' colours (the country's capital, the rest) and
+  // column width (em), the loss chart's size (px), fixed loss axis (nats), line and marker.
+  const RIGHT_COLOR = "#0072b2";
+  const WRONG_COLOR = "#b8c2cf";
+  const BAR_EM = 20;
+  const OTHER = "…"; // the bar of every other word of the vocabulary
+  const CHART = { width: 420, height: 260, loss_max: 5.6 };
+  const LOSS_COLOR = "#1f5fa8";
+  const MARKER = { color: "#d55e00", size: 11 };
 
   // Every key in full (table [training]), so tests/dashboards/test_export.py finds it.
   const t = (k, values) => C04.t(k, values);
   const rich = (k, fields) => C04.rich(k, fields);
-
-  // Python's str.split(): the probe's tokens ("La capital de {country} es").
-  const words = (text) => text.split(/\s+/).filter(Boolean);
+  const num = (x, decimals = 4) => C04.fmt.number(x, decimals);
+  const pct = (x) => C04.fmt.percent(x, 0);
 
   // Whether this page marks the model's Spanish words: the page's catalogue says it, as in
   // capital.js (capital.kept is "{word}" on the Spanish page, a <span lang="es"> elsewhere).
-  const marksSpanish = () => C04.t("capital.kept", { word: "" }) !== "";
-
-  // dashboards.demos.training.role_label: "mira al país: 92 %".
-  function roleLabel(role, share) {
-    return t(`training.role.${role}`, { share: C04.fmt.percent(share, 0) });
+  const word = (w) => (C04.t("capital.kept", { word: "" }) !== "" ? { text: w, lang: "es" } : w);
+  // A matrix spec whose labels among ``kept`` are the model's words.
+  function keptLabels(spec, kept) {
+    const mark = (label) => (kept.includes(label) ? word(label) : label);
+    spec.cols = spec.cols.map(mark);
+    for (const row of spec.rows) row.label = mark(row.label);
+    return spec;
   }
 
-  // dashboards.demos.training.probability_bars_spec: a row per capital and one for every other
-  // word, its probability (4 decimals), a bar on the 0–1 scale (width in %) and its colour.
-  function probabilityBarsSpec(found, K, word, num) {
-    const capital = K.facts[found.country];
-    const probabilities = found.capitals;
-    // Python's sum(): left to right, from 0.
-    let total = 0;
-    for (const p of probabilities) total += p;
-    const other = Math.max(0, 1 - total);
-    const rows = K.capitals.map((w, i) => ({
-      label: word(w),
-      value: num(probabilities[i]),
-      width: 100 * probabilities[i],
-      color: w === capital ? K.right_color : K.wrong_color,
-      note: "",
-    }));
-    rows.push({
-      label: K.other,
-      value: num(other),
-      width: 100 * other,
-      color: K.wrong_color,
-      note: "",
-    });
+  // The next word: a row per capital (the facts' order) and one for every other word (1 − the
+  // capitals' sum, at least 0), its probability, a bar on the 0–1 scale (width in %).
+  function probabilityBars(state, capital) {
+    const capitals = Object.values(state.facts);
+    const other = Math.max(0, 1 - state.capitals.reduce((a, p) => a + p, 0));
+    const row = (label, p, color) => ({ label, value: num(p), width: 100 * p, color, note: "" });
     return {
       testid: "training-probability-bars",
       corner: t("training.chart.word_axis"),
       head: t("training.chart.probability_axis"),
-      bar_em: K.probability_bar_em,
-      rows,
+      bar_em: BAR_EM,
+      rows: [
+        ...capitals.map((w, i) =>
+          row(word(w), state.capitals[i], w === capital ? RIGHT_COLOR : WRONG_COLOR)
+        ),
+        row(OTHER, other, WRONG_COLOR),
+      ],
     };
   }
 
-  // dashboards.demos.training.loss_chart_spec
-  function lossChartSpec(curve, step, loss, K, num) {
-    const size = K.loss_chart;
+  // The run's loss at every step and a marker at the step's, its tooltip the step and the loss.
+  function lossChart(state) {
+    const curve = state.loss_curve;
     return {
       testid: "training-loss-chart",
       aria: t("a11y.plot.training_loss"),
-      width: size.width,
-      height: size.height,
+      width: CHART.width,
+      height: CHART.height,
       decimal: t("format.decimal"),
       x: { label: t("training.chart.step_axis"), min: 0, max: curve.length - 1, integer: true },
-      y: { label: t("training.chart.loss_axis"), min: 0, max: size.loss_max, integer: false },
-      series: [{ name: "", color: K.loss_color, width: 2, dash: false, y: curve }],
+      y: { label: t("training.chart.loss_axis"), min: 0, max: CHART.loss_max, integer: false },
+      series: [{ name: "", color: LOSS_COLOR, width: 2, dash: false, y: curve }],
       points: [
         {
-          x: step,
-          y: loss,
-          color: K.marker_color,
-          size: size.marker_size,
+          x: state.step,
+          y: state.loss,
+          color: MARKER.color,
+          size: MARKER.size,
           tip: [
-            [t("training.chart.step"), String(step)],
-            ["nats", num(loss)],
+            [t("training.chart.step"), String(state.step)],
+            ["nats", num(state.loss)],
           ],
         },
       ],
     };
   }
 
-  // dashboards.demos.training.render_state (with the embedded run)
   function render(state) {
-    const { hand, run, constants: K } = embedded();
-    const found = embedded().states[key(state)];
-    if (!found) throw new Error(`training: no hay estado exportado para ${key(state)}.`);
-    const num = (x, decimals = 4) => C04.fmt.number(x, decimals);
-    // dashboards.components.markup.kept_label(w, lang, EXAMPLE_LANG)
-    const word = (w) => (marksSpanish() ? { text: w, lang: K.example_lang } : w);
-    // dashboards.components.markup.kept_labels(spec, words, lang, EXAMPLE_LANG)
-    const keptLabels = (spec, kept) => {
-      const set = new Set(kept);
-      const mark = (label) => (set.has(label) ? word(label) : label);
-      spec.cols = spec.cols.map(mark);
-      for (const row of spec.rows) row.label = mark(row.label);
-      return spec;
-    };
-
-    const capitals = K.capitals;
-    const roles = K.roles;
-    const country = found.country;
-    const tokens = words(K.probe.split("{country}").join(country));
-    const capital = K.facts[country];
-    const probability = found.capitals[capitals.indexOf(capital)];
-    const [prediction, predictedP] = found.top[0];
-    const loss = found.loss;
-    const step = found.step;
-    const heads = found.heads;
-    // max(ROLES, key=share): the first of the largest.
-    const best = heads.map((h) => {
-      let r = 0;
-      for (let i = 1; i < h.length; i++) if (h[i] > h[r]) r = i;
-      return r;
-    });
+    const { country, step, heads, roles } = state;
+    const tokens = state.probe.split("{country}").join(country).split(/\s+/).filter(Boolean);
+    const capital = state.facts[country];
+    const probability = state.capitals[Object.keys(state.facts).indexOf(country)];
+    const [prediction, predictedP] = state.top[0];
+    // Each head's role: its largest share (the first of the largest).
+    const best = heads.map((h) => h.indexOf(Math.max(...h)));
 
     const readout = C04.spec.readout;
     const out = {
@@ -151,11 +121,11 @@
         items: [
           readout(
             t("training.readout.step"),
-            `${step}`,
-            t("training.readout.of_steps", { steps: K.steps }),
+            String(step),
+            t("training.readout.of_steps", { steps: state.steps }),
             "training-step"
           ),
-          readout(t("training.readout.loss"), num(loss), "nats", "training-loss"),
+          readout(t("training.readout.loss"), num(state.loss), "nats", "training-loss"),
           readout(
             rich("training.readout.probability", { capital: word(capital) }),
             num(probability),
@@ -172,20 +142,17 @@
       },
     };
     const n = tokens.length;
-    found.attention.forEach((rows, h) => {
+    state.attention.forEach((rows, h) => {
       // Causal: row i holds its i + 1 weights; the rest is 0.
-      const weights = rows.map((row) => [...row, ...new Array(n - row.length).fill(0)]);
-      const title = t("training.head_title", {
-        n: h + 1,
-        role: roleLabel(roles[best[h]], heads[h][best[h]]),
-      });
+      const weights = rows.map((r) => [...r, ...new Array(n - r.length).fill(0)]);
+      const role = t(`training.role.${roles[best[h]]}`, { share: pct(heads[h][best[h]]) });
       out[`head_${h}`] = keptLabels(
         C04.spec.matrix(weights, {
           rowLabels: tokens,
           colLabels: tokens,
           decimals: 2,
           shade: true,
-          title,
+          title: t("training.head_title", { n: h + 1, role }),
           testid: `training-head-${h + 1}`,
         }),
         tokens
@@ -199,10 +166,10 @@
       title: t("training.roles_title"),
       testid: "training-roles",
     });
-    const topWords = found.top.map(([w]) => w);
+    const topWords = state.top.map(([w]) => w);
     out.top = keptLabels(
       C04.spec.matrix(
-        found.top.map(([, p]) => [p]),
+        state.top.map(([, p]) => [p]),
         {
           rowLabels: topWords,
           colLabels: ["p"],
@@ -214,22 +181,26 @@
       ),
       topWords
     );
-    const heldOut = K.held_out;
-    const held = heldOut.includes(country)
-      ? rich("training.held_out", {
-          country: word(country),
-          capital: word(capital),
-          p: num(probability),
-          prediction: word(prediction),
-          p_prediction: num(predictedP),
-        })
-      : rich("training.trained_fact", {
-          country: word(country),
-          held: [word(heldOut[0]), " · ", word(heldOut[1])],
-        });
-    out.held_out = { testid: "training-held-out", text: held };
-    const [head, cosine, share, concentration] = found.comparison;
-    // Alike once the head puts most of the attention of "es" on the country (as Python).
+    const heldOut = state.held_out;
+    out.held_out = {
+      testid: "training-held-out",
+      text: heldOut.includes(country)
+        ? rich("training.held_out", {
+            country: word(country),
+            capital: word(capital),
+            p: num(probability),
+            prediction: word(prediction),
+            p_prediction: num(predictedP),
+          })
+        : rich("training.trained_fact", {
+            country: word(country),
+            held: [word(heldOut[0]), " · ", word(heldOut[1])],
+          }),
+    };
+    const [head, cosine, share, concentration] = state.comparison;
+    const [cosHand, shareHand, concentrationHand] = state.hand;
+    // Alike once the head puts most of the attention of "es" on the country, as the hand-built
+    // one does.
     out.comparison = {
       testid: "training-comparison",
       cls: "c04-box",
@@ -238,15 +209,15 @@
           n: String(head + 1),
           country: word(country),
           cos_learned: num(cosine, 2),
-          cos_hand: num(hand.cosine_hand, 2),
-          share_learned: C04.fmt.percent(share, 0),
-          share_hand: C04.fmt.percent(hand.share_hand, 0),
+          cos_hand: num(cosHand, 2),
+          share_learned: pct(share),
+          share_hand: pct(shareHand),
         }),
         " ",
         rich("training.compare.spread", {
-          share_learned: C04.fmt.percent(concentration, 0),
-          share_hand: C04.fmt.percent(hand.concentration_hand, 0),
-          cells: String(hand.cells),
+          share_learned: pct(concentration),
+          share_hand: pct(concentrationHand),
+          cells: String(state.cells),
         }),
       ],
     };
@@ -255,14 +226,10 @@
       capital: word(capital),
       p: num(probability),
     });
-    out.probability_bars = probabilityBarsSpec(found, K, word, num);
-    out.loss_chart = lossChartSpec(run.loss, step, loss, K, num);
+    out.probability_bars = probabilityBars(state, capital);
+    out.loss_chart = lossChart(state);
     return out;
   }
 
-  function readState(args) {
-    return { step: Number(args.w_step.value), country: String(args.w_country.value) };
-  }
-
-  C04.views.training = { render, readState, key };
+  C04.views.training = { render, readState };
 })();
