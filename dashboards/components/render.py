@@ -110,39 +110,26 @@ def client_update(demo: str, targets: dict[str, tuple[object, str]], **extra) ->
 def apply_render(targets: dict[str, tuple[object, str]], values: dict[str, object]) -> None:
     """Put the output of a view's ``render(model)`` on screen (the live side of the twin).
 
-    ``targets`` is the view's ``client_targets()``: name -> (object, kind) with kind "html" (a
-    pane's ``object``), "markup" (a :class:`Markup`'s ``spec``), "board:<slot>" (a slot of a
-    :class:`~dashboards.components.board.Board`), "data" (a ColumnDataSource's
-    ``data``), "esm:<name>" (a parameter of a component of ours, e.g. a :class:`Raster`'s
-    ``values``: set when it is another object) or "prop:<name>" (a Bokeh/Panel property, set
-    only when it changed). The
-    browser twin (``C04.apply``) does the same with the same names, so the live app and the
-    export show the same thing.
+    ``targets`` is the view's ``client_targets()``: name -> (object, kind) with kind "markup"
+    (a :class:`Markup`'s ``spec``), "board:<slot>" (a slot of a
+    :class:`~dashboards.components.board.Board`) or "esm:<name>" (a parameter of a component
+    of ours, set when it is another object). The browser twin (``C04.apply``) does the same
+    with the same names, so the live app and the export show the same thing. (A view whose
+    Board draws the model's numbers, ``Board(view=…)``, needs none of this.)
     """
-    # Bokeh's property checks stay on: besides catching a wrong value, bokeh 3.9 decides by
-    # that check how a colour string is serialized (a column or a colour), see Lecture._show.
     boards: dict[int, tuple[object, dict]] = {}
     with pn.io.hold():
         for name, value in values.items():
             obj, kind = targets[name]
             if kind.startswith("board:"):
                 boards.setdefault(id(obj), (obj, {}))[1][kind[6:]] = value
-            elif kind == "html":
-                if obj.object != value:
-                    obj.object = value
             elif kind == "markup":
                 if obj.spec != value:
                     obj.spec = value
-            elif kind == "data":
-                obj.data = value
             elif kind.startswith("esm:"):
                 # A shared render's array is the same object for the same state.
                 if getattr(obj, kind[4:]) is not value:
                     setattr(obj, kind[4:], value)
-            elif kind.startswith("prop:"):
-                prop = kind[5:]
-                if getattr(obj, prop) != value:
-                    setattr(obj, prop, value)
             else:
                 raise ValueError(f"tipo de destino desconocido: {kind!r}")
         # A Board's slots in one change of its specs (one message to the browser).

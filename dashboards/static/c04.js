@@ -774,45 +774,16 @@
     return false;
   }
 
-  // A ColumnDataSource's data (an object, or a Map in some Bokeh versions) already holds
-  // exactly these columns and values.
-  function sameData(data, value) {
-    if (data === null || data === undefined) return false;
-    const get = data instanceof Map ? (k) => data.get(k) : (k) => data[k];
-    const keys = data instanceof Map ? Array.from(data.keys()) : Object.keys(data);
-    const names = Object.keys(value);
-    if (keys.length !== names.length) return false;
-    for (const name of names) {
-      const column = get(name);
-      if (column === undefined || !sameValue(column, value[name])) return false;
-    }
-    return true;
-  }
-
-  // Order of the targets: properties first, then the HTML panes, then the sources. A widget
-  // whose labels or options change is rendered again and Bokeh lays the page out on the spot
-  // (reading every element's size): done before the panes get their new HTML, that layout
-  // only has the widget to redo, and the new HTML (the explorer's 1600-cell map) is laid out
-  // once, in the next frame, instead of twice. Sources go last: their glyph updates are
-  // asynchronous anyway.
-  const KIND_ORDER = { prop: 0, html: 1, markup: 1, board: 1, data: 2, esm: 2 };
-
-  function kindRank(kind) {
-    if (typeof kind !== "string") return 3;
-    const rank = KIND_ORDER[kind.includes(":") ? kind.slice(0, kind.indexOf(":")) : kind];
-    return rank === undefined ? 3 : rank;
-  }
+  // The kinds of target a render may name: a Markup-like component's spec, a Board's slot, a
+  // parameter of a component of ours (a Raster's matrix).
+  const KINDS = ["markup", "board", "esm"];
+  const kindOf = (kind) => (kind.includes(":") ? kind.slice(0, kind.indexOf(":")) : kind);
 
   /**
-   * Put the output of a view's render(state) on screen. kinds[name] is "html" (Panel HTML or
-   * Markdown model: text = html.escape(raw HTML), as Panel sends it), "markup" (a Markup's
-   * spec), "board:<slot>" (a slot of a Board), "data" (a Bokeh ColumnDataSource: a new object,
-   * so Bokeh emits the change), "esm:<parameter>" (a parameter of a component of ours, on its
-   * data model: a Raster's values) or "prop:<property>".
-   *
-   * Only what differs from what the page holds is set (as the live views send only what
-   * changed): every new `data` makes Bokeh rebuild that source's glyphs and repaint its plot,
-   * and an unchanged one would repaint for nothing.
+   * Put the output of a view's render(state) on screen (a view whose boards draw specs).
+   * kinds[name] is "markup" (a Markup-like component's spec, which travels as JSON text),
+   * "board:<slot>" (a slot of a Board) or "esm:<parameter>" (a parameter of a component of ours,
+   * on its data model: a Raster's values). Only what differs from what the page holds is set.
    */
   function apply(args, values, kinds) {
     const names = Object.keys(values);
@@ -822,37 +793,27 @@
       if (kind === undefined || obj === undefined || obj === null) {
         throw new Error(`C04.apply: no hay destino ${pyRepr(name)}.`);
       }
-      if (kindRank(kind) === 3) throw new Error(`tipo de destino desconocido: ${pyRepr(kind)}`);
+      if (!KINDS.includes(kindOf(kind))) {
+        throw new Error(`tipo de destino desconocido: ${pyRepr(kind)}`);
+      }
     }
-    // A stable sort: within a kind, the render's order.
-    names.sort((a, b) => kindRank(kinds[a]) - kindRank(kinds[b]));
     // A Board's slots (dashboards.components.board): gathered, each Board set once.
     const boards = new Map();
     for (const name of names) {
       const kind = kinds[name];
       const obj = args[name];
       const value = values[name];
-      if (kind === "html") {
-        const text = esc(value);
-        if (obj.text !== text) obj.text = text;
-      } else if (kind === "markup") {
-        // A Markup component (dashboards.components.markup.Markup): its ESM redraws on a new spec, which
-        // travels as JSON text (dashboards.components.markup.spec_json).
+      if (kind === "markup") {
         const text = value && Object.keys(value).length ? JSON.stringify(value) : "";
         if (obj.data.spec_json !== text) obj.data.spec_json = text;
       } else if (kind.startsWith("board:")) {
         if (!boards.has(obj)) boards.set(obj, {});
         boards.get(obj)[kind.slice(6)] = value;
-      } else if (kind === "data") {
-        if (!sameData(obj.data, value)) obj.data = Object.assign({}, value);
-      } else if (kind.startsWith("esm:")) {
+      } else {
         const prop = kind.slice(4);
         const held = obj.data[prop];
         const sameShape = String(held && held.shape) === String(value && value.shape);
         if (!(sameShape && sameValue(held, value))) obj.data[prop] = value;
-      } else {
-        const prop = kind.slice(5);
-        if (!sameValue(obj[prop], value)) obj[prop] = value;
       }
     }
     // dashboards.components.board.Board.update_specs: the slots given, the others kept.

@@ -514,31 +514,41 @@ def test_js_python_repr_of_floats_in_messages_matches_python(c04):
     assert got == [repr(s) for s in strings]
 
 
-def test_js_apply_sets_escaped_text_new_data_and_changed_props(c04):
+def test_js_apply_sets_a_spec_a_boards_slots_and_a_matrix_only_when_they_change(c04):
     result = c04.evaluate(
         """() => {
-        const data = {x: [1, 2], y: ['a', 'b']};
-        const args = {
-          pane: {text: ''}, source: {data: {}}, widget: {labels: ['a'], value: 3, sets: 0},
+        let specSets = 0, boardSets = 0, valueSets = 0;
+        const watched = (initial, count) => {
+          let held = initial;
+          return {get: () => held, set: (v) => { count(); held = v; }};
         };
-        Object.defineProperty(args.widget, 'value', {
-          get() { return this._v ?? 3; }, set(v) { this.sets += 1; this._v = v; },
-        });
-        const kinds = {pane: 'html', source: 'data', labels: 'prop:labels', value: 'prop:value'};
-        args.labels = args.widget; args.value = args.widget;
-        C04.apply(args, {pane: '<b class="x">It\\'s & more</b>', source: data,
-                         labels: ['El', '<gato>'], value: 3}, kinds);
+        const spec = watched("", () => specSets++);
+        const board = watched('{"a":{"x":1},"b":{"y":2}}', () => boardSets++);
+        const values = watched(null, () => valueSets++);
+        const args = {
+          grid: {data: Object.defineProperty({}, "spec_json", spec)},
+          a: null, b: null,
+          raster: {data: Object.defineProperty({}, "values", values)},
+        };
+        args.a = args.b = {data: Object.defineProperty({}, "specs_json", board)};
+        const kinds = {grid: "markup", a: "board:a", b: "board:b", raster: "esm:values"};
+        const matrix = [1, 2, 3, 4];
+        matrix.shape = [2, 2];
+        const parts = {grid: {t: "<i>"}, a: {x: 1}, b: {y: 3}, raster: matrix};
+        C04.apply(args, parts, kinds);
+        const again = [1, 2, 3, 4];
+        again.shape = [2, 2];
+        C04.apply(args, {...parts, raster: again}, kinds);  // the same: nothing set again
         let error = null;
-        try { C04.apply({p: {}}, {p: 1}, {p: 'bogus'}); } catch (e) { error = e.message; }
-        return {text: args.pane.text, data: args.source.data, fresh: args.source.data !== data,
-                labels: args.widget.labels, sets: args.widget.sets, error};
+        try { C04.apply({p: {}}, {p: 1}, {p: "bogus"}); } catch (e) { error = e.message; }
+        return {spec: spec.get(), board: JSON.parse(board.get()), values: Array.from(values.get()),
+                specSets, boardSets, valueSets, error};
       }"""
     )
-    assert result["text"] == html.escape("""<b class="x">It's & more</b>""")
-    assert result["data"] == {"x": [1, 2], "y": ["a", "b"]}
-    assert result["fresh"]
-    assert result["labels"] == ["El", "<gato>"]
-    assert result["sets"] == 0  # an unchanged property is not set again (as apply_render)
+    assert result["spec"] == '{"t":"<i>"}'  # the spec as JSON text, escaped by markup.js
+    assert result["board"] == {"a": {"x": 1}, "b": {"y": 3}}  # one slot changed, one kept
+    assert result["values"] == [1, 2, 3, 4]
+    assert (result["specSets"], result["boardSets"], result["valueSets"]) == (1, 1, 1)
     assert result["error"] == "tipo de destino desconocido: 'bogus'"
 
 
