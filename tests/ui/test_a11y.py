@@ -20,21 +20,6 @@ from c04_testing import SETTLED_JS, spec_text, twin_html
 from c04_testing import wcag_violations as violations
 
 
-def test_every_live_section_has_no_wcag_violation(page, watch, lecture_url):
-    page.goto(lecture_url)
-    expect(page.get_by_text(text("lecture.title")).first).to_be_visible(timeout=30_000)
-    assert page.evaluate("document.documentElement.lang") == "es"
-    found = {}
-    for section in SECTIONS:
-        page.get_by_role("button", name=section.label()).click()
-        page.locator(f'[data-testid="section-{section.id}"]').first.wait_for(
-            state="attached", timeout=30_000
-        )
-        found[section.id] = violations(page)
-    assert found == {s.id: {} for s in SECTIONS}
-    assert watch.console_errors == []
-
-
 @pytest.mark.parametrize("app", [a for a in APPS if a != "lecture"])
 def test_every_standalone_demo_has_no_wcag_violation(page, watch, server, app):
     page.goto(f"{server['base']}/{app}?lang=en")
@@ -54,9 +39,12 @@ def test_the_whole_exported_lecture_has_no_wcag_violation(whole_lecture, lang):
     assert offline.external == []
 
 
-def test_an_exported_section_file_has_no_wcag_violation(open_export):
+def test_an_exported_section_file_has_no_wcag_violation_and_its_skip_link_works(open_export):
+    """explorador.html: axe finds nothing (read first, nothing touched), then the skip link
+    is the first Tab stop and Enter on it goes to the content."""
     page = open_export("explorador.html")
     assert violations(page) == {}
+    skip_link_goes_to_the_content(page)
 
 
 def test_the_export_indexes_have_no_wcag_violation(page, offline, exported):
@@ -64,45 +52,6 @@ def test_the_export_indexes_have_no_wcag_violation(page, offline, exported):
         page.goto((exported / f"{lang_dir(lang)}{INDEX_FILE}").as_uri())
         assert page.evaluate("document.documentElement.lang") == lang
         assert violations(page) == {}, lang
-
-
-def test_sliders_checkboxes_and_formulas_are_named(page, open_lecture_section):
-    """a11y.js: the d_k slider's handle is named by its title and says 64 (not the index 6);
-    the explorer's checkboxes say their labels. A formula is MathML, which a screen reader
-    reads itself (role math), its TeX as its alttext."""
-    open_lecture_section("autoatencion")
-    page.wait_for_function(SETTLED_JS, timeout=30_000)
-    handle = page.get_by_role("slider", name="d_k").first
-    expect(handle).to_have_attribute("aria-valuetext", "64", timeout=10_000)
-    formula = page.locator(r'math[alttext="\\sqrt{d_k}"]').first  # "\\": a backslash in CSS
-    expect(formula).to_be_visible()
-    expect(page.get_by_role("math").first).to_be_visible()
-    cell = page.get_by_role("textbox", name=text("a11y.cell", name="X", row=1, col=2))
-    expect(cell).to_have_count(1)
-    open_lecture_section("explorador")
-    box = page.get_by_role("checkbox", name=text("explorer.causal"))
-    expect(box).to_have_count(1)
-
-
-def test_a_section_opened_after_the_page_loaded_is_named(page, open_lecture_section):
-    """a11y.js finds the shadow roots of views drawn after the first render: the positional
-    section, built when its navigation button is pressed, names its slider and says its value;
-    the button says its section is the one on screen."""
-    from attnmodel.positional import PositionalEncodingDemo
-
-    open_lecture_section("autoatencion")
-    page.wait_for_function(SETTLED_JS, timeout=30_000)
-    section = next(s for s in SECTIONS if s.id == "posicion")
-    button = page.get_by_role("button", name=section.label())
-    button.click()
-    page.locator('[data-testid="section-posicion"]').first.wait_for(
-        state="attached", timeout=30_000
-    )
-    handle = page.get_by_role("slider", name=text("positional.n_slider"))
-    expect(handle).to_have_attribute(
-        "aria-valuetext", str(PositionalEncodingDemo().n_positions), timeout=10_000
-    )
-    expect(button).to_have_attribute("aria-current", "true")
 
 
 def test_text_on_every_shade_meets_aa_contrast(page):
@@ -198,24 +147,6 @@ def test_no_live_section_scrolls_sideways_on_a_phone(phone, watch, lecture_url):
     assert watch.console_errors == []
 
 
-@pytest.mark.parametrize("lang", languages())
-def test_the_exported_lecture_does_not_scroll_sideways_on_a_phone(
-    phone, offline, open_export, lang
-):
-    """clase04.html holds every section: at 360 px none is wider than the screen; nor at
-    640 px, a 1280 px window zoomed to 200 %."""
-    open_export(f"{lang_dir(lang)}{LECTURE_FILE}")
-    phone.wait_for_function(SETTLED_JS, timeout=30_000)
-    phone.set_viewport_size({"width": 640, "height": 400})
-    assert phone.evaluate(WIDTH_JS) == 640
-    phone.set_viewport_size(PHONE)
-    assert phone.evaluate(WIDTH_JS) == PHONE["width"]
-    assert phone.evaluate(SMALL_TARGETS_JS) == []
-    viewport = phone.locator('meta[name="viewport"]')
-    expect(viewport).to_have_attribute("content", "width=device-width, initial-scale=1")
-    assert offline.console_errors == []
-
-
 # The element that has the focus, through every shadow root.
 ACTIVE_JS = """() => {
   let el = document.activeElement;
@@ -260,17 +191,27 @@ CONTENT_TEXT_JS = """() => {
 }"""
 
 
-def test_every_section_works_from_the_keyboard(page, watch, open_lecture_section):
-    """Tab reaches the skip link first and Enter goes to the content; then, in each section
-    (chosen from the navigation with Enter), Tab reaches the section's control, a key changes
-    it, and the numbers on screen change."""
-    open_lecture_section(SECTIONS[0].id)
+def test_every_live_section_has_no_wcag_violation_and_works_from_the_keyboard(
+    page, watch, lecture_url
+):
+    """The lecture, live: Tab reaches the skip link first and Enter goes to the content; then
+    each section, chosen from the navigation with Enter, has no WCAG violation as it first
+    draws (axe, before any key changes it), Tab reaches the section's control, a key changes
+    it, and the numbers on screen change. (The sections' axe run and the keyboard's walk share
+    one load of the lecture and one drawing of each section.)"""
+    page.goto(lecture_url)
+    expect(page.get_by_text(text("lecture.title")).first).to_be_visible(timeout=30_000)
+    assert page.evaluate("document.documentElement.lang") == "es"
+    page.locator(f'[data-testid="section-{SECTIONS[0].id}"]').first.wait_for(
+        state="attached", timeout=30_000
+    )
     page.wait_for_function(SETTLED_JS, timeout=30_000)
     page.wait_for_function("() => !!C04.a11y.deepFind(document, '.c04-skip')", timeout=30_000)
     page.keyboard.press("Tab")
     assert page.evaluate(f"({ACTIVE_JS})().className") == "c04-skip"
     page.keyboard.press("Enter")
     assert page.evaluate(f"({ACTIVE_JS})().hasAttribute('data-c04-content')")
+    found = {}
     for section in SECTIONS:
         page.get_by_role("button", name=section.label()).focus()
         page.keyboard.press("Enter")
@@ -278,6 +219,7 @@ def test_every_section_works_from_the_keyboard(page, watch, open_lecture_section
             state="attached", timeout=30_000
         )
         page.wait_for_function(SETTLED_JS, timeout=30_000)
+        found[section.id] = violations(page)
         wanted, key = KEYBOARD[section.id]
         for _ in range(80):
             page.keyboard.press("Tab")
@@ -288,6 +230,7 @@ def test_every_section_works_from_the_keyboard(page, watch, open_lecture_section
         before = page.evaluate(CONTENT_TEXT_JS)
         page.keyboard.press(key)
         page.wait_for_function(f"(before) => ({CONTENT_TEXT_JS})() !== before", arg=before)
+    assert found == {s.id: {} for s in SECTIONS}
     assert watch.console_errors == []
 
 
@@ -320,9 +263,9 @@ def test_reduced_motion_stops_every_animation(page, open_lecture_section):
         page.emulate_media(reduced_motion="no-preference")
 
 
-@pytest.mark.parametrize("filename", [LECTURE_FILE, "explorador.html"])
-def test_the_export_skip_link_goes_to_the_content(open_export, filename):
-    page = open_export(filename)
+def skip_link_goes_to_the_content(page) -> None:
+    """On a page whose focus has not moved since it loaded: Tab reaches the skip link first and
+    Enter on it moves the focus to the content."""
     page.wait_for_function(SETTLED_JS, timeout=30_000)
     # Bokeh draws the link with the page's views: under a loaded machine, late.
     page.wait_for_function("() => !!C04.a11y.deepFind(document, '.c04-skip')", timeout=30_000)
@@ -352,13 +295,34 @@ def announced(spec: dict) -> str:
     return " ".join(spec_text(spec).split())
 
 
-def test_a_change_is_announced_once_live(page, open_lecture_section):
-    """Nothing is said when the section first draws; ticking "Máscara causal" says each row's
-    largest weight, computed by the model in that state, once."""
+def test_live_controls_are_named_and_a_change_is_announced_once(page, open_lecture_section):
+    """One load of the live lecture on «autoatencion», read before anything changes it:
+
+    - nothing is said when the section first draws;
+    - a11y.js: the d_k slider's handle is named by its title and says 64 (not the index 6); a
+      formula is MathML, which a screen reader reads itself (role math), its TeX as its
+      alttext; a cell of X is a named text box;
+    - ticking "Máscara causal" says each row's largest weight, computed by the model in that
+      state, once;
+    - a11y.js finds the shadow roots of views drawn after the first render: the positional
+      section, built when its navigation button is pressed, names its slider and says its
+      value; the button says its section is the one on screen;
+    - the explorer's checkboxes say their labels."""
+    from attnmodel.positional import PositionalEncodingDemo
+
     open_lecture_section("autoatencion")
     page.wait_for_function(SETTLED_JS, timeout=30_000)
     page.wait_for_timeout(700)  # longer than a11y.js's quiet time: a load would have spoken
     assert page.evaluate(LIVE_REGION_JS) is None
+
+    handle = page.get_by_role("slider", name="d_k").first
+    expect(handle).to_have_attribute("aria-valuetext", "64", timeout=10_000)
+    formula = page.locator(r'math[alttext="\\sqrt{d_k}"]').first  # "\\": a backslash in CSS
+    expect(formula).to_be_visible()
+    expect(page.get_by_role("math").first).to_be_visible()
+    cell = page.get_by_role("textbox", name=text("a11y.cell", name="X", row=1, col=2))
+    expect(cell).to_have_count(1)
+
     page.evaluate(RECORD_SAID_JS)
     page.get_by_role("checkbox", name=text("self_attention.causal")).click()
     expected = announced(self_attention.render(SelfAttention(causal=True))["announce"])
@@ -371,13 +335,53 @@ def test_a_change_is_announced_once_live(page, open_lecture_section):
     assert (region["role"], region["live"]) == ("status", "polite")
     assert region["said"] == [expected]
 
+    section = next(s for s in SECTIONS if s.id == "posicion")
+    button = page.get_by_role("button", name=section.label())
+    button.click()
+    page.locator('[data-testid="section-posicion"]').first.wait_for(
+        state="attached", timeout=30_000
+    )
+    handle = page.get_by_role("slider", name=text("positional.n_slider"))
+    expect(handle).to_have_attribute(
+        "aria-valuetext", str(PositionalEncodingDemo().n_positions), timeout=10_000
+    )
+    expect(button).to_have_attribute("aria-current", "true")
+
+    open_lecture_section("explorador")
+    box = page.get_by_role("checkbox", name=text("explorer.causal"))
+    expect(box).to_have_count(1)
+
 
 @pytest.mark.parametrize("lang", languages())
-def test_a_slider_moved_three_stops_is_announced_in_the_export(open_export, lang):
-    """In the offline lecture, three presses of → on the d_k slider (64 → 512) end with the
-    mean entropies of d_k = 512, in the page's language, as the model computes them."""
-    page = open_export(f"{lang_dir(lang)}{LECTURE_FILE}", "autoatencion")
-    page.wait_for_function(SETTLED_JS, timeout=30_000)
+def test_the_exported_lecture_fits_a_phone_skips_to_its_content_and_announces_a_slider(
+    page, offline, open_export, lang
+):
+    """The offline lecture (clase04.html, every section), opened once per language:
+
+    - at 360 px no section is wider than the screen, nor at 640 px (a 1280 px window zoomed
+      to 200 %), and every control is a 44 px target (read before anything is touched);
+    - back at the page's own size, in Spanish (clase04.html, the file the other language's
+      folder mirrors), Tab reaches the skip link first and Enter goes to the content;
+    - three presses of → on the d_k slider (64 → 512) end with the mean entropies of
+      d_k = 512, in the page's language, as the model computes them."""
+    size = page.viewport_size
+    page.set_viewport_size(PHONE)
+    try:
+        open_export(f"{lang_dir(lang)}{LECTURE_FILE}", "autoatencion")
+        page.wait_for_function(SETTLED_JS, timeout=30_000)
+        page.set_viewport_size({"width": 640, "height": 400})
+        assert page.evaluate(WIDTH_JS) == 640
+        page.set_viewport_size(PHONE)
+        assert page.evaluate(WIDTH_JS) == PHONE["width"]
+        assert page.evaluate(SMALL_TARGETS_JS) == []
+        viewport = page.locator('meta[name="viewport"]')
+        expect(viewport).to_have_attribute("content", "width=device-width, initial-scale=1")
+    finally:
+        page.set_viewport_size(size)
+
+    if lang_dir(lang) == "":
+        skip_link_goes_to_the_content(page)
+
     page.evaluate(RECORD_SAID_JS)
     handle = page.get_by_role("slider", name="d_k").first
     expect(handle).to_have_attribute("aria-valuetext", "64", timeout=10_000)
@@ -399,6 +403,7 @@ def test_a_slider_moved_three_stops_is_announced_in_the_export(open_export, lang
     said = page.evaluate(LIVE_REGION_JS)["said"]
     assert said[-1] == expected
     assert len(said) <= 3
+    assert offline.console_errors == []
 
 
 def test_changes_within_the_quiet_time_are_said_once(browser):
