@@ -19,6 +19,12 @@
   const C04 = (root.C04 = root.C04 || {});
 
   const TOUCH_MS = 400 // a value from the server waits this long after the student's last input
+  // The server answers a control's uses in order: a value other than the one the student sent
+  // last, soon after sending it, is the answer to an earlier use (three arrow presses on a busy
+  // server: the answer to the first must not take the handle back before the third's arrives).
+  // It waits for the answer to the last; one that never comes (a refusal keeps the old value)
+  // is shown after this long.
+  const ANSWER_MS = 3000
 
   function controlId(model, name) {
     return `c04-${model.id}-${name}`.replace(/[^A-Za-z0-9_-]/g, "-")
@@ -250,7 +256,12 @@
     // A value from the server: shown unless the student moved the control just now (a drag's
     // own echoes would pull the handle back); then the latest one, once the hand is off.
     const settle = (control) => {
-      const wait = control.touched + TOUCH_MS - performance.now()
+      const now = performance.now()
+      let until = control.touched + TOUCH_MS
+      const sent = control.sent
+      if (sent && control.value === sent.value) control.sent = null  // the answer to the last
+      else if (sent && now < sent.at + ANSWER_MS) until = Math.max(until, sent.at + ANSWER_MS)
+      const wait = until - now
       clearTimeout(control.timer)
       if (wait > 0) {
         control.timer = setTimeout(() => settle(control), wait)
@@ -328,6 +339,9 @@
       }
       const offline = model.offline
       if (!offline || !offline.demo) {
+        if (control.kind !== "button" && control.kind !== "matrix") {
+          control.sent = { value, at: performance.now() }
+        }
         const sent = control.spec.texts && control.spec.values ? control.spec.values[value] : value
         model.send_msg(control.kind === "button" ? { control: name } : { control: name, value: sent })
       } else {
