@@ -159,11 +159,13 @@ class Wiring:
     count: int = 0
     sections: bool = False  # the page holds every section (its links name one)
     exercises: list = field(default_factory=list)  # the ids of the page's exercise cards
+    modules: set = field(default_factory=set)  # the page's demos: only their drawing is inlined
 
     def __call__(self, view, demo_id: str | None = None):
         if hasattr(view, "enable_client_side"):
             self.count += int(view.enable_client_side(self.states) or 0)
         if demo_id is not None:
+            self.modules.add(registry.demo(demo_id).module)
             live_link.export_spec(self.states, demo_id, view, self.lang, self.sections)
         return view
 
@@ -614,7 +616,10 @@ def save_html(layout: pn.viewable.Viewable, title: str) -> str:
 def render_page(page: Page, scripts: list[tuple[str, str]]) -> tuple[Processed, int]:
     wire = Wiring(page.lang)
     layout = page.build(wire)
-    processed = postprocess(save_html(layout, page.title), scripts, wire.states, lang=page.lang)
+    # A section's file carries the drawing of its own demos only (dashboards/static/demos/).
+    drawings = {f"{d.module}.js" for d in registry.DEMOS}
+    used = [(n, c) for n, c in scripts if n not in drawings or n[:-3] in wire.modules]
+    processed = postprocess(save_html(layout, page.title), used, wire.states, lang=page.lang)
     return processed, wire.count
 
 
