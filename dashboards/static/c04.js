@@ -1,7 +1,8 @@
 /* C04 core: the browser twin of attnmodel's maths and of the views' HTML helpers.
  *
- * Used only by the offline export (dashboards/export.py injects this file, then every per-demo
- * dashboards/static/demos/<demo>.js, into <head>). Each function is a line-by-line port of its Python
+ * Loaded by every page, first: served pages from /c04/ (dashboards/app/session.py), the export
+ * inlined before each demo's dashboards/static/demos/<demo>.js. C04.t and C04.fmt write what
+ * every demo's drawing shows, live and offline. Each function is a line-by-line port of its Python
  * original, with the same order of floating-point operations, and is held to it by
  * tests/ui/test_twin_core.py (run in Chromium):
  *
