@@ -331,16 +331,11 @@ def expected_top(model, weights) -> list[str]:
     ]
 
 
-def expected_plots(model, lang: str = "es") -> dict[str, dict]:
-    """What each head drawing of "Varias cabezas" shows for ``model`` ("plot_<k>" of the heads,
-    "plot_suma" of their mean; the colour aside), from the model and the catalogue: the
-    tokens (marked lang="es" on a page in another language), the weights, the arcs (every α_ij
-    ≥ the threshold, row by row), each cell's number from the threshold on, each tooltip
-    "0,97 (97 %)" and the drawing's texts."""
+def multihead_plot_texts(lang: str = "es") -> dict[str, str]:
+    """The texts of every head's drawing of "Varias cabezas", from the catalogue."""
     from attnmodel.i18n import text
 
-    tokens = model.tokens if lang == "es" else [{"text": t, "lang": "es"} for t in model.tokens]
-    texts = {
+    return {
         "arcs": text("a11y.plot.multihead_arcs", lang),
         "matrix": text("a11y.plot.multihead_heat", lang),
         "key_axis": text("multihead.key_axis", lang),
@@ -350,14 +345,31 @@ def expected_plots(model, lang: str = "es") -> dict[str, dict]:
         "weight": "α",
     }
 
+
+def threshold_arcs(weights, threshold: float) -> list[tuple[int, int]]:
+    """(i, j) of every α_ij ≥ threshold, row by row: the arcs a head's drawing draws."""
+    w = np.asarray(weights)
+    n = w.shape[0]
+    return [(i, j) for i in range(n) for j in range(n) if w[i, j] >= threshold]
+
+
+def expected_plots(model, lang: str = "es") -> dict[str, dict]:
+    """What each head drawing of "Varias cabezas" shows for ``model`` ("plot_<k>" of the heads,
+    "plot_suma" of their mean; the colour aside), from the model and the catalogue: the
+    tokens (marked lang="es" on a page in another language), the weights, the arcs (every α_ij
+    ≥ the threshold, row by row), each cell's number from the threshold on, each tooltip
+    "0,97 (97 %)" and the drawing's texts."""
+    tokens = model.tokens if lang == "es" else [{"text": t, "lang": "es"} for t in model.tokens]
+    texts = multihead_plot_texts(lang)
+
     def plot(weights, testid: str) -> dict:
         w = np.asarray(weights, dtype=float).tolist()
-        n, threshold = len(w), model.arc_threshold
+        threshold = model.arc_threshold
         return {
             "testid": testid,
             "tokens": tokens,
             "weights": w,
-            "arcs": [[i, j] for i in range(n) for j in range(n) if w[i][j] >= threshold],
+            "arcs": [[i, j] for i, j in threshold_arcs(w, threshold)],
             "cells": [[number(a, lang=lang) if a >= threshold else "" for a in row] for row in w],
             "tips": [
                 [f"{number(a, lang=lang)} ({percent(a, lang=lang)})" for a in row] for row in w

@@ -30,9 +30,11 @@ from c04_testing import (
     control_value,
     expected_top,
     label_text,
+    multihead_plot_texts,
     one_refusal,
     spanish_words_left,
     spec_text,
+    threshold_arcs,
     use,
     viewable_texts,
 )
@@ -59,26 +61,6 @@ def shown(view) -> dict:
 def head_shown(styles: dict) -> bool:
     """Whether a head's panel with these styles (its group's spec) is on screen."""
     return styles.get("display") != "none"
-
-
-def plot_texts(lang: str = "es") -> dict[str, str]:
-    """The texts of every head's drawing, from the catalogue."""
-    return {
-        "arcs": text("a11y.plot.multihead_arcs", lang),
-        "matrix": text("a11y.plot.multihead_heat", lang),
-        "key_axis": text("multihead.key_axis", lang),
-        "query_axis": text("multihead.query_axis", lang),
-        "query": text("multihead.hover_query", lang),
-        "key": text("multihead.hover_key", lang),
-        "weight": "α",
-    }
-
-
-def threshold_arcs(weights, threshold: float) -> list[tuple[int, int]]:
-    """(i, j) of every α_ij ≥ threshold, row by row."""
-    w = np.asarray(weights)
-    n = w.shape[0]
-    return [(i, j) for i in range(n) for j in range(n) if w[i, j] >= threshold]
 
 
 def arcs(spec: dict) -> list[tuple[int, int]]:
@@ -257,7 +239,7 @@ def test_each_drawing_holds_the_weights_the_arcs_and_the_cells_texts(view, sente
                 a = m.weights[k, i, j]
                 assert spec["tips"][i][j] == f"{es_number(a)} ({es_percent(a)})"
                 assert spec["cells"][i][j] == (es_number(a) if a >= m.arc_threshold else "")
-        assert spec["texts"] == plot_texts()
+        assert spec["texts"] == multihead_plot_texts()
         # The folded table: every weight with 2 decimals, the tokens as row and column labels.
         table = page[f"table_{k + 1}"]
         assert table["testid"] == f"head-{k + 1}-table"
@@ -529,7 +511,7 @@ def test_english_numbers_use_a_decimal_point(english):
     assert not any("," in t for row in spec["tips"] for t in row)
     # The drawing's words stay Spanish, marked; its own texts are English.
     assert spec["tokens"] == [{"text": t, "lang": "es"} for t in m.tokens]
-    assert spec["texts"] == plot_texts("en")
+    assert spec["texts"] == multihead_plot_texts("en")
     assert spec["texts"]["query"] == text("multihead.hover_query", "en")
 
 
