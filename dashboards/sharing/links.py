@@ -15,8 +15,12 @@ reason in the page's language: an unknown key, a value that does not parse, or o
 refuses (the model keeps its last valid value). Nothing here raises for a link.
 
 dashboards/static/links.js does the same in the offline export, where there is no server to run
-this: the two are kept equal by tests/ui/test_links.py (same links, same states, same notices).
-No Panel import here.
+this. What the two share is data, generated here and embedded in the export (:func:`grammar`,
+``live_link.export_fields``): the page's keys, the limits, the number patterns, each field's kind,
+default, condition and bounds. What is written twice is the algorithm (a value's parse, a demo
+at its defaults, the notice): the live server applies a link before a session's first render,
+and the export has no server. tests/ui/test_links.py holds the two equal (same links, same
+states, same notices). No Panel import here.
 """
 
 from __future__ import annotations
@@ -50,8 +54,22 @@ MAX_LINK_CHARS = 65_536
 # The notice names at most this many ignored keys, each cut to KEY_CHARS characters.
 NOTICE_ITEMS = 5
 KEY_CHARS = 40
-_NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$")
-_INTEGER = re.compile(r"^[+-]?\d{1,19}$")
+# ASCII digits: the same pattern reads the same in JavaScript (Python's \d takes any script's).
+_NUMBER = re.compile(r"^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$")
+_INTEGER = re.compile(r"^[+-]?[0-9]{1,19}$")
+
+
+def grammar() -> dict[str, object]:
+    """The format's constants as the export embeds them for dashboards/static/links.js, which
+    has no copy of its own."""
+    return {
+        "page_keys": list(PAGE_KEYS),
+        "number": _NUMBER.pattern,
+        "integer": _INTEGER.pattern,
+        "max_chars": MAX_LINK_CHARS,
+        "notice_items": NOTICE_ITEMS,
+        "key_chars": KEY_CHARS,
+    }
 
 
 @dataclass(frozen=True)
@@ -241,7 +259,10 @@ def _reason(exc: Exception, f: Field, p: param.Parameter, lang: str) -> str:
 def parse(link: str) -> list[tuple[str, str]]:
     """The (key, value) pairs of a query or fragment (with or without its ``?``/``#``)."""
     link = link[1:] if link[:1] in ("?", "#") else link
-    return parse_qsl(link, keep_blank_values=True, max_num_fields=1000)
+    # No max_num_fields: it raises (a link of 1 001 keys was a traceback at a session's open).
+    # decode stops at MAX_LINK_CHARS, and an address is bounded by the server's header limit
+    # and live_link.MAX_MESSAGE_CHARS: 131 000 keys parse in ~85 ms.
+    return parse_qsl(link, keep_blank_values=True)
 
 
 def decode(

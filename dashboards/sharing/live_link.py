@@ -288,7 +288,9 @@ def export_fields(demo_id: str, view, lang: str = DEFAULT_LANG) -> list[dict]:
 
 def export_spec(states: dict, demo_id: str, view, lang: str, sections: bool) -> None:
     """Add a demo's fields to a page's embedded states (``states["links"]``)."""
-    spec = states.setdefault("links", {"sections": sections, "fields": []})
+    spec = states.setdefault(
+        "links", {"sections": sections, "fields": [], "grammar": links.grammar()}
+    )
     spec["fields"] += export_fields(demo_id, view, lang)
 
 

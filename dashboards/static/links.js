@@ -126,14 +126,15 @@
   // Served pages load this file without c04.js (no C04.embedded) and embed nothing: null.
   const exportSpec = () => (C04.embedded ? C04.embedded("links", [], true) : null);
 
-  // links.py's PAGE_KEYS (the export's fragment is read here, without Python).
-  const PAGE_KEYS = ["lang", "seccion", "modo", "profesor"];
-  const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
-  const INTEGER = /^[+-]?\d{1,19}$/;
-  // dashboards/sharing/links.py: MAX_LINK_CHARS, NOTICE_ITEMS, KEY_CHARS
-  const MAX_LINK_CHARS = 65536;
-  const NOTICE_ITEMS = 5;
-  const KEY_CHARS = 40;
+  // The format's constants, embedded by the export from links.py's grammar(): no copy here.
+  let GRAMMAR = null;
+  function grammar() {
+    if (!GRAMMAR) {
+      const g = exportSpec().grammar;
+      GRAMMAR = { ...g, number: new RegExp(g.number), integer: new RegExp(g.integer) };
+    }
+    return GRAMMAR;
+  }
 
   class Ignored extends Error {
     constructor(key, fields) {
@@ -148,7 +149,7 @@
   }
 
   function real(s) {
-    if (!NUMBER.test(pyStrip(s))) throw new Ignored("links.not_a_number");
+    if (!grammar().number.test(pyStrip(s))) throw new Ignored("links.not_a_number");
     const x = Number(pyStrip(s));
     if (!Number.isFinite(x)) throw new Ignored("links.not_a_number");
     return x;
@@ -168,7 +169,7 @@
         if (s !== "0" && s !== "1") throw new Ignored("links.not_a_bool");
         return s === "1";
       case "int":
-        if (!INTEGER.test(pyStrip(s))) throw new Ignored("links.not_an_integer");
+        if (!grammar().integer.test(pyStrip(s))) throw new Ignored("links.not_an_integer");
         v = Number(pyStrip(s));
         break;
       case "real":
@@ -238,14 +239,16 @@
 
   function said(key, why) {
     const k = Array.from(key);
-    const shown = k.length <= KEY_CHARS ? key : k.slice(0, KEY_CHARS - 1).join("") + "…";
+    const chars = grammar().key_chars;
+    const shown = k.length <= chars ? key : k.slice(0, chars - 1).join("") + "…";
     return why ? `«${shown}» (${why})` : `«${shown}»`;
   }
 
   function notice(items) {
     if (!items.length) return "";
-    let text = items.slice(0, NOTICE_ITEMS).join("; ");
-    if (items.length > NOTICE_ITEMS) text += t("links.more", { n: items.length - NOTICE_ITEMS });
+    const most = grammar().notice_items;
+    let text = items.slice(0, most).join("; ");
+    if (items.length > most) text += t("links.more", { n: items.length - most });
     return t("links.notice", { items: text });
   }
 
@@ -407,14 +410,21 @@
     const spec = exportSpec();
     const fields = only ? spec.fields.filter((f) => f.demo === only) : spec.fields;
     const items = [];
-    if (raw.length > MAX_LINK_CHARS) {
-      items.push(said("…", t("links.too_long", { max: MAX_LINK_CHARS })));
+    const { max_chars, page_keys } = grammar();
+    // links.decode's bound: the characters of the keys and values read so far.
+    const given = new Map();
+    let total = 0;
+    for (const [key, value] of new URLSearchParams(raw)) {
+      total += [...key].length + [...value].length;
+      if (total > max_chars) break;
+      if (!given.has(key)) given.set(key, value);
+    }
+    if (total > max_chars) {
+      items.push(said("…", t("links.too_long", { max: max_chars })));
     } else {
-      const given = new Map();
-      for (const [key, value] of new URLSearchParams(raw)) if (!given.has(key)) given.set(key, value);
       const known = new Set(spec.fields.map((f) => f.key));
       for (const key of given.keys()) {
-        if (!only && !known.has(key) && !PAGE_KEYS.includes(key)) {
+        if (!only && !known.has(key) && !page_keys.includes(key)) {
           items.push(said(key, t("links.unknown")));
         }
       }

@@ -201,6 +201,16 @@ def test_a_key_given_twice_counts_once_and_an_overlong_link_is_not_read():
     assert models["capital"].identity == 0.9
 
 
+def test_a_link_of_many_keys_is_read_and_its_unknown_keys_said():
+    # parse_qsl's max_num_fields=1000 raised here: a traceback at the session's open.
+    link = "?capital.identity=0&" + "&".join(f"k{i}=" for i in range(1500))
+    models = fresh()
+    ignored = links.decode(links.parse(link), models)
+    assert models["capital"].identity == 0.0
+    assert [i.key for i in ignored] == [f"k{i}" for i in range(1500)]
+    assert {i.reason for i in ignored} == {text("links.unknown")}
+
+
 def test_a_sentence_at_the_model_cap_is_taken_and_one_character_more_is_not():
     words = ("palabra " * (MAX_SENTENCE_CHARS // 8))[:MAX_SENTENCE_CHARS].split()[:40]
     sentence = " ".join(words)
