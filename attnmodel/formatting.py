@@ -6,6 +6,7 @@ The decimal separator and the percent pattern come from the language's catalogue
 
 from __future__ import annotations
 
+import decimal
 import json
 import math
 
@@ -30,6 +31,37 @@ def number(x: float, decimals: int = 2, signed: bool = False, lang: str = DEFAUL
         digits = digits.lstrip("-")
     sign = "+" if signed and not digits.startswith("-") and float(digits) != 0 else ""
     return sign + digits.replace("-", MINUS).replace(".", i18n.text("format.decimal", lang))
+
+
+# From this magnitude on, a number is written with LARGE_DIGITS significant digits times a power
+# of ten ("8,1235×10²⁴"): every integer digit of a score near 10^25 would show the last bits of
+# one machine's arithmetic, not the model.
+LARGE = 1e6
+LARGE_DIGITS = 5
+SUPERSCRIPTS = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def large_number(x: float, decimals: int = 2, lang: str = DEFAULT_LANG) -> str:
+    """:func:`number` below 10^6 in magnitude; from 10^6 on, 5 significant digits times a power
+    of ten: 8.12345e24 -> '8,1235×10²⁴' (es) or '8.1235×10²⁴' (en); −1234567 -> '−1,2346×10⁶'.
+
+    The digits are those of the exact binary value rounded half away from zero, as JavaScript's
+    toExponential writes them (C04.fmt.large, dashboards/static/c04.js)."""
+    x = float(x)
+    if not math.isfinite(x) or abs(x) < LARGE:
+        return number(x, decimals, lang=lang)
+    with decimal.localcontext() as context:
+        context.prec = 1000  # more than any double's exact digits: no rounding but ours
+        exact = decimal.Decimal(abs(x))
+        exponent = exact.adjusted()
+        step = decimal.Decimal(1).scaleb(exponent - LARGE_DIGITS + 1)
+        rounded = exact.quantize(step, rounding=decimal.ROUND_HALF_UP)
+    digits = "".join(map(str, rounded.as_tuple().digits))
+    exponent = rounded.adjusted()  # one more when the digits carried (9,99995 -> 10,000)
+    separator = i18n.text("format.decimal", lang)
+    mantissa = digits[0] + separator + digits[1:LARGE_DIGITS]
+    sign = MINUS if x < 0 else ""
+    return f"{sign}{mantissa}×10{str(exponent).translate(SUPERSCRIPTS)}"
 
 
 def percent(p: float, decimals: int = 0, lang: str = DEFAULT_LANG) -> str:

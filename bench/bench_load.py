@@ -241,10 +241,11 @@ def bokeh_client_check(app_url: str) -> dict:
 
     def targets():
         models = list(doc.models)
-        # The weights table is a slot of the demo's Board: its specs live on its data model;
-        # its "Máscara causal" control's message goes to the Board's component.
+        # The weights table is a slot of the demo's Board, drawn in the browser from the
+        # model's numbers (state_json) on its data model; its "Máscara causal" control's spec
+        # is in its specs_json, the control's message goes to the Board's component.
         weights = next(
-            (m for m in models if "sa-weights" in (getattr(m, "specs_json", None) or "")),
+            (m for m in models if getattr(m, "view", None) == "self_attention"),
             None,
         )
         board = next((m for m in models if getattr(m, "data", None) is weights), None)
@@ -260,20 +261,20 @@ def bokeh_client_check(app_url: str) -> dict:
         if board is None or weights is None:
             return {"ok": False, "error": "la sección de autoatención no llegó"}
         opened = time.perf_counter() - start
-        before, got = weights.specs_json, []
+        before, got = weights.state_json, []
 
         def changed(attr, old, new):
             got.append(time.perf_counter())
             session.close()
 
-        weights.on_change("specs_json", changed)
+        weights.on_change("state_json", changed)
         loop.call_later(UPDATE_TIMEOUT_S, session.close)
         sent = time.perf_counter()
         causal = json.loads(weights.specs_json)["causal"]["value"]
         # What board.js sends on a click of the control (model.send_msg).
         doc.callbacks.send_event(DataEvent(board, {"control": "causal", "value": not causal}))
         session._loop_until_closed()  # returns once `changed` or the timer closes the session
-        ok = bool(got) and weights.specs_json != before
+        ok = bool(got) and weights.state_json != before
         return {
             "ok": ok,
             "open_s": round(opened, 3),
@@ -315,10 +316,10 @@ def component_of(objects: list, data_id: str) -> dict | None:
 
 def lecture_targets(objects: list) -> tuple[dict | None, dict | None]:
     """The self-attention Board (the component its "Máscara causal" control's message goes
-    to) and its data model, which holds the attention weights' spec, among serialized
-    objects."""
+    to) and its data model, which holds the model's numbers the attention weights are drawn
+    from (state_json), among serialized objects."""
     weights = next(
-        (o for o in objects if "sa-weights" in str(o.get("attributes", {}).get("specs_json", ""))),
+        (o for o in objects if o.get("attributes", {}).get("view") == "self_attention"),
         None,
     )
     board = component_of(objects, weights["id"]) if weights is not None else None
@@ -446,7 +447,7 @@ class Session:
                     for event in message.content.get("events", ()):
                         if (
                             event.get("model", {}).get("id") == self.weights_id
-                            and event.get("attr") == "specs_json"
+                            and event.get("attr") == "state_json"
                             and self.pending is not None
                             and not self.pending.done()
                         ):

@@ -575,17 +575,19 @@ def board_texts(board, specs: bool = False) -> list[str]:
 
 
 def sa_panes(view) -> dict:
-    """The Markup pane of each table of a SelfAttentionView, by data-testid (SA_TABLES)."""
-    panes = (
-        view.q_pane,
-        view.k_pane,
-        view.v_pane,
-        view.scores_pane,
-        view.weights_pane,
-        view.z_pane,
-        view.gradient_pane,
-    )
-    return dict(zip(SA_TABLES, panes, strict=True))
+    """Each table of a SelfAttentionView by data-testid (SA_TABLES), as the browser draws it
+    (self_attention.js, run by tests/c04_views.py): an object with the slot's ``kind`` and
+    ``spec``."""
+    from types import SimpleNamespace
+
+    from c04_views import drawn
+
+    specs = drawn(view.board, view.lang)
+    slots = ("q", "k", "v", "scores", "weights", "z", "gradient")
+    return {
+        tid: SimpleNamespace(kind=view.board.kinds[name], spec=specs[name])
+        for tid, name in zip(SA_TABLES, slots, strict=True)
+    }
 
 
 def commit(editor, i: int, j: int, text: str) -> None:

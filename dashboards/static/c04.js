@@ -7,7 +7,7 @@
  * tests/ui/test_twin_core.py (run in Chromium):
  *
  *   C04.t     <- attnmodel/i18n.py (text), on the catalogue the export embeds (#c04-text)
- *   C04.fmt   <- attnmodel/formatting.py (number, percent, parse_es_number) and
+ *   C04.fmt   <- attnmodel/formatting.py (number, large_number, percent, parse_es_number) and
  *                Python's f"{x:.{d}f}" (C04.fmt.fixed), byte for byte
  *   C04.html  <- dashboards/components/markup.py (esc), byte for byte
  *   C04.spec  <- dashboards/components/markup.py (matrix_spec): the specs markup.js draws
@@ -252,6 +252,19 @@
     if (Number(text) === 0) text = text.replace(/^-+/, "");
     const sign = signed && !text.startsWith("-") && Number(text) !== 0 ? "+" : "";
     return sign + text.split("-").join(MINUS).split(".").join(t("format.decimal"));
+  }
+
+  const SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹";
+
+  /** attnmodel.formatting.large_number: number(x, decimals) below 10^6 in magnitude; from 10^6
+   * on, 5 significant digits times a power of ten: 8.12345e24 -> "8,1235×10²⁴" (es). */
+  function large(x, decimals = 2) {
+    x = Number(x);
+    if (!Number.isFinite(x) || Math.abs(x) < 1e6) return number(x, decimals);
+    const [mantissa, exponent] = Math.abs(x).toExponential(4).split("e");
+    const power = Array.from(String(Number(exponent)), (d) => SUPERSCRIPTS[d]).join("");
+    const sign = x < 0 ? MINUS : "";
+    return `${sign}${mantissa.replace(".", t("format.decimal"))}×10${power}`;
   }
 
   /** attnmodel.formatting.percent: 0.391 -> "39 %" (es) / "39%" (en). */
@@ -740,9 +753,11 @@
   }
 
   /** dashboards.components.markup.matrix_spec: the spec of C04.markup.matrix (markup.js), texts in the
-   * page's language, null for −∞, each row's weights when shaded, its Σ when summed. */
+   * page's language (options.format writes a number, C04.fmt.number by default), null for −∞,
+   * each row's weights when shaded, its Σ when summed. */
   function matrixSpec(matrixValue, options = {}) {
     const decimals = options.decimals === undefined ? 2 : options.decimals;
+    const write = options.format || number; // (x, decimals) -> text; C04.fmt.large for one
     const m = atLeast2d(matrixValue);
     const rowLabels = Array.from(options.rowLabels);
     if (rowLabels.length !== m.length) {
@@ -754,9 +769,9 @@
       cols: Array.from(options.colLabels, String),
       rows: m.map((row, r) => ({
         label: String(rowLabels[r]),
-        cells: row.map((v) => (v === -Infinity ? null : number(v, decimals))),
+        cells: row.map((v) => (v === -Infinity ? null : write(v, decimals))),
         shade: options.shade ? row.slice() : null,
-        sum: options.rowSums ? number(npSum(row.filter(Number.isFinite)), decimals) : null,
+        sum: options.rowSums ? write(npSum(row.filter(Number.isFinite)), decimals) : null,
       })),
       note: options.note === undefined ? null : options.note,
     };
@@ -864,7 +879,7 @@
 
   const previous = root.C04;
   const C04 = {
-    fmt: { number, fixed, percent, parseNumber },
+    fmt: { number, large, fixed, percent, parseNumber },
     t,
     html: { esc },
     spec: { matrix: matrixSpec, readout: readoutSpec, announce: announceSpec },

@@ -1,4 +1,6 @@
-"""SelfAttentionView without a browser: widgets <-> model, and the numbers the panes show."""
+"""SelfAttentionView without a browser: widgets <-> model, and the numbers the board shows (its
+drawing by self_attention.js, run in Node by tests/c04_views.py), against texts computed here
+from the model and the catalogue."""
 
 from __future__ import annotations
 
@@ -8,15 +10,23 @@ import numpy as np
 import pytest
 
 from attnmodel import i18n
-from attnmodel.formatting import es_number, number
+from attnmodel.formatting import es_number, large_number, number
 from attnmodel.i18n import text
-from attnmodel.self_attention import PRESETS, SelfAttention
+from attnmodel.self_attention import MAX_ABS, PRESETS, SelfAttention
 from dashboards.components.markup import md_html
 from dashboards.components.mathml import with_math
-from dashboards.demos.self_attention import TOKENS, SelfAttentionView
+from dashboards.demos.self_attention import SelfAttentionView
 
 import c04_testing
 from c04_testing import board_labels, control_value, use
+from c04_views import drawn
+
+TOKENS = ["token 1", "token 2", "token 3"]
+
+
+def shown(view: SelfAttentionView, name: str):
+    """Slot ``name`` of the view's Board as the browser draws it (self_attention.js)."""
+    return drawn(view.board, view.lang)[name]
 
 
 def table(spec: dict, testid: str) -> list[list[str]]:
@@ -29,28 +39,33 @@ def sums(spec: dict) -> list[str]:
     return [row["sum"] for row in spec["rows"]]
 
 
-def expected(matrix, decimals: int) -> list[list[str]]:
-    return [[es_number(v, decimals) for v in row] for row in np.asarray(matrix)]
+def expected(matrix, decimals: int, lang: str = "es") -> list[list[str]]:
+    """Each number as the section writes it: ``decimals`` decimals, 5 significant digits from
+    10^6 on; −∞ where the causal mask hides a key."""
+    return [
+        ["−∞" if v == -np.inf else large_number(v, decimals, lang) for v in row]
+        for row in np.asarray(matrix)
+    ]
+
+
+def gradient_text(g: float, lang: str = "es") -> str:
+    """A row's ‖J‖: 0 below 5·10⁻⁶ (rounding noise), 5 decimals below 10⁻³, else 4."""
+    g = 0.0 if g < 5e-6 else float(g)
+    return number(g, 4 if g >= 1e-3 or g == 0 else 5, lang=lang)
 
 
 def assert_shows_model(view: SelfAttentionView) -> None:
-    m = view.model
-    assert table(view.scores_pane.spec, "sa-scores") == expected(m.scores, 4)
-    assert table(view.weights_pane.spec, "sa-weights") == expected(m.weights, 4)
-    assert table(view.z_pane.spec, "sa-Z") == expected(m.Z, 4)
-    for pane, name, value in (
-        (view.q_pane, "sa-Q", m.Q),
-        (view.k_pane, "sa-K", m.K),
-        (view.v_pane, "sa-V", m.V),
-    ):
-        shown = table(pane.spec, name)
-        decimals = len(shown[0][0].split(",")[1])
-        assert decimals in (2, 4)
-        assert shown == expected(value, decimals)
-    gradient = table(view.gradient_pane.spec, "sa-gradient")
-    assert len(gradient) == 3
-    for row, g in zip(gradient, m.gradient, strict=True):
-        assert abs(float(row[0].replace(",", ".").replace("−", "-")) - g) < 1e-4
+    m, lang = view.model, view.lang
+    assert table(shown(view, "scores"), "sa-scores") == expected(m.scores, 4, lang)
+    assert table(shown(view, "weights"), "sa-weights") == expected(m.weights, 4, lang)
+    assert sums(shown(view, "weights")) == [number(sum(row), 4, lang=lang) for row in m.weights]
+    assert table(shown(view, "z"), "sa-Z") == expected(m.Z, 4, lang)
+    for slot, name, value in (("q", "sa-Q", m.Q), ("k", "sa-K", m.K), ("v", "sa-V", m.V)):
+        # 2 decimals when they are exact (the integers of 4.2.6), else 4.
+        decimals = 2 if np.allclose(value, np.round(value, 2), rtol=0, atol=1e-12) else 4
+        assert table(shown(view, slot), name) == expected(value, decimals, lang)
+    gradient = table(shown(view, "gradient"), "sa-gradient")
+    assert gradient == [[gradient_text(g, lang)] for g in m.gradient]
 
 
 @pytest.fixture
@@ -70,9 +85,9 @@ def test_builds_with_the_seed_text_and_the_426_numbers(view):
     assert view.model.preset == "4.2.6"
     assert_shows_model(view)
     # The worked example 4.2.6, as the docs print it (4 decimals).
-    assert table(view.weights_pane.spec, "sa-weights")[0] == ["0,2840", "0,1400", "0,5760"]
-    assert table(view.z_pane.spec, "sa-Z")[0] == ["1,5760", "1,4320"]
-    assert sums(view.weights_pane.spec) == ["1,0000"] * 3
+    assert table(shown(view, "weights"), "sa-weights")[0] == ["0,2840", "0,1400", "0,5760"]
+    assert table(shown(view, "z"), "sa-Z")[0] == ["1,5760", "1,4320"]
+    assert sums(shown(view, "weights")) == ["1,0000"] * 3
     assert text("self_attention.scaled") in board_labels(view.board)["scaled"]
     assert board_labels(view.board)["causal"] == text("self_attention.causal")
     options = preset_options_of(view)
@@ -134,30 +149,30 @@ def test_seed_captions_are_on_screen(view):
 def test_causal_checkbox_masks_and_updates_the_tables(view):
     use(view, "causal", True)
     assert view.model.causal is True
-    assert table(view.weights_pane.spec, "sa-weights")[0] == ["1,0000", "0,0000", "0,0000"]
-    assert table(view.scores_pane.spec, "sa-scores")[0][1:] == ["−∞", "−∞"]
+    assert table(shown(view, "weights"), "sa-weights")[0] == ["1,0000", "0,0000", "0,0000"]
+    assert table(shown(view, "scores"), "sa-scores")[0][1:] == ["−∞", "−∞"]
     assert_shows_model(view)
-    assert table(view.gradient_pane.spec, "sa-gradient")[0] == ["0,0000"]
-    assert "el gradiente se apaga" in c04_testing.spec_text(view.gradient_pane.spec)
+    assert table(shown(view, "gradient"), "sa-gradient")[0] == ["0,0000"]
+    assert "el gradiente se apaga" in c04_testing.spec_text(shown(view, "gradient"))
     view.model.causal = False
     assert control_value(view.board.slot("causal")) is False
-    assert None not in [c for row in view.scores_pane.spec["rows"] for c in row["cells"]]
+    assert None not in [c for row in shown(view, "scores")["rows"] for c in row["cells"]]
     assert_shows_model(view)
 
 
 def test_scaled_checkbox_switches_the_scores(view):
     scaled_scores = view.model.scores
     # The caption's formulas as MathML, each with its TeX.
-    assert r'alttext="QK^\top/\sqrt{d_k}"' in view.scores_title.object
+    assert r'alttext="QK^\top/\sqrt{d_k}"' in shown(view, "scores_title")
     use(view, "scaled", False)
     assert view.model.scaled is False
-    assert view.scores_title.object == with_math(text("self_attention.scores_unscaled"))
+    assert shown(view, "scores_title") == with_math(text("self_attention.scores_unscaled"))
     np.testing.assert_allclose(view.model.scores, scaled_scores * np.sqrt(2))
-    assert table(view.scores_pane.spec, "sa-scores")[0] == ["2,0000", "1,0000", "3,0000"]
+    assert table(shown(view, "scores"), "sa-scores")[0] == ["2,0000", "1,0000", "3,0000"]
     assert_shows_model(view)
     view.model.scaled = True
     assert control_value(view.board.slot("scaled")) is True
-    assert r'alttext="QK^\top/\sqrt{d_k}"' in view.scores_title.object
+    assert r'alttext="QK^\top/\sqrt{d_k}"' in shown(view, "scores_title")
 
 
 def test_preset_select_loads_the_matrices(view):
@@ -169,10 +184,10 @@ def test_preset_select_loads_the_matrices(view):
     assert c04_testing.cell_texts(view.editors["X"])[2][1] == "3"
     assert_shows_model(view)
     # The softmax saturates: every row is practically one-hot, the gradient fades.
-    assert c04_testing.spec_text(view.gradient_pane.spec).count("el gradiente se apaga") == 3
+    assert c04_testing.spec_text(shown(view, "gradient")).count("el gradiente se apaga") == 3
     m.preset = "W_K = W_Q"
     assert control_value(view.board.slot("preset")) == "W_K = W_Q"
-    weights = table(view.weights_pane.spec, "sa-weights")
+    weights = table(shown(view, "weights"), "sa-weights")
     for i in range(3):  # the diagonal dominates
         row = [float(c.replace(",", ".")) for c in weights[i]]
         assert int(np.argmax(row)) == i
@@ -187,18 +202,18 @@ def test_typing_a_spanish_number_edits_the_model(view):
     assert control_value(view.board.slot("preset")) == "personalizado"
     assert view.editors["X"].error == ""
     reference = SelfAttention(X=[[1.5, 0], [0, 1], [1, 1]])
-    assert table(view.weights_pane.spec, "sa-weights") == expected(reference.weights, 4)
+    assert table(shown(view, "weights"), "sa-weights") == expected(reference.weights, 4)
     assert_shows_model(view)
 
 
 @pytest.mark.parametrize("text", ["abc", "", "1e400", "nan", "2e7"])
 def test_bad_cell_keeps_the_model_and_shows_a_message(view, text, caplog):
-    before = view.weights_pane.spec
+    before = shown(view, "weights")
     x_before = view.model.X.copy()
     with caplog.at_level(logging.INFO, logger="dashboards.components.matrix"):
         c04_testing.commit(view.editors["X"], 0, 0, text)
     np.testing.assert_array_equal(view.model.X, x_before)
-    assert view.weights_pane.spec == before
+    assert shown(view, "weights") == before
     message = view.editors["X"].error
     assert message.endswith(i18n.text("input.kept"))
     assert c04_testing.cell_texts(view.editors["X"])[0][0] == "1"  # the last valid value
@@ -217,11 +232,10 @@ def test_bad_cell_text_is_escaped(view):
 
 
 def test_heatmap_follows_the_model(view):
-    heatmap = view.heatmap
-    assert heatmap.kind == "head_plot"
+    assert view.board.kinds["heatmap"] == "head_plot"
 
     def spec():
-        out = heatmap.spec
+        out = shown(view, "heatmap")
         assert out["testid"] == "sa-heatmap"
         assert out["tokens"] == TOKENS  # token 1 on top, keys in order
         assert "arcs" not in out  # the matrix alone
@@ -239,7 +253,6 @@ def test_heatmap_follows_the_model(view):
     assert spec()["tips"][0][0] == "1,0000"
     c04_testing.commit(view.editors["X"], 0, 0, "2")
     assert spec()["weights"] == view.model.weights.tolist()
-    assert heatmap is view.heatmap  # built once, its spec replaced
 
 
 def test_one_refresh_per_preset_change(view, monkeypatch):
@@ -250,6 +263,27 @@ def test_one_refresh_per_preset_change(view, monkeypatch):
     assert len(calls) == 1
 
 
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_huge_numbers_show_five_significant_digits(panel_cleanup, lang):
+    """Cells at the bound: Q = 2·10¹², unscaled scores 8·10²⁴, each with 5 significant digits
+    times a power of ten (every integer digit would show one machine's last bits)."""
+    bound = np.full((2, 2), MAX_ABS)
+    model = SelfAttention(X=np.full((3, 2), MAX_ABS), W_Q=bound, W_K=bound, W_V=-bound)
+    model.scaled = False
+    view = SelfAttentionView(model=model, lang=lang)
+    comma = "," if lang == "es" else "."
+    assert table(shown(view, "q"), "sa-Q")[0] == [f"2{comma}0000×10¹²"] * 2
+    assert table(shown(view, "scores"), "sa-scores")[0] == [f"8{comma}0000×10²⁴"] * 3
+    assert table(shown(view, "z"), "sa-Z")[2] == [f"−2{comma}0000×10¹²"] * 2
+    assert_shows_model(view)
+    # A mixed row: 1 234 567 written 1,2346×10⁶; 999 999,5 still in full (2 decimals: Q is exact).
+    model.param.update(
+        X=[[2.0, 0.0], [0.0, 1.0], [1.0, 1.0]], W_Q=[[617283.5, 499999.75], [0.0, 0.0]]
+    )
+    assert table(shown(view, "q"), "sa-Q")[0] == [f"1{comma}2346×10⁶", f"999999{comma}50"]
+    assert_shows_model(view)
+
+
 def test_views_do_not_share_state(panel_cleanup):
     a, b = SelfAttentionView(), SelfAttentionView()
     assert a.model is not b.model
@@ -258,7 +292,7 @@ def test_views_do_not_share_state(panel_cleanup):
     c04_testing.commit(a.editors["X"], 0, 0, "2")
     assert b.model.causal is False
     assert b.model.X[0, 0] == 1.0
-    assert table(b.weights_pane.spec, "sa-weights")[0] == ["0,2840", "0,1400", "0,5760"]
+    assert table(shown(b, "weights"), "sa-weights")[0] == ["0,2840", "0,1400", "0,5760"]
 
 
 def test_view_uses_the_given_model(panel_cleanup):
@@ -266,7 +300,7 @@ def test_view_uses_the_given_model(panel_cleanup):
     view = SelfAttentionView(model=model)
     assert view.model is model
     assert control_value(view.board.slot("causal")) is True
-    assert table(view.weights_pane.spec, "sa-weights")[0] == ["1,0000", "0,0000", "0,0000"]
+    assert table(shown(view, "weights"), "sa-weights")[0] == ["1,0000", "0,0000", "0,0000"]
 
 
 # --------------------------------------------------------------------------------------------
@@ -284,32 +318,32 @@ def english(panel_cleanup):
 def test_english_view_has_no_spanish_and_writes_decimal_points(english):
     assert c04_testing.spanish_words_left(c04_testing.viewable_texts(english)) == set()
     # Worked example 4.2.6, with decimal points.
-    assert table(english.weights_pane.spec, "sa-weights")[0] == ["0.2840", "0.1400", "0.5760"]
-    assert table(english.z_pane.spec, "sa-Z")[0] == ["1.5760", "1.4320"]
-    assert table(english.q_pane.spec, "sa-Q")[1] == ["−1.00", "1.00"]
-    assert sums(english.weights_pane.spec) == ["1.0000"] * 3
+    assert table(shown(english, "weights"), "sa-weights")[0] == ["0.2840", "0.1400", "0.5760"]
+    assert table(shown(english, "z"), "sa-Z")[0] == ["1.5760", "1.4320"]
+    assert table(shown(english, "q"), "sa-Q")[1] == ["−1.00", "1.00"]
+    assert sums(shown(english, "weights")) == ["1.0000"] * 3
     assert "0.4714" in _all_text(english)  # the uniform row's gradient, in the note
-    assert english.heatmap.spec["tips"][0][2] == "0.5760"
-    assert english.heatmap.spec["texts"]["query"] == text("self_attention.query_axis", "en")
+    assert shown(english, "heatmap")["tips"][0][2] == "0.5760"
+    assert shown(english, "heatmap")["texts"]["query"] == text("self_attention.query_axis", "en")
     assert board_labels(english.board)["causal"] == "Causal mask"
     assert preset_options_of(english)["Preset 1 · large scores"] == "puntajes grandes"
-    assert english.scores_title.object == with_math(
+    assert shown(english, "scores_title") == with_math(
         text("self_attention.scores_scaled", "en", d_k=2)
     )
 
 
 def test_english_controls_change_the_english_numbers(english):
     use(english, "causal", True)
-    assert table(english.weights_pane.spec, "sa-weights")[0] == ["1.0000", "0.0000", "0.0000"]
-    assert table(english.gradient_pane.spec, "sa-gradient")[0] == ["0.0000"]
-    assert text("self_attention.one_hot", "en") in c04_testing.spec_text(english.gradient_pane.spec)
+    assert table(shown(english, "weights"), "sa-weights")[0] == ["1.0000", "0.0000", "0.0000"]
+    assert table(shown(english, "gradient"), "sa-gradient")[0] == ["0.0000"]
+    assert text("self_attention.one_hot", "en") in c04_testing.spec_text(shown(english, "gradient"))
     use(english, "causal", False)
     c04_testing.commit(english.editors["X"], 0, 0, "1.5")  # an English decimal point
     m = english.model
     assert m.X[0, 0] == 1.5
     assert control_value(english.board.slot("preset")) == "personalizado"
-    assert table(english.q_pane.spec, "sa-Q")[0] == ["3.00", "1.50"]
-    assert table(english.weights_pane.spec, "sa-weights") == [
+    assert table(shown(english, "q"), "sa-Q")[0] == ["3.00", "1.50"]
+    assert table(shown(english, "weights"), "sa-weights") == [
         [number(w, 4, lang="en") for w in row] for row in m.weights
     ]
     assert c04_testing.cell_texts(english.editors["X"])[0][0] == "1.5"
@@ -326,9 +360,9 @@ def test_english_controls_change_the_english_numbers(english):
     ],
 )
 def test_english_bad_cell_says_why_in_english(english, typed, message):
-    before = english.weights_pane.spec
+    before = shown(english, "weights")
     c04_testing.commit(english.editors["X"], 0, 0, typed)
-    assert english.weights_pane.spec == before
+    assert shown(english, "weights") == before
     error = english.editors["X"].error
     assert error == text("input.cell_refused", "en", name="X", row=1, col=1, message=message)
     assert c04_testing.spanish_words_left(error) == set()

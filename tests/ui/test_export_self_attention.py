@@ -1,14 +1,15 @@
 """Demo 1 (self-attention) in the exported dist/autoatencion.html, offline, against Python and the
 live app.
 
-Opened from file:// with every non-file request blocked, the page computes everything in the
-browser (C04.views.self_attention). After each step of the same sequence of control changes —
-the causal mask, a typed Spanish number, a refused text, a number outside the model's bound, a
-preset, the √d_k checkbox, cells typed until the matrices match another preset — the page must
-show exactly what the live view shows for it: each data-testid table and the heat map as the
-HTML markup.js draws from Python's specs (parsed by the same browser), the editors' error
-messages, the cells' text, the preset and the scores' caption. The same steps in the served
-lecture must give the same snapshot.
+Opened from file:// with every non-file request blocked, the page computes the model's numbers
+in the browser (C04.views.self_attention.readState). After each step of the same sequence of
+control changes — the causal mask, a typed Spanish number, a refused text, a number outside the
+model's bound, a preset, the √d_k checkbox, cells typed until the matrices match another
+preset — the page must show exactly what the live view shows for it: each data-testid table and
+the heat map as the HTML markup.js draws from the drawing of Python's numbers (self_attention.js
+run in Node, tests/c04_views.py; parsed by the same browser), the editors' error messages, the
+cells' text, the preset and the scores' caption. The same steps in the served lecture must give
+the same snapshot.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from c04_testing import (
     update_times,
     use,
 )
+from c04_views import drawn
 
 pytestmark = pytest.mark.ui
 
@@ -91,13 +93,13 @@ SNAPSHOT_JS = (
     out.cells[name] = hosts('input', editor.shadowRoot || editor).map((i) => i.value);
   }
   const models = [...doc.all_models];
-  // The scores' caption: the Board's "scores_title" slot, its formulas MathML.
-  out.title = models
-    .filter((m) => typeof m.specs_json === 'string' && m.specs_json.includes('"sa-weights"'))
-    .map((m) => JSON.parse(m.specs_json).scores_title);
+  // The scores' caption: the Board's "scores_title" slot, its formulas MathML (the drawing of
+  // the numbers the Board holds).
+  const boards = models.filter((m) => m.view === 'self_attention');
+  out.title = boards.map(
+    (m) => C04.views.self_attention.render(JSON.parse(m.state_json)).scores_title);
   // The Board's controls as the page shows them (the select's option: its spec's value).
-  const board = models.find(
-    (m) => typeof m.specs_json === 'string' && m.specs_json.includes('"sa-weights"'));
+  const board = boards[0];
   const select = hosts('.sa-preset select')[0];
   out.preset = JSON.parse(board.specs_json).preset.options[select.selectedIndex][0];
   out.causal = hosts('.sa-causal input')[0].checked;
@@ -123,14 +125,16 @@ def expected_snapshots() -> list[dict]:
 
 
 def _python_snapshot(view: SelfAttentionView) -> dict:
+    drawing = drawn(view.board, view.lang)
     return {
-        # The tables and the heat map (markup.js draws each spec; compared as HTML).
+        # The tables and the heat map as self_attention.js draws the model's numbers (markup.js
+        # draws each spec; compared as HTML).
         "specs": {
             **{tid: [pane.kind, pane.spec] for tid, pane in sa_panes(view).items()},
-            "sa-heatmap": [view.heatmap.kind, view.heatmap.spec],
+            "sa-heatmap": [view.board.kinds["heatmap"], drawing["heatmap"]],
         },
         **sa_editors(view),
-        "title": view.scores_title.object,
+        "title": drawing["scores_title"],
         "preset": view.model.preset,
         "causal": view.model.causal,
         "scaled": view.model.scaled,

@@ -59,7 +59,7 @@ VALID = {
         ("board", "causal"),
         "control",
         True,
-        lambda: announce_of(self_attention.render, SelfAttention(causal=True)),
+        lambda: drawn_from(self_attention, SelfAttention(causal=True)),
     ),
     # A Board's native control: its use is a message {control, value} (board.py, receive).
     "scaling": (

@@ -28,7 +28,7 @@ from attnmodel.core import (
     trigram_vectors,
 )
 from attnmodel.explorer import DEFAULT_SENTENCE, TOKEN_DIM, TRIGRAM_SALT
-from attnmodel.formatting import es_number, es_percent, parse_es_number
+from attnmodel.formatting import es_number, es_percent, large_number, parse_es_number
 from dashboards.components.markup import esc, matrix_spec, readout_spec
 
 from c04_testing import assert_twin_equal, twin_html
@@ -173,6 +173,25 @@ def test_js_es_number_and_es_percent_match_python_byte_for_byte(c04):
     got = js_values(c04, "(p, d) => C04.fmt.percent(p, d)", cases)
     assert got == [es_percent(p, d) for p, d in cases]
     assert js_values(c04, "p => C04.fmt.percent(p)", [[0.391], [0.995]]) == ["39 %", "100 %"]
+
+
+def test_js_large_number_matches_python_byte_for_byte(c04):
+    """C04.fmt.large (the numbers of «Autoatención»): number() below 10^6 in magnitude, 5
+    significant digits times a power of ten from there, the digits of the exact binary value
+    rounded half away from zero (1234450 is a tie: 1,2345×10⁶), a carry to the next power."""
+    rng = np.random.default_rng(407)
+    ties = [1234450.0, -1234450.0, 1234550.0, 9999950.0, -9999950.0, 99999.5, 1e6, -1e6]
+    ties += [999999.99995, 999999.4, 2.0**70, 8e24, 1e21, 2e12, *TIES]
+    xs = [*ties, math.nan, math.inf, -math.inf, *random_doubles(rng, 150)]
+    xs += [float(x) for x in rng.uniform(-1, 1, 80) * 10.0 ** rng.uniform(5, 25, 80)]
+    # Exact ties at the fifth digit: 12345.5 · 10^e, an integer below 2^53.
+    xs += [(k + 0.5) * 10**e for k in range(10000, 99999, 3797) for e in (2, 5, 10)]
+    cases = [[x, int(d)] for x, d in zip(xs, rng.integers(0, 5, len(xs)), strict=True)]
+    got = js_values(c04, "(x, d) => C04.fmt.large(x, d)", cases)
+    assert got == [large_number(x, d, "es") for x, d in cases]
+    assert large_number(1234450.0, 4, "en") == "1.2345×10⁶"
+    assert large_number(-9999950.0, 4) == "−1,0000×10⁷"
+    assert large_number(8.1234567e24, 2) == "8,1235×10²⁴"
 
 
 PARSE_TEXTS = [

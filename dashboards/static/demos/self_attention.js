@@ -1,13 +1,19 @@
-/* Browser twin of dashboards/demos/self_attention.py (demo 1 of the "autoatencion" section).
+/* «Autoatención» (demo 1 of the "autoatencion" section): what dashboards/demos/self_attention.py's
+ * numbers look like, live and in the export.
  *
- * C04.views.self_attention.render({X, W_Q, W_K, W_V, causal, scaled}) returns the same dict as
- * the Python render(model): the specs (drawn by markup.js) of Q, K, V, the scores, A, Z and
- * the softmax gradient, the HTML of the scores' caption, and the heat map's data
- * (weights_source).
+ * render(state) draws dashboards.demos.self_attention.numbers ({Q, K, V, scores (null where
+ * masked), A, Z, gradient, d_k, causal, scaled}) as the board's slots: the tables of Q, K, V,
+ * the scores, A and Z (C04.spec.matrix), the scores' caption, the gradient's bars, the heat map
+ * of A and the announcement. Every text comes from the page's catalogue (C04.t:
+ * self_attention.*, a11y.*) and every number from C04.fmt in the page's language: 4 decimals
+ * (2 for Q, K, V when they are exact), a magnitude of 10^6 or more with 5 significant digits
+ * (C04.fmt.large, "8,1235×10²⁴").
  *
- * readState(args) also does, in the page, what the live app's MatrixEditor and model do around
- * a change (args.trigger is the Board control used, board.js; a matrix's carries its commit
- * {row, col, text}; args.w_<name>.value is each control's value, a matrix's texts):
+ * readState(args), the export only: the matrices are free input, so the page computes the
+ * model's numbers itself (compute: the paper's formulas with C04.math, plain float64), and
+ * does what the live app's MatrixEditor and model do around a change (args.trigger is the
+ * Board control used, board.js; a matrix's carries its commit {row, col, text};
+ * args.w_<name>.value is each control's value, a matrix's texts):
  *   - a committed cell is read as a number, "1,5" or "1.5" (C04.fmt.parseNumber); a bad one (or one
  *     outside ±max_abs) shows the live app's message, in the page's language (C04.t), under
  *     that matrix's cells, puts the last valid value back in the cell and keeps the last valid
@@ -20,14 +26,6 @@
  * The last valid matrices live here, per view (keyed by the Bokeh id of its Board), starting
  * from what the export embeds in <script id="c04-states"> under "self_attention"
  * (dashboards.demos.self_attention.client_init: the model's matrices, the presets, the cell bound).
- *
- * Every text comes from the page's catalogue (C04.t: self_attention.*, core.*, input.*) and
- * every number from C04.fmt, so the same file serves the Spanish and the English export.
- *
- * Matrix products follow numpy's BLAS exactly: on this project's machines (OpenBLAS, x86-64
- * with FMA) X @ W, Q @ K^T and A @ V accumulate k = 0, 1, … with fused multiply-adds, which
- * shows in every printed digit of huge scores (|QK^T| up to 8·10^24 with cells of ±10^6). JS has
- * no Math.fma: fma() below is exact (BigInt) where the product is not.
  */
 (function () {
   "use strict";
@@ -39,131 +37,43 @@
   const DIMS = ["dim 1", "dim 2"];
   const MATRICES = ["X", "W_Q", "W_K", "W_V"];
   const CUSTOM = "personalizado";
-  // ||J||_F of the uniform distribution over 3 keys (np.sqrt(2.0 / 9.0)).
+  // ||J||_F of the uniform distribution over 3 keys (the largest a row can have), and below
+  // FADED a row is practically one-hot.
   const UNIFORM_GRADIENT = Math.sqrt(2.0 / 9.0);
   const FADED = 0.05;
-  // Below this the model's gradient is rounding noise (see GRADIENT_FLOOR in the Python view).
+  // Below this the model's gradient is rounding noise: ||J||_F^2 = s2 - 2 s3 + s2^2 cancels to
+  // ~1e-16 for a row within ~1e-7 of one-hot, so its root is noise up to ~2e-8, and 0 or not
+  // depends on the last bit of a power (numpy's SIMD pow vs the browser's). Five decimals show
+  // it as 0 anyway: the row is shown as one-hot, the same from Python's numbers and the page's.
   const GRADIENT_FLOOR = 5e-6;
 
   const esc = (text) => C04.html.esc(text);
 
   // ---------------------------------------------------------------------------------------------
-  // fma(a, b, c) = a·b + c rounded once (round half to even), for finite doubles.
+  // compute: dashboards.demos.self_attention.numbers, from the matrices (the export only)
 
-  const F64 = new DataView(new ArrayBuffer(8));
-
-  // x = m · 2^e exactly (m a signed BigInt), for a finite nonzero double.
-  function decompose(x) {
-    F64.setFloat64(0, x);
-    const hi = F64.getUint32(0);
-    const lo = F64.getUint32(4);
-    const expField = (hi >>> 20) & 0x7ff;
-    let m = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
-    let e = -1074;
-    if (expField !== 0) {
-      m |= 1n << 52n;
-      e = expField - 1075;
-    }
-    return [hi >>> 31 ? -m : m, e];
-  }
-
-  // The double nearest to s · 2^e (s a nonzero BigInt), ties to even, subnormals included.
-  function toDouble(s, e) {
-    const negative = s < 0n;
-    let a = negative ? -s : s;
-    const bits = a.toString(2).length;
-    let lsb = e;
-    const target = Math.max(e + bits - 53, -1074);
-    if (target > e) {
-      const shift = BigInt(target - e);
-      let q = a >> shift;
-      const r = a - (q << shift);
-      const half = 1n << (shift - 1n);
-      if (r > half || (r === half && (q & 1n) === 1n)) q += 1n;
-      a = q;
-      lsb = target;
-    }
-    let v = Number(a); // at most 2^53: exact
-    while (lsb > 1000) {
-      v *= 2 ** 1000;
-      lsb -= 1000;
-    }
-    while (lsb < -1000) {
-      v *= 2 ** -1000;
-      lsb += 1000;
-    }
-    v *= 2 ** lsb;
-    return negative ? -v : v;
-  }
-
-  // Dekker's split: the exact error of a·b, valid far from overflow and underflow.
-  const SPLITTER = 134217729; // 2^27 + 1
-  function productError(a, b, p) {
-    let t = SPLITTER * a;
-    const aHi = t - (t - a);
-    const aLo = a - aHi;
-    t = SPLITTER * b;
-    const bHi = t - (t - b);
-    const bLo = b - bHi;
-    return aLo * bLo - (((p - aHi * bHi) - aLo * bHi) - aHi * bLo);
-  }
-
-  function fma(a, b, c) {
-    const p = a * b;
-    if (a === 0 || b === 0 || c === 0 || !Number.isFinite(p) || !Number.isFinite(c)) {
-      return p + c;
-    }
-    const absA = Math.abs(a);
-    const absB = Math.abs(b);
-    const absP = Math.abs(p);
-    if (absA < 1e150 && absB < 1e150 && absP > 1e-250 && absA > 1e-140 && absB > 1e-140) {
-      // An exact product needs no second rounding: the single sum is the fused result.
-      if (productError(a, b, p) === 0) return p + c;
-    }
-    const [ma, ea] = decompose(a);
-    const [mb, eb] = decompose(b);
-    const [mc, ec] = decompose(c);
-    const ep = ea + eb;
-    const e = Math.min(ep, ec);
-    const s = ((ma * mb) << BigInt(ep - e)) + (mc << BigInt(ec - e));
-    if (s === 0n) return 0;
-    return toDouble(s, e);
-  }
-
-  // a @ b as numpy's BLAS: s = a[i][0]·b[0][j], then s = fma(a[i][k], b[k][j], s).
-  function matmul(a, b) {
-    return a.map((row) =>
-      b[0].map((_, j) => {
-        let s = row[0] * b[0][j];
-        for (let k = 1; k < row.length; k++) s = fma(row[k], b[k][j], s);
-        return s;
-      })
-    );
-  }
-
-  // attnmodel.core.scaled_dot_product_attention for finite inputs, with the products above.
-  function attention(query, key, value, causal, scale) {
-    const dk = query[0].length;
-    let scores = matmul(query, C04.math.transpose(key));
-    if (scale) {
-      const root = Math.sqrt(dk);
-      scores = scores.map((row) => row.map((s) => s / root));
-    }
-    scores = scores.map((row) =>
-      row.map((s) => {
-        if (Number.isNaN(s)) return 0;
-        if (s === Infinity) return Number.MAX_VALUE;
-        if (s === -Infinity) return -Number.MAX_VALUE;
-        return s;
-      })
-    );
-    if (causal) scores = scores.map((row, i) => row.map((s, j) => (j <= i ? s : -Infinity)));
-    const weights = C04.math.softmax(scores);
-    return { scores, weights, output: matmul(weights, value) };
+  function compute(matrices, causal, scaled) {
+    const mm = C04.math;
+    const Q = mm.matmul(matrices.X, matrices.W_Q);
+    const K = mm.matmul(matrices.X, matrices.W_K);
+    const V = mm.matmul(matrices.X, matrices.W_V);
+    const { scores, weights, output } = mm.sdpa(Q, K, V, { causal, scale: scaled });
+    return {
+      Q,
+      K,
+      V,
+      scores: scores.map((row) => row.map((s) => (s === -Infinity ? null : s))),
+      A: weights,
+      Z: output,
+      gradient: mm.softmaxJacobianNorm(weights),
+      d_k: K[0].length,
+      causal,
+      scaled,
+    };
   }
 
   // ---------------------------------------------------------------------------------------------
-  // render(state): dashboards.demos.self_attention.render
+  // render(state): the board's slots
 
   // np.round(x, 2) = rint(x · 100) / 100, rint rounding half to even.
   function round2(x) {
@@ -173,16 +83,18 @@
     return r / 100;
   }
 
-  // _decimals: 2 when np.allclose(m, np.round(m, 2), rtol=0, atol=1e-12), else 4.
+  // 2 decimals when they are exact (the integers of 4.2.6: every number within 1e-12 of its
+  // two-decimal rounding), else 4.
   function decimals(m) {
     return m.every((row) => row.every((v) => Math.abs(v - round2(v)) <= 1e-12)) ? 2 : 4;
   }
 
+  // Four decimals hide the 0,00025 of "puntajes grandes"; five show it.
   function gradientValue(g) {
     return C04.fmt.number(g, g >= 1e-3 || g === 0 ? 4 : 5);
   }
 
-  // dashboards.demos.self_attention.gradient_spec
+  // Per row the gradient's size, a bar relative to the uniform row (%), a note when it fades.
   function gradientSpec(gradient) {
     const rows = gradient.map((value, i) => {
       const g = value < GRADIENT_FLOOR ? 0 : value;
@@ -194,8 +106,10 @@
     return { testid: "sa-gradient", head: "‖J‖", rows };
   }
 
-  // === dashboards.demos.self_attention.heatmap_spec (HEATMAP_FRAME repeated: the twin builds the
-  // spec with no Python)
+  // A as a heat map (C04.markup.head_plot without arcs): each cell shaded by its weight, its
+  // tooltip the weight (4 decimals, as in the table); no number in the cells, the table has them.
+  // The frame: its viewBox and the room for the token labels left of the rows and under the
+  // columns.
   const HEATMAP_FRAME = { width: 250, height: 210, left: 62, bottom: 58 };
 
   function heatmapSpec(weights) {
@@ -220,7 +134,8 @@
     };
   }
 
-  // dashboards.demos.self_attention.announce
+  // What the live region says after a change: each row's largest weight ("token 1 mira a
+  // token 3, 57,6 %"), the first of a tie (within 1e-9).
   function announce(weights) {
     const rows = [];
     weights.forEach((row, i) => {
@@ -243,30 +158,26 @@
       colLabels: cols,
       decimals: decimalsValue,
       testid,
+      format: C04.fmt.large,
       ...extra,
     });
   }
 
   function render(state) {
-    const Q = matmul(state.X, state.W_Q);
-    const K = matmul(state.X, state.W_K);
-    const V = matmul(state.X, state.W_V);
-    const dk = state.W_K[0].length;
-    const { scores, weights, output } = attention(Q, K, V, state.causal, state.scaled);
-    const gradient = C04.math.softmaxJacobianNorm(weights);
+    const scores = state.scores.map((row) => row.map((s) => (s === null ? -Infinity : s)));
     return {
-      q: table(Q, DIMS, decimals(Q), "sa-Q"),
-      k: table(K, DIMS, decimals(K), "sa-K"),
-      v: table(V, DIMS, decimals(V), "sa-V"),
+      q: table(state.Q, DIMS, decimals(state.Q), "sa-Q"),
+      k: table(state.K, DIMS, decimals(state.K), "sa-K"),
+      v: table(state.V, DIMS, decimals(state.V), "sa-V"),
       scores_title: state.scaled
-        ? C04.t("self_attention.scores_scaled", { d_k: dk })
+        ? C04.t("self_attention.scores_scaled", { d_k: state.d_k })
         : C04.t("self_attention.scores_unscaled"),
       scores: table(scores, TOKENS, 4, "sa-scores"),
-      weights: table(weights, TOKENS, 4, "sa-weights", { rowSums: true, shade: true }),
-      z: table(output, DIMS, 4, "sa-Z"),
-      gradient: gradientSpec(gradient),
-      heatmap: heatmapSpec(weights),
-      announce: announce(weights),
+      weights: table(state.A, TOKENS, 4, "sa-weights", { rowSums: true, shade: true }),
+      z: table(state.Z, DIMS, 4, "sa-Z"),
+      gradient: gradientSpec(state.gradient),
+      heatmap: heatmapSpec(state.A),
+      announce: announce(state.A),
     };
   }
 
@@ -278,7 +189,7 @@
   const embedded = () => C04.embedded("self_attention", ["matrices"]);
 
   function viewState(args) {
-    const key = args.q.id;
+    const key = args.board.id;
     let st = VIEWS.get(key);
     if (!st) {
       const init = embedded();
@@ -408,12 +319,8 @@
     } else if (trigger && trigger === args.w_preset) {
       applyPreset(args, st, trigger.value);
     }
-    return {
-      ...clone(st.matrices),
-      causal: Boolean(args.w_causal.value),
-      scaled: Boolean(args.w_scaled.value),
-    };
+    return compute(st.matrices, Boolean(args.w_causal.value), Boolean(args.w_scaled.value));
   }
 
-  C04.views.self_attention = { readState, render, fma, matmul };
+  C04.views.self_attention = { readState, render, compute };
 })();
