@@ -6,7 +6,7 @@ Measured in this process, one thing at a time:
 - loading the weights (first ``model()``: unzip, safetensors, tokenizer), and the process's
   resident memory before and after (the model is loaded once per process, shared);
 - the forward pass on a 20-word sentence (float32, every attention map kept), p50/p95;
-- the section's update for a new sentence (``MiniLMView``: the model, the render, the Bokeh
+- the section's update for a new sentence (``MiniLMView``: the model, its numbers, the Bokeh
   models; a sentence not seen before, so no cache helps), p50/p95, and a head chosen in the
   grid (its server side: the model's layer and head);
 - memory per session: the section built N times with the model loaded (resident memory / N).

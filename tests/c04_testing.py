@@ -1304,7 +1304,7 @@ def assert_training_shows(specs: dict, model, lang: str = "es") -> None:
 
 
 # "Un modelo de verdad" (dashboards/demos/minilm.py), live and exported: the grid of head_grid.mjs,
-# read through its shadow roots, against the section's own renders.
+# read through its shadow roots, against texts computed here from the model and the catalogue.
 
 # Every tile of the grid: data-testid → aria-label.
 MINILM_TILES_JS = """() => {
@@ -1339,23 +1339,84 @@ def labelled_select(page, label: str):
     return native.or_(bokeh).first
 
 
-def minilm_tiles(sentence: str, lang: str = "es") -> dict[str, str]:
-    """data-testid → aria-label of the 72 tiles, as grid_spec names them for ``sentence``."""
-    from attnmodel.minilm import N_HEADS as HEADS
-    from attnmodel.minilm import N_LAYERS
-    from dashboards.demos.minilm import grid_spec
+def minilm_grid_texts(sentence: str, lang: str = "es") -> dict:
+    """The grid's texts for ``sentence``, from the model's outputs and the catalogue: ``tiles``
+    [layer][head] ({title, aria, short}: each head's name and its role, its largest measured
+    share), ``scores`` [layer][head] (each role's share), ``role_names`` and the grid's words."""
+    from attnmodel.i18n import text
+    from attnmodel.minilm import HEAD_ROLES, MiniLMDemo
 
-    tiles = grid_spec(sentence, lang)["tiles"]
+    demo = MiniLMDemo(sentence=sentence)
+    tiles = []
+    for la, layer in enumerate(demo.roles):
+        row = []
+        for h, role in enumerate(layer):
+            share = percent(role.score, 0, lang)
+            name = text("minilm.head_name", lang, layer=la + 1, head=h + 1)
+            said = text(f"minilm.role.{role.role}", lang, share=share)
+            short = text(f"minilm.short.{role.role}", lang, share=share)
+            row.append({"title": f"{name} · {said}", "aria": f"{name}: {said}", "short": short})
+        tiles.append(row)
     return {
-        f"minilm-tile-{la + 1}-{h + 1}": tiles[la][h]["aria"]
-        for la in range(N_LAYERS)
-        for h in range(HEADS)
+        "tiles": tiles,
+        "scores": [
+            [[percent(float(s), 0, lang) for s in head] for head in layer] for layer in demo.scores
+        ],
+        "role_names": [text(f"minilm.role_name.{r}", lang) for r in HEAD_ROLES],
+        **{
+            key: text(f"minilm.grid.{key}", lang)
+            for key in ("arcs_alt", "top_title", "scores_title", "numbers_title", "query_key")
+        },
     }
 
 
+def minilm_tiles(sentence: str, lang: str = "es") -> dict[str, str]:
+    """data-testid → aria-label of the 72 tiles for ``sentence`` (minilm_grid_texts)."""
+    tiles = minilm_grid_texts(sentence, lang)["tiles"]
+    return {
+        f"minilm-tile-{la + 1}-{h + 1}": tile["aria"]
+        for la, layer in enumerate(tiles)
+        for h, tile in enumerate(layer)
+    }
+
+
+def minilm_sentence_texts(sentence: str, lang: str = "es") -> dict[str, str]:
+    """What the first Board shows for ``sentence``: the pieces line (``minilm-pieces``), the
+    words (counted as the caps count them: separated by spaces) and the pieces of words."""
+    from attnmodel.i18n import text
+    from attnmodel.minilm import MiniLMDemo
+
+    pieces = MiniLMDemo(sentence=sentence).pieces
+    return {
+        "minilm-pieces": f"{text('minilm.pieces_said', lang)} {' · '.join(pieces)}",
+        "minilm-words": str(len(sentence.split())),
+        "minilm-pieces-count": str(len(pieces) - 2),
+    }
+
+
+def minilm_toy_titles(toy_sentence: str, lang: str = "es") -> dict[str, str]:
+    """The caption of each toy head's table (``toy_<k>``) and of the real head most like it
+    (``real_<k>``) on ``toy_sentence``, from the model and the catalogue."""
+    from attnmodel.i18n import text
+    from attnmodel.minilm import MiniLMDemo
+
+    titles = {}
+    for k, match in enumerate(MiniLMDemo(toy_sentence=toy_sentence).toy_matches):
+        relation = text(f"multihead.relation.{match.relation}", lang)
+        titles[f"toy_{k}"] = text("minilm.toy.toy_title", lang, relation=relation)
+        titles[f"real_{k}"] = text(
+            "minilm.toy.real_title",
+            lang,
+            layer=match.layer + 1,
+            head=match.head + 1,
+            similarity=percent(match.similarity, 0, lang),
+        )
+    return titles
+
+
 def expect_minilm_tiles(page, sentence: str, lang: str = "es", timeout: float = 15_000) -> None:
-    """Wait until the 72 tiles carry the names grid_spec gives ``sentence`` (one evaluation of
-    all of them per try); on failure, say which differ."""
+    """Wait until the 72 tiles carry the names of ``sentence``'s heads (one evaluation of all of
+    them per try); on failure, say which differ."""
     want = minilm_tiles(sentence, lang)
     try:
         page.wait_for_function(MINILM_TILES_ARE_JS, arg=want, timeout=timeout)
@@ -1367,17 +1428,14 @@ def expect_minilm_tiles(page, sentence: str, lang: str = "es", timeout: float = 
 
 
 def expect_minilm_sentence(page, sentence: str, lang: str = "es", timeout: float = 15_000):
-    """The pieces line, both readouts and every tile show Python's render of ``sentence``."""
+    """The pieces line, both readouts and every tile show the model's ``sentence``."""
     from playwright.sync_api import expect
 
-    from dashboards.demos.minilm import render_sentence
-
-    rendered = render_sentence(sentence, lang)
+    texts = minilm_sentence_texts(sentence, lang)
     pieces = page.locator('[data-testid="minilm-pieces"]')
-    expect(pieces).to_have_text(label_text(rendered["pieces"]["text"]), timeout=timeout)
+    expect(pieces).to_have_text(texts["minilm-pieces"], timeout=timeout)
     for tid in ("minilm-words", "minilm-pieces-count"):
-        value = label_text(spec_find(rendered["readouts"], tid)["value"])
-        expect(readout(page, tid)).to_have_text(value)
+        expect(readout(page, tid)).to_have_text(texts[tid])
     expect_minilm_tiles(page, sentence, lang, timeout)
 
 
@@ -1416,16 +1474,14 @@ def expect_minilm_detail(page, sentence: str, layer: int, head: int, lang: str =
     tile pressed (the only one), its title, its measured shares, what each piece looks at."""
     from playwright.sync_api import expect
 
-    from dashboards.demos.minilm import grid_spec
-
-    spec = grid_spec(sentence, lang)
+    spec = minilm_grid_texts(sentence, lang)
     expect(minilm_tile(page, layer + 1, head + 1)).to_have_attribute("aria-pressed", "true")
     expect(page.locator('[data-testid^="minilm-tile-"][aria-pressed="true"]')).to_have_count(1)
     expect(page.locator('[data-testid="minilm-detail-title"]')).to_have_text(
         spec["tiles"][layer][head]["title"]
     )
     scores = page.locator('[data-testid="minilm-scores"]')
-    expect(scores.locator("caption")).to_have_text(spec["texts"]["scores_title"])
+    expect(scores.locator("caption")).to_have_text(spec["scores_title"])
     expect(scores.locator("th")).to_have_text(spec["role_names"])
     expect(scores.locator("td")).to_have_text(spec["scores"][layer][head])
     top = page.locator('[data-testid="minilm-top"] li')

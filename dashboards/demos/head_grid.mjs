@@ -3,10 +3,12 @@
 // looks at most, the head's measured shares and, folded, every number of its map.
 //
 // An ES module of its own (Panel's JSComponent reads it): the export loads every *.js of this
-// folder as a classic script, so this one is .mjs. Everything it writes comes from the spec
-// (dashboards.demos.minilm.grid_spec): the texts in the page's language, already filled by Python,
-// and the attention of every head as 4-decimal numbers (uint16 ten-thousandths, base64). The
-// page draws the chosen head from those numbers, so a click needs no server (the export too).
+// folder as a classic script, so this one is .mjs. It draws the model's numbers
+// (dashboards.demos.minilm.grid_numbers: the pieces, the attention of every head as 4-decimal
+// numbers, uint16 ten-thousandths in base64, and each head's measured shares); every text comes
+// from the page's catalogue, written by C04.views.minilm_grid (dashboards/static/demos/minilm.js,
+// loaded by every page that shows the grid, served or exported) and C04.t. The page draws the
+// chosen head from those numbers, so a click needs no server (the export too).
 //
 // A click or an arrow key draws the head at once and, live, tells the server with a message
 // (model.send_msg({selected: [layer, head]}), HeadGrid.receive): the page never writes
@@ -28,8 +30,11 @@ function esc(s) {
   return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c])
 }
 
-function fill(template, values) {
-  return template.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m))
+// "perro → gato: 93 %", a piece's largest weight rounded as the table of numbers shows it.
+function topItem(query, key, weight) {
+  const C04 = window.C04
+  const share = C04.t("format.percent", { value: Math.round(100 * weight) })
+  return C04.t("minilm.grid.top_item", { query, key, share })
 }
 
 // white -> the lecture's accent blue (dashboards.components.style.ACCENT, #1f5fa8)
@@ -54,7 +59,7 @@ function drawTile(canvas, data, offset, n) {
   ctx.putImageData(image, 0, 0)
 }
 
-function arcs(spec, weights, n) {
+function arcs(spec, pieces, weights, n) {
   // Pieces along a line; an arc above from each query piece to each piece it gives ≥ 10 %,
   // ending in an arrowhead at the piece looked at (as "Varias cabezas" draws them).
   const step = 46
@@ -77,7 +82,7 @@ function arcs(spec, weights, n) {
   svg.setAttribute("width", String(width))
   svg.setAttribute("height", String(base + 70))
   svg.setAttribute("role", "img")
-  svg.setAttribute("aria-label", spec.texts.arcs_alt)
+  svg.setAttribute("aria-label", spec.arcs_alt)
   const defs = document.createElementNS(SVG, "defs")
   defs.innerHTML =
     // In the drawing's units: an arrowhead scaled by each arc's stroke would hide short arcs.
@@ -104,7 +109,7 @@ function arcs(spec, weights, n) {
     label.setAttribute("transform", `rotate(45 ${x(i)} ${base + 14})`)
     label.setAttribute("font-size", "13")
     label.setAttribute("fill", "#1b1b1b")
-    label.textContent = spec.pieces[i]
+    label.textContent = pieces[i]
     svg.appendChild(label)
   }
   return svg
@@ -114,8 +119,11 @@ export function render({ model, el }) {
   const root = document.createElement("div")
   root.className = "c04-headgrid"
   el.appendChild(root)
-  let spec = null
+  let state = null // the model's numbers (the server's, or the export's embedded ones)
+  let spec = null // their texts in the page's language (C04.views.minilm_grid)
   let data = null
+  let layers = 0
+  let heads = 0
 
   // What the page shows: the server's selection, or the head just chosen here (live, until
   // the server's answer sets model.selected).
@@ -130,8 +138,9 @@ export function render({ model, el }) {
     const box = root.querySelector(".c04-headgrid-detail")
     if (!box || !spec) return
     const [layer, head] = selected()
-    const n = spec.pieces.length
-    const offset = (layer * spec.heads + head) * n * n
+    const pieces = state.pieces
+    const n = pieces.length
+    const offset = (layer * heads + head) * n * n
     const weights = data.subarray(offset, offset + n * n)
     const tile = spec.tiles[layer][head]
     // The folded numbers stay open when another head is chosen.
@@ -143,12 +152,12 @@ export function render({ model, el }) {
     box.appendChild(title)
     const scroll = document.createElement("div")
     scroll.className = "c04-headgrid-arcs"
-    scroll.appendChild(arcs(spec, weights, n))
+    scroll.appendChild(arcs(spec, pieces, weights, n))
     box.appendChild(scroll)
 
     // What each piece looks at most (as "Varias cabezas" lists it).
     const top = document.createElement("div")
-    top.innerHTML = `<p><b>${esc(spec.texts.top_title)}</b></p>`
+    top.innerHTML = `<p><b>${esc(spec.top_title)}</b></p>`
     const list = document.createElement("ul")
     list.dataset.testid = "minilm-top"
     list.className = "c04-headgrid-top"
@@ -156,11 +165,7 @@ export function render({ model, el }) {
       let best = 0
       for (let j = 1; j < n; j++) if (weights[i * n + j] > weights[i * n + best]) best = j
       const li = document.createElement("li")
-      li.textContent = fill(spec.texts.top_item, {
-        query: spec.pieces[i],
-        key: spec.pieces[best],
-        share: fill(spec.texts.percent, { value: Math.round(100 * weights[i * n + best]) }),
-      })
+      li.textContent = topItem(pieces[i], pieces[best], weights[i * n + best])
       list.appendChild(li)
     }
     top.appendChild(list)
@@ -171,7 +176,7 @@ export function render({ model, el }) {
     table.dataset.testid = "minilm-scores"
     table.className = "c04-headgrid-scores"
     const caption = document.createElement("caption")
-    caption.textContent = spec.texts.scores_title
+    caption.textContent = spec.scores_title
     table.appendChild(caption)
     spec.role_names.forEach((name, r) => {
       const tr = document.createElement("tr")
@@ -190,17 +195,17 @@ export function render({ model, el }) {
     const details = document.createElement("details")
     details.dataset.key = "minilm-numbers"
     const summary = document.createElement("summary")
-    summary.textContent = spec.texts.numbers_title
+    summary.textContent = spec.numbers_title
     details.appendChild(summary)
     const wrap = document.createElement("div")
     wrap.className = "c04-headgrid-numbers"
     const fillNumbers = () => {
       if (wrap.firstChild) return
-      let html = `<table data-testid="minilm-numbers"><tr><th scope="col"><span class="c04-sr">${esc(spec.texts.query_key)}</span></th>`
-      for (let j = 0; j < n; j++) html += `<th scope="col">${esc(spec.pieces[j])}</th>`
+      let html = `<table data-testid="minilm-numbers"><tr><th scope="col"><span class="c04-sr">${esc(spec.query_key)}</span></th>`
+      for (let j = 0; j < n; j++) html += `<th scope="col">${esc(pieces[j])}</th>`
       html += "</tr>"
       for (let i = 0; i < n; i++) {
-        html += `<tr><th scope="row">${esc(spec.pieces[i])}</th>`
+        html += `<tr><th scope="row">${esc(pieces[i])}</th>`
         for (let j = 0; j < n; j++) {
           const w = weights[i * n + j]
           const ink = w > 0.55 ? "#fff" : "#1b1b1b"
@@ -232,8 +237,8 @@ export function render({ model, el }) {
   }
 
   function choose(layer, head, focus) {
-    layer = Math.max(0, Math.min(spec.layers - 1, layer))
-    head = Math.max(0, Math.min(spec.heads - 1, head))
+    layer = Math.max(0, Math.min(layers - 1, layer))
+    head = Math.max(0, Math.min(heads - 1, head))
     current = [layer, head]
     if (model.offline) {
       model.selected = [layer, head]
@@ -248,35 +253,38 @@ export function render({ model, el }) {
   }
 
   function draw() {
-    const text = model.spec_json
+    const text = model.state_json
     root.innerHTML = ""
     if (!text) return
-    spec = JSON.parse(text)
-    const n = spec.pieces.length
-    data = decode(spec.weights, spec.layers * spec.heads * n * n)
-    root.dataset.testid = spec.testid
+    state = JSON.parse(text)
+    spec = window.C04.views.minilm_grid.render(state).grid
+    layers = state.scores.length
+    heads = state.scores[0].length
+    const n = state.pieces.length
+    data = decode(state.weights, layers * heads * n * n)
+    root.dataset.testid = "minilm-grid"
     const scroll = document.createElement("div")
     scroll.className = "c04-headgrid-scroll"
     const table = document.createElement("table")
     table.className = "c04-headgrid-table"
     table.setAttribute("role", "grid")
-    table.setAttribute("aria-label", spec.texts.grid_label)
+    table.setAttribute("aria-label", spec.label)
     const head = document.createElement("tr")
     head.appendChild(document.createElement("td"))
-    for (let h = 0; h < spec.heads; h++) {
+    for (let h = 0; h < heads; h++) {
       const th = document.createElement("th")
       th.scope = "col"
-      th.textContent = fill(spec.texts.head_short, { n: h + 1 })
+      th.textContent = spec.head_labels[h]
       head.appendChild(th)
     }
     table.appendChild(head)
-    for (let l = 0; l < spec.layers; l++) {
+    for (let l = 0; l < layers; l++) {
       const tr = document.createElement("tr")
       const th = document.createElement("th")
       th.scope = "row"
-      th.textContent = fill(spec.texts.layer_short, { n: l + 1 })
+      th.textContent = spec.layer_labels[l]
       tr.appendChild(th)
-      for (let h = 0; h < spec.heads; h++) {
+      for (let h = 0; h < heads; h++) {
         const td = document.createElement("td")
         const tile = spec.tiles[l][h]
         const b = document.createElement("button")
@@ -288,7 +296,7 @@ export function render({ model, el }) {
         b.title = tile.aria
         const canvas = document.createElement("canvas")
         canvas.setAttribute("aria-hidden", "true")
-        drawTile(canvas, data, (l * spec.heads + h) * n * n, n)
+        drawTile(canvas, data, (l * heads + h) * n * n, n)
         const small = document.createElement("span")
         small.setAttribute("aria-hidden", "true")
         small.textContent = tile.short
@@ -308,7 +316,7 @@ export function render({ model, el }) {
       } else if (event.key === "Home") {
         choose(l, 0, true)
       } else if (event.key === "End") {
-        choose(l, spec.heads - 1, true)
+        choose(l, heads - 1, true)
       } else {
         return
       }
@@ -323,7 +331,7 @@ export function render({ model, el }) {
     mark()
   }
 
-  model.on("spec_json", draw)
+  model.on("state_json", draw)
   model.on("selected", () => {
     current = fromModel()
     mark()

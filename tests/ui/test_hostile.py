@@ -380,14 +380,14 @@ DEFAULT_HEAD = [0, 2]  # HeadGrid.selected's default, the model's first head (la
 # Writes of its properties (no page writes one live): the server's are kept and sent back.
 FORGED_GRID_WRITES = [
     *(("selected", v) for v in [[4, 1], [9, 0], "x", None, 5, [True, 1], {"x": 1}]),
-    ("spec_json", '{"pieces": ["x"]}'),
-    ("spec_json", "é" * 300_000),
+    ("state_json", '{"pieces": ["x"]}'),
+    ("state_json", "é" * 300_000),
 ]
 
 
 async def forge_head_grid(base: str) -> None:
     """MiniLM's grid of heads (dashboards/demos/minilm.py, HeadGrid): forged messages and forged
-    writes of its properties leave the head shown and the server's spec; then a head chosen as a
+    writes of its properties leave the head shown and the server's state; then a head chosen as a
     page chooses it moves the grid."""
     forger = await ForgingSession(base, "minilm").open()
     try:
@@ -415,11 +415,11 @@ async def forge_head_grid(base: str) -> None:
 
         def shown(attributes: dict) -> tuple:
             # (a property at its default is left out of the document pulled)
-            return (attributes.get("selected", DEFAULT_HEAD), attributes.get("spec_json"))
+            return (attributes.get("selected", DEFAULT_HEAD), attributes.get("state_json"))
 
         now = await pulled_until(forger, lambda d: shown(d[data_id]) == shown(before))
         assert shown(now[data_id]) == shown(before)
-        assert before.get("spec_json")
+        assert before.get("state_json")
         await forger.send_msg(component_id, {"selected": [4, 1]})
         moved = await pulled_until(forger, lambda d: d[data_id].get("selected") == [4, 1])
         assert moved[data_id].get("selected") == [4, 1]

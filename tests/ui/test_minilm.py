@@ -1,13 +1,13 @@
 """Browser: "Un modelo de verdad" (section "modelo", dashboards/demos/minilm.py) of the served
 lecture.
 
-The grid (dashboards/demos/head_grid.mjs) draws MiniLM's 72 heads from the spec Python sends
-(``dashboards.demos.minilm.grid_spec``): every tile's name, and the chosen head in large (its title,
-what each piece looks at most, its measured shares), recomputed here from the model's attention
-as the page rounds it. Moves: a click, the arrow keys and Home/End in the grid, a sentence typed
-in «Frase» (one the model reads, one it refuses), «Ejemplo en inglés», a lecture sentence, the
-sentence of «Varias cabezas»; then the English page. The address bar follows the server's model.
-Every text comes from the catalogue (``attnmodel.i18n.text``) or from the section's renders.
+The grid (dashboards/demos/head_grid.mjs) draws MiniLM's 72 heads from the numbers Python sends
+(``dashboards.demos.minilm.grid_numbers``): every tile's name, and the chosen head in large (its
+title, what each piece looks at most, its measured shares), recomputed here from the model's
+attention as the page rounds it. Moves: a click, the arrow keys and Home/End in the grid, a
+sentence typed in «Frase» (one the model reads, one it refuses), «Ejemplo en inglés», a lecture
+sentence, the sentence of «Varias cabezas»; then the English page. The address bar follows the
+server's model. Every text comes from the catalogue (``attnmodel.i18n.text``) and the model.
 """
 
 from __future__ import annotations
@@ -26,18 +26,18 @@ from attnmodel.minilm import (
     MiniLMDemo,
 )
 from attnmodel.multihead import SENTENCES
-from dashboards.demos.minilm import grid_spec, render_toy
 from dashboards.sharing import links
 
 from c04_testing import (
     expect_minilm_detail,
     expect_minilm_sentence,
     js_round,
-    label_text,
     labelled_select,
+    minilm_grid_texts,
     minilm_page_weights,
     minilm_tile,
     minilm_tiles,
+    minilm_toy_titles,
 )
 
 pytestmark = pytest.mark.ui
@@ -125,7 +125,7 @@ def test_the_grid_and_the_chosen_head_by_click_and_keyboard(page, watch, lecture
     expect(numbers).to_be_hidden()
     page.get_by_text(text("minilm.grid.numbers_title")).click()
     expect(numbers).to_be_visible()
-    corner = grid_spec(model.sentence)["texts"]["query_key"]
+    corner = minilm_grid_texts(model.sentence)["query_key"]
     rows = numbers.locator("tr")
     expect(rows.first.locator("th")).to_have_text([corner, *model.pieces])
     for layer, head in ((1, 0), (5, 11)):
@@ -156,7 +156,7 @@ def test_a_typed_sentence_a_refused_one_and_the_english_example(page, watch, lec
     box.press("Enter")
     expect_minilm_sentence(page, TYPED_SENTENCE)
     expect_minilm_detail(page, TYPED_SENTENCE, 0, 2)
-    assert grid_spec(TYPED_SENTENCE)["pieces"] != grid_spec(DEFAULT_SENTENCE)["pieces"]
+    assert MiniLMDemo(sentence=TYPED_SENTENCE).pieces != MiniLMDemo().pieces
     # The server's model has the sentence: the address it writes says so.
     link = links.encode({SECTION: MiniLMDemo(sentence=TYPED_SENTENCE)}, SECTION)
     page.wait_for_function("(link) => location.search === '?' + link", arg=link)
@@ -169,7 +169,9 @@ def test_a_typed_sentence_a_refused_one_and_the_english_example(page, watch, lec
     box.press("Enter")
     expect(error).to_have_text(f"{say(refused.value)} {text('minilm.kept')}")
     expect_minilm_sentence(page, TYPED_SENTENCE)
-    expect(detail_title(page)).to_have_text(grid_spec(TYPED_SENTENCE)["tiles"][0][2]["title"])
+    expect(detail_title(page)).to_have_text(
+        minilm_grid_texts(TYPED_SENTENCE)["tiles"][0][2]["title"]
+    )
 
     # «Ejemplo en inglés»: one click; the box and «Frases de la clase» say it, the error goes.
     page.get_by_role("button", name=text("minilm.english")).click()
@@ -197,12 +199,12 @@ def test_the_toy_heads_beside_the_real_ones(page, watch, lecture_url):
     for sentence in (SENTENCES[0], SENTENCES[2]):
         if sentence != SENTENCES[0]:
             toy_select.select_option(label=sentence)
-        rendered = render_toy(sentence)
+        rendered = minilm_toy_titles(sentence)
         for k in range(len(rendered) // 2):
             for kind in ("toy", "real"):
                 caption = page.locator(f'[data-testid="minilm-{kind}-{k + 1}"] caption')
-                expect(caption).to_have_text(label_text(rendered[f"{kind}_{k}"]["title"]))
-    assert render_toy(SENTENCES[2])["real_0"] != render_toy(SENTENCES[0])["real_0"]
+                expect(caption).to_have_text(rendered[f"{kind}_{k}"])
+    assert minilm_toy_titles(SENTENCES[2])["real_0"] != minilm_toy_titles(SENTENCES[0])["real_0"]
     assert watch.console_errors == []
     assert watch.external == []
 

@@ -12,8 +12,7 @@ import pytest
 from playwright.sync_api import expect
 
 from attnmodel.i18n import text
-from attnmodel.minilm import DEFAULT_SENTENCE
-from dashboards.demos.minilm import grid_spec
+from attnmodel.minilm import DEFAULT_SENTENCE, MiniLMDemo
 
 from c04_testing import expect_minilm_detail, expect_minilm_sentence, minilm_tile
 
@@ -39,7 +38,7 @@ def test_a_sentence_typed_then_left_with_tab_applies_and_the_page_says_when(
     expect(box).to_have_attribute("placeholder", text("minilm.placeholder", lang))
 
     # Typed key by key as a student does, then Tab: no Enter.
-    assert grid_spec(TYPED)["pieces"] != grid_spec(DEFAULT_SENTENCE)["pieces"]
+    assert MiniLMDemo(sentence=TYPED).pieces != MiniLMDemo().pieces
     box.click()
     box.press("ControlOrMeta+a")
     page.keyboard.type(TYPED)
