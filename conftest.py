@@ -11,6 +11,11 @@ import sys
 import tempfile
 from pathlib import Path
 
+# One BLAS thread per process, as the servers run (dashboards/serving.py: SERVE_ENV): before
+# numpy loads OpenBLAS. Two xdist workers with two threads each on two cores made a forward
+# pass of SmolLM2 5× slower (tests/attnmodel/test_smollm.py, measured under the suite's load).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 import numpy as np
 import pytest
 from hypothesis import settings
