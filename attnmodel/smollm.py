@@ -424,11 +424,14 @@ class SmolLM2(Vocabulary):
         cache: KVCache | None = None,
         attentions: list | None = None,
         trace: list | None = None,
+        last: bool = False,
     ) -> np.ndarray:
         """Logits [n, vocab] of the tokens ``ids`` placed after what ``cache`` holds (which
-        grows by them). With ``attentions`` (a list), each layer's maps [heads, n, n_total]
-        are appended to it; with ``trace``, each layer's (attention's output, MLP's output)
-        for the last position, each [d_model], what the layer added to the residual stream."""
+        grows by them); with ``last``, only the last position's [1, vocab] (the output head is
+        a fifth of a 20-token pass). With ``attentions`` (a list), each layer's maps
+        [heads, n, n_total] are appended to it; with ``trace``, each layer's (attention's
+        output, MLP's output) for the last position, each [d_model], what the layer added to
+        the residual stream."""
         ids = np.asarray(ids, dtype=np.int64)
         n = ids.size
         cache = cache if cache is not None else KVCache()
@@ -462,12 +465,12 @@ class SmolLM2(Vocabulary):
             x = x + mlp
             if trace is not None:
                 trace.append((attended[-1].copy(), mlp[-1].copy()))
-        x = _rms_norm(x, w["output_norm.weight"])
-        return x @ w["token_embd.weight"].T  # [n, vocab]
+        x = _rms_norm(x[-1:] if last else x, w["output_norm.weight"])
+        return x @ w["token_embd.weight"].T  # [n, vocab] or [1, vocab]
 
     def next_token(self, ids) -> Distribution:
         """The distribution of the token after ``ids``."""
-        logits = self.forward(ids)[-1]
+        logits = self.forward(ids, last=True)[-1]
         return Distribution(logits, _softmax(logits.astype(np.float64)))
 
     def attention(self, ids) -> np.ndarray:
@@ -486,7 +489,7 @@ class SmolLM2(Vocabulary):
         """The last position of ``ids`` through the model, part by part (see BlockWalk)."""
         ids = np.asarray(ids, dtype=np.int64)
         parts: list[tuple[np.ndarray, np.ndarray]] = []
-        logits = self.forward(ids, trace=parts)[-1]
+        logits = self.forward(ids, trace=parts, last=True)[-1]
         embedding = np.array(self.w["token_embd.weight"][ids[-1]])
         attended = np.stack([a for a, _ in parts])
         mlp = np.stack([m for _, m in parts])
@@ -527,7 +530,7 @@ class SmolLM2(Vocabulary):
         each drawn from :func:`shaped` with the i-th number of ``splitmix64(seed)``. Stops
         after an end token when ``stop``."""
         cache = KVCache()
-        logits = self.forward(ids, cache)[-1]
+        logits = self.forward(ids, cache, last=True)[-1]
         steps = []
         for u in splitmix64(seed, n):
             p = shaped(logits, temperature, top_k, top_p)
@@ -535,7 +538,7 @@ class SmolLM2(Vocabulary):
             steps.append(Step(token, self.piece(token), p, u))
             if stop and token in END_IDS:
                 break
-            logits = self.forward([token], cache)[-1]
+            logits = self.forward([token], cache, last=True)[-1]
         return steps
 
 

@@ -80,6 +80,8 @@ PARTS: dict[str, tuple[str, list[str], list[str]]] = {
     "training": ("bench_training.py", [], ["--runs", "1"]),
     # Issue 19: the real Transformer (MiniLM): loading, forward pass, the section's updates.
     "minilm": ("bench_minilm.py", [], ["--repeat", "5", "--sessions", "3"]),
+    # Issue 39: the language model (SmolLM2): next token, generation, memory per worker.
+    "smollm": ("bench_smollm.py", [], ["--repeat", "5", "--tokens", "10"]),
     "soak": ("bench_soak.py", [], ["--sequential", "20", "--concurrent", "10", "--seconds", "20"]),
 }
 # What `make bench` runs when no part is named: everything but the soak (`make soak`).
@@ -359,6 +361,32 @@ def target_rows(parts: dict[str, dict | None]) -> list[dict]:
                 mi["session_mb"] <= tg["session_mb"],
             )
         )
+    if lm := parts.get("smollm"):
+        tg = lm["targets"]
+        rows += [
+            p95_row(
+                "modelo de lenguaje",
+                f"SmolLM2: siguiente token de un texto de {lm['prompt_tokens']} tokens, "
+                "modelo caliente (p95)",
+                lm["next_ms"]["p95"],
+                tg["next_ms"],
+            ),
+            row(
+                "modelo de lenguaje",
+                "SmolLM2: generación con la caché de claves y valores",
+                f"≥ {tg['tokens_per_s']:g} tokens/s",
+                f"{lm['tokens_per_s']:.1f} tokens/s",
+                lm["tokens_per_s"] >= tg["tokens_per_s"],
+            ),
+            row(
+                "modelo de lenguaje",
+                "SmolLM2: memoria propia de un segundo worker con el modelo cargado "
+                f"(los pesos mapeados, {lm['second_worker']['shared_mb']:.0f} MB, compartidos)",
+                f"≤ {tg['worker_mb']:g} MB",
+                f"{lm['second_worker']['private_mb']:.0f} MB",
+                lm["second_worker"]["private_mb"] <= tg["worker_mb"],
+            ),
+        ]
     if cs := parts.get("coldstart"):
         rows.append(
             row(
