@@ -86,10 +86,12 @@ class NextWordDemo(param.Parameterized):
         bounds=(0.1, 3.0),
         doc="Temperatura T: divide los logits antes del softmax (la misma T del explorador).",
     )
+    # Never "all": the offline file keeps the TOP_K_MAX most likely tokens of each prompt, and
+    # with k ≤ TOP_K_MAX they are all sampling can draw, at any T and top-p, exactly.
     top_k = StrictInteger(
-        default=0,
-        bounds=(0, TOP_K_MAX),
-        doc=f"Solo los k tokens más probables (0: todos). Hasta {TOP_K_MAX}.",
+        default=50,
+        bounds=(1, TOP_K_MAX),
+        doc=f"Solo los k tokens más probables (de 1 a {TOP_K_MAX}).",
     )
     top_p = RealNumber(
         default=1.0,

@@ -8,7 +8,7 @@ import pytest
 
 from attnmodel import smollm
 from attnmodel.i18n import Refusal, text
-from attnmodel.next_word import MAX_PROMPT_CHARS, MAX_PROMPT_TOKENS, NextWordDemo
+from attnmodel.next_word import MAX_PROMPT_CHARS, MAX_PROMPT_TOKENS, TOP_K_MAX, NextWordDemo
 
 
 @pytest.mark.parametrize(
@@ -75,3 +75,26 @@ def test_the_shown_distribution_is_the_shaped_softmax_of_the_logits():
     assert (
         steps == NextWordDemo(prompt="The capital of France is", temperature=0.5, top_k=3).generated
     )
+
+
+def test_the_200_most_likely_logits_give_the_same_sampling_distribution_at_any_setting():
+    # What the offline file can keep per prompt: the TOP_K_MAX largest logits and their ids.
+    logits = NextWordDemo(prompt="The capital of France is").logits
+    kept = np.argsort(-logits.astype(np.float64), kind="stable")[:TOP_K_MAX]
+    rng = np.random.default_rng(39)
+    for _ in range(25):
+        t = float(rng.uniform(0.1, 3.0))
+        k = int(rng.integers(1, TOP_K_MAX + 1))
+        p = float(rng.uniform(0.05, 1.0))
+        full = smollm.shaped(logits, t, k, p)
+        partial = smollm.shaped(logits[kept], t, k, p)
+        assert np.allclose(full[kept], partial, atol=1e-12)
+        assert full.sum() == pytest.approx(full[kept].sum(), abs=1e-12)
+
+
+@pytest.mark.parametrize("k", [0, TOP_K_MAX + 1, -5])
+def test_top_k_outside_1_to_200_is_refused(k):
+    demo = NextWordDemo()
+    with pytest.raises(ValueError, match="top_k"):
+        demo.top_k = k
+    assert demo.top_k == 50
