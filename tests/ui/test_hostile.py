@@ -90,7 +90,7 @@ VALID = {
         ("board", "temperature"),
         "control",
         2.0,
-        lambda: announce_of(explorer.render, AttentionExplorer(temperature=2.0)),
+        lambda: drawn_from(explorer, AttentionExplorer(temperature=2.0)),
     ),
 }
 
@@ -454,9 +454,7 @@ async def flood(base: str) -> None:
         await expect_valid_change(other, "explorer")
         await sending
         last = values[-1]
-        expected = json.loads(
-            spec_json(explorer.render(AttentionExplorer(temperature=last))["announce"])
-        )
+        expected = drawn_from(explorer, AttentionExplorer(temperature=last))
         assert await flooder.until(lambda: announced(flooder) == expected, 60)
     finally:
         await flooder.close()
