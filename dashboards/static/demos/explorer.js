@@ -256,8 +256,7 @@
   C04.views.explorer = {
     readState,
     render,
-    // links.js checks a link's sentence with it; tests/ui/test_twin_explorer.py, the others
-    sentenceError,
-    splitWords,
+    sentenceError, // links.js checks a link's sentence with it
+    splitWords, // for tests/ui/test_twin_explorer.py
   };
 })();
