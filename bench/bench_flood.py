@@ -54,7 +54,7 @@ def slider_of(session: ForgingSession) -> str:
 
 def drawn(session: ForgingSession) -> bool:
     return any(
-        "explorer-table" in str(m["attributes"].get("specs_json", ""))
+        m["attributes"].get("view") == "explorer" and m["attributes"].get("state_json")
         for m in session.models.values()
     )
 
@@ -64,12 +64,9 @@ def temperature(value: float) -> dict:
 
 
 def map_of(session: ForgingSession) -> str:
-    # The map is a slot of the explorer's Board: its spec is inside the Board's specs_json.
-    return next(
-        i
-        for i, m in session.models.items()
-        if "explorer-table" in str(m["attributes"].get("specs_json", ""))
-    )
+    # The map is a slot of the explorer's Board, drawn in the browser from the Board's
+    # state_json (the model's numbers, dashboards.demos.explorer.numbers).
+    return next(i for i, m in session.models.items() if m["attributes"].get("view") == "explorer")
 
 
 async def normal(session: ForgingSession, t0: float, seconds: int, phase: float, out: list):
@@ -81,12 +78,12 @@ async def normal(session: ForgingSession, t0: float, seconds: int, phase: float,
         delay = t0 + phase + k - loop.time()
         if delay > 0:
             await asyncio.sleep(delay)
-        before = session.attr(table, "specs_json")
+        before = session.attr(table, "state_json")
         sent = time.perf_counter()
         await session.send_msg(slider, temperature(TEMPERATURES[k % 2]))
         try:
             arrived = await session.until(
-                lambda before=before: session.attr(table, "specs_json") != before,
+                lambda before=before: session.attr(table, "state_json") != before,
                 UPDATE_TIMEOUT_S,
             )
         except TimeoutError:

@@ -5,6 +5,10 @@ the typed sentence (one row per query token, every cell a percentage) and the ro
 focus as a bar list. The page's text is that of the seed, in its order, read from the catalogue
 (``[explorer]`` in ``attnmodel/locales/<lang>.toml``); other languages keep the
 Spanish default sentence, quoted with a gloss (``explorer.move``).
+
+Numbers cross, specs don't (issue 37): Python sends the model's numbers (:func:`numbers`) and
+dashboards/static/demos/explorer.js draws the map, the row and the announcement from them, live
+and in the export (where it also computes them from the typed sentence).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import logging
 
 import numpy as np
+import panel as pn
 import param
 
 from attnmodel.explorer import (
@@ -25,13 +30,12 @@ from attnmodel.explorer import (
     TOKEN_DIM,
     TRIGRAM_SALT,
     AttentionExplorer,
-    percentages,
 )
 from attnmodel.i18n import DEFAULT_LANG, say, text
 from dashboards.components.board import Board, control, prose, row, slot
-from dashboards.components.markup import announce_spec, esc
-from dashboards.components.render import apply_render, shared_render
-from dashboards.components.views import DemoView, first_max
+from dashboards.components.markup import esc
+from dashboards.components.render import shared_render
+from dashboards.components.views import DemoView
 from dashboards.runtime import clients
 
 # A fixed name, not __name__: served, this file also runs as a bokeh_app_<uuid> script per
@@ -42,9 +46,6 @@ log = logging.getLogger("dashboards.demos.explorer")
 COLD_TEMPERATURE = 0.1
 HOT_TEMPERATURE = 3.0
 TEMPERATURE_STEP = 0.05  # the temperature control's step
-
-# The Spanish "Se mantiene la frase anterior." (appended to the model's own message), for the
-# tests that still import it; the views read explorer.kept in their language.
 
 # Shared by the Board (the map, the bar list, the caveat) and the intro's pane (the lead and its
 # tags), each in its own shadow root.
@@ -97,52 +98,6 @@ def token_labels(tokens) -> list[str]:
     return labels
 
 
-def _percent_texts(pct, lang: str) -> list[str]:
-    """Whole percentages as ``lang`` writes them ("39 %" in Spanish, "39%" in English)."""
-    # The catalogue's pattern once, not once per cell: a 40-token map is 1600 of them.
-    before, after = text("format.percent", lang, value="\0").split("\0")
-    return [f"{before}{p}{after}" for p in pct]
-
-
-def heatmap_spec(tokens, weights, focus: int, causal: bool, lang: str = DEFAULT_LANG) -> dict:
-    """``C04.markup.heatmap``: the attention map as whole percentages, shaded by weight (a
-    40-token sentence is 1600 cells). Cell (i, j) is ``cell-i-j``; the focus row is marked;
-    with ``causal`` the cells j > i are hidden by the mask."""
-    pct = percentages(weights).tolist()
-    return {
-        "testid": "explorer-table",
-        "corner": text("explorer.query", lang),
-        "tokens": list(tokens),
-        "focus": int(focus),
-        "causal": bool(causal),
-        "cells": [_percent_texts(row, lang) for row in pct],
-        "weights": np.asarray(weights, dtype=float).tolist(),
-    }
-
-
-def row_spec(tokens, row, focus: int, causal: bool, lang: str = DEFAULT_LANG) -> dict:
-    """``C04.markup.focus_row``: "Adónde mira <token>", one bar per key token (width ∝ weight)
-    with its percentage; with ``causal`` the tokens after the focus are hidden by the mask."""
-    return {
-        "testid": "explorer-row",
-        "title": text("explorer.row_title", lang, token=tokens[focus]),
-        "tokens": list(tokens),
-        "focus": int(focus),
-        "causal": bool(causal),
-        "cells": _percent_texts(percentages(row).tolist(), lang),
-        "widths": [100 * w for w in np.asarray(row, dtype=float).tolist()],
-    }
-
-
-def announce(tokens, row: dict, focus: int, weights, lang: str = DEFAULT_LANG) -> dict:
-    """What the live region says after a change: where the focus token looks most, with the
-    percentage its row shows."""
-    j = first_max(weights)
-    return announce_spec(
-        "explorer", lang, token=str(tokens[focus]), key=str(tokens[j]), weight=row["cells"][j]
-    )
-
-
 def error_spec(message: str) -> dict:
     """The message beside the sentence box ("" shows nothing)."""
     return {"testid": "explorer-sentence-error", "cls": "c04-error", "text": message}
@@ -177,30 +132,19 @@ def sentence_spec(shown: str, lang: str = DEFAULT_LANG) -> dict:
 
 
 @shared_render
-def render(model: AttentionExplorer, lang: str = DEFAULT_LANG) -> dict[str, object]:
-    """Everything on the page that follows the model, in ``lang`` (the browser twin is
-    ``explorer.js``).
-
-    ``table`` and ``row``: the specs of the map and of the focus row (markup.js);
-    ``focus`` / ``focus_list``: the token buttons and the token list (value: the focus index;
-    options: [index, label]); ``temperature``, ``positional``, ``causal``: the other controls.
-    The sentence box is the view's (it keeps a refused text): not here.
-    """
+def numbers(model: AttentionExplorer, lang: str = "") -> dict[str, object]:
+    """What explorer.js draws, the model's numbers: its ``tokens`` (as typed), the ``focus``
+    index, ``causal`` (the map and the row hide the masked cells) and ``weights`` (n × n, row i
+    how query i splits its 100 %). No text, nothing formatted: the browser writes the
+    percentages in the page's language. ``lang`` is not used: the shared cache's key has it."""
     state = model.state()
-    tokens = state.tokens
+    tokens = list(state.tokens)
     # The sentence event may arrive before the model clamps the focus to the new length.
-    focus = min(model.focus, len(tokens) - 1)
-    causal = bool(model.causal)
-    row = row_spec(tokens, state.weights[focus], focus, causal, lang)
     return {
-        "focus": {"value": focus, "options": [list(o) for o in enumerate(token_labels(tokens))]},
-        "focus_list": {"value": focus, "options": select_options(tokens)},
-        "temperature": temperature_spec(model.temperature, lang),
-        "positional": {"value": bool(model.positional)},
-        "causal": {"value": causal},
-        "table": heatmap_spec(tokens, state.weights, focus, causal, lang),
-        "row": row,
-        "announce": announce(tokens, row, focus, state.weights[focus], lang),
+        "tokens": tokens,
+        "focus": min(int(model.focus), len(tokens) - 1),
+        "causal": bool(model.causal),
+        "weights": np.asarray(state.weights, dtype=float).tolist(),
     }
 
 
@@ -209,29 +153,10 @@ def refused_message(exc: ValueError, lang: str = DEFAULT_LANG) -> str:
     return f"{say(exc, lang)} {text('explorer.kept', lang)}"
 
 
-def sentence_message(sentence: str, lang: str = DEFAULT_LANG) -> str | None:
-    """The message shown when ``sentence`` is refused (None if accepted), in ``lang``."""
-    try:
-        AttentionExplorer(sentence=sentence)
-    except ValueError as exc:
-        return refused_message(exc, lang)
-    return None
-
-
-def client_constants(lang: str = DEFAULT_LANG) -> dict[str, object]:
-    """What the browser twin needs from Python (embedded in the page, never typed into JS); the
-    messages in ``lang``, the page's language."""
-
-    def template(sentence: str, n: int) -> str:
-        """The message for ``sentence``, with its count ``n`` as "{n}" (the twin fills it in)."""
-        message = sentence_message(sentence, lang) or ""
-        if message.count(str(n)) != 1:
-            raise RuntimeError(f"Mensaje inesperado para {n}: {message!r}")
-        return message.replace(str(n), "{n}")
-
-    too_many = MAX_TOKENS + 1
-    too_long = MAX_SENTENCE_CHARS + 1
-    word = MAX_WORD_CHARS + 1
+def constants() -> dict[str, object]:
+    """The model's constants the export embeds, so that explorer.js computes in the page from
+    the very numbers of attnmodel.explorer (the sentence is free input); none is typed in JS.
+    The refused sentences' messages are the catalogue's (``core.*``, ``explorer.kept``)."""
     defaults = AttentionExplorer.param
     return {
         "token_dim": TOKEN_DIM,
@@ -248,14 +173,8 @@ def client_constants(lang: str = DEFAULT_LANG) -> dict[str, object]:
             "positional": defaults.positional.default,
             "causal": defaults.causal.default,
         },
-        "temperature_step": TEMPERATURE_STEP,
-        "temperature_bounds": list(defaults.temperature.bounds),
         "cold_temperature": COLD_TEMPERATURE,
         "hot_temperature": HOT_TEMPERATURE,
-        "empty_message": sentence_message("", lang),
-        "too_many_message": template(" ".join(["x"] * too_many), too_many),
-        "too_long_message": template("x " * (too_long // 2) + "x" * (too_long % 2), too_long),
-        "word_too_long_message": template("x" * word, word),
     }
 
 
@@ -296,10 +215,10 @@ class ExplorerView(DemoView):
     Every text is the catalogue's ``explorer.*`` in ``lang`` (quoted above in Spanish); the
     numbers on the "T = …" buttons and in the temperature control follow ``lang`` too.
 
-    Updates: one watcher on the model (``_on_model``) puts :func:`render` (the controls' specs,
-    the map, the row, the announcer) in the Board with ``apply_render``: one change of its
-    specs. In the export the controls run the browser twin (``static/demos/explorer.js``),
-    which does the same.
+    Updates: one watcher on the model (``_on_model``) sets, in one ``pn.io.hold()``, the
+    Board's ``state`` (:func:`numbers`, which explorer.js draws as the map, the row and the
+    announcement: ``view="explorer"``) and the controls' specs. In the export the controls run
+    explorer.js's ``readState``, which computes the same numbers in the page.
     """
 
     model = param.ClassSelector(class_=AttentionExplorer)
@@ -325,6 +244,7 @@ class ExplorerView(DemoView):
             return row(*buttons, prose(f"• {text}"), css="c04-explorer-notice")
 
         self.board = Board(
+            view="explorer",
             layout=[
                 prose(intro),
                 row(
@@ -366,12 +286,9 @@ class ExplorerView(DemoView):
             stylesheets=[CSS + VIEW_CSS],
             sizing_mode="stretch_width",
         )
-        # Each fragment and control as the tests read it (a Slot: spec, kind).
-        for name in ("table", "row", "sentence", "sentence_error", "focus", "focus_list"):
+        # Each control and the message as the tests read them (a Slot: spec, kind).
+        for name in ("sentence", "sentence_error", "focus", "focus_list", *PARAMETERS):
             setattr(self, name, self.board.slot(name))
-        for name in PARAMETERS:
-            setattr(self, name, self.board.slot(name))
-        self.announcer = self.board.slot("announce")
         self._show(sentence=True)
         m.param.watch(self._on_model, ["sentence", "focus", "temperature", "positional", "causal"])
 
@@ -428,35 +345,45 @@ class ExplorerView(DemoView):
 
     # -- model -> board --------------------------------------------------------------------
 
-    def client_targets(self) -> dict[str, tuple[object, str]]:
-        """What :func:`render` fills (and the twin's ``sentence``/``sentence_error``): target
-        name -> (the board, "board:<slot>")."""
-        names = ("focus", "focus_list", "temperature", "positional", "causal", "table", "row")
-        return self.board.targets((*names, "announce", "sentence", "sentence_error"))
-
     def _on_model(self, *events) -> None:
         # A new sentence or focus also puts the model's sentence back in a box holding a
         # refused text (and clears its message).
         self._show(sentence=bool({"sentence", "focus"} & {e.name for e in events}))
 
     def _show(self, sentence: bool = False) -> None:
-        values = dict(render(self.model, self.lang))
+        """The model's numbers and the controls on the model's values, in one hold; with
+        ``sentence``, the model's sentence in the box and no message."""
+        m = self.model
+        state = numbers(m)
+        focus, tokens = state["focus"], state["tokens"]
+        specs = {
+            "focus": {
+                "value": focus,
+                "options": [list(o) for o in enumerate(token_labels(tokens))],
+            },
+            "focus_list": {"value": focus, "options": select_options(tokens)},
+            "temperature": temperature_spec(m.temperature, self.lang),
+            "positional": {"value": bool(m.positional)},
+            "causal": {"value": bool(m.causal)},
+        }
         if sentence:
-            values["sentence"] = sentence_spec(self.model.sentence, self.lang)
-            values["sentence_error"] = error_spec("")
-        apply_render(self.client_targets(), values)
+            specs["sentence"] = sentence_spec(m.sentence, self.lang)
+            specs["sentence_error"] = error_spec("")
+        with pn.io.hold():
+            self.board.state = state
+            self.board.update_specs(specs)
 
     # -- the export: the same page computed in the browser ---------------------------------
 
     def enable_client_side(self, states: dict | None = None) -> int:
-        """Wire every control to the browser twin (``C04.views.explorer``, explorer.js): each
-        runs ``C04.update("explorer", …)`` (Board.run_offline) with the board's slots, every
-        control as ``w_<name>`` and ``trigger`` (the control used). The explorer's constants
-        go into ``states["explorer"]`` (no state table: the twin computes every setting).
-        Returns 0, the number of embedded states."""
+        """Embed the model's constants (:func:`constants`, ``states["explorer"]``) and wire
+        every control to ``C04.views.explorer.readState`` (Board.run_offline), with every
+        control as ``w_<name>``, ``trigger`` (the control used) and ``board`` (this Board): the
+        sentence is free input, so the page computes the numbers (no state table). Returns 0,
+        the number of embedded states."""
         if states is not None:
-            states["explorer"] = client_constants(self.lang)
-        self.board.run_offline("explorer", self.client_targets())
+            states["explorer"] = constants()
+        self.board.run_offline("explorer")
         return 0
 
     def link_widgets(self) -> dict[str, object]:

@@ -1,9 +1,15 @@
-"""ExplorerView without a browser: the controls drive the model and the panes follow it."""
+"""ExplorerView without a browser: the controls drive the model and the panes follow it.
+
+The map, the focus row and the announcement are explorer.js's drawing of the model's numbers
+(dashboards.demos.explorer.numbers), read as the browser has them (tests/c04_views.py runs that
+drawing in Node); every text and number is checked against the model and the catalogue.
+"""
 
 from __future__ import annotations
 
 import json
 import logging
+import types
 
 import numpy as np
 import panel as pn
@@ -12,13 +18,8 @@ import pytest
 from attnmodel.explorer import DEFAULT_SENTENCE, AttentionExplorer, percentages
 from attnmodel.i18n import Refusal, text
 from dashboards.components.board import Board
-from dashboards.components.markup import Markup, md_html
-from dashboards.demos.explorer import (
-    ExplorerView,
-    heatmap_spec,
-    render,
-    token_labels,
-)
+from dashboards.components.markup import Markup, announce_spec, md_html
+from dashboards.demos.explorer import ExplorerView, numbers, token_labels
 
 from c04_testing import (
     board_labels,
@@ -30,6 +31,7 @@ from c04_testing import (
     use,
     viewable_texts,
 )
+from c04_views import drawn, js_views
 
 SEED_ROW = ["0 %", "39 %", "3 %", "0 %", "0 %", "44 %", "2 %", "11 %"]
 QUERY = text("explorer.query")  # the map's corner: "Consulta"
@@ -40,40 +42,81 @@ def looks_at(token: str) -> str:
     return text("explorer.row_title", token=token)
 
 
+def shown(view: ExplorerView, name: str) -> dict:
+    """Slot ``name`` as the browser draws it (explorer.js, run by tests/c04_views.py)."""
+    return drawn(view.board, view.lang)[name]
+
+
 def cells(view: ExplorerView) -> list[list[str]]:
-    spec = view.table.spec
+    spec = shown(view, "table")
     assert spec["testid"] == "explorer-table"
     assert len(spec["cells"]) == len(view.model.tokens)
     return spec["cells"]
 
 
-def expected_cells(model: AttentionExplorer) -> list[list[str]]:
-    return [[f"{p} %" for p in row] for row in percentages(model.weights).tolist()]
+def expected_cells(model: AttentionExplorer, lang: str = "es") -> list[list[str]]:
+    return [
+        [text("format.percent", lang, value=p) for p in row]
+        for row in percentages(model.weights).tolist()
+    ]
 
 
 def row_texts(view: ExplorerView) -> list[str]:
-    return view.row.spec["cells"]
+    return shown(view, "row")["cells"]
 
 
 def row_title(view: ExplorerView) -> str:
-    return view.row.spec["title"]
+    return shown(view, "row")["title"]
 
 
 def header(view: ExplorerView) -> list[str]:
     # The map's header row: "Consulta", then the tokens.
-    return [view.table.spec["corner"], *view.table.spec["tokens"]]
+    table = shown(view, "table")
+    return [table["corner"], *table["tokens"]]
+
+
+def assert_draws_the_model(view: ExplorerView) -> None:
+    """The map, the focus row and the announcement show the model's numbers: every text from
+    the model and the catalogue, the bars' widths and the shades from its weights."""
+    m, lang = view.model, view.lang
+    focus = min(m.focus, len(m.tokens) - 1)
+    table, row = shown(view, "table"), shown(view, "row")
+    want = expected_cells(m, lang)
+    assert table["testid"] == "explorer-table"
+    assert table["corner"] == text("explorer.query", lang)
+    assert table["tokens"] == row["tokens"] == m.tokens
+    assert table["focus"] == row["focus"] == focus
+    assert table["causal"] is row["causal"] is bool(m.causal)
+    assert table["cells"] == want
+    np.testing.assert_array_equal(table["weights"], m.weights)
+    assert row["testid"] == "explorer-row"
+    assert row["title"] == text("explorer.row_title", lang, token=m.tokens[focus])
+    assert row["cells"] == want[focus]
+    np.testing.assert_allclose(row["widths"], 100 * m.weights[focus], rtol=1e-15)
+    top = int(np.argmax(m.weights[focus]))  # the first of equal largest weights
+    said = announce_spec(
+        "explorer", lang, token=m.tokens[focus], key=m.tokens[top], weight=want[focus][top]
+    )
+    assert shown(view, "announce") == json.loads(json.dumps(said))
+
+
+def as_browser(view: ExplorerView):
+    """The Board as the browser has it: its layout and every slot's spec (drawn or sent)."""
+    specs = json.dumps(drawn(view.board, view.lang))
+    return types.SimpleNamespace(layout=view.board.layout, specs_json=specs)
 
 
 def all_pane_texts(view: ExplorerView) -> list[str]:
     # In layout order (a function selector walks the tree depth first); a Markup pane by the
-    # texts of its spec, the Board by its fixed texts and its slots' specs in its layout order.
+    # texts of its spec, the Board by its fixed texts and its slots' specs (as the browser draws
+    # them) in its layout order.
     panes = view.__panel__().select(
         lambda o: isinstance(o, (pn.pane.HTML, pn.pane.Markdown, Markup, Board))
     )
     texts = []
     for p in panes:
         if isinstance(p, Board):
-            texts.extend(board_texts(p, specs=True))
+            texts.extend(board_texts(as_browser(view), specs=True))
         else:
             texts.append(spec_text(p.spec) if isinstance(p, Markup) else p.object)
     return texts
@@ -140,7 +183,8 @@ def test_default_table_is_the_seed(view):
     assert row_texts(view) == SEED_ROW
     assert row_title(view) == looks_at("gato")
     # The focus row is the highlighted one.
-    assert view.table.spec["focus"] == 5
+    assert shown(view, "table")["focus"] == 5
+    assert_draws_the_model(view)
 
 
 def test_duplicate_tokens_get_unique_readable_labels(view):
@@ -160,7 +204,8 @@ def test_clicking_a_token_sets_focus_and_heading(view):
     assert control_value(view.focus_list) == 2
     assert row_title(view) == looks_at("duerme")
     assert row_texts(view) == [f"{p} %" for p in view.model.row_percentages]
-    assert view.table.spec["focus"] == 2
+    assert shown(view, "table")["focus"] == 2
+    assert_draws_the_model(view)
 
 
 def test_select_sets_focus_and_buttons_follow(view):
@@ -172,6 +217,7 @@ def test_select_sets_focus_and_buttons_follow(view):
     assert control_value(view.focus) == 7
     assert control_value(view.focus_list) == 7
     assert row_title(view) == looks_at("cansado")
+    assert_draws_the_model(view)
 
 
 def test_temperature_slider_reaches_model_and_table(view):
@@ -189,6 +235,7 @@ def test_temperature_slider_reaches_model_and_table(view):
     view.model.temperature = 3.0  # model -> slider
     assert control_value(slider) == pytest.approx(3.0)
     assert cells(view) == expected_cells(view.model)
+    assert_draws_the_model(view)
 
 
 def test_positional_checkbox_reaches_model_and_table(view):
@@ -208,15 +255,16 @@ def test_causal_checkbox_switches_off_the_upper_triangle(view):
     assert view.model.causal is True
     table = cells(view)
     assert table == expected_cells(view.model)
-    assert view.table.spec["causal"] is view.row.spec["causal"] is True  # markup.js masks j > i
+    assert shown(view, "table")["causal"] is shown(view, "row")["causal"] is True  # j > i masked
     n = len(table)
     for i in range(n):
         for j in range(i + 1, n):
             assert table[i][j] == "0 %"
     assert table[0][0] == "100 %"
+    assert_draws_the_model(view)
     view.model.causal = False
     assert control_value(view.causal) is False
-    assert view.table.spec["causal"] is False
+    assert shown(view, "table")["causal"] is False
 
 
 def test_new_sentence_updates_everything(view):
@@ -236,6 +284,7 @@ def test_new_sentence_updates_everything(view):
     assert control_value(view.focus_list) == 1
     assert row_title(view) == looks_at("mundo")
     assert cells(view) == expected_cells(m)
+    assert_draws_the_model(view)
     # model -> box
     m.sentence = "uno dos tres"
     assert control_value(view.sentence) == "uno dos tres"
@@ -246,10 +295,11 @@ def test_new_sentence_updates_everything(view):
     [("", "La frase está vacía"), ("   ", "La frase está vacía"), (" ".join(["a"] * 41), "41")],
 )
 def test_bad_sentence_shows_message_and_keeps_model(view, typed, fragment):
-    before_table = view.table.spec
+    before_table, before_state = shown(view, "table"), view.board.state_json
     use(view, "sentence", typed)
     assert view.model.sentence == DEFAULT_SENTENCE
-    assert view.table.spec == before_table
+    assert view.board.state_json == before_state
+    assert shown(view, "table") == before_table
     assert control_value(view.sentence) == typed  # kept in the box, to be corrected
     message = error_text(view)
     assert fragment in message
@@ -268,8 +318,10 @@ def test_html_in_the_sentence_is_escaped_everywhere(view):
     # board.js, which escape it.
     assert "<script" not in json.dumps(view.board.layout)
     assert "<img" not in json.dumps(view.board.layout)
-    # The specs carry the text as typed; markup.js escapes it (tests/ui/test_twin_explorer.py).
-    assert view.table.spec["tokens"][0] == "<script>alert(1)</script>"
+    # The numbers and the drawing carry the text as typed; markup.js escapes it
+    # (tests/ui/test_twin_explorer.py).
+    assert view.board.state["tokens"][0] == "<script>alert(1)</script>"
+    assert shown(view, "table")["tokens"][0] == "<script>alert(1)</script>"
     assert row_title(view) == looks_at("<script>alert(1)</script>")
     assert header(view)[1] == "<script>alert(1)</script>"
     # board.js writes button and option labels as text: they keep what was typed.
@@ -327,22 +379,30 @@ def test_a_new_focus_drops_a_refused_text_from_the_box(view):
     assert error_text(view) == ""
 
 
-def test_render_is_what_the_view_shows(view):
-    values = render(view.model)
-    assert values["table"] == view.table.spec
-    assert values["row"] == view.row.spec
-    for name in ("focus", "focus_list", "temperature", "positional", "causal"):
-        assert values[name] == view.board.slot(name).spec, name
-    assert labels(view.focus) == token_labels(view.model.tokens)
-    assert values["focus"]["value"] == 5
-    assert values["focus_list"]["options"][5] == [5, "5 · gato"]
-    assert values["focus_list"]["value"] == 5
-    # The view adds the sentence box and its message (the box keeps a refused text).
-    assert set(values) | {"sentence", "sentence_error"} == set(view.client_targets())
-    # The browser gets the same (what the browser twin sets in the export).
-    sent = json.loads(view.board.specs_json)
-    assert sent["focus"] == values["focus"]
-    assert sent["focus_list"] == values["focus_list"]
+def test_the_board_gets_the_models_numbers_and_the_controls_specs(view):
+    """Numbers cross, specs don't: the Board's state is the model's numbers (no text, nothing
+    formatted), the browser draws the map, the row and the announcement from it; the Board's
+    specs are the controls' and the message's."""
+    use(view, "sentence", "uno dos uno tres")
+    use(view, "causal", True)
+    m = view.model
+    state = numbers(m)
+    assert view.board.view == "explorer"
+    assert view.board.state is state  # one shared object for every session in that state
+    assert json.loads(view.board.state_json) == state
+    assert set(state) == {"tokens", "focus", "causal", "weights"}
+    assert (state["tokens"], state["focus"], state["causal"]) == (m.tokens, 3, True)
+    assert all(type(w) is float for row in state["weights"] for w in row)
+    np.testing.assert_array_equal(state["weights"], m.weights)
+    assert set(view.board.specs) == {
+        *("focus", "focus_list", "temperature", "positional", "causal"),
+        *("sentence", "sentence_error"),
+    }
+    assert set(js_views().render("explorer", state)) == {"table", "row", "announce"}
+    assert labels(view.focus) == token_labels(m.tokens) == ["uno", "dos", "uno (2)", "tres"]
+    assert view.focus.spec["value"] == view.focus_list.spec["value"] == 3
+    assert view.focus_list.spec["options"][2] == [2, "2 · uno"]
+    assert_draws_the_model(view)
 
 
 def test_forty_token_sentence_updates_every_cell(view):
@@ -353,8 +413,11 @@ def test_forty_token_sentence_updates_every_cell(view):
     for t in np.linspace(0.1, 3.0, 4):
         view.model.temperature = float(t)
         assert cells(view) == expected_cells(view.model)
-    spec = heatmap_spec([f"t{i}" for i in range(40)], np.full((40, 40), 1 / 40), 3, causal=False)
-    assert sum(map(len, spec["cells"])) == sum(map(len, spec["weights"])) == 1600
+    assert_draws_the_model(view)
+    # Uniform rows: 2.5 % each, a half rounded up.
+    uniform = {"tokens": [f"t{i}" for i in range(40)], "focus": 3, "causal": False}
+    spec = js_views().render("explorer", {**uniform, "weights": np.full((40, 40), 1 / 40).tolist()})
+    assert spec["table"]["cells"] == [["3 %"] * 40] * 40
 
 
 # --- The page in English: the same view with lang="en" --------------------------------------
@@ -373,7 +436,8 @@ def english_left(view: ExplorerView) -> set[str]:
     tokens of the sentence being explored: the token buttons show the student's own sentence
     (data, in whatever language it was typed; by default the kept Spanish example)."""
     tokens = {t.lower() for t in view.model.tokens}
-    return spanish_words_left(viewable_texts(view)) - tokens
+    texts = [viewable_texts(view), *board_texts(as_browser(view), specs=True)]
+    return spanish_words_left("\n".join(texts)) - tokens
 
 
 def test_english_page_has_no_spanish_left_and_keeps_the_spanish_example(english):
@@ -405,7 +469,7 @@ def test_english_numbers_use_a_decimal_point_and_follow_the_controls(english):
     assert cells(english)[5] == cold
     use(english, "causal", True)
     assert cells(english)[0][1] == "0%"
-    assert render(english.model, "en")["table"] == english.table.spec
+    assert_draws_the_model(english)
 
 
 @pytest.mark.parametrize(("typed", "count"), [("", None), (" ".join(["a"] * 41), "41")])

@@ -20,6 +20,7 @@ from attnmodel.i18n import text
 from dashboards.demos.explorer import ExplorerView
 
 from c04_testing import board_labels, by_testid, control_value, slider_handle, use
+from c04_views import drawn
 
 SECTION = "explorador"
 FILE = "explorador.html"
@@ -79,12 +80,13 @@ TIMING_JS = """() => {
 
 
 def expected_snapshot(view: ExplorerView, page) -> dict:
-    """What the page must show: the Python view's panes and widgets, in Bokeh's terms; the
-    panes' specs drawn by the page's own markup.js."""
-    panes = (view.table, view.row, view.sentence_error)
+    """What the page must show: the Python view's numbers as explorer.js draws them (run in
+    Node, tests/c04_views.py), its message and controls; the specs drawn by the page's own
+    markup.js."""
+    specs = drawn(view.board, view.lang)
     markup = page.evaluate(
         "(items) => items.map(([kind, spec]) => C04.markup[kind](spec))",
-        [[p.kind, p.spec] for p in panes],
+        [[view.board.kinds[name], specs[name]] for name in ("table", "row", "sentence_error")],
     )
     return {
         # The text of every element with one of our data-testids (nested ones included).

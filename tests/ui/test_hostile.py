@@ -4,10 +4,11 @@ For every control of every demo (a Board's native control: a message), MiniLM's 
 (its message, and writes of its properties) and the lecture's navigation, a client that speaks
 Bokeh's protocol by hand (tests/c04_client.py) sends values no page can send: wrong types, NaN,
 ±inf, huge numbers, indices and options that do not exist, texts over the models' caps, messages
-with keys no page sends, and a flood. After that the model's key figure (the demo's "announce"
-spec, computed by the server) is what it was; the session still answers a valid change with
-the numbers the model computes; a second session answers its own; and the server's log has no
-ERROR, no traceback and no "Exception in callback", but an INFO line naming a refused control.
+with keys no page sends, and a flood. After that the model's key figure (the numbers the server
+sends the demo's Board, which its view draws with the announcement) is what it was; the session
+still answers a valid change with the numbers the model computes; a second session answers its
+own; and the server's log has no ERROR, no traceback and no "Exception in callback", but an INFO
+line naming a refused control.
 Latency under a flood is measured in `make bench` (bench/bench_flood.py), not asserted here.
 """
 
@@ -29,7 +30,6 @@ from attnmodel import (
     SelfAttention,
 )
 from attnmodel.explorer import MAX_SENTENCE_CHARS
-from dashboards.components.markup import spec_json
 from dashboards.demos import capital, explorer, multihead, positional, scaling, self_attention
 from dashboards.serving import WEBSOCKET_MAX_MESSAGE_BYTES
 
@@ -52,8 +52,8 @@ FORGED_COMMITS = [
 # A text box gets texts: a model's refusal leaves its text in the box (as for a typed one), so
 # only the model's state is checked. Over the model's caps, under the websocket's limit.
 TEXTS = ["", " " * 50, "x" * (MAX_SENTENCE_CHARS + 1), "palabra" * 20, "é" * 300_000]
-# Per app: a valid use (its Board's control, a message) and the model it leads to (the announce
-# spec of that model's render is what the server must send).
+# Per app: a valid use (its Board's control, a message) and the model it leads to (that model's
+# numbers are what the server must send).
 VALID = {
     "self_attention": (
         ("board", "causal"),
@@ -90,14 +90,9 @@ VALID = {
         ("board", "temperature"),
         "control",
         2.0,
-        lambda: announce_of(explorer.render, AttentionExplorer(temperature=2.0)),
+        lambda: drawn_from(explorer, AttentionExplorer(temperature=2.0)),
     ),
 }
-
-
-def announce_of(render, model) -> dict:
-    """The announce spec a Python render sends for ``model``, as the page receives it."""
-    return json.loads(spec_json(render(model)["announce"]))
 
 
 def drawn_from(module, model) -> dict:
@@ -217,8 +212,8 @@ def control_specs(session: ForgingSession, data_id: str) -> dict:
 
 
 async def expect_valid_change(session: ForgingSession, app: str) -> None:
-    """The app's valid change gets the announce spec of the model in that state (a Board drawn by
-    its view: the model's numbers)."""
+    """The app's valid change gets the numbers of the model in that state (what its Board's view
+    draws)."""
     (_, which), _, value, rendered = VALID[app]
     expected = rendered()
     (component,) = {c for c, _, control, _ in board_controls(session) if control == which}
@@ -454,9 +449,7 @@ async def flood(base: str) -> None:
         await expect_valid_change(other, "explorer")
         await sending
         last = values[-1]
-        expected = json.loads(
-            spec_json(explorer.render(AttentionExplorer(temperature=last))["announce"])
-        )
+        expected = drawn_from(explorer, AttentionExplorer(temperature=last))
         assert await flooder.until(lambda: announced(flooder) == expected, 60)
     finally:
         await flooder.close()
