@@ -5,7 +5,8 @@ One folder per layer, lowest first; a module imports only from its own layer or 
 
 - ``runtime/``: what a browser may send and at what rate, memory;
 - ``components/``: the page's building blocks (style, markup, views, matrices, renders, page);
-- ``demos/``: one module per demo with its browser twin beside it, and ``registry.py``;
+- ``demos/``: one module per demo (its model, controls and ``numbers``; its drawing is
+  ``static/demos/<demo>.js``), and ``registry.py``;
 - ``sharing/``: every state in a link, the exercises and their cards;
 - ``classroom/``: class mode;
 - ``app/``: the lecture, each session's set-up, each demo served alone, projector mode;

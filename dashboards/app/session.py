@@ -121,7 +121,7 @@ def _local_stylesheets() -> None:
 
 
 # Where the served page loads dashboards/static/markup.js and a11y.js (serving.command serves
-# that folder at /c04/); the export inlines every file of it with the twins instead.
+# that folder at /c04/); the export inlines the files its page uses instead.
 CORE_URL = "c04/c04.js"
 MARKUP_URL = "c04/markup.js"
 BOARD_URL = "c04/board.js"

@@ -12,10 +12,10 @@ Numbers cross, specs don't (issue 37): a Board with a ``view`` draws its slots i
 with ``C04.views[view].render(state)`` (dashboards/static/demos/<view>.js), from ``state``, the
 model's numbers that Python sends; the same code draws the export, where the state comes from the
 embedded tables or from the browser's own maths (``readState``). Its controls' specs stay in
-``specs``. A Board without a view (a demo not yet moved) draws the specs its Python render sends:
-a view reads and sets one slot through :meth:`Board.slot` (a :class:`Slot`, with the
-``spec``/``kind`` of a Markup); its render's targets name a slot with the kind
-``"board:<slot>"`` (``apply_render`` in Python, ``C04.apply`` in the export).
+``specs``, read and set one by one through :meth:`Board.slot` (a :class:`Slot`, with the
+``spec``/``kind`` of a Markup); in the export, ``readState`` sets another component's part (a
+Raster's values, the head grid's state, another board's control) with ``C04.apply``, the
+targets given to :meth:`Board.run_offline`.
 """
 
 from __future__ import annotations
@@ -195,7 +195,7 @@ class Board(pn.custom.JSComponent):
     )
     offline = param.Dict(
         default={},
-        doc="The export only: the demo's browser twin a control runs (demo, kinds, extra).",
+        doc="The export only: the demo's page code a control runs (demo, kinds, extra).",
     )
 
     # As a Markup's spec: one JSON text travels in one step, a nested value item by item.
@@ -305,9 +305,9 @@ export function render(props) {
     def run_offline(
         self, demo: str, targets: dict[str, tuple[object, str]] | None = None, **extra
     ) -> None:
-        """The export: each control runs ``C04.update(demo, args, kinds)``, the demo's browser
-        twin, with ``targets``, each control as ``w_<name>`` and ``extra`` (JSON values: the
-        constants the twin reads).
+        """The export: each control runs ``C04.update(demo, args, kinds)``, the demo's drawing
+        in the page, with ``targets``, each control as ``w_<name>`` and ``extra`` (JSON values:
+        the constants its ``readState`` reads).
 
         A target is a slot of this board, or a part of another component of ours (a
         ``JSComponent``: another Board's slot, a Raster's ``esm:values``) that the section
@@ -331,11 +331,6 @@ export function render(props) {
         json.dumps(extra)  # only JSON crosses: fails here, not in the page
         kinds = {name: kind for name, (_, kind) in targets.items()}
         self.offline = {"demo": demo, "kinds": kinds, "extra": extra, "peers": peers}
-
-    def targets(self, names) -> dict[str, tuple[Board, str]]:
-        """``apply_render``'s and ``client_update``'s targets for ``names`` (a render's keys),
-        each a slot of this board (kind ``"board:<slot>"``)."""
-        return {name: (self, f"board:{name}") for name in names}
 
     def slot(self, name: str) -> Slot:
         if name not in self.kinds:

@@ -1,7 +1,7 @@
 """The lecture's changing HTML: the specs ``C04.markup`` (dashboards/static/markup.js) draws and
 the :class:`Markup` component that carries them; Markdown with formulas (MathML); escaping.
 
-The export's browser twins build the same specs in the page (``C04.rich``, ``C04.spec``).
+The demos' drawings build their specs in the page (``C04.rich``, ``C04.spec``).
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def rich(key: str, lang: str = DEFAULT_LANG, /, **fields) -> list:
     text and markup (its formulas as MathML) as ``{"html": …}`` pieces, each ``{field}``
     replaced by its value, itself a label: a text (escaped by the markup), ``{"text", "lang"?,
     "testid"?, "tag"?}`` or a list (a field inside a formula takes a number, as a text).
-    The browser twin builds the same list (``C04.rich``) from the same converted catalogue."""
+    The page's ``C04.rich`` builds the same list from the same converted catalogue."""
     parts = i18n.FIELD.split(mathml.catalogue(lang)[key])
     if set(parts[1::2]) != set(fields):
         raise KeyError(f"campos {sorted(set(parts[1::2]))} ≠ valores {sorted(fields)} en {key!r}")
@@ -153,8 +153,8 @@ class Markup(pn.custom.JSComponent):
     """HTML drawn in the browser by ``C04.markup[kind](spec)`` (dashboards/static/markup.js).
 
     The one renderer of the lecture's changing markup: a live view sets ``spec`` (text in its
-    language and numbers, see each kind in markup.js), the export's twin sets the same spec
-    in the page. ``kind`` is fixed at creation.
+    language and numbers, see each kind in markup.js), the export's page code sets the same
+    spec. ``kind`` is fixed at creation.
     """
 
     kind = param.Selector(
@@ -221,8 +221,8 @@ class Raster(Markup):
     ``values`` is a float32 numpy array: Panel declares a ``param.Array`` to Bokeh as
     ``Array(Any)``, and Bokeh sends an ndarray as a binary buffer (a websocket frame of its
     own, base64 in the export's document), not as numbers in JSON: a 512 × 512 encoding is
-    1 MB, not ~5 MB of text. The browser gets a typed array with its shape. The export's twin
-    sets the same (``C04.apply``, kind "esm:values").
+    1 MB, not ~5 MB of text. The browser gets a typed array with its shape. In the export the
+    page computes it and sets the same (``C04.apply``, kind "esm:values").
     """
 
     kind = param.Selector(default="raster", objects=["raster"], constant=True)

@@ -1,17 +1,16 @@
-"""The twin of every demo on the live side: a view's ``render(model, lang)`` shared by every
-session showing that state, put on screen by :func:`apply_render`; an exported control's call
-of the browser twin (:func:`client_update`).
+"""A demo's ``numbers(model)`` computed once per state in a process and shared by every session
+showing that state (:func:`shared_render`): the lecturer's followers and every new session's
+first section. Its Board sends the numbers to the page, whose drawing (``C04.views.<demo>``)
+turns them into what is seen.
 """
 
 from __future__ import annotations
 
 import collections
 import functools
-import json
 import threading
 
 import numpy as np
-import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG
@@ -64,9 +63,9 @@ def shared_render(render):
     by every session showing that state: the lecturer's followers (one change, every
     follower's view) and every new session's first section (the default state).
 
-    What it returns is read, never changed, by ``apply_render`` and the views (Bokeh copies
-    what it keeps: a source's ``data`` and a list property are wrapped in its own containers;
-    a Markup keeps the spec and sends its JSON, made once: its dicts are :class:`SharedSpec`).
+    What it returns is read, never changed, by the views (Bokeh copies what it keeps: a
+    Board's ``state`` is sent as its JSON; a Markup keeps the spec and sends its JSON, made
+    once: its dicts are :class:`SharedSpec`).
     A state with a value that has no exact key is rendered each time."""
     cache: collections.OrderedDict = collections.OrderedDict()
     _SHARED_CACHES.append(cache)
@@ -95,43 +94,3 @@ def shared_render(render):
     shared.uncached = render
     shared.cache = cache
     return shared
-
-
-def client_update(demo: str, targets: dict[str, tuple[object, str]], **extra) -> tuple[str, dict]:
-    """The code and args of an exported control's ``jscallback``: ``C04.update(demo, …)`` with
-    every target of the view's ``client_targets()`` and ``extra`` (its controls, constants)."""
-    kinds = {name: kind for name, (_, kind) in targets.items()}
-    args = {name: obj for name, (obj, _) in targets.items()} | extra
-    # Bokeh's CustomJS passes each arg as a variable of its own: gather them in one object.
-    names = ", ".join(args)
-    return f'C04.update("{demo}", {{{names}, trigger: cb_obj}}, {json.dumps(kinds)});', args
-
-
-def apply_render(targets: dict[str, tuple[object, str]], values: dict[str, object]) -> None:
-    """Put the output of a view's ``render(model)`` on screen (the live side of the twin).
-
-    ``targets`` is the view's ``client_targets()``: name -> (object, kind) with kind "markup"
-    (a :class:`Markup`'s ``spec``), "board:<slot>" (a slot of a
-    :class:`~dashboards.components.board.Board`) or "esm:<name>" (a parameter of a component
-    of ours, set when it is another object). The browser twin (``C04.apply``) does the same
-    with the same names, so the live app and the export show the same thing. (A view whose
-    Board draws the model's numbers, ``Board(view=…)``, needs none of this.)
-    """
-    boards: dict[int, tuple[object, dict]] = {}
-    with pn.io.hold():
-        for name, value in values.items():
-            obj, kind = targets[name]
-            if kind.startswith("board:"):
-                boards.setdefault(id(obj), (obj, {}))[1][kind[6:]] = value
-            elif kind == "markup":
-                if obj.spec != value:
-                    obj.spec = value
-            elif kind.startswith("esm:"):
-                # A shared render's array is the same object for the same state.
-                if getattr(obj, kind[4:]) is not value:
-                    setattr(obj, kind[4:], value)
-            else:
-                raise ValueError(f"tipo de destino desconocido: {kind!r}")
-        # A Board's slots in one change of its specs (one message to the browser).
-        for board, parts in boards.values():
-            board.update_specs(parts)
