@@ -95,26 +95,6 @@ def matrix_spec(
     }
 
 
-def kept_label(word: str, lang: str, word_lang: str) -> str | dict:
-    """A word of an example kept in ``word_lang`` as a label of ``C04.markup``: as is on a page
-    in that language, marked ({"text", "lang"}) on a page in another."""
-    return word if lang == word_lang else {"text": word, "lang": word_lang}
-
-
-def kept_labels(spec: dict, words, lang: str, word_lang: str) -> dict:
-    """A matrix spec whose labels that are one of ``words`` are written as :func:`kept_label`
-    writes them."""
-    words = set(words)
-
-    def mark(label):
-        return kept_label(label, lang, word_lang) if label in words else label
-
-    spec["cols"] = [mark(c) for c in spec["cols"]]
-    for row in spec["rows"]:
-        row["label"] = mark(row["label"])
-    return spec
-
-
 def rich(key: str, lang: str = DEFAULT_LANG, /, **fields) -> list:
     """Catalogue text ``key`` as a label of ``C04.markup`` (markup.js): the catalogue's own
     text and markup (its formulas as MathML) as ``{"html": …}`` pieces, each ``{field}``
