@@ -3,6 +3,7 @@ console error and no request outside localhost, and the "Para seguir jugando" bu
 
 from __future__ import annotations
 
+import time
 import urllib.request
 
 from playwright.sync_api import expect
@@ -95,10 +96,19 @@ def test_bad_input_leaves_only_info_lines_in_the_server_log(
     box.fill("   ")
     box.press("Enter")
     expect(page.get_by_text("Se mantiene la frase anterior").first).to_be_visible()
-    page.wait_for_timeout(500)
-    with log_path.open(encoding="utf-8", errors="replace") as log:
-        log.seek(start)
-        new_lines = [line for line in log.read().splitlines() if line.strip()]
+
+    def logged() -> list[str]:
+        with log_path.open(encoding="utf-8", errors="replace") as log:
+            log.seek(start)
+            return [line for line in log.read().splitlines() if line.strip()]
+
+    # Until the server has logged the last input's rejection, not a fixed wait (the earlier
+    # inputs were answered on screen before it was typed: their lines came first).
+    deadline = time.monotonic() + 15
+    while not any("Frase rechazada" in line for line in logged()):
+        assert time.monotonic() < deadline, logged()
+        page.wait_for_timeout(50)
+    new_lines = logged()
     assert not [line for line in new_lines if "Traceback" in line or " ERROR " in line]
     assert any("rechazada" in line for line in new_lines)
     assert watch.console_errors == []
