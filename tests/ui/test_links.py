@@ -163,6 +163,7 @@ def test_a_change_by_hand_is_in_the_address_and_opens_the_same_numbers_live(
         after = settled(page)
         assert after != before, demo_id
         address = page.url
+        assert f"seccion={section}" in address
 
         fresh, fresh_watch = elsewhere()
         fresh.goto(address)
