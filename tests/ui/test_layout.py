@@ -265,9 +265,11 @@ def _menu(page):
     return page.get_by_test_id("nav-toggle")
 
 
-def test_on_a_phone_the_navigation_is_one_menu_that_reaches_every_section_by_touch(
+def test_on_a_phone_the_navigation_is_one_menu_that_reaches_every_section_by_touch_and_keys(
     sized, watch, open_lecture_section
 ):
+    """By touch, every section in turn and back to the first; then, on the same page, by
+    keyboard: the menu opens, moves, closes and chooses."""
     sized(PHONE)
     page = open_lecture_section(SECTIONS[0].id)
     menu = _menu(page)
@@ -286,13 +288,8 @@ def test_on_a_phone_the_navigation_is_one_menu_that_reaches_every_section_by_tou
         expect(menu).to_contain_text(section.label())
         expect(menu).to_be_focused()  # the chosen section replaced the menu; focus stays there
     assert menu.bounding_box()["height"] >= 44
-    assert watch.console_errors == []
 
-
-def test_on_a_phone_the_menu_opens_moves_and_closes_by_keyboard(sized, watch, open_lecture_section):
-    sized(PHONE)
-    page = open_lecture_section(SECTIONS[0].id)
-    menu = _menu(page)
+    # By keyboard, from the first section (where touch left it).
     menu.focus()
     page.keyboard.press("Enter")
     expect(menu).to_have_attribute("aria-expanded", "true")

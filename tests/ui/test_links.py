@@ -1,8 +1,9 @@
 """Every state in the link, in Chromium: live (the query, dashboards/sharing/live_link.py) and in
 the offline export (the fragment, dashboards/static/links.js).
 
-- A control changed by hand writes the address; that address opened in a new browser context
-  shows the same text in every data-testid element (every demo, live and exported).
+- A control changed by hand writes the address; that address opened in a new page of another
+  browser context shows the same text in every data-testid element (every demo, live and
+  exported).
 - A link built by Python opens, live and exported, to the state Python's models have, and the
   page's own link is Python's (the two codecs agree).
 - A hostile link per demo opens a valid state, says what it ignored, injects nothing.
@@ -26,6 +27,7 @@ from c04_testing import OFFLINE_PREFIXES, PageWatch, country_select, press_slide
 pytestmark = pytest.mark.ui
 
 SECTION_OF = {d: s.id for s in SECTIONS for d in s.demos}
+LABELS = {s.id: s.label() for s in SECTIONS}
 
 # Every data-testid element's text, through the shadow roots (the link's own elements aside).
 TEXTS_JS = """() => {
@@ -97,8 +99,42 @@ ACTIONS = {
 }
 
 
-def _live_ready(page):
-    page.wait_for_function("() => window.C04 && C04.links && location.search.includes('seccion=')")
+@pytest.fixture(scope="module")
+def _second_context(browser, browser_context_args):
+    """A second browser context, shared by this module's tests (see ``elsewhere``). Its clock
+    is Playwright's, flowing as the real one until a test moves it."""
+    context = browser.new_context(**browser_context_args)
+    context.clock.install()
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def elsewhere(_second_context):
+    """``fresh, fresh_watch = elsewhere(prefixes)``: a new page in the second browser context,
+    where an address is opened as another browser would open it, closed after the test. Nothing
+    of a state is kept in the browser: the exercises' marks in localStorage (which TEXTS_JS
+    leaves out) and class mode's voter id in sessionStorage (one per tab) are all the lecture
+    stores, so a new page there reads only its address, as a new context would; the context's
+    HTTP cache keeps the bundles from test to test."""
+    pages = []
+
+    def _open(prefixes=None):
+        fresh = _second_context.new_page()
+        pages.append(fresh)
+        return fresh, PageWatch(fresh, prefixes) if prefixes else PageWatch(fresh)
+
+    yield _open
+    for fresh in pages:
+        if not fresh.is_closed():
+            fresh.close()
+
+
+def _live_ready(page, section: str = ""):
+    """The live page's link code has run and the address names ``section`` (any, by default)."""
+    page.wait_for_function(
+        "(s) => window.C04 && C04.links && location.search.includes('seccion=' + s)", arg=section
+    )
 
 
 def _export_ready(page):
@@ -107,41 +143,43 @@ def _export_ready(page):
     page.wait_for_function("() => window.C04 && C04.links && C04.links.ready", timeout=90_000)
 
 
-@pytest.mark.parametrize("demo_id", ACTIONS)
 def test_a_change_by_hand_is_in_the_address_and_opens_the_same_numbers_live(
-    demo_id, page, watch, lecture_url, browser
+    page, watch, lecture_url, elsewhere
 ):
-    section = SECTION_OF[demo_id]
-    page.goto(f"{lecture_url}?seccion={section}")
-    page.locator(f'[data-testid="section-{demo_id}"]').first.wait_for(state="attached")
-    _live_ready(page)
-    before = settled(page)
-    ACTIONS[demo_id](page, "es")
-    page.wait_for_function(f"() => location.search.includes('{demo_id}.')")
-    after = settled(page)
-    assert after != before
-    address = page.url
-    assert f"seccion={section}" in address
+    """Every demo in turn in one session, reached by the lecture's own navigation: a change by
+    hand writes the address, and that address opened in a new page (of the second context)
+    shows the same text. The address keeps the earlier demos' changes, so each new page also
+    opens those."""
+    page.goto(f"{lecture_url}?seccion={SECTION_OF[next(iter(ACTIONS))]}")
+    for demo_id, act in ACTIONS.items():
+        section = SECTION_OF[demo_id]
+        if f"seccion={section}" not in page.url:
+            page.get_by_role("button", name=LABELS[section], exact=True).click()
+        page.locator(f'[data-testid="section-{demo_id}"]').first.wait_for(state="attached")
+        _live_ready(page, section)
+        before = settled(page)
+        act(page, "es")
+        page.wait_for_function(f"() => location.search.includes('{demo_id}.')")
+        after = settled(page)
+        assert after != before, demo_id
+        address = page.url
+        assert f"seccion={section}" in address
 
-    other = browser.new_context()
-    try:
-        fresh = other.new_page()
-        fresh_watch = PageWatch(fresh)
+        fresh, fresh_watch = elsewhere()
         fresh.goto(address)
         fresh.locator(f'[data-testid="section-{demo_id}"]').first.wait_for(state="attached")
-        _live_ready(fresh)
-        assert settled(fresh) == after
+        _live_ready(fresh, section)
+        assert settled(fresh) == after, demo_id
         assert fresh.url == address
-        assert fresh.locator('[data-testid="link-notice"]').count() == 0
-        assert fresh_watch.console_errors == []
-    finally:
-        other.close()
+        assert fresh.locator('[data-testid="link-notice"]').count() == 0, demo_id
+        assert fresh_watch.console_errors == [], demo_id
+        fresh.close()
     assert watch.console_errors == []
 
 
 @pytest.mark.parametrize("demo_id", ACTIONS)
 def test_a_change_by_hand_is_in_the_fragment_and_opens_the_same_numbers_offline(
-    demo_id, page, offline, open_export, browser
+    demo_id, page, offline, open_export, elsewhere
 ):
     """In English (the live test is in Spanish): the export's pages of each language."""
     open_export(f"en/{SECTION_OF[demo_id]}.html", demo_id)
@@ -153,18 +191,13 @@ def test_a_change_by_hand_is_in_the_fragment_and_opens_the_same_numbers_offline(
     assert after != before
     address = page.url
 
-    other = browser.new_context()
-    try:
-        fresh = other.new_page()
-        fresh_watch = PageWatch(fresh, OFFLINE_PREFIXES)
-        fresh.goto(address)
-        _export_ready(fresh)
-        assert settled(fresh) == after
-        assert fresh.url == address
-        assert fresh_watch.console_errors == []
-        assert fresh_watch.external == []
-    finally:
-        other.close()
+    fresh, fresh_watch = elsewhere(OFFLINE_PREFIXES)
+    fresh.goto(address)
+    _export_ready(fresh)
+    assert settled(fresh) == after
+    assert fresh.url == address
+    assert fresh_watch.console_errors == []
+    assert fresh_watch.external == []
     assert offline.console_errors == []
     assert offline.external == []
 
@@ -192,7 +225,7 @@ def _same_link(a: str, b: str) -> None:
 
 
 def test_python_s_link_opens_the_same_state_live_and_offline(
-    page, watch, lecture_url, exported, browser
+    page, watch, lecture_url, exported, elsewhere
 ):
     """Every demo changed at once: the live lecture and the exported one read Python's link
     and write it back (the JS codec agrees with Python's), and both show the same text."""
@@ -203,22 +236,17 @@ def test_python_s_link_opens_the_same_state_live_and_offline(
     live = settled(page)
     _same_link(page.url.split("?", 1)[1], link)
 
-    other = browser.new_context()
-    try:
-        offline_page = other.new_page()
-        offline_watch = PageWatch(offline_page, OFFLINE_PREFIXES)
-        offline_page.goto((exported / "clase04.html").as_uri() + "#" + link)
-        _export_ready(offline_page)
-        _same_link(offline_page.url.split("#", 1)[1], link)
-        exported_texts = settled(offline_page)
-        # The explorer's section, in both: the same text.
-        explorer = {k: v for k, v in live.items() if k.startswith("explorer")}
-        assert explorer
-        assert {k: exported_texts[k] for k in explorer} == explorer
-        assert offline_watch.console_errors == []
-        assert offline_watch.external == []
-    finally:
-        other.close()
+    offline_page, offline_watch = elsewhere(OFFLINE_PREFIXES)
+    offline_page.goto((exported / "clase04.html").as_uri() + "#" + link)
+    _export_ready(offline_page)
+    _same_link(offline_page.url.split("#", 1)[1], link)
+    exported_texts = settled(offline_page)
+    # The explorer's section, in both: the same text.
+    explorer = {k: v for k, v in live.items() if k.startswith("explorer")}
+    assert explorer
+    assert {k: exported_texts[k] for k in explorer} == explorer
+    assert offline_watch.console_errors == []
+    assert offline_watch.external == []
     assert watch.console_errors == []
 
 
@@ -289,7 +317,10 @@ def test_a_hostile_link_opens_a_valid_state_and_says_what_it_ignored_offline(
     assert offline.external == []
 
 
-def test_back_and_forward_step_through_the_changes_live(page, watch, lecture_url):
+def test_back_and_forward_step_through_the_changes_live(elsewhere, lecture_url):
+    """In the module's second context, whose clock is Playwright's: the second change comes
+    more than links.js's BURST_MS after the first by moving the clock, not by waiting."""
+    page, watch = elsewhere()
     page.goto(f"{lecture_url}?seccion=autoatencion")
     page.locator('[data-testid="section-autoatencion"]').first.wait_for(state="attached")
     _live_ready(page)
@@ -297,8 +328,9 @@ def test_back_and_forward_step_through_the_changes_live(page, watch, lecture_url
     page.locator(".sa-causal input").click()
     page.wait_for_function("() => location.search.includes('causal=1')")
     causal = settled(page)
-    # A slider dragged through several values is one step back, not several.
-    page.wait_for_timeout(1200)
+    # A slider dragged through several values is one step back, not several; a change more
+    # than BURST_MS (1 s) after the last one is a step of its own.
+    page.clock.fast_forward(1200)
     press_slider(page, text("scaling.d_k_slider"), "ArrowLeft", "ArrowLeft", "ArrowLeft")
     page.wait_for_function("() => location.search.includes('d_k=8')")
     both = settled(page)

@@ -2,7 +2,8 @@
 the exported clase04.html, in each language, has no MathJax (no ``mjx-container``, no MathJax
 bundle or script), shows its formulas as ``<math>`` (at least one in each section whose texts
 have one) and each ``<math>`` keeps its TeX as ``alttext`` and as its ``application/x-tex``
-annotation.
+annotation. The live test reads each section on the lecture's one pass through its navigation
+per language, which also checks the headings, the language and no console error.
 
 Bokeh's and Panel's own bundles, kept as they ship, name MathJax in their code (the provider
 that would load its bundle, which finds none and says "failed"): a MathJax script here is one
@@ -15,8 +16,12 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from attnmodel.i18n import catalogue, languages
+from attnmodel import AttentionExplorer, SelfAttention
+from attnmodel.formatting import number
+from attnmodel.i18n import catalogue, languages, text
 from dashboards.demos.registry import SECTIONS, section_demos
+
+from c04_testing import PAGE_TEXT_JS, heading_text, spanish_words_left
 
 pytestmark = pytest.mark.ui
 
@@ -114,21 +119,59 @@ def assert_mathml_only(page, sections: list[str], lang: str) -> None:
         assert formula["display"] in ("inline", "block"), formula
 
 
+# Each section's heading is its first demo's title (the exercises: their heading).
+HEADINGS = {
+    s.id: heading_text(section_demos(s)[0].title() if s.demos else text("exercise.heading"))
+    for s in SECTIONS
+}
+# The explorer's token buttons show the sentence explored (data; by default the kept Spanish
+# example, quoted and glossed in the text).
+EXPLORER_TOKENS = {t.lower() for t in AttentionExplorer().tokens}
+
+
 @pytest.mark.parametrize("lang", languages())
-def test_every_live_section_writes_its_formulas_as_mathml(page, watch, lecture_url, lang):
-    """One load of the live lecture per language, on the first section; each other section
-    chosen from the navigation (the lecture shows one section at a time) and read when drawn."""
-    page.goto(f"{lecture_url}?lang={lang}&seccion={SECTIONS[0].id}")
+def test_every_live_section_in_its_language_with_its_formulas_as_mathml(
+    page, watch, lecture_url, lang
+):
+    """One load of the live lecture per language (Spanish: the default, no ?lang), on its
+    first section; each section chosen from the navigation (the lecture shows one section at a
+    time) and read when drawn: in Spanish its heading shows; in English no Spanish word is left
+    outside the examples kept in Spanish (marked lang="es"), numbers have a decimal point and
+    the defaults are the same; in both, its formulas as MathML. English ends back in Spanish by
+    the language switch. No console error, no request outside localhost.
+
+    (Also what test_lecture.py's test_navigation_shows_every_section_without_errors_or_external
+    _requests and test_the_english_lecture_shows_every_section_in_english checked, each with a
+    load and a pass over the sections of its own.)"""
+    page.goto(lecture_url if lang == "es" else f"{lecture_url}?lang={lang}")
+    expect(page.get_by_text(text("lecture.title", lang)).first).to_be_visible(timeout=30_000)
+    assert page.evaluate("document.documentElement.lang") == lang
     for section in SECTIONS:
         demos = section_demos(section)
         last = demos[-1].id if demos else section.id  # its content is drawn when this is
-        if section is not SECTIONS[0]:
-            page.get_by_role("button", name=section.label(lang), exact=True).click()
-        page.locator(f'[data-testid="section-{last}"]').first.wait_for(
-            state="attached", timeout=30_000
-        )
+        page.get_by_role("button", name=section.label(lang), exact=True).click()
+        for marker in dict.fromkeys((section.id, last)):
+            page.locator(f'[data-testid="section-{marker}"]').first.wait_for(
+                state="attached", timeout=30_000
+            )
+        if lang == "es":
+            expect(page.get_by_role("heading", name=HEADINGS[section.id]).first).to_be_visible()
+        else:
+            if section.id == "autoatencion":
+                weights = SelfAttention().weights[0]
+                cells = (
+                    page.locator('[data-testid="sa-weights"] tr').nth(1).locator("td:not(.c04-sum)")
+                )
+                expect(cells).to_have_text([number(w, 4, lang=lang) for w in weights])
+            left = spanish_words_left(page.evaluate(PAGE_TEXT_JS))
+            assert left - EXPLORER_TOKENS == set(), section.id
         assert_mathml_only(page, [section.id], lang)
+    if lang != "es":
+        page.get_by_test_id("lang-es").first.click()  # back to Spanish, on the same section
+        expect(page.get_by_text(text("lecture.title", "es")).first).to_be_visible(timeout=30_000)
+        page.locator(f'[data-testid="section-{SECTIONS[-1].id}"]').first.wait_for(state="attached")
     assert watch.console_errors == []
+    assert watch.external == []
 
 
 @pytest.mark.parametrize("lang", languages())

@@ -55,6 +55,15 @@ def projector(page):
 
 
 def _numbers_are_large(page) -> None:
+    # Once the projector's sheet has reached what is drawn (a condition, not a fixed wait):
+    # the same figures, then asserted one by one for a readable failure.
+    page.wait_for_function(
+        f"""() => {{
+      const s = ({SIZES_JS})();
+      return s.values.length > 0 && s.cells.length > 0 && Math.min(...s.values) >= 28
+        && Math.min(...s.cells) >= 28 && s.prose === 0;
+    }}"""
+    )
     sizes = page.evaluate(SIZES_JS)
     assert sizes["values"]
     assert sizes["cells"]
@@ -70,7 +79,6 @@ def test_projector_mode_live_from_the_link_and_the_switch(projector, watch, lect
     expect(page.locator("html")).to_have_class("c04-projector")
     switch = page.locator('[data-testid="projector-switch"]')
     expect(switch).to_have_attribute("aria-pressed", "true")
-    page.wait_for_timeout(500)
     _numbers_are_large(page)
     # A change keeps the mode in the address; the switch turns it off, and the sizes back.
     page.locator('[data-testid="exercise-input-identity_minus"]').fill("0,3")
@@ -87,7 +95,9 @@ def test_projector_mode_live_from_the_link_and_the_switch(projector, watch, lect
 def test_shortcuts_live_move_reset_and_show_their_help(page, watch, lecture_url):
     page.goto(f"{lecture_url}?seccion=capital&capital.identity=0")
     page.locator('[data-testid="section-capital"]').first.wait_for(state="attached")
-    page.wait_for_timeout(500)
+    # The keys are listened to from the Presenter's first drawing on (present.js), which draws
+    # the projector switch: that, not a fixed wait.
+    page.locator('[data-testid="projector-switch"]').wait_for(state="attached")
     page.keyboard.press("?")
     dialog = page.get_by_role("dialog", name=text("present.title"))
     expect(dialog).to_be_visible()
@@ -170,7 +180,6 @@ def test_projector_shortcuts_and_steps_offline(projector, offline, open_export):
     page.locator('[data-testid="projector-switch"]').click()
     expect(page.locator("html")).to_have_class("c04-projector")
     assert "modo=proyector" in page.url
-    page.wait_for_timeout(300)
     _numbers_are_large(page)
     # The walkthrough, step by step, offline too.
     page.locator('[data-testid="step-next"]').click()

@@ -2,9 +2,16 @@
 Debian's nginx (as a class would use it) and a browser, Bokeh clients and raw requests go through
 nginx.
 
-One script instance serves the whole module. The tests run in file order: the last two kill a
-worker (the script must start it again) and stop the script with SIGTERM (everything it started
-must be gone). nginx is not optional here: `make test` installs it, so a missing nginx fails.
+Two deployments serve the module: ROLE=all (one script: nginx, Redis, two workers) and a front
+with two worker machines (three scripts), started by the first test that uses it.
+
+The tests run in file order, except that pytest runs the browser tests (parametrized by
+pytest-playwright's browser) together, from the first one's place: the ROLE=all class-mode test
+(which kills the broker and a worker) and the several-machines one come before the concurrent
+sessions' test. The killed-worker test checks that the script started the worker the class-mode
+test killed and that it serves (one worker start, not two), and the last test of each deployment
+stops it with SIGTERM (everything it started must be gone). nginx is not optional here: `make
+test` installs it, so a missing nginx fails.
 """
 
 from __future__ import annotations
@@ -120,6 +127,7 @@ class Deployment:
         self.run_dir.mkdir()
         self.out_path = tmp / "serve-prod.out"
         self.url = f"http://127.0.0.1:{self.port}"
+        self.killed: dict[int, int] = {}  # port -> pid of a worker a test killed there
         env = {
             **os.environ,
             "HOST": "127.0.0.1",
@@ -181,6 +189,20 @@ class Deployment:
             time.sleep(0.3)
         pytest.fail(f"serve-prod.sh no dijo {pattern.pattern!r} en {seconds} s\n{self.logs()}")
 
+    def wait_workers_live(self, seconds: float = READY_S) -> None:
+        """Every worker answers on /liveness (a condition, polled; fails after ``seconds``)."""
+        deadline = time.monotonic() + seconds
+        for port in range(self.base_port, self.base_port + WORKERS):
+            while True:
+                try:
+                    if _get(f"http://127.0.0.1:{port}/liveness", timeout=2)[0] == 200:
+                        break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    pytest.fail(f"el worker de {port} no respondió en {seconds} s\n{self.logs()}")
+                time.sleep(0.3)
+
     def worker_pids(self) -> dict[int, int]:
         """port -> pid of the worker on it now (restarts included), from the script's output."""
         out = self.output()
@@ -206,11 +228,15 @@ class Deployment:
         self.out.close()
 
 
-@pytest.fixture(scope="module")
-def prod(tmp_path_factory):
+def _need_nginx() -> None:
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     if not os.access(nginx, os.X_OK):
         pytest.fail("No se encontró nginx: `make test` lo instala con apt-get (objetivo `nginx`).")
+
+
+@pytest.fixture(scope="module")
+def prod(tmp_path_factory):
+    _need_nginx()
     deployment = Deployment(tmp_path_factory.mktemp("serve-prod"))
     try:
         deployment.wait_ready()
@@ -318,11 +344,14 @@ def test_browser_through_nginx_updates_numbers_over_the_websocket(page, watch, p
 
 
 def test_concurrent_sessions_reach_both_workers(prod):
+    # Both workers up: the class-mode test's killed one has been started again meanwhile, and
+    # nginx sends no session to a worker that refused it lately.
+    prod.wait_workers_live()
     access_log = prod.run_dir / "access.log"
     start = access_log.stat().st_size
     # Opened one after another but all kept open: least_conn sends each new websocket to the
-    # worker with fewer open ones. Six: the previous test's page may still hold one or two
-    # websockets on one worker (seen on CI), which the first new ones even out.
+    # worker with fewer open ones. Six: an earlier page may still hold one or two websockets on
+    # one worker (seen on CI), which the first new ones even out.
     roots = open_sessions_together(f"{prod.url}/lecture", 6)
     assert len(roots) == 6
     assert all(roots), roots
@@ -441,10 +470,12 @@ def test_class_mode_across_two_workers_and_the_broker(browser, prod):
             expect(probability).to_have_text(italy, timeout=30_000)
 
         # Ana's worker dies: serve-prod starts it again; her page, reloaded, lands on a live
-        # worker and shows the lecturer's latest state, read back from Redis.
+        # worker and shows the lecturer's latest state, read back from Redis. (That the killed
+        # worker comes back and serves: test_a_killed_worker_is_started_again.)
         old = prod.worker_pids()[ana_worker]
         restarts = prod.output().count("reinicio ")
         os.kill(old, signal.SIGKILL)
+        prod.killed[ana_worker] = old
         deadline = time.monotonic() + 60
         while prod.output().count("reinicio ") == restarts:
             assert time.monotonic() < deadline, prod.logs()
@@ -463,11 +494,15 @@ def test_class_mode_across_two_workers_and_the_broker(browser, prod):
 
 
 def test_a_killed_worker_is_started_again(prod):
+    """The worker the class-mode test killed with SIGKILL (one killed here when that test did
+    not run): the script starts it again on its port, and it serves, directly and through
+    nginx. Its new worker's start overlaps the end of that test instead of following it."""
     pids = prod.worker_pids()
     assert sorted(pids) == [prod.base_port + i for i in range(WORKERS)], prod.output()
-    port = prod.base_port
-    old = pids[port]
-    os.kill(old, signal.SIGKILL)
+    if not prod.killed:
+        prod.killed[prod.base_port] = pids[prod.base_port]
+        os.kill(pids[prod.base_port], signal.SIGKILL)
+    [(port, old)] = prod.killed.items()
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         new = prod.worker_pids()[port]
@@ -481,7 +516,8 @@ def test_a_killed_worker_is_started_again(prod):
     else:
         pytest.fail(f"el worker de {port} no volvió en 30 s\n{prod.logs()}")
     assert prod.proc.poll() is None
-    assert "reinicio 1/" in prod.output()
+    # The script said so, with the new pid (the broker's restart says it in another line).
+    assert (str(port), str(prod.worker_pids()[port])) in RESTART_LINE.findall(prod.output())
     status, body = _get(f"http://127.0.0.1:{port}/lecture", timeout=30)
     assert status == 200
     assert TITLE in body
@@ -518,6 +554,7 @@ READY_LINE = re.compile(r"listo: ")
 def hosts(tmp_path_factory):
     """ROLE=front on 127.0.0.1 and one ROLE=workers script per stand-in machine, with one
     worker each on the same port of its own address, sharing the front's Redis and token."""
+    _need_nginx()
     port, base = _free_ports(1), _free_ports(1)
     front = Deployment(
         tmp_path_factory.mktemp("front"),
