@@ -163,7 +163,11 @@ def test_decimals_are_those_tofixed_takes(decimals):
 )
 def test_a_typed_number_is_read_by_the_grammar(text, value):
     assert parse_es_number(text) == value
+
+
+def test_a_typed_minus_zero_keeps_its_sign():
     assert math.copysign(1, parse_es_number("−0")) == -1
+    assert math.copysign(1, parse_es_number("-0,0")) == -1
 
 
 @pytest.mark.parametrize(
