@@ -2,19 +2,22 @@
  *
  * Loaded by every page, first: served pages from /c04/ (dashboards/app/session.py), the export
  * inlined before each demo's dashboards/static/demos/<demo>.js. C04.t and C04.fmt write what
- * every demo's drawing shows, live and offline. Each function is a line-by-line port of its Python
- * original, with the same order of floating-point operations, and is held to it by
- * tests/ui/test_twin_core.py (run in Chromium):
+ * every demo's drawing shows, live and offline. tests/ui/test_twin_core.py (run in Chromium)
+ * holds each part to its Python counterpart:
  *
  *   C04.t     <- attnmodel/i18n.py (text), on the catalogue the export embeds (#c04-text)
- *   C04.fmt   <- attnmodel/formatting.py (number, large_number, percent, parse_es_number) and
- *                Python's f"{x:.{d}f}" (C04.fmt.fixed), byte for byte
- *   C04.html  <- dashboards/components/markup.py (esc), byte for byte
+ *   C04.fmt   <- attnmodel/formatting.py (number, large_number, percent, parse_es_number): plain
+ *                JavaScript, by the rules that module's docstring states and Python implements
+ *                too (toFixed's rounding, half away from zero; one pattern for a typed number),
+ *                not an imitation of Python's f-strings or float(); same texts, same values
+ *   C04.html  <- dashboards/components/markup.py (esc)
  *   C04.spec  <- dashboards/components/markup.py (matrix_spec): the specs markup.js draws
  *   C04.embedded  what the export embeds for each twin (#c04-states), parsed once
  *   C04.math  <- attnmodel/core.py (softmax, scaled_dot_product_attention, causal_mask,
  *                sinusoidal_encoding, entropy_bits, softmax_jacobian_norm, letter_trigrams,
- *                trigram_vectors with its hash_words), within 1e-12
+ *                trigram_vectors with its hash_words), a line-by-line port with the same order
+ *                of floating-point operations, within 1e-12; its messages quote Python's repr()
+ *                of the value refused, as core.py's do (pyRepr, floatRepr)
  *
  * Matrices are arrays of arrays of numbers (Float64 arithmetic). Sums follow numpy: a row summed
  * along its contiguous axis uses numpy's pairwise summation (C04.math.sum), reproduced exactly.
@@ -29,7 +32,9 @@
   const MINUS = "\u2212"; // the typographic minus, as attnmodel.formatting.MINUS
 
   // ---------------------------------------------------------------------------------------------
-  // Python's str() / repr(), for error messages and labels.
+  // Python's repr() of a value, kept for C04.math's messages only: attnmodel/core.py quotes
+  // repr(value) in core.temperature, core.base, core.positive_int and core.token_text, and C04.math
+  // says the same (test_twin_core compares the messages). Nothing else here imitates Python.
   // JS has one number type: an integer-valued number prints as a Python int ("3"), any other as a
   // Python float repr ("2.5", "1e-05", "inf", "nan").
 
@@ -52,21 +57,6 @@
     if (decpt <= 0) return sign + "0." + "0".repeat(-decpt) + digits;
     if (decpt >= digits.length) return sign + digits + "0".repeat(decpt - digits.length) + ".0";
     return sign + digits.slice(0, decpt) + "." + digits.slice(decpt);
-  }
-
-  function pyNumberStr(x) {
-    if (Number.isInteger(x)) return BigInt(x).toString();
-    return pyFloatRepr(x);
-  }
-
-  function pyStr(value) {
-    if (value === null || value === undefined) return "None";
-    if (value === true) return "True";
-    if (value === false) return "False";
-    if (typeof value === "number") return pyNumberStr(value);
-    if (typeof value === "string") return value;
-    if (Array.isArray(value) || ArrayBuffer.isView(value)) return pyRepr(value);
-    return String(value);
   }
 
   const NON_PRINTABLE = /[\p{C}\p{Z}]/u; // Python's str.isprintable(): not Other, not Separator
@@ -103,67 +93,12 @@
     if (Array.isArray(value) || ArrayBuffer.isView(value)) {
       return "[" + Array.from(value, pyRepr).join(", ") + "]";
     }
-    return pyStr(value);
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // C04.fmt: attnmodel/formatting.py
-
-  const F64 = new DataView(new ArrayBuffer(8));
-
-  // Exact f"{x:.{d}f}" for a finite double, with BigInt: x = m · 2^e exactly, rounded half to
-  // even on the exact binary value (what Python does), sign kept even when the result is zero.
-  function fixedExact(x, d) {
-    F64.setFloat64(0, x);
-    const hi = F64.getUint32(0);
-    const lo = F64.getUint32(4);
-    const negative = hi >>> 31 === 1;
-    const expField = (hi >>> 20) & 0x7ff;
-    let m = (BigInt(hi & 0xfffff) << 32n) | BigInt(lo);
-    let e;
-    if (expField === 0) {
-      e = -1074;
-    } else {
-      m |= 1n << 52n;
-      e = expField - 1075;
+    if (typeof value === "number") {
+      return Number.isInteger(value) ? BigInt(value).toString() : pyFloatRepr(value);
     }
-    let q; // round(|x| · 10^d), half to even
-    if (e >= 0) {
-      q = (m << BigInt(e)) * 10n ** BigInt(d);
-    } else {
-      const shift = BigInt(-e);
-      const scaled = m * 10n ** BigInt(d);
-      q = scaled >> shift;
-      const r = scaled - (q << shift);
-      const half = 1n << (shift - 1n);
-      if (r > half || (r === half && (q & 1n) === 1n)) q += 1n;
-    }
-    let digits = q.toString();
-    if (d > 0) {
-      digits = digits.padStart(d + 1, "0");
-      digits = digits.slice(0, digits.length - d) + "." + digits.slice(digits.length - d);
-    }
-    return (negative ? "-" : "") + digits;
-  }
-
-  /** Python's f"{x:.{decimals}f}", exactly, for every double. */
-  function fixed(x, decimals) {
-    x = Number(x);
-    const d = decimals;
-    if (!Number.isInteger(d) || d < 0) {
-      throw new RangeError(`C04.fmt.fixed: decimales inválidos: ${pyRepr(decimals)}`);
-    }
-    if (Number.isNaN(x)) return "nan";
-    if (x === Infinity) return "inf";
-    if (x === -Infinity) return "-inf";
-    if (x === 0) return (Object.is(x, -0) ? "-0" : "0") + (d > 0 ? "." + "0".repeat(d) : "");
-    if (Math.abs(x) < 1e21 && d <= 100) {
-      // toFixed is exact except on exact binary ties (x·10^d = n + 1/2), where it rounds away
-      // from zero and Python rounds to even. Those ties are exactly the x with x·2^(d+1) odd.
-      const y = x * 2 ** (d + 1);
-      if (!(Number.isInteger(y) && y % 2 !== 0)) return x.toFixed(d);
-    }
-    return fixedExact(x, d);
+    if (value === null || value === undefined) return "None";
+    if (typeof value === "boolean") return value ? "True" : "False";
+    return String(value);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -191,7 +126,7 @@
   function t(key, values = {}) {
     const template = entries()[key];
     if (typeof template !== "string") {
-      throw new Error(`C04.t: ${pyRepr(key)} no está en el catálogo.`);
+      throw new Error(`C04.t: ${JSON.stringify(key)} no está en el catálogo.`);
     }
     if (!FIELDS.has(key)) {
       FIELDS.set(key, new Set(Array.from(template.matchAll(FIELD), (m) => m[1])));
@@ -199,7 +134,8 @@
     const wanted = FIELDS.get(key);
     const given = Object.keys(values);
     if (wanted.size !== given.length || !given.every((k) => wanted.has(k))) {
-      throw new Error(`C04.t: campos ${pyRepr([...wanted].sort())} ≠ valores en ${pyRepr(key)}.`);
+      const expected = JSON.stringify([...wanted].sort());
+      throw new Error(`C04.t: campos ${expected} ≠ valores en ${JSON.stringify(key)}.`);
     }
     return wanted.size ? template.replace(FIELD, (_, name) => String(values[name])) : template;
   }
@@ -209,13 +145,14 @@
   function rich(key, fields = {}) {
     const template = entries()[key];
     if (typeof template !== "string") {
-      throw new Error(`C04.rich: ${pyRepr(key)} no está en el catálogo.`);
+      throw new Error(`C04.rich: ${JSON.stringify(key)} no está en el catálogo.`);
     }
     const parts = template.split(FIELD); // text, field name, text, … (the group is kept)
     const names = new Set(parts.filter((_, i) => i % 2 === 1));
     const given = Object.keys(fields);
     if (names.size !== given.length || !given.every((k) => names.has(k))) {
-      throw new Error(`C04.rich: campos ${pyRepr([...names].sort())} ≠ valores en ${pyRepr(key)}.`);
+      const expected = JSON.stringify([...names].sort());
+      throw new Error(`C04.rich: campos ${expected} ≠ valores en ${JSON.stringify(key)}.`);
     }
     const out = [];
     parts.forEach((part, i) => {
@@ -243,15 +180,23 @@
     return -1;
   }
 
-  /** attnmodel.formatting.number: 3.14159 -> "3,14" (es) / "3.14" (en); never "−0,00". */
+  /** attnmodel.formatting.number: 3.14159 -> "3,14" (es) / "3.14" (en); never "−0,00". The
+   * exact binary value rounded half away from zero (toFixed: 0.125 -> "0,13"); from 1e21 on,
+   * where toFixed writes an exponent and every double is an integer, its exact digits. */
   function number(x, decimals = 2, signed = false) {
     x = Number(x);
+    if (!(Number.isInteger(decimals) && decimals >= 0 && decimals <= 100)) {
+      throw new RangeError(`C04.fmt.number: decimales fuera de 0..100: ${decimals}`);
+    }
     if (Number.isNaN(x)) return "—";
     if (x === Infinity || x === -Infinity) return x < 0 ? "−∞" : signed ? "+∞" : "∞";
-    let text = fixed(x, decimals);
-    if (Number(text) === 0) text = text.replace(/^-+/, "");
-    const sign = signed && !text.startsWith("-") && Number(text) !== 0 ? "+" : "";
-    return sign + text.split("-").join(MINUS).split(".").join(t("format.decimal"));
+    const size = Math.abs(x);
+    const digits = size < 1e21
+      ? size.toFixed(decimals)
+      : BigInt(size).toString() + (decimals > 0 ? "." + "0".repeat(decimals) : "");
+    const zero = !/[1-9]/.test(digits);
+    const sign = zero ? "" : x < 0 ? MINUS : signed ? "+" : "";
+    return sign + digits.replace(".", t("format.decimal"));
   }
 
   const SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹";
@@ -272,89 +217,28 @@
     return t("format.percent", { value: number(100 * p, decimals) });
   }
 
-  // Python's str.isspace() (str.strip() with no argument strips exactly these).
-  const PY_SPACE = new Set([
-    0x9, 0xa, 0xb, 0xc, 0xd, 0x1c, 0x1d, 0x1e, 0x1f, 0x20, 0x85, 0xa0, 0x1680, 0x2000, 0x2001,
-    0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200a, 0x2028, 0x2029,
-    0x202f, 0x205f, 0x3000,
-  ]);
+  // A typed number (a matrix cell, an exercise's answer): attnmodel/formatting.py's
+  // NUMBER_PATTERN, matched whole once the characters of SPACES_PATTERN are dropped, wherever they
+  // are (test_twin_core checks that the two texts are Python's): ASCII digits, a sign (+, - or −),
+  // one "," or "." as the decimal separator, an optional exponent.
+  const NUMBER_PATTERN = String.raw`[+\-\u2212]?(?:[0-9]+(?:[.,][0-9]*)?|[.,][0-9]+)(?:[eE][+\-\u2212]?[0-9]+)?`;
+  const SPACES_PATTERN = String.raw`[ \t\n\r\u00a0\u2009\u202f]`;
+  const NUMBER = new RegExp(`^(?:${NUMBER_PATTERN})$`);
+  const SPACES = new RegExp(SPACES_PATTERN, "g");
+  const MAX_NUMBER_CHARS = 64; // attnmodel.formatting.MAX_NUMBER_CHARS, in code points
 
-  function pyStrip(s) {
-    const cps = Array.from(s);
-    let a = 0;
-    let b = cps.length;
-    while (a < b && PY_SPACE.has(cps[a].codePointAt(0))) a++;
-    while (b > a && PY_SPACE.has(cps[b - 1].codePointAt(0))) b--;
-    return cps.slice(a, b).join("");
-  }
-
-  const DECIMAL_DIGIT = /\p{Nd}/u;
-
-  // Value of a Unicode decimal digit (gc = Nd): Unicode assigns them in runs of 0..9.
-  function digitValue(cp) {
-    let start = cp;
-    while (DECIMAL_DIGIT.test(String.fromCodePoint(start - 1))) start--;
-    return (cp - start) % 10;
-  }
-
-  const PY_FLOAT = /^[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf|infinity|nan)$/i;
-
-  // Python's float(str): Unicode digits and spaces mapped to ASCII, "_" allowed between digits,
-  // "inf"/"infinity"/"nan" in any case. Returns null where Python raises ValueError.
-  function pyFloat(s) {
-    let ascii = "";
-    for (const ch of s) {
-      const cp = ch.codePointAt(0);
-      if (cp < 128) ascii += ch;
-      else if (PY_SPACE.has(cp)) ascii += " ";
-      else if (DECIMAL_DIGIT.test(ch)) ascii += String(digitValue(cp));
-      else ascii += "?";
-    }
-    if (ascii.includes("_")) {
-      let out = "";
-      let prev = "";
-      for (const ch of ascii) {
-        const isDigit = ch >= "0" && ch <= "9";
-        if (ch === "_") {
-          if (!(prev >= "0" && prev <= "9")) return null;
-        } else {
-          out += ch;
-          if (prev === "_" && !isDigit) return null;
-        }
-        prev = ch;
-      }
-      if (prev === "_") return null;
-      ascii = out;
-    }
-    ascii = ascii.replace(/^[ \t\n\v\f\r]+|[ \t\n\v\f\r]+$/g, "");
-    if (!PY_FLOAT.test(ascii)) return null;
-    const body = ascii.replace(/^[+-]/, "").toLowerCase();
-    const negative = ascii.startsWith("-");
-    if (body === "nan") return NaN;
-    if (body === "inf" || body === "infinity") return negative ? -Infinity : Infinity;
-    return Number(ascii);
-  }
-
-  /** attnmodel.formatting.parse_es_number: a number, or throws Error with the page's message. */
+  /** attnmodel.formatting.parse_es_number of a text: a number, or throws Error with the page's
+   * message (too long, empty, not a number, not finite). */
   function parseNumber(text) {
-    let value;
-    if (typeof text === "number") {
-      value = text;
-    } else {
-      // attnmodel.formatting.MAX_NUMBER_CHARS (the cell boxes' length), in code points.
-      if (Array.from(pyStr(text)).length > 64) {
-        throw new Error(t("input.number_too_long", { max_chars: 64 }));
-      }
-      let cleaned = pyStrip(pyStr(text)).split(MINUS).join("-").split("\u00a0").join("");
-      cleaned = cleaned.split(" ").join("");
-      if (cleaned.split(",").length - 1 === 1 && !cleaned.includes(".")) {
-        cleaned = cleaned.replace(",", ".");
-      }
-      if (!cleaned) throw new Error(t("input.empty"));
-      value = pyFloat(cleaned);
-      if (value === null) throw new Error(t("input.not_a_number", { text: pyStr(text) }));
+    text = String(text);
+    if (Array.from(text).length > MAX_NUMBER_CHARS) {
+      throw new Error(t("input.number_too_long", { max_chars: MAX_NUMBER_CHARS }));
     }
-    if (!Number.isFinite(value)) throw new Error(t("input.not_finite", { text: pyStr(text) }));
+    const cleaned = text.replace(SPACES, "");
+    if (!cleaned) throw new Error(t("input.empty"));
+    if (!NUMBER.test(cleaned)) throw new Error(t("input.not_a_number", { text }));
+    const value = Number(cleaned.replaceAll(MINUS, "-").replace(",", "."));
+    if (!Number.isFinite(value)) throw new Error(t("input.not_finite", { text }));
     return value;
   }
 
@@ -736,9 +620,9 @@
   // ---------------------------------------------------------------------------------------------
   // C04.html: dashboards/components/markup.py
 
-  /** html.escape(str(text), quote=True). */
+  /** html.escape(text, quote=True) of Python: the five characters. */
   function esc(text) {
-    return pyStr(text)
+    return String(text)
       .replace(/&/g, "&amp;")
       .replace(/</g, "&lt;")
       .replace(/>/g, "&gt;")
@@ -807,10 +691,10 @@
       const kind = kinds[name];
       const obj = args[name];
       if (kind === undefined || obj === undefined || obj === null) {
-        throw new Error(`C04.apply: no hay destino ${pyRepr(name)}.`);
+        throw new Error(`C04.apply: no hay destino ${JSON.stringify(name)}.`);
       }
       if (!KINDS.includes(kindOf(kind))) {
-        throw new Error(`tipo de destino desconocido: ${pyRepr(kind)}`);
+        throw new Error(`tipo de destino desconocido: ${JSON.stringify(kind)}`);
       }
     }
     // A Board's slots (dashboards.components.board): gathered, each Board set once.
@@ -847,7 +731,7 @@
   function update(demo, args, kinds) {
     const t0 = now();
     const view = C04.views[demo];
-    if (!view) throw new Error(`C04.update: no hay vista registrada ${pyRepr(demo)}.`);
+    if (!view) throw new Error(`C04.update: no hay vista registrada ${JSON.stringify(demo)}.`);
     const state = view.readState(args);
     if (args.draw) args.draw(state);
     else apply(args, view.render(state), kinds);
@@ -879,7 +763,7 @@
 
   const previous = root.C04;
   const C04 = {
-    fmt: { number, large, fixed, percent, parseNumber },
+    fmt: { number, large, percent, parseNumber },
     t,
     html: { esc },
     spec: { matrix: matrixSpec, readout: readoutSpec, announce: announceSpec },
@@ -899,7 +783,6 @@
       hashWords,
       firstMax,
     },
-    util: { pyRepr, pyStr, pyFloatRepr },
     views: (previous && previous.views) || {},
     embedded,
     apply,

@@ -84,7 +84,7 @@ def test_catalogue_json_is_the_catalogue():
         ("en", -3.14159, 2, f"{MINUS}3.14"),
         ("en", 0.0001, 2, "0.00"),
         ("en", -0.0001, 2, "0.00"),
-        ("es", 2.5, 0, "2"),
+        ("es", 2.5, 0, "3"),  # a tie: away from zero
     ],
 )
 def test_number_uses_the_language_decimal_separator(lang, x, decimals, expected):
@@ -104,8 +104,11 @@ def test_parse_refusals_are_said_in_each_language():
     with pytest.raises(ValueError, match=r"^«x» no es un número\.$"):
         parse_es_number("x")
     with pytest.raises(i18n.Refusal) as infinite:
-        parse_es_number("inf")
-    assert infinite.value.message("en") == "“inf” is not a finite number."
+        parse_es_number("1e400")
+    assert infinite.value.message("en") == "“1e400” is not a finite number."
+    with pytest.raises(i18n.Refusal) as word:
+        parse_es_number("inf")  # not in the grammar: ASCII digits only
+    assert word.value.message("en") == "“inf” is not a number."
 
 
 def test_a_refusal_inside_a_refusal_is_said_in_the_same_language():

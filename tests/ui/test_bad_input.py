@@ -51,8 +51,8 @@ VALUES = [
     ("", None, "La casilla está vacía: escribe un número."),
     ("abc", None, "«abc» no es un número."),
     ("1,5", 1.5, ""),
-    ("NaN", None, "«NaN» no es un número finito."),
-    ("inf", None, "«inf» no es un número finito."),
+    ("NaN", None, "«NaN» no es un número."),  # not in the grammar (attnmodel/formatting.py)
+    ("inf", None, "«inf» no es un número."),
     ("1e309", None, "«1e309» no es un número finito."),
     ("1e6", 1e6, ""),
     ("2e6", None, "{name}: " + BOUND),

@@ -3,7 +3,8 @@
 Random inputs come from a seeded numpy generator; each test sends them to Chromium in batches
 (one `page.evaluate` per batch) and compares: strings byte for byte, numbers within 1e-12
 (absolute and relative, `rtol = atol = 1e-12`) or exactly where numpy's order of operations is
-reproducible (pairwise sums, exact formatting).
+reproducible (pairwise sums). C04.fmt is plain JavaScript (toFixed, one pattern for a typed
+number): it must write and read exactly what attnmodel.formatting does by the same rules.
 """
 
 from __future__ import annotations
@@ -11,11 +12,13 @@ from __future__ import annotations
 import html
 import math
 import re
+from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from attnmodel import formatting
 from attnmodel.core import (
     causal_mask,
     entropy_bits,
@@ -28,7 +31,14 @@ from attnmodel.core import (
     trigram_vectors,
 )
 from attnmodel.explorer import DEFAULT_SENTENCE, TOKEN_DIM, TRIGRAM_SALT
-from attnmodel.formatting import es_number, es_percent, large_number, parse_es_number
+from attnmodel.formatting import (
+    es_number,
+    es_percent,
+    large_number,
+    number,
+    parse_es_number,
+    percent,
+)
 from dashboards.components.markup import esc, matrix_spec, readout_spec
 
 from c04_testing import assert_twin_equal, twin_html
@@ -53,24 +63,41 @@ CORPUS = [
 
 
 @pytest.fixture(scope="module")
-def twin_page(browser):
-    """One blank page with c04.js loaded, shared by the module; records errors and requests."""
-    page = browser.new_page()
+def twin_pages(browser):
+    """Blank pages with c04.js loaded, one per language, shared by the module; they record
+    errors and requests."""
+    pages: dict[str, object] = {}
     problems: list[str] = []
-    page.on("console", lambda m: m.type == "error" and problems.append(m.text))
-    page.on("pageerror", lambda e: problems.append(str(e)))
-    page.on("request", lambda r: problems.append(f"request {r.url}"))
-    page.set_content(twin_html())
-    assert page.evaluate("typeof window.C04") == "object"
-    yield page, problems
-    page.close()
+
+    def page_for(lang: str):
+        if lang not in pages:
+            page = browser.new_page()
+            page.on("console", lambda m: m.type == "error" and problems.append(m.text))
+            page.on("pageerror", lambda e: problems.append(str(e)))
+            page.on("request", lambda r: problems.append(f"request {r.url}"))
+            page.set_content(twin_html(lang=lang))
+            assert page.evaluate("typeof window.C04") == "object"
+            pages[lang] = page
+        return pages[lang]
+
+    yield page_for, problems
+    for page in pages.values():
+        page.close()
 
 
 @pytest.fixture
-def c04(twin_page):
-    """The shared page; after each test, no console error and no request."""
-    page, problems = twin_page
-    yield page
+def c04(twin_pages):
+    """The shared Spanish page; after each test, no console error and no request."""
+    page_for, problems = twin_pages
+    yield page_for("es")
+    assert problems == []
+
+
+@pytest.fixture
+def c04_en(twin_pages):
+    """The shared English page, as `c04`."""
+    page_for, problems = twin_pages
+    yield page_for("en")
     assert problems == []
 
 
@@ -139,40 +166,71 @@ def random_doubles(rng, n: int) -> list[float]:
 TIES = [
     0.125, -0.125, 0.375, 2.5, 3.5, -2.5, 0.5, 1.5, -0.5, 0.0625, 0.0005, 1e-7, -0.004, -0.001,
     1e21, -1e21, 1e22, 123456789.125, 1.005, 2.675, 0.0, -0.0, 5e-324, 1.7976931348623157e308,
-    4503599627370495.5, 9007199254740993.0, 1e300, -1e-300,
+    4503599627370495.5, 9007199254740993.0, 1e300, -1e-300, 999999999999999999999.5, 2.0**70,
 ]  # fmt: skip
 
 
-def test_js_fixed_matches_python_fstring_exactly(c04):
+def half_away_from_zero(x: float, decimals: int) -> str:
+    """The rule, computed apart from both sides: |x|'s exact value (a Fraction) times 10^d,
+    rounded half away from zero, its digits with `decimals` places, "-" when not zero."""
+    scaled = abs(Fraction(x)) * 10**decimals
+    n = math.floor(scaled + Fraction(1, 2))
+    digits = str(n).rjust(decimals + 1, "0")
+    if decimals:
+        digits = digits[:-decimals] + "." + digits[-decimals:]
+    return ("-" if x < 0 and n else "") + digits
+
+
+def test_js_number_rounds_the_exact_value_half_away_from_zero_as_python_does(c04, c04_en):
+    """C04.fmt.number is toFixed (every integer digit from 1e21 on): the same texts as
+    attnmodel.formatting.number on seeded doubles of every exponent, exact binary ties
+    (0.125, 2.5, −0.5, k/2^j), huge and tiny values, −0 and what rounds to zero (no sign)."""
     rng = np.random.default_rng(404)
-    doubles = random_doubles(rng, 700)
+    doubles = random_doubles(rng, 500)
     dyadic = [k / 2**j for k in range(-40, 41, 3) for j in range(1, 10)]  # exact binary ties
-    cases = [[x, d] for x in TIES + dyadic for d in range(7)]
-    cases += [[x, int(d)] for x, d in zip(doubles, rng.integers(0, 7, len(doubles)), strict=True)]
-    cases += [[x, d] for x in TIES[:12] + doubles[:20] for d in (12, 20, 101, 130)]
-    got = js_values(c04, "(x, d) => C04.fmt.fixed(x, d)", cases)
-    wrong = [(x, d, g, f"{x:.{d}f}") for (x, d), g in zip(cases, got, strict=True)]
-    wrong = [w for w in wrong if w[2] != w[3]]
+    cases = [[x, d, False] for x in TIES + dyadic for d in range(7)]
+    cases += [[x, int(d), bool(s)] for x, d, s in zip(
+        doubles, rng.integers(0, 7, len(doubles)), rng.random(len(doubles)) < 0.5, strict=True
+    )]  # fmt: skip
+    cases += [[x, d, True] for x in TIES[:12] + doubles[:20] for d in (12, 20, 100)]
+    got = js_values(c04, "(x, d, s) => C04.fmt.number(x, d, s)", cases)
+    wrong = [(c, g, es_number(*c)) for c, g in zip(cases, got, strict=True) if g != es_number(*c)]
     assert not wrong, wrong[:5]
+    # Python's own text is the rule's, computed apart (Fraction, not Decimal).
+    for x, d, s in cases:
+        expected = half_away_from_zero(x, d).replace("-", "−").replace(".", ",")
+        plus = "+" if s and not expected.startswith("−") and expected.strip("0,") else ""
+        assert es_number(x, d, s) == plus + expected, (x, d, s)
+    got = js_values(c04_en, "(x, d, s) => C04.fmt.number(x, d, s)", cases[::7])
+    assert got == [number(x, d, s, "en") for x, d, s in cases[::7]]
+    # The ties, written out: 0,13 where Python's f-string wrote 0,12.
+    shown = [[0.125, 2], [-0.125, 2], [2.5, 0], [-2.5, 0], [-0.5, 0], [0.0625, 3], [1.005, 2]]
+    shown += [[-0.001, 2], [-0.0, 0], [1e21, 1]]
+    got = js_values(c04, "(x, d) => C04.fmt.number(x, d)", shown)
+    assert got == [
+        "0,13", "−0,13", "3", "−3", "−1", "0,063", "1,00", "0,00", "0", "1000000000000000000000,0",
+    ]  # fmt: skip
+    refused = js_map(c04, "(x, d) => C04.fmt.number(x, d)", [[1.5, -1], [1.5, 101], [1.5, 0.5]])
+    assert [r["ok"] for r in refused] == [False, False, False]
+    for d in (-1, 101, 0.5):
+        with pytest.raises((ValueError, TypeError)):
+            es_number(1.5, d)
 
 
-def test_js_es_number_and_es_percent_match_python_byte_for_byte(c04):
+def test_js_percent_and_the_default_decimals_match_python(c04, c04_en):
     rng = np.random.default_rng(405)
     xs = [*TIES, math.nan, math.inf, -math.inf, *random_doubles(rng, 150)]
     xs += [float(x) for x in rng.uniform(-0.01, 0.01, 60)]  # "-0,00" territory
-    cases = [
-        [x, int(d), bool(s)] for x in xs for d, s in [(rng.integers(0, 7), rng.random() < 0.5)]
-    ]
-    cases += [[x, d, s] for x in TIES for d in (0, 2, 3) for s in (False, True)]
-    got = js_values(c04, "(x, d, s) => C04.fmt.number(x, d, s)", cases)
-    assert got == [es_number(x, d, s) for x, d, s in cases]
     got = js_values(c04, "x => C04.fmt.number(x)", [[x] for x in xs])
     assert got == [es_number(x) for x in xs]
-    ps = [*xs[:60], *(float(p) for p in rng.random(100)), 0.005, 0.125, 0.00125]
+    ps = [*xs[:60], *(float(p) for p in rng.random(100)), 0.005, 0.125, 0.00125, 0.995]
     cases = [[p, int(d)] for p, d in zip(ps, rng.integers(0, 4, len(ps)), strict=True)]
     got = js_values(c04, "(p, d) => C04.fmt.percent(p, d)", cases)
     assert got == [es_percent(p, d) for p, d in cases]
-    assert js_values(c04, "p => C04.fmt.percent(p)", [[0.391], [0.995]]) == ["39 %", "100 %"]
+    got = js_values(c04_en, "(p, d) => C04.fmt.percent(p, d)", cases)
+    assert got == [percent(p, d, "en") for p, d in cases]
+    got = js_values(c04, "p => C04.fmt.percent(p)", [[0.391], [0.995], [0.125], [0.005]])
+    assert got == ["39 %", "100 %", "13 %", "1 %"]  # 12,5 and 0,5 round up
 
 
 def test_js_large_number_matches_python_byte_for_byte(c04):
@@ -196,29 +254,70 @@ def test_js_large_number_matches_python_byte_for_byte(c04):
 
 PARSE_TEXTS = [
     "1,5", "−2", " 3.25 ", "1e3", "1E-3", "", "   ", "\u00a0", "abc", "1,5,6", "1.5,2", "1,5.2",
-    "inf", "-inf", "+Infinity", "nan", "-NaN", "1e400", "-1e400", "1_000", "1__0", "_1", "1_",
-    "1_.5", "1e1_0", "١٢٣", "１２３", "\u00a01,5\u00a0", "\t-3\n", "−", "+", "-", "1e", ".5",
-    "5.", ",5", "5,", "1 000", "1\u2009000", "\u2003 7 \u3000", "½", "²", "0x10", "1.2.3",
-    "−0", "−0,0", "+−1", "1e−3", "\x1c4\x1f", "\ufeff4", "4\x85", "٣,٥", "1.5e+3", "--1",
+    "inf", "-inf", "+Infinity", "nan", "-NaN", "1e400", "-1e400", "1e-400", "1_000", "1__0",
+    "_1", "1_", "1_.5", "1e1_0", "١٢٣", "１２３", "\u00a01,5\u00a0", "\t-3\n", "−", "+", "-",
+    "1e", ".5", "5.", ",5", "5,", ",", ".", "1 000", "1\u2009000", "1\u202f000,25",
+    "\u2003 7 \u3000", "½", "²", "0x10", "1.2.3", "−0", "−0,0", "+−1", "1e−3", "−1,5e−3",
+    "\x1c4\x1f", "\ufeff4", "4\x85", "٣,٥", "1.5e+3", "--1", "1e+", "e3", "1 e 3", "+.5", "-,5e2",
+    "1\r\n", "\u30007", "7\u2003", "\x0b7", "7\u205f",
     # At and past MAX_NUMBER_CHARS (64), in code points: an emoji is one, not two.
     "1" * 64, "1" * 65, " " * 70, "0" * 63 + "😀", "0" * 64 + "😀", "x" * 100_000,
 ]  # fmt: skip
 
+# The grammar, written out (attnmodel/formatting.py's docstring): what each text reads as.
+READ = {
+    "1,5": 1.5, "−2": -2.0, " 3.25 ": 3.25, "1e3": 1000.0, ".5": 0.5, "5,": 5.0, "1 000": 1000.0,
+    "1\u2009000": 1000.0, "1\u202f000,25": 1000.25, "\t-3\n": -3.0, "1e−3": 0.001,
+    "−1,5e−3": -0.0015, "+.5": 0.5, "-,5e2": -50.0, "1 e 3": 1000.0, "1e-400": 0.0,
+}  # fmt: skip
+NOT_A_NUMBER = [
+    "inf", "nan", "+Infinity", "1_000", "١٢٣", "１２３", "1,5,6", "1.5,2", "0x10", "−", "1e",
+    "--1", "+−1", "\u2003 7 \u3000", "\ufeff4", ",", "e3",
+]  # fmt: skip
 
-def test_js_parse_es_number_matches_python_values_and_spanish_errors(c04):
+
+def test_js_parse_number_reads_the_grammar_as_python_and_refuses_in_each_language(c04, c04_en):
+    """C04.fmt.parseNumber and parse_es_number: the same value (and sign of zero) or the same
+    refusal, in Spanish and in English, on the texts above and 600 seeded random ones."""
+    for text, value in READ.items():
+        assert parse_es_number(text) == value, text
+    for text in NOT_A_NUMBER:
+        with pytest.raises(ValueError, match="no es un número"):
+            parse_es_number(text)
     rng = np.random.default_rng(406)
-    alphabet = [*"0123456789,.-+e _", "−", "\u00a0", "i", "n", "f", "a", "E", "٣", "x"]
+    alphabet = [*"0123456789,.-+e _", "−", "\u00a0", "\u2009", "\t", "\u3000", "n", "f", "E", "٣"]
     texts = PARSE_TEXTS + [
         "".join(rng.choice(alphabet, int(rng.integers(0, 8)))) for _ in range(600)
     ]
     cases = [[t] for t in texts]
-    cases += [[2.5], [-0.0], [1e308], [math.inf], [-math.inf], [math.nan], [True], [None]]
-    got = [js_outcome(r) for r in js_map(c04, "t => C04.fmt.parseNumber(t)", cases)]
-    expected = [py_outcome(parse_es_number, t) for (t,) in cases]
-    for case, g, e in zip(cases, got, expected, strict=True):
-        assert g == e, (case, g, e)
-        if e[0]:
-            assert math.copysign(1, g[1]) == math.copysign(1, e[1]), case
+    for page, lang in ((c04, "es"), (c04_en, "en")):
+        got = [js_outcome(r) for r in js_map(page, "t => C04.fmt.parseNumber(t)", cases)]
+        for (text,), g in zip(cases, got, strict=True):
+            try:
+                expected = (True, parse_es_number(text))
+            except ValueError as exc:
+                expected = (False, exc.message(lang))
+            assert g == expected, (text, lang, g, expected)
+            if g[0]:
+                assert math.copysign(1, g[1]) == math.copysign(1, expected[1]), text
+    accepted = sum(1 for (t,) in cases if parse_or_none(t) is not None)
+    assert 100 < accepted < len(cases) - 100  # both outcomes were exercised
+
+
+def parse_or_none(text):
+    try:
+        return parse_es_number(text)
+    except ValueError:
+        return None
+
+
+def test_c04_js_holds_python_s_number_patterns_as_the_same_text():
+    source = C04_JS.read_text()
+    for name in ("NUMBER_PATTERN", "SPACES_PATTERN"):
+        found = re.search(rf"const {name} = String\.raw`([^`]*)`;", source)
+        assert found, name
+        assert found.group(1) == getattr(formatting, name), name
+    assert f"const MAX_NUMBER_CHARS = {formatting.MAX_NUMBER_CHARS};" in source
 
 
 ESC_TEXTS = [
@@ -231,7 +330,7 @@ def test_js_esc_matches_html_escape_quote_true(c04):
     got = js_values(c04, "t => C04.html.esc(t)", [[t] for t in ESC_TEXTS + CORPUS])
     assert got == [html.escape(t, quote=True) for t in ESC_TEXTS + CORPUS]
     assert got == [esc(t) for t in ESC_TEXTS + CORPUS]
-    assert js_values(c04, "t => C04.html.esc(t)", [[3], [None], [True]]) == ["3", "None", "True"]
+    assert js_values(c04, "t => C04.html.esc(t)", [[3], [2.5]]) == ["3", "2.5"]  # String(x)
 
 
 def random_labels(rng, n: int) -> list[str]:
@@ -520,17 +619,24 @@ def test_js_trigram_vectors_match_python_within_1e_12(c04):
     assert got == expected
 
 
-def test_js_python_repr_of_floats_in_messages_matches_python(c04):
+def test_js_math_messages_quote_python_s_repr_of_the_value(c04):
+    """C04.math's refusals quote repr(value) as attnmodel/core.py's do (c04.js's pyRepr and
+    floatRepr, kept for them): floats of every exponent, ints, strings with quotes and escapes."""
     rng = np.random.default_rng(416)
     xs = random_doubles(rng, 150)
-    xs += [1e-5, 1e-4, 0.1, 1.0, -0.0, 1234567890123456.0, 1e16, 1e22, math.nan, math.inf]
-    got = js_values(c04, "x => C04.util.pyFloatRepr(x)", [[x] for x in xs])
-    assert got == [repr(x) for x in xs]
-    ints = [0, 7, -12, 2**60, 10**22]
-    assert js_values(c04, "x => C04.util.pyRepr(x)", [[x] for x in ints]) == list(map(repr, ints))
-    strings = ["", "a'b", 'a"b', "a'\"b", "tab\there", "ñ😀", "\x00\x7f\u200b\u2028"]
-    got = js_values(c04, "s => C04.util.pyRepr(s)", [[s] for s in strings])
-    assert got == [repr(s) for s in strings]
+    xs += [1e-5, 1e-4, 0.1, 1.0, 0.0, -0.0, 1234567890123456.0, 1e16, 1e22, math.nan, math.inf]
+    temperatures = [-abs(x) if math.isfinite(x) else x for x in xs]
+    cases = [[[1.0], t] for t in temperatures]
+    got = [js_outcome(r) for r in js_map(c04, "(s, t) => C04.math.softmax(s, t)", cases)]
+    expected = [py_outcome(lambda s, t: softmax(s, temperature=t), *c) for c in cases]
+    assert got == expected
+    assert all(not ok for ok, _ in got)
+    values = [0, -7, -12, -(2**60), -(10**22), "", "a'b", 'a"b', "a'\"b", "tab\there", "ñ😀"]
+    values += ["\x00\x7f\u200b\u2028", [1, "x"]]
+    cases = [[v, 4] for v in values]
+    got = [js_outcome(r) for r in js_map(c04, "(n, d) => C04.math.sinusoidalEncoding(n, d)", cases)]
+    assert got == [py_outcome(sinusoidal_encoding, *c) for c in cases]
+    assert all(not ok for ok, _ in got)
 
 
 def test_js_apply_sets_a_spec_a_boards_slots_and_a_matrix_only_when_they_change(c04):
@@ -568,7 +674,7 @@ def test_js_apply_sets_a_spec_a_boards_slots_and_a_matrix_only_when_they_change(
     assert result["board"] == {"a": {"x": 1}, "b": {"y": 3}}  # one slot changed, one kept
     assert result["values"] == [1, 2, 3, 4]
     assert (result["specSets"], result["boardSets"], result["valueSets"]) == (1, 1, 1)
-    assert result["error"] == "tipo de destino desconocido: 'bogus'"
+    assert result["error"] == 'tipo de destino desconocido: "bogus"'  # a developer's message
 
 
 def test_js_update_reads_state_renders_applies_and_returns_ms(c04):
