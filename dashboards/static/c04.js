@@ -1,4 +1,4 @@
-/* C04 core: the browser twin of attnmodel's maths and of the views' HTML helpers.
+/* C04 core: what every demo's drawing shares: texts, numbers, and the maths of free input.
  *
  * Loaded by every page, first: served pages from /c04/ (dashboards/app/session.py), the export
  * inlined before each demo's dashboards/static/demos/<demo>.js. C04.t and C04.fmt write what
@@ -12,12 +12,12 @@
  *                not an imitation of Python's f-strings or float(); same texts, same values
  *   C04.html  <- dashboards/components/markup.py (esc)
  *   C04.spec  <- dashboards/components/markup.py (matrix_spec): the specs markup.js draws
- *   C04.embedded  what the export embeds for each twin (#c04-states), parsed once
+ *   C04.embedded  what the export embeds for each demo (#c04-states), parsed once
  *   C04.math  <- attnmodel/core.py (softmax, scaled_dot_product_attention, causal_mask,
  *                sinusoidal_encoding, entropy_bits, softmax_jacobian_norm, letter_trigrams,
  *                trigram_vectors with its hash_words), a line-by-line port with the same order
- *                of floating-point operations, within 1e-12; its messages quote Python's repr()
- *                of the value refused, as core.py's do (pyRepr, floatRepr)
+ *                of floating-point operations, within 1e-12; it refuses what core.py refuses,
+ *                with the same catalogue message (the value as JS writes it)
  *
  * Matrices are arrays of arrays of numbers (Float64 arithmetic). Sums follow numpy: a row summed
  * along its contiguous axis uses numpy's pairwise summation (C04.math.sum), reproduced exactly.
@@ -32,73 +32,13 @@
   const MINUS = "\u2212"; // the typographic minus, as attnmodel.formatting.MINUS
 
   // ---------------------------------------------------------------------------------------------
-  // Python's repr() of a value, kept for C04.math's messages only: attnmodel/core.py quotes
-  // repr(value) in core.temperature, core.base, core.positive_int and core.token_text, and C04.math
-  // says the same (test_twin_core compares the messages). Nothing else here imitates Python.
-  // JS has one number type: an integer-valued number prints as a Python int ("3"), any other as a
-  // Python float repr ("2.5", "1e-05", "inf", "nan").
-
-  function pyFloatRepr(x) {
-    if (Number.isNaN(x)) return "nan";
-    if (x === Infinity) return "inf";
-    if (x === -Infinity) return "-inf";
-    if (x === 0) return Object.is(x, -0) ? "-0.0" : "0.0";
-    const sign = x < 0 ? "-" : "";
-    // toExponential() without argument gives the shortest round-trip digits (as Python's repr).
-    const [mant, expText] = Math.abs(x).toExponential().split("e");
-    const digits = mant.replace(".", "");
-    const exp10 = parseInt(expText, 10);
-    const decpt = exp10 + 1;
-    if (decpt <= -4 || decpt > 16) {
-      const m = digits.length > 1 ? digits[0] + "." + digits.slice(1) : digits;
-      const e = Math.abs(exp10);
-      return sign + m + "e" + (exp10 < 0 ? "-" : "+") + (e < 10 ? "0" + e : String(e));
-    }
-    if (decpt <= 0) return sign + "0." + "0".repeat(-decpt) + digits;
-    if (decpt >= digits.length) return sign + digits + "0".repeat(decpt - digits.length) + ".0";
-    return sign + digits.slice(0, decpt) + "." + digits.slice(decpt);
-  }
-
-  const NON_PRINTABLE = /[\p{C}\p{Z}]/u; // Python's str.isprintable(): not Other, not Separator
-
-  function hex(cp, width) {
-    return cp.toString(16).padStart(width, "0");
-  }
-
-  function pyStringRepr(s) {
-    const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-    let out = quote;
-    for (const ch of s) {
-      const cp = ch.codePointAt(0);
-      if (ch === quote || ch === "\\") out += "\\" + ch;
-      else if (ch === "\t") out += "\\t";
-      else if (ch === "\n") out += "\\n";
-      else if (ch === "\r") out += "\\r";
-      else if (cp < 0x20 || cp === 0x7f) out += "\\x" + hex(cp, 2);
-      else if (cp < 0x7f || ch === " " || !NON_PRINTABLE.test(ch)) out += ch;
-      else if (cp <= 0xff) out += "\\x" + hex(cp, 2);
-      else if (cp <= 0xffff) out += "\\u" + hex(cp, 4);
-      else out += "\\U" + hex(cp, 8);
-    }
-    return out + quote;
-  }
-
-  // repr() of a parameter that Python receives as a float (temperature, base).
-  function floatRepr(value) {
-    return typeof value === "number" ? pyFloatRepr(value) : pyRepr(value);
-  }
-
-  function pyRepr(value) {
-    if (typeof value === "string") return pyStringRepr(value);
-    if (Array.isArray(value) || ArrayBuffer.isView(value)) {
-      return "[" + Array.from(value, pyRepr).join(", ") + "]";
-    }
-    if (typeof value === "number") {
-      return Number.isInteger(value) ? BigInt(value).toString() : pyFloatRepr(value);
-    }
-    if (value === null || value === undefined) return "None";
-    if (typeof value === "boolean") return value ? "True" : "False";
-    return String(value);
+  // The value a C04.math refusal quotes: JSON's text of it (a number as JS writes it). The page's
+  // controls never give C04.math a value it refuses (bounded sliders, typed words as strings):
+  // these are messages for a developer, so they do not imitate Python's repr().
+  function quoted(value) {
+    if (typeof value === "number" || typeof value === "bigint") return String(value);
+    const text = JSON.stringify(value);
+    return text === undefined ? String(value) : text;
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -309,7 +249,7 @@
   /** attnmodel.core.softmax along the last axis: -Infinity = masked (weight exactly 0). */
   function softmax(x, temperature = 1) {
     if (!(isReal(temperature) && Number.isFinite(temperature) && temperature > 0)) {
-      throw new Error(t("core.temperature", { value: floatRepr(temperature) }));
+      throw new Error(t("core.temperature", { value: quoted(temperature) }));
     }
     const rows = rowsOf(x);
     for (const row of rows) {
@@ -465,7 +405,7 @@
 
   function positiveInt(value, name) {
     if (!isReal(value) || !Number.isFinite(value) || value < 1 || !Number.isInteger(value)) {
-      throw new Error(t("core.positive_int", { name, value: pyRepr(value) }));
+      throw new Error(t("core.positive_int", { name, value: quoted(value) }));
     }
     return value;
   }
@@ -475,7 +415,7 @@
     nPositions = positiveInt(nPositions, "n_positions");
     dModel = positiveInt(dModel, "d_model");
     if (!(isReal(base) && Number.isFinite(base) && base > 1)) {
-      throw new Error(t("core.base", { value: floatRepr(base) }));
+      throw new Error(t("core.base", { value: quoted(base) }));
     }
     const denominators = new Float64Array(dModel);
     for (let j = 0; j < dModel; j++) {
@@ -605,12 +545,12 @@
   /** attnmodel.core.trigram_vectors: [n] tokens -> [n, d_model] unit rows (arrays). */
   function trigramVectors(tokens, dModel, salt = 0) {
     if (typeof dModel !== "number" || !Number.isInteger(dModel) || dModel < 1) {
-      throw new Error(t("core.positive_int", { name: "d_model", value: pyRepr(dModel) }));
+      throw new Error(t("core.positive_int", { name: "d_model", value: quoted(dModel) }));
     }
     tokens = typeof tokens === "string" ? [tokens] : Array.from(tokens);
     for (const token of tokens) {
       if (typeof token !== "string" || !token) {
-        throw new Error(t("core.token_text", { value: pyRepr(token) }));
+        throw new Error(t("core.token_text", { value: quoted(token) }));
       }
     }
     const saltText = BigInt(Math.trunc(Number(salt))).toString();

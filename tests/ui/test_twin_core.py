@@ -9,7 +9,10 @@ number): it must write and read exactly what attnmodel.formatting does by the sa
 
 from __future__ import annotations
 
+import ast
+import decimal
 import html
+import json
 import math
 import re
 from fractions import Fraction
@@ -39,6 +42,8 @@ from attnmodel.formatting import (
     parse_es_number,
     percent,
 )
+from attnmodel.i18n import Refusal
+from attnmodel.i18n import text as catalogue_text
 from dashboards.components.markup import esc, matrix_spec, readout_spec
 
 from c04_testing import assert_twin_equal, twin_html
@@ -120,9 +125,23 @@ def js_values(page, fn: str, cases: list) -> list:
     return [r["v"] for r in results]
 
 
+# attnmodel/core.py quotes repr(value) in these refusals; C04.math writes the value as JS does.
+QUOTED_VALUE = ("core.temperature", "core.base", "core.positive_int", "core.token_text")
+SPECIAL_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
 def py_outcome(fn, *args) -> tuple[bool, object]:
+    """What ``fn(*args)`` gives, or its refusal's message as the page says it (Spanish): the
+    refused value written as JavaScript writes it (:func:`js_quoted`)."""
     try:
         return True, fn(*args)
+    except Refusal as exc:
+        if exc.key in QUOTED_VALUE:
+            written = exc.values["value"]
+            value = SPECIAL_FLOATS.get(written) if written in SPECIAL_FLOATS else None
+            value = ast.literal_eval(written) if value is None else value
+            return False, catalogue_text(exc.key, **{**exc.values, "value": js_quoted(value)})
+        return False, str(exc)
     except ValueError as exc:
         return False, str(exc)
 
@@ -619,17 +638,58 @@ def test_js_trigram_vectors_match_python_within_1e_12(c04):
     assert got == expected
 
 
-def test_js_math_messages_quote_python_s_repr_of_the_value(c04):
-    """C04.math's refusals quote repr(value) as attnmodel/core.py's do (c04.js's pyRepr and
-    floatRepr, kept for them): floats of every exponent, ints, strings with quotes and escapes."""
+def js_quoted(value) -> str:
+    """How C04.math writes a refused value: a number as JavaScript does, anything else as JSON."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return js_number_text(float(value))
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def js_number_text(x: float) -> str:
+    """ECMAScript's Number::toString(x) (ECMA-262, Number::toString), written from the spec: the
+    shortest digits that read back as x (Python's repr finds the same ones), placed by its rules."""
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "-Infinity" if x < 0 else "Infinity"
+    if x == 0:
+        return "0"
+    if x < 0:
+        return "-" + js_number_text(-x)
+    shortest = decimal.Decimal(repr(x)).normalize().as_tuple()
+    digits = "".join(map(str, shortest.digits))
+    k = len(digits)
+    n = shortest.exponent + k  # x = 0.d1…dk × 10^n
+    if k <= n <= 21:
+        return digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return digits[:n] + "." + digits[n:]
+    if -6 < n <= 0:
+        return "0." + "0" * (-n) + digits
+    e = n - 1
+    mantissa = digits[0] + ("." + digits[1:] if k > 1 else "")
+    return f"{mantissa}e{'+' if e >= 0 else '-'}{abs(e)}"
+
+
+def test_js_number_text_is_the_spec_s():
+    cases = {1e-05: "0.00001", 1e-07: "1e-7", 1e16: "10000000000000000", 1e21: "1e+21"}
+    cases |= {123.456: "123.456", 2.0**60: "1152921504606847000", 0.1: "0.1", 1.5e300: "1.5e+300"}
+    cases |= {5e-324: "5e-324", 1234567890123456.0: "1234567890123456", 1e22: "1e+22"}
+    assert {x: js_number_text(x) for x in cases} == cases
+
+
+def test_js_math_refuses_what_python_refuses_with_the_catalogue_s_message(c04):
+    """C04.math refuses exactly the values attnmodel/core.py refuses, each with the same
+    catalogue message; the value in it is written as JS writes it (the page's controls never
+    reach these: they are messages for a developer, not Python's repr)."""
     rng = np.random.default_rng(416)
     xs = random_doubles(rng, 150)
     xs += [1e-5, 1e-4, 0.1, 1.0, 0.0, -0.0, 1234567890123456.0, 1e16, 1e22, math.nan, math.inf]
     temperatures = [-abs(x) if math.isfinite(x) else x for x in xs]
+
     cases = [[[1.0], t] for t in temperatures]
     got = [js_outcome(r) for r in js_map(c04, "(s, t) => C04.math.softmax(s, t)", cases)]
-    expected = [py_outcome(lambda s, t: softmax(s, temperature=t), *c) for c in cases]
-    assert got == expected
+    assert got == [py_outcome(lambda s, t: softmax(s, temperature=t), *c) for c in cases]
     assert all(not ok for ok, _ in got)
     values = [0, -7, -12, -(2**60), -(10**22), "", "a'b", 'a"b', "a'\"b", "tab\there", "ñ😀"]
     values += ["\x00\x7f\u200b\u2028", [1, "x"]]
