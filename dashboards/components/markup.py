@@ -13,14 +13,10 @@ import math
 import operator
 from typing import ClassVar
 
-import numpy as np
 import panel as pn
 import param
 from markdown_it import MarkdownIt
 
-from attnmodel import i18n
-from attnmodel.formatting import number
-from attnmodel.i18n import DEFAULT_LANG
 from dashboards.components import mathml
 
 # Panel's own Markdown parser (markdown-it-py, a dependency of Panel), as its pane is set up.
@@ -55,61 +51,6 @@ def section_markdown(title: str, intro: str = "", anchor: str | None = None) -> 
 def section_header(title: str, intro: str = "", anchor: str | None = None) -> pn.pane.Markdown:
     """The demo's title and its introduction (prose: folded in projector mode)."""
     return math_md(section_markdown(title, intro, anchor), css_classes=["c04-prose"])
-
-
-def matrix_spec(
-    matrix,
-    row_labels,
-    col_labels,
-    decimals: int = 2,
-    row_sums: bool = False,
-    testid: str | None = None,
-    shade: bool = False,
-    title: str = "",
-    note: str | None = None,
-    lang: str = DEFAULT_LANG,
-) -> dict:
-    """The spec of ``C04.markup.matrix``: cell texts in ``lang``, None for −∞ (masked), each
-    row's weights when ``shade`` (cells coloured by value in [0, 1]), its "Σ" when ``row_sums``,
-    and a ``note`` under the table. A label may be ``{"text", "lang"}`` (a word kept in
-    another language)."""
-    m = np.atleast_2d(np.asarray(matrix, dtype=float))
-    rows = []
-    for label, row in zip(row_labels, m, strict=True):
-        rows.append(
-            {
-                "label": str(label),
-                "cells": [None if np.isneginf(v) else number(v, decimals, lang=lang) for v in row],
-                "shade": [float(v) for v in row] if shade else None,
-                "sum": number(row[np.isfinite(row)].sum(), decimals, lang=lang)
-                if row_sums
-                else None,
-            }
-        )
-    return {
-        "testid": testid,
-        "title": title,
-        "cols": [str(c) for c in col_labels],
-        "rows": rows,
-        "note": note,
-    }
-
-
-def rich(key: str, lang: str = DEFAULT_LANG, /, **fields) -> list:
-    """Catalogue text ``key`` as a label of ``C04.markup`` (markup.js): the catalogue's own
-    text and markup (its formulas as MathML) as ``{"html": …}`` pieces, each ``{field}``
-    replaced by its value, itself a label: a text (escaped by the markup), ``{"text", "lang"?,
-    "testid"?, "tag"?}`` or a list (a field inside a formula takes a number, as a text).
-    The page's ``C04.rich`` builds the same list from the same converted catalogue."""
-    parts = i18n.FIELD.split(mathml.catalogue(lang)[key])
-    if set(parts[1::2]) != set(fields):
-        raise KeyError(f"campos {sorted(set(parts[1::2]))} ≠ valores {sorted(fields)} en {key!r}")
-    return [fields[part] if i % 2 else {"html": part} for i, part in enumerate(parts) if part]
-
-
-def readout_spec(label, value, unit="", testid: str | None = None) -> dict:
-    """``C04.markup.readout``: one big number with its label and unit (each a label)."""
-    return {"testid": testid, "label": label, "value": value, "unit": unit}
 
 
 # The renderers of C04.markup (markup.js), one per kind of fragment.
@@ -265,15 +206,3 @@ def _spec_json(spec: dict) -> str:
         return json.dumps(spec, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
     except ValueError:  # a NaN or an infinity somewhere: rare, so only then walk the spec
         return json.dumps(_finite(spec), ensure_ascii=False, separators=(",", ":"))
-
-
-def announcer() -> Markup:
-    """Where a demo's ``announce`` target goes: draws nothing; each new spec ({text: label},
-    ``announce_spec``) is said once by the page's polite live region (a11y.js, announce)."""
-    return Markup(kind="announce", margin=0, height=0, sizing_mode="stretch_width")
-
-
-def announce_spec(key: str, lang: str = DEFAULT_LANG, /, **fields) -> dict:
-    """The spec of an announcer: catalogue text ``a11y.announce.<key>`` with its fields
-    (labels, as ``rich``). ``C04.spec.announce`` builds the same in the export."""
-    return {"text": rich(f"a11y.announce.{key}", lang, **fields)}

@@ -18,10 +18,11 @@ import pytest
 from attnmodel.explorer import DEFAULT_SENTENCE, AttentionExplorer, percentages
 from attnmodel.i18n import Refusal, text
 from dashboards.components.board import Board
-from dashboards.components.markup import Markup, announce_spec, md_html
+from dashboards.components.markup import Markup, md_html
 from dashboards.demos.explorer import ExplorerView, numbers, token_labels
 
 from c04_testing import (
+    announce_spec,
     board_labels,
     board_texts,
     control_value,

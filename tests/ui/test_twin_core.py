@@ -44,9 +44,9 @@ from attnmodel.formatting import (
 )
 from attnmodel.i18n import Refusal
 from attnmodel.i18n import text as catalogue_text
-from dashboards.components.markup import esc, matrix_spec, readout_spec
+from dashboards.components.markup import esc
 
-from c04_testing import assert_twin_equal, twin_html
+from c04_testing import assert_twin_equal, matrix_spec, readout_spec, twin_html
 
 C04_JS = Path(__file__).resolve().parents[2] / "dashboards" / "static" / "c04.js"
 TOL = 1e-12
