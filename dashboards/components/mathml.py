@@ -143,5 +143,5 @@ def with_math(text: str) -> str:
 @functools.cache
 def catalogue(lang: str = i18n.DEFAULT_LANG) -> dict[str, str]:
     """``i18n.catalogue(lang)`` with its formulas as MathML and its fields kept: what the
-    views' labels (``markup.rich``) and the export's browser code (``C04.t``) read."""
+    page's catalogue (``C04.t``, ``C04.rich``) reads, live and in the export."""
     return {key: with_math(value) for key, value in i18n.catalogue(lang).items()}

@@ -13,8 +13,8 @@
  *   data-c04-content (a #fragment cannot reach into a shadow root);
  * - announce(text): the page's one polite live region says the key figure of a change, once
  *   the controls have been still for a moment (a slider dragged through ten values is one
- *   announcement). A demo's "announce" Markup (dashboards.components.markup.announcer) calls it whenever
- *   its spec changes, never when the page first draws it.
+ *   announcement). A Board's "announce" slot (markup.js) calls it whenever its spec changes,
+ *   never when the page first draws it.
  *
  * Bokeh draws every widget in its own open shadow root, which a MutationObserver on the document
  * does not see into: one observer watches the document and every shadow root it finds, at start

@@ -11,7 +11,7 @@
  *                too (toFixed's rounding, half away from zero; one pattern for a typed number),
  *                not an imitation of Python's f-strings or float(); same texts, same values
  *   C04.html  <- dashboards/components/markup.py (esc)
- *   C04.spec  <- dashboards/components/markup.py (matrix_spec): the specs markup.js draws
+ *   C04.spec  the specs markup.js draws (tests/c04_testing.py computes the expected ones)
  *   C04.embedded  what the export embeds for each demo (#c04-states), parsed once
  *   C04.math  <- attnmodel/core.py (softmax, scaled_dot_product_attention, causal_mask,
  *                sinusoidal_encoding, entropy_bits, softmax_jacobian_norm, letter_trigrams,
@@ -80,7 +80,7 @@
     return wanted.size ? template.replace(FIELD, (_, name) => String(values[name])) : template;
   }
 
-  /** dashboards.components.markup.rich: catalogue text `key` as C04.markup label segments, the
+  /** Catalogue text `key` as C04.markup label segments, the
    * catalogue's own text and markup as {html} pieces, each {field} replaced by its label. */
   function rich(key, fields = {}) {
     const template = entries()[key];
@@ -101,12 +101,12 @@
     return out;
   }
 
-  /** dashboards.components.markup.readout_spec */
+  /** The spec of C04.markup.readout: one big number with its label and unit. */
   function readoutSpec(label, value, unit = "", testid = null) {
     return { testid, label, value, unit };
   }
 
-  /** dashboards.components.markup.announce_spec: a change's key figure, a11y.announce.<key>. */
+  /** An announcer spec: a change's key figure, a11y.announce.<key>. */
   function announceSpec(key, fields = {}) {
     return { text: rich(`a11y.announce.${key}`, fields) };
   }
