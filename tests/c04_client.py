@@ -145,6 +145,10 @@ class ForgingSession:
             await self.ws.write_message("{}")
             await self.ws.write_message(body)
         except (WebSocketClosedError, StreamClosedError):  # the websocket closed under us
+            # The reader records the server's close frame, if it got one: let it finish first.
+            if self._reader is not None:
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(asyncio.shield(self._reader), 5)
             self.closed = True
         return msgid
 

@@ -462,7 +462,16 @@ def test_a_flood_from_one_session_ends_at_its_last_value(server):
     assert_clean(log_since(server, offset))
 
 
-async def oversized(base: str) -> None:
+# Tornado answers a frame over the limit with a close frame (1009) and drops the connection at
+# once, the frame's payload unread: the kernel then resets the connection, and a reset that
+# arrives before the client has read the close frame discards it (the client sees the socket
+# closed, code None). The server's behaviour is the same every time; only its observation races,
+# so each attempt must see the websocket closed, and one of a few must read the 1009.
+OVERSIZED_ATTEMPTS = 4
+
+
+async def oversized_once(base: str) -> int | None:
+    """One websocket sends a message over the limit: the close code it reads (None: reset)."""
     forger = await ForgingSession(base, "explorer").open()
     try:
         await forger.until(lambda: bool(board_controls(forger)), 30)
@@ -470,9 +479,18 @@ async def oversized(base: str) -> None:
         too_long = "a" * (WEBSOCKET_MAX_MESSAGE_BYTES + 1)
         await forger.send_msg(box, {"control": "sentence", "value": too_long})
         assert not await forger.until(lambda: False, 30)  # the server closes the websocket
-        assert forger.close_code == 1009  # RFC 6455: "message too big", the server's reason
+        return forger.close_code
     finally:
         await forger.close()
+
+
+async def oversized(base: str) -> None:
+    codes = [await oversized_once(base)]
+    while codes[-1] != 1009 and len(codes) < OVERSIZED_ATTEMPTS:
+        codes.append(await oversized_once(base))
+    # RFC 6455: "message too big", the server's reason; nothing else ever.
+    assert codes[-1] == 1009, codes
+    assert set(codes) <= {1009, None}, codes
     other = await ForgingSession(base, "explorer").open()
     try:
         await other.until(lambda: bool(board_controls(other)), 30)
