@@ -13,19 +13,11 @@ import pytest
 from attnmodel import smollm
 
 REFERENCE = Path(__file__).parent / "data" / "smollm2_reference.npz"
-# Kept equal to data/record_smollm2_reference.py.
-PROMPT = "The capital of France is"
-TEXT = (
-    "The quick brown fox jumps over the lazy dog. It was a sunny day, and the children were "
-    "playing in the park near the river while their parents talked about the weather."
-)
-TOKENIZED = (
-    PROMPT,
-    TEXT,
-    "El gato duerme porque el gato está cansado",
-    "Año 2024: 3,14159 ≈ π — ¿por qué? ¡Sí! 😀 <|im_start|>user\n\tfin  ",
-    "don't you'll I'm we've they'd 12345 x=y+1;",
-)
+# The texts the reference was recorded on, saved with it: the prompt, the English text, and
+# three more for the tokenizer.
+with np.load(REFERENCE) as _recorded:
+    TOKENIZED = tuple(str(t) for t in _recorded["texts"])
+PROMPT, TEXT = TOKENIZED[:2]
 
 
 @pytest.fixture(scope="module")

@@ -24,7 +24,9 @@ import llama_cpp
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
-# Kept equal to tests/attnmodel/test_smollm.py.
+# The texts are saved with the figures (``texts``): tests/attnmodel/test_smollm.py reads them
+# from the file, so the two cannot drift apart. The first is the prompt whose logits are kept,
+# the second the text whose log-likelihood is.
 PROMPT = "The capital of France is"
 TEXT = (
     "The quick brown fox jumps over the lazy dog. It was a sunny day, and the children were "
@@ -75,6 +77,7 @@ def main(gguf: str) -> None:
     np.savez_compressed(
         HERE / "smollm2_reference.npz",
         llama_cpp_python=np.array(llama_cpp.__version__),
+        texts=np.array(TOKENIZED),
         **out,
     )
     ppl = float(np.exp(-out["text_logp"].mean()))
