@@ -681,8 +681,8 @@
   }
 
   // ---------------------------------------------------------------------------------------------
-  // C04.embedded: a twin's part of what the export embeds (dashboards/export.py, STATES_ID), the
-  // page's JSON parsed once for every twin. ``fields``: what the part must hold; ``optional``:
+  // C04.embedded: a demo's part of what the export embeds (dashboards/export.py, STATES_ID), the
+  // page's JSON parsed once for every demo. ``fields``: what the part must hold; ``optional``:
   // null instead of an error when the part is missing (links.js on a page without links).
 
   const STATES_ID = "c04-states";
