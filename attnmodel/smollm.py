@@ -409,20 +409,40 @@ class Vocabulary:
         return b"".join(self._raw(i) for i in ids).decode("utf-8", errors="replace")
 
 
-class SmolLM2(Vocabulary):
+class SmolLM2:
     """SmolLM2-135M-Instruct: 30 layers, 9 heads (3 key/value heads), d_model 576, byte-level
     BPE of 49 152 tokens (English).
 
     One per process (:func:`model`); every array it holds is a read-only memory map of the
-    cache, shared with the other processes that map it.
+    cache, shared with the other processes that map it. Its tokenizer is the process's one
+    :class:`Vocabulary` (:func:`tokenizer_model`, 34 MB of a process's own memory a copy), which
+    a prompt's check uses without the weights.
     """
 
-    def __init__(self, folder: Path | None = None):
-        super().__init__(folder)
-        meta = json.loads((self.folder / "meta.json").read_text())
+    def __init__(self, vocabulary: Vocabulary | None = None):
+        self.text = vocabulary or tokenizer_model()
+        meta = json.loads((self.text.folder / "meta.json").read_text())
         self.w = {
-            name: np.load(self.folder / f"{name}.npy", mmap_mode="r") for name in meta["tensors"]
+            name: np.load(self.text.folder / f"{name}.npy", mmap_mode="r")
+            for name in meta["tensors"]
         }
+
+    @property
+    def vocab(self) -> list[str]:
+        return self.text.vocab
+
+    @property
+    def special(self) -> frozenset[int]:
+        return self.text.special
+
+    def piece(self, token: int) -> str:
+        return self.text.piece(token)
+
+    def tokenize(self, text: str) -> Tokens:
+        return self.text.tokenize(text)
+
+    def detokenize(self, ids) -> str:
+        return self.text.detokenize(ids)
 
     # -- the forward pass ------------------------------------------------------------------------
 
