@@ -1858,6 +1858,19 @@ def one_refusal(caplog):
     return lines[0]
 
 
+def json_leaves(value):
+    """Every key and every leaf of a JSON value (dicts and lists walked), depth first."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from json_leaves(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from json_leaves(item)
+    else:
+        yield value
+
+
 # -- What the page's C04.spec builds (c04.js), computed here from the catalogue and the numbers:
 # the expected specs of test_twin_core and of the drawings' announcements. --------------------
 

@@ -27,7 +27,7 @@ from attnmodel import CapitalWalkthrough, SelfAttention
 from attnmodel.formatting import es_number
 from dashboards.demos.registry import DEMOS
 
-from c04_testing import spec_find, spec_text, viewable_texts
+from c04_testing import json_leaves, spec_find, spec_text, viewable_texts
 from c04_views import js_views
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,23 +69,11 @@ def _panel_outputs(cell) -> list[dict]:
     return [o for o in _displays(cell) if PANEL_MIME in o.data]
 
 
-def _strings(value):
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            yield key
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
 def _shown(output) -> str:
     """Every string of the Bokeh document a Panel output carries (its ``docs_json``), joined."""
     found = re.search(r"var docs_json = (\{.*?\});\n", output.data["text/html"], re.S)
     assert found, "a Panel output without its Bokeh document"
-    return "\n".join(_strings(json.loads(found.group(1))))
+    return "\n".join(s for s in json_leaves(json.loads(found.group(1))) if isinstance(s, str))
 
 
 def _decoded(value):

@@ -24,6 +24,7 @@ from c04_testing import (
     assert_training_shows,
     board_labels,
     control_value,
+    json_leaves,
     label_text,
     one_refusal,
     use,
@@ -90,18 +91,7 @@ def test_the_numbers_are_plain_data_without_text():
         *TrainingDemo().run.vocabulary,
     }
 
-    def leaves(value):
-        if isinstance(value, dict):
-            for k, v in value.items():
-                yield k
-                yield from leaves(v)
-        elif isinstance(value, list):
-            for v in value:
-                yield from leaves(v)
-        else:
-            yield value
-
-    for leaf in leaves(state):
+    for leaf in json_leaves(state):
         if isinstance(leaf, str):
             assert leaf in words or leaf in state, leaf
         else:
