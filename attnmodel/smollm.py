@@ -63,6 +63,8 @@ __all__ = [
     "measured_heads",
     "model",
     "repeated_sequence",
+    "rope",
+    "rope_angles",
     "shaped",
     "splitmix64",
     "tokenizer_model",
@@ -283,20 +285,17 @@ def _silu(x: np.ndarray) -> np.ndarray:
     return x / (np.float32(1) + np.exp(-x))
 
 
-@functools.cache
-def _rope_angles(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """cos and sin of position p × θ_i, θ_i = base^(−2i/d_head): [n, d_head/2] float32."""
+def rope_angles(start: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """cos and sin of position p × θ_i, θ_i = base^(−2i/d_head), for the positions
+    start … start + n − 1: [n, d_head/2] float32 each (a forward pass computes them once)."""
     theta = ROPE_BASE ** (-np.arange(0, D_HEAD, 2, dtype=np.float64) / D_HEAD)
-    angles = np.arange(n, dtype=np.float64)[:, None] * theta[None, :]
+    angles = np.arange(start, start + n, dtype=np.float64)[:, None] * theta[None, :]
     return np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
 
 
-def rope(x: np.ndarray, start: int) -> np.ndarray:
-    """Rotate each adjacent pair (2i, 2i + 1) of every head by position × θ_i.
-    x: [heads, n, d_head] for positions start … start + n − 1."""
-    n = x.shape[1]
-    cos, sin = _rope_angles(start + n)
-    cos, sin = cos[start:], sin[start:]
+def rope(x: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> np.ndarray:
+    """Rotate each adjacent pair (2i, 2i + 1) of every head by its position's angle × θ_i.
+    x: [heads, n, d_head]; cos, sin: :func:`rope_angles` of its positions."""
     even, odd = x[..., 0::2], x[..., 1::2]
     out = np.empty_like(x)
     out[..., 0::2] = even * cos - odd * sin
@@ -471,13 +470,14 @@ class SmolLM2:
         # Position i (absolute start + i) sees the keys 0 … start + i.
         mask = np.triu(np.full((n, total), -np.inf, dtype=np.float32), k=start + 1)
         group = N_HEADS // N_KV_HEADS
+        cos, sin = rope_angles(start, n)
         for layer in range(N_LAYERS):
             p = f"blk.{layer}."
             h = _rms_norm(x, w[p + "attn_norm.weight"])
             q = (h @ w[p + "attn_q.weight"].T).reshape(n, N_HEADS, D_HEAD).transpose(1, 0, 2)
             k = (h @ w[p + "attn_k.weight"].T).reshape(n, N_KV_HEADS, D_HEAD).transpose(1, 0, 2)
             v = (h @ w[p + "attn_v.weight"].T).reshape(n, N_KV_HEADS, D_HEAD).transpose(1, 0, 2)
-            q, k = rope(q, start), rope(k, start)
+            q, k = rope(q, cos, sin), rope(k, cos, sin)
             keys, values = cache.extend(layer, k, v)  # [n_kv, total, d_head]
             keys = np.repeat(keys, group, axis=0)  # [heads, total, d_head]: head h uses h // 3
             values = np.repeat(values, group, axis=0)

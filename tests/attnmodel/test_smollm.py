@@ -82,7 +82,7 @@ def test_attention_is_causal_and_each_row_a_distribution(lm):
 def test_rope_rotates_adjacent_pairs_each_by_its_own_angle():
     x = np.zeros((1, 3, smollm.D_HEAD), dtype=np.float32)
     x[0, :, 2] = 1.0  # the first dimension of pair 1, at positions 5, 6, 7
-    out = smollm.rope(x, start=5)
+    out = smollm.rope(x, *smollm.rope_angles(5, 3))
     theta = smollm.ROPE_BASE ** (-2 / smollm.D_HEAD)
     for row, position in enumerate((5, 6, 7)):
         expected = np.zeros(smollm.D_HEAD)
