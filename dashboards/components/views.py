@@ -45,15 +45,6 @@ class DemoView(pn.viewable.Viewer):
         return list(layout.objects) if type(layout) is pn.Column else [layout]
 
 
-def first_max(values) -> int:
-    """Index of the largest value, the first of those within 1e-9 of it: the live app and the
-    export (``C04.math.firstMax``) compute the weights to 1e-12 of each other, so a tie broken
-    by the last bit could name different tokens."""
-    values = [float(v) for v in values]
-    top = max(values)
-    return next(i for i, v in enumerate(values) if v >= top - 1e-9)
-
-
 class LangColumn(pn.Column):
     """A Column whose element carries HTML attributes (Bokeh's ``html_attributes``), e.g.
     ``lang="es"`` around an example kept in Spanish on a page in another language, or the role
