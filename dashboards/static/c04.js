@@ -111,8 +111,8 @@
     return { text: rich(`a11y.announce.${key}`, fields) };
   }
 
-  /** dashboards.components.views.first_max: the first index within 1e-9 of the largest value (the two
-   * sides' weights agree to 1e-12, so a tie must not be broken by the last bit). */
+  /** The first index within 1e-9 of the largest value: the page's weights and Python's agree to
+   * 1e-12, so a tie must not be broken by the last bit (the parity tests keep ties as ties). */
   function firstMax(values) {
     let top = -Infinity;
     for (const v of values) if (Number(v) > top) top = Number(v);
