@@ -13,8 +13,8 @@
  *   C04.html  <- dashboards/components/markup.py (esc)
  *   C04.spec  the specs markup.js draws (tests/c04_testing.py computes the expected ones)
  *   C04.embedded  what the export embeds for each demo (#c04-states), parsed once
- *   C04.math  <- attnmodel/core.py (softmax, scaled_dot_product_attention, causal_mask,
- *                sinusoidal_encoding, entropy_bits, softmax_jacobian_norm, letter_trigrams,
+ *   C04.math  <- attnmodel/core.py (softmax, scaled_dot_product_attention,
+ *                sinusoidal_encoding, softmax_jacobian_norm, letter_trigrams,
  *                trigram_vectors with its hash_words), a line-by-line port with the same order
  *                of floating-point operations, within 1e-12; it refuses what core.py refuses,
  *                with the same catalogue message (the value as JS writes it)
@@ -279,15 +279,6 @@
     return reshapeRows(x, out);
   }
 
-  /** attnmodel.core.entropy_bits along the last axis, with 0 · log 0 = 0. */
-  function entropyBits(p) {
-    const values = rowsOf(p).map((row) => {
-      const terms = row.map((v) => (v > 0 ? -v * Math.log2(v) : 0));
-      return npSum(terms) + 0;
-    });
-    return reshapeReduced(p, values);
-  }
-
   /** attnmodel.core.softmax_jacobian_norm along the last axis: ||diag(p) - pp^T||_F. */
   function softmaxJacobianNorm(p) {
     const values = rowsOf(p).map((row) => {
@@ -296,18 +287,6 @@
       return Math.sqrt(Math.max(s2 - 2 * s3 + s2 * s2, 0));
     });
     return reshapeReduced(p, values);
-  }
-
-  /** attnmodel.core.causal_mask: true where query i may attend to key j (j <= i). */
-  function causalMask(nQuery, nKey) {
-    if (nKey === undefined || nKey === null) nKey = nQuery;
-    const out = [];
-    for (let i = 0; i < nQuery; i++) {
-      const row = [];
-      for (let j = 0; j < nKey; j++) row.push(j <= i);
-      out.push(row);
-    }
-    return out;
   }
 
   function matrix(a) {
@@ -711,9 +690,7 @@
     math: {
       softmax,
       sdpa,
-      causalMask,
       sinusoidalEncoding,
-      entropyBits,
       softmaxJacobianNorm,
       matmul,
       transpose,
