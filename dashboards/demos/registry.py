@@ -136,6 +136,26 @@ DEMOS = (
         "MiniLMDemo",
         link=("sentence", "toy_sentence"),
     ),
+    # A real language model: the text first (a new text clears what was generated), the
+    # sampling's settings, then what was generated with them and which step is shown.
+    Demo(
+        "siguiente",
+        "next_word",
+        "NextWordView",
+        "NextWordDemo",
+        link=(
+            "prompt",
+            "temperature",
+            "top_k",
+            "top_p",
+            "seed",
+            "length",
+            "step",
+            "sequence",
+            "layer",
+            "head",
+        ),
+    ),
 )
 
 # The lecture numbers the demos as the seed does: 1 autoatención (with √d_k), 2 cabezas,
@@ -149,6 +169,7 @@ SECTIONS = (
     Section("entrenamiento", ("entrenamiento",)),
     Section("explorador", ("explorador",)),
     Section("modelo", ("modelo",)),
+    Section("siguiente", ("siguiente",)),
     Section("jugar", ()),
 )
 
