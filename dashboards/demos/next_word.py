@@ -347,7 +347,7 @@ class NextWordView(DemoView):
         if name == "prompt":
             self._on_prompt(value)
         elif name == "examples":
-            if not (isinstance(value, int) and 0 <= value < len(LECTURE_PROMPTS)):
+            if type(value) is not int or not 0 <= value < len(LECTURE_PROMPTS):
                 clients.refused(name, {"examples": value}, "no es uno de los textos")
                 return
             self._take_prompt(LECTURE_PROMPTS[value])
