@@ -136,6 +136,7 @@
     const tokens = a.tokens.map(visible);
     return {
       testid: "next-word-map",
+      cell: "next-word-cell",
       corner: t("map_corner"),
       tokens,
       focus: tokens.length - 1,
