@@ -128,10 +128,8 @@ def update_latencies(seconds: float, busy: bool) -> list[float]:
     import asyncio
     import threading
 
-    from attnmodel import smollm
+    from attnmodel import next_word, smollm
     from attnmodel.explorer import AttentionExplorer
-
-    from attnmodel import next_word
     from dashboards.runtime import model_thread
 
     lm = smollm.model()

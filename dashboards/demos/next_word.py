@@ -492,12 +492,12 @@ class NextWordView(DemoView):
 
     @staticmethod
     def link_export(name: str) -> dict | None:
-        """The prompt's cap (links.js checks a link's text with it); the generated length is
-        kept by next_word.js (links.js's hook: ``linked``, ``setLinked``)."""
-        if name == "prompt":
-            return {"max_chars": MAX_PROMPT_CHARS}
+        """The texts the file can show (links.js refuses another one); the generated length is
+        kept by next_word.js (links.js's hook: ``linked``, ``setLinked``), 0 to 24."""
+        if name == "prompt":  # the file has the model's numbers of the lecture's texts only
+            return {"max_chars": MAX_PROMPT_CHARS, "texts": list(LECTURE_PROMPTS)}
         if name == "length":
-            return {"hook": "next_word"}
+            return {"hook": "next_word", "range": [0, MAX_NEW_TOKENS, 1]}
         return None
 
     def __panel__(self):

@@ -200,6 +200,8 @@
       default: {
         const error = field.max_tokens && C04.views.explorer ? C04.views.explorer.sentenceError(s) : "";
         if (error) throw new Ignored("", { said: error });
+        // A text the file can only show from a list (next_word's prompt: the lecture's).
+        if (field.texts && !field.texts.includes(s)) throw new Ignored("links.not_offered");
         return s;
       }
     }

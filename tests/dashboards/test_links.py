@@ -57,6 +57,12 @@ HOSTILE = {
         "explorador.temperature": "Infinity",
         "explorador.causal": "1; DROP TABLE",
     },
+    "siguiente": {
+        "siguiente.prompt": "a\x00<b>" + "x" * 400,
+        "siguiente.top_k": "500",
+        "siguiente.length": "99",
+        "siguiente.sequence": "<script>",
+    },
 }
 
 

@@ -258,6 +258,8 @@ HOSTILE = {
     "posicion": "posicion.d_model=33&posicion.n_positions=NaN",
     "capital": "capital.country=Atl%C3%A1ntida&capital.identity=Infinity",
     "explorador": "explorador.sentence=" + "a" * 10_000 + "&explorador.temperature=99",
+    "siguiente": "siguiente.prompt=%3C%2Fscript%3E" + "x" * 400 + "&siguiente.top_k=500"
+    "&siguiente.length=99",
 }
 JUNK = "&%3Cimg%20src%3Dx%20onerror%3Dalert(2)%3E=1"
 
