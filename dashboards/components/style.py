@@ -32,6 +32,21 @@ HEAD_PLOT_CSS = """
 .c04-head text { font-family: inherit; }
 .c04-head-title { flex: 0 0 100%; font-weight: 600; margin: 0 0 2px; }
 """
+# C04.markup.heatmap (the explorer's map, «La siguiente palabra»'s head): whole percentages
+# shaded by weight, masked cells hatched, the focus row marked; scrolls sideways on a phone.
+HEATMAP_CSS = """
+.c04-map-wrap { overflow-x: auto; max-width: 100%; }
+.c04-map { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 90%; }
+.c04-map th { font-weight: 500; color: #444; padding: 2px 6px; white-space: nowrap; }
+.c04-map thead th { text-align: center; border-bottom: 1px solid #c9d0da; }
+.c04-map tbody th { text-align: right; }
+.c04-map td { padding: 3px 7px; text-align: right; border: 1px solid #dde2ea; white-space: nowrap;
+  min-width: 2.8em; color: #000; }
+.c04-map td.d { color: #fff; }
+.c04-map td.m { color: #555; background: repeating-linear-gradient(135deg, #f1f1f1 0 4px,
+  #e2e2e2 4px 8px); }
+.c04-map tr.f th { color: #b53d00; font-weight: 700; }
+"""
 # A tooltip of markup.js (head_plot, lines, raster): beside the pointer, over the drawing.
 TIP_CSS = """
 .c04-tip { position: absolute; z-index: 2; pointer-events: none; white-space: nowrap;

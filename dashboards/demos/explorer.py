@@ -35,6 +35,7 @@ from attnmodel.i18n import DEFAULT_LANG, say, text
 from dashboards.components.board import Board, control, prose, row, slot
 from dashboards.components.markup import esc
 from dashboards.components.render import shared_render
+from dashboards.components.style import HEATMAP_CSS
 from dashboards.components.views import DemoView
 from dashboards.runtime import clients
 
@@ -55,17 +56,6 @@ CSS = """
   color: #1f5fa8; border: 1px solid #c9d6ea; }
 .c04-lead { font-size: 112%; color: #333; margin: 0; }
 .c04-label { font-weight: 600; }
-.c04-map-wrap { overflow-x: auto; max-width: 100%; }
-.c04-map { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 90%; }
-.c04-map th { font-weight: 500; color: #444; padding: 2px 6px; white-space: nowrap; }
-.c04-map thead th { text-align: center; border-bottom: 1px solid #c9d0da; }
-.c04-map tbody th { text-align: right; }
-.c04-map td { padding: 3px 7px; text-align: right; border: 1px solid #dde2ea; white-space: nowrap;
-  min-width: 2.8em; color: #000; }
-.c04-map td.d { color: #fff; }
-.c04-map td.m { color: #555; background: repeating-linear-gradient(135deg, #f1f1f1 0 4px,
-  #e2e2e2 4px 8px); }
-.c04-map tr.f th { color: #b53d00; font-weight: 700; }
 .c04-map tr.f td { border-top: 2px solid #d9480f; border-bottom: 2px solid #d9480f; }
 .c04-map tr.f td:last-child { border-right: 2px solid #d9480f; }
 .c04-map tr.f td:first-of-type { border-left: 2px solid #d9480f; }
@@ -283,7 +273,7 @@ class ExplorerView(DemoView):
                 prose(outro),
             ],
             on_control=self._on_control,
-            stylesheets=[CSS + VIEW_CSS],
+            stylesheets=[HEATMAP_CSS + CSS + VIEW_CSS],
             sizing_mode="stretch_width",
         )
         # Each control and the message as the tests read them (a Slot: spec, kind).

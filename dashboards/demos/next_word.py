@@ -45,6 +45,7 @@ from attnmodel.next_word import (
 from dashboards.components.board import Board, control, prose, row, slot
 from dashboards.components.markup import esc, section_markdown
 from dashboards.components.render import shared_render
+from dashboards.components.style import HEATMAP_CSS
 from dashboards.components.views import DemoView
 from dashboards.runtime import clients, model_thread
 
@@ -60,17 +61,6 @@ PARAMETERS = ("temperature", "top_k", "top_p", "seed", "layer", "head", "sequenc
 CSS = """
 .c04-nw-prompt input[type=text] { width: 460px; }
 .c04-nw-prompt { max-width: 100%; }
-.c04-map-wrap { overflow-x: auto; max-width: 100%; }
-.c04-map { border-collapse: collapse; font-variant-numeric: tabular-nums; font-size: 85%; }
-.c04-map th { font-weight: 500; color: #444; padding: 2px 5px; white-space: nowrap; }
-.c04-map thead th { text-align: center; border-bottom: 1px solid #c9d0da; }
-.c04-map tbody th { text-align: right; }
-.c04-map td { padding: 2px 5px; text-align: right; border: 1px solid #dde2ea; white-space: nowrap;
-  min-width: 2.4em; color: #000; }
-.c04-map td.d { color: #fff; }
-.c04-map td.m { color: #555; background: repeating-linear-gradient(135deg, #f1f1f1 0 4px,
-  #e2e2e2 4px 8px); }
-.c04-map tr.f th { color: #b53d00; font-weight: 700; }
 .c04-nw-text { font-size: 115%; line-height: 1.7; }
 .c04-nw-text .c04-nw-prompt-text { color: #333; }
 .c04-nw-text mark { background: #e8eef7; color: #174a87; padding: 1px 2px; border-radius: 3px; }
@@ -332,7 +322,7 @@ class NextWordView(DemoView):
                 slot("announce", "announce"),
             ],
             on_control=self._on_control,
-            stylesheets=[CSS],
+            stylesheets=[HEATMAP_CSS + CSS],
             sizing_mode="stretch_width",
         )
         self.jobs = model_thread.Jobs()

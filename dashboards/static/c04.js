@@ -643,6 +643,17 @@
     }
   }
 
+  /** apply() of several slots of one Board (a view's readState setting its own controls). */
+  function setSlots(board, values) {
+    const targets = {};
+    const kinds = {};
+    for (const name of Object.keys(values)) {
+      targets[name] = board;
+      kinds[name] = `board:${name}`;
+    }
+    apply(targets, values, kinds);
+  }
+
   const now = () => (root.performance && root.performance.now ? root.performance.now() : Date.now());
 
   /** readState(args) -> the boards of the view draw the state (args.draw, board.js), or, for a
@@ -740,6 +751,7 @@
     embedded,
     whenEmbedded,
     apply,
+    setSlots,
     update,
     lastUpdate: null,
   };

@@ -241,13 +241,7 @@
     if (error !== undefined) {
       values.sentence_error = Object.assign({}, specs.sentence_error, { text: error });
     }
-    const kinds = {};
-    const targets = {};
-    for (const name of Object.keys(values)) {
-      kinds[name] = `board:${name}`;
-      targets[name] = board;
-    }
-    C04.apply(targets, values, kinds);
+    C04.setSlots(board, values);
     if (error) return shown; // refused: the numbers on screen stay
     const weights = attentionWeights(tokens, positional, causal, temperature);
     return { tokens, focus, causal, weights };

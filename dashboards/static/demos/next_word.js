@@ -421,13 +421,7 @@
     const options = state.generated.map((g, i) => [i, `${i + 1} \u00b7 ${visible(g.piece)}`]);
     if (state.cut === undefined) options.push([n, t(last)]); // off the tree: nothing after
     values.step = { value: state.step, options };
-    const kinds = {};
-    const targets = {};
-    for (const name of Object.keys(values)) {
-      kinds[name] = `board:${name}`;
-      targets[name] = board;
-    }
-    C04.apply(targets, values, kinds);
+    C04.setSlots(board, values);
     return state;
   }
 
