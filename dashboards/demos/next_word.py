@@ -365,25 +365,25 @@ class NextWordView(DemoView):
         self._take_prompt(value)
 
     def _take_prompt(self, value: str) -> None:
+        if not model_thread.ready() and value != self.model.prompt:
+            # Checking a text needs the tokenizer, which the model thread is still loading
+            # (the first time on a machine it builds the cache): not on the session's loop.
+            self._refuse_prompt(value, self.t("next_word.loading"))
+            return
         try:
             # A new text starts without generated tokens (the same text again keeps them).
             new = {} if value == self.model.prompt else {"length": 0, "step": 0}
             self.model.param.update(prompt=value, **new)
         except ValueError as exc:
             log.info("Texto rechazado: %s", clients.brief(str(exc)))
-            message = f"{say(exc, self.lang)} {text('next_word.kept', self.lang)}"
-            self.board.update_specs(
-                {
-                    "prompt": self._prompt_spec(value),
-                    "prompt_error": {
-                        "testid": "next-word-prompt-error",
-                        "cls": "c04-error",
-                        "text": message,
-                    },
-                }
-            )
+            self._refuse_prompt(value, f"{say(exc, self.lang)} {text('next_word.kept', self.lang)}")
             return
         self._show(prompt=True)
+
+    def _refuse_prompt(self, value: str, message: str) -> None:
+        """The typed text stays in the box, to be corrected, beside ``message``."""
+        error = {"testid": "next-word-prompt-error", "cls": "c04-error", "text": message}
+        self.board.update_specs({"prompt": self._prompt_spec(value), "prompt_error": error})
 
     # -- model -> board --------------------------------------------------------------------
 

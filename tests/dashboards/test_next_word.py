@@ -260,3 +260,12 @@ def test_the_section_says_when_the_model_cannot_compute():
     view._failed(MemoryError())
     assert view.board.specs["status"]["text"] == text("next_word.failed", "en")
     assert NextWordDemo.installed()
+
+
+def test_a_text_typed_while_the_model_loads_waits_for_it(monkeypatch):
+    view = NextWordView(lang="en")
+    monkeypatch.setattr(model_thread, "ready", lambda: False)
+    view._on_control("prompt", "Hello there")
+    assert view.model.prompt == PROMPT
+    assert view.board.specs["prompt_error"]["text"] == text("next_word.loading", "en")
+    assert view.board.specs["prompt"]["value"] == "Hello there"
