@@ -96,16 +96,6 @@ class _Prompt(param.String):
         super().__set__(obj, val)
 
 
-class _Prompt(param.String):
-    """Checked when set (not the default, at import: that needs the tokenizer)."""
-
-    def __set__(self, obj, val):
-        if not isinstance(val, str):
-            raise Refusal("core.expected_text", name=self.name, value=repr(val)[:80])
-        check_prompt(val)
-        super().__set__(obj, val)
-
-
 class Generated(NamedTuple):
     """One sampled token and the distribution it was drawn from."""
 

@@ -21,6 +21,8 @@ Writes bench/export_results.json.
 from __future__ import annotations
 
 import argparse
+import base64
+import gzip
 import html
 import json
 import os
@@ -37,7 +39,7 @@ from _browser import CHROMIUM, CHROMIUM_ARGS, DEEP_FIND_JS, OFFLINE_PREFIXES, wa
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dashboards.export import MAX_BYTES  # noqa: E402
+from dashboards.export import MAX_BYTES, PACKED_JS  # noqa: E402
 
 DIST = ROOT / "dist"
 TARGET_EXPORT_S = 60.0
@@ -92,14 +94,17 @@ _JSON_ID = re.compile(r'type="application/json" id="([^"]+)"')
 
 def page_parts(page: str) -> tuple[dict[str, int], dict[str, int]]:
     """Where an exported page's bytes (UTF-8) are: ``{part: bytes}`` over :data:`PARTS` (the
-    content of each ``<script>`` by what it holds; they add up to the file's size) and
+    content of each ``<script>`` by what it holds, packed or not; they add up to the file's
+    size) and
     ``{component: bytes}``, the ESM source each kind of ``ReactiveESM`` component sends inside
     the Bokeh document (Panel sends it with every instance)."""
     parts = dict.fromkeys(PARTS, 0)
     esm: dict[str, int] = {}
     for match in _SCRIPT.finditer(page):
         attrs, body = match.groups()
-        size = len(body.encode("utf-8"))
+        size = len(body.encode("utf-8"))  # in the file: a packed script's gzipped base64
+        if PACKED_JS in attrs:  # dashboards/export.py, pack_scripts: told apart by its code
+            body = gzip.decompress(base64.b64decode(body)).decode("utf-8")
         head = body[:400]
         json_id = _JSON_ID.search(attrs)
         if json_id and json_id.group(1) in ("c04-states", "c04-text"):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import functools
 import gzip
 import html
 import io
@@ -73,13 +74,14 @@ TEXT_ID = "c04-text"  # the catalogue, read by C04.t in c04.js
 BROWSER_TABLES = registry.BROWSER_TABLES
 LECTURE_FILE = "clase04.html"
 INDEX_FILE = "index.html"
-# The largest file measured + 10 % (issue 38): en/clase04.html is 4.17 MB since every demo
-# sends numbers and each section's file carries only its own demos' drawing (4.55 MB when a
-# Board's browser code first went once per page; 6.55 MB under a 7 MB cap with MathJax's bundle).
+# The largest file measured + 10 % (issue 38): clase04.html is 2.30 MB since the bundles and the
+# large tables travel gzipped (pack_scripts, packed_states; 4.05 MB before, with «La siguiente
+# palabra»; 4.17 MB once every demo sent numbers and each section's file carried only its own
+# demos' drawing; 6.55 MB under a 7 MB cap with MathJax's bundle).
 # Bokeh's widgets and tables bundles stay in every page: panel.min.js imports them when it loads
 # (without them Chromium stops at "Cannot find module '@bokehjs/models/widgets/widget'", or
 # ".../widgets/tables", and draws nothing).
-MAX_BYTES = 4_600_000
+MAX_BYTES = 2_600_000
 
 # The demos of each section, in the live lecture's order (the registry's), each after its
 # marker. The last section, "jugar", has no demo: the export writes it as text.
@@ -606,6 +608,77 @@ def postprocess(
     return result
 
 
+# A page's scripts from the first one over PACK_SCRIPT_BYTES on (Bokeh's and Panel's bundles, 2.7
+# MB a page) go gzipped (base64, a third of their size) and run, in their order, once unpacked
+# (UNPACK_JS, the page's last script). Bokeh's embed script is one of them: it draws the
+# document when it runs, the page being parsed by then.
+PACK_SCRIPT_BYTES = 64_000
+PACKED_JS = "text/x-c04-gzip"
+DEFERRED_JS = "text/x-c04-defer"
+_SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script>", re.S | re.I)
+_EXECUTABLE = re.compile(r'^\s*(?:type="text/javascript")?\s*$', re.I)
+UNPACK_JS = """(() => {
+  const waiting = Array.from(document.querySelectorAll(
+    'script[type="PACKED"], script[type="DEFERRED"]'));
+  const unzip = async (base64) => {
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text();
+  };
+  Promise.all(waiting.map((el) => (el.type === "PACKED" ? unzip(el.textContent) : el.textContent)))
+    .then((texts) => texts.forEach((text, i) => {
+      const run = document.createElement("script");
+      run.textContent = text;
+      waiting[i].replaceWith(run);
+    }));
+})();""".replace("PACKED", PACKED_JS).replace("DEFERRED", DEFERRED_JS)
+
+
+@functools.lru_cache(maxsize=16)  # the same bundles in every page of an export
+def _gzipped(body: str) -> str:
+    return base64.b64encode(gzip.compress(body.encode(), compresslevel=9, mtime=0)).decode()
+
+
+def pack_scripts(page: str) -> str:
+    """``page`` with its scripts from the first large one on packed (large) or deferred
+    (small), and UNPACK_JS before </body> to run them in order."""
+    out, last, packing = [], 0, False
+    for match in _SCRIPT.finditer(page):
+        attributes, body = match.group(1), match.group(2)
+        if not _EXECUTABLE.match(attributes):
+            continue
+        size = len(body.encode())
+        packing = packing or size > PACK_SCRIPT_BYTES
+        if not packing:
+            continue
+        if size > PACK_SCRIPT_BYTES:
+            tag = f'<script type="{PACKED_JS}">{_gzipped(body)}</script>'
+        else:
+            tag = f'<script type="{DEFERRED_JS}">{body}</script>'
+        out += [page[last : match.start()], tag]
+        last = match.end()
+    if not packing:
+        return page
+    page = "".join([*out, page[last:]])
+    end = page.rindex("</body>")
+    return page[:end] + _script(UNPACK_JS) + "\n" + page[end:]
+
+
+def unpacked_page(page: str) -> str:
+    """The page as it runs: every packed or deferred script as the plain one it was (the
+    tests read the exported files' code so)."""
+
+    def plain(match: re.Match) -> str:
+        attributes, body = match.group(1), match.group(2)
+        if PACKED_JS in attributes:
+            body = gzip.decompress(base64.b64decode(body)).decode()
+        elif DEFERRED_JS not in attributes:
+            return match.group(0)
+        return f'<script type="text/javascript">{body}</script>'
+
+    return _SCRIPT.sub(plain, page.replace(_script(UNPACK_JS) + "\n", ""))
+
+
 # ---------------------------------------------------------------------------------------------
 # The export
 
@@ -655,6 +728,7 @@ def render_page(page: Page, scripts: list[tuple[str, str]]) -> tuple[Processed, 
     drawings = {f"{d.module}.js" for d in registry.DEMOS}
     used = [(n, c) for n, c in scripts if n not in drawings or n[:-3] in wire.modules]
     processed = postprocess(save_html(layout, page.title), used, wire.states, lang=page.lang)
+    processed.html = pack_scripts(processed.html)
     return processed, wire.count
 
 

@@ -159,9 +159,9 @@ def numbers(model: NextWordDemo, lang: str = "") -> dict[str, object]:
 # The generations the export carries for each lecture text: (temperature, top_k, top_p, seeds,
 # length). The page follows them exactly; a setting that draws a token off them stops there.
 EXPORT_RUNS = (
-    (1.0, 50, 1.0, range(4), 6),  # the defaults, four seeds
-    (0.1, 50, 1.0, range(1), 6),  # nearly greedy
-    (0.7, 50, 0.9, range(2), 6),
+    (1.0, 50, 1.0, range(4), BURST),  # the defaults, four seeds: "Generar 8" once
+    (0.1, 50, 1.0, range(1), BURST),  # nearly greedy
+    (0.7, 50, 0.9, range(2), BURST),
 )
 
 
@@ -318,6 +318,7 @@ class NextWordView(DemoView):
                     css="c04-controls",
                 ),
                 slot("heads", "note"),
+                slot("map_note", "note"),
                 slot("map", "heatmap"),
                 slot("announce", "announce"),
             ],

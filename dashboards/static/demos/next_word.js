@@ -131,7 +131,6 @@
   }
 
   function map(a) {
-    if (!a.percent) return { testid: "next-word-map-missing", cls: "c04-note", text: t("offline_head") };
     const [before, after] = C04.t("format.percent", { value: "\u0000" }).split("\u0000");
     const tokens = a.tokens.map(visible);
     return {
@@ -156,6 +155,10 @@
       step_note: stepNote(state),
       heads: headsNote(state),
       map: state.attention.percent ? map(state.attention) : {},
+      // Offline, on the repeated sequence, only the measured heads' maps are in the file.
+      map_note: state.attention.percent
+        ? {}
+        : { testid: "next-word-map-missing", cls: "c04-note", text: t("offline_head") },
       announce: dist
         ? C04.spec.announce("next_word", { context: context(state), token: visible(dist.pieces[top]), p: pct(dist.p[top]) })
         : {},
