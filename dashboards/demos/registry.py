@@ -136,6 +136,8 @@ DEMOS = (
         "MiniLMDemo",
         link=("sentence", "toy_sentence"),
     ),
+    # One Transformer block, step by step: the model sets its prompt, then the layer and step.
+    Demo("bloque", "block", "BlockView", "BlockDemo", link=("which", "prompt", "layer", "step")),
 )
 
 # The lecture numbers the demos as the seed does: 1 autoatención (with √d_k), 2 cabezas,
@@ -149,6 +151,8 @@ SECTIONS = (
     Section("entrenamiento", ("entrenamiento",)),
     Section("explorador", ("explorador",)),
     Section("modelo", ("modelo",)),
+    # On main the section is «La siguiente palabra»: Section("siguiente", ("siguiente", "bloque")).
+    Section("bloque", ("bloque",)),
     Section("jugar", ()),
 )
 
