@@ -30,8 +30,9 @@
   // A token as the class reads it: a space as "␣", a line break as "↵", a tab as "⇥".
   const visible = (piece) => String(piece).replace(/ /g, "␣").replace(/\n/g, "↵").replace(/\t/g, "⇥");
 
-  // An integer with its thousands apart (a narrow no-break space, both languages): 49 152.
-  const grouped = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, "\u202f");
+  // An integer of 5 digits or more with its thousands apart (a narrow no-break space, both
+  // languages, as SI writes them): 49 152; 1536 stays whole.
+  const grouped = (n) => (String(n).length < 5 ? String(n) : String(n).replace(/\B(?=(\d{3})+(?!\d))/g, "\u202f"));
 
   const vector = (n) => `[${grouped(n)}]`;
 
