@@ -71,7 +71,7 @@ class Jobs:
             try:
                 _load()
                 result = work()
-            except Exception as exc:  # noqa: BLE001 - shown to the student, never a traceback
+            except Exception as exc:
                 log.info("El modelo no pudo calcular: %s", exc)
                 failed(exc)
                 return
@@ -92,7 +92,7 @@ class Jobs:
         # In the model thread: hand the result to the session's own loop.
         try:
             self._doc.add_next_tick_callback(partial(self._finish, future, done, failed))
-        except Exception:  # noqa: BLE001 - the session is gone: nothing to show it to
+        except Exception:
             self._running = False
 
     def _finish(self, future: Future, done, failed) -> None:
