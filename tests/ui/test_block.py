@@ -88,9 +88,7 @@ def moves(page) -> list[dict]:
     expect(readout(page, "block-detail-hidden")).to_have_text(number(WALK[2]["hidden"], 2))
     shots.append(page.evaluate(SNAPSHOT_JS))
     page.get_by_label(text("block.which")).select_option(label=text("block.model.tiny"))
-    expect(page.locator('[data-testid="block-step-7-note"]')).to_have_text(
-        text("block.missing.7")
-    )
+    expect(page.locator('[data-testid="block-step-7-note"]')).to_have_text(text("block.missing.7"))
     shots.append(page.evaluate(SNAPSHOT_JS))
     return shots
 
