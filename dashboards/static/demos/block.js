@@ -19,7 +19,6 @@
   const C04 = (window.C04 = window.C04 || {});
   C04.views = C04.views || {};
 
-  const t = (k, values) => C04.t(`block.${k}`, values);
   const fmt = (x) => C04.fmt.number(x, 2);
   const pct = (p) => C04.fmt.percent(p, 1);
   const LENS_STEPS = [1, 5, 8, 10];
@@ -40,8 +39,8 @@
     const s = state.walk.shapes;
     return {
       vector: vector(s.d_model),
-      q: t("shape_heads", { heads: s.heads, d_head: s.d_head }),
-      kv: t("shape_heads", { heads: s.kv_heads, d_head: s.d_head }),
+      q: C04.t("block.shape_heads", { heads: s.heads, d_head: s.d_head }),
+      kv: C04.t("block.shape_heads", { heads: s.kv_heads, d_head: s.d_head }),
       hidden: s.d_ff === null ? "" : vector(s.d_ff),
       vocab: vector(s.vocab),
     };
@@ -65,10 +64,10 @@
         return {
           items: [["shape", sh.vector, "", "shape"], ["norm_out", fmt(d.input), "", "after"]],
           lens: d.lens.input,
-          note: state.layer === 1 ? t(`note.embedding.${state.which}`) : t("note.entering", { layer: state.layer }),
+          note: state.layer === 1 ? C04.t(`block.note.embedding.${state.which}`) : C04.t("block.note.entering", { layer: state.layer }),
         };
       case 2:
-        return { items: io(sh.vector, d.input, d.norm1), lens: null, note: t("note.norm") };
+        return { items: io(sh.vector, d.input, d.norm1), lens: null, note: C04.t("block.note.norm") };
       case 3:
         return {
           items: [
@@ -78,14 +77,14 @@
             ["norm_v", fmt(d.v), sh.kv, "v"],
           ],
           lens: null,
-          note: t(`note.qkv.${state.which}`),
+          note: C04.t(`block.note.qkv.${state.which}`),
         };
       case 4:
-        return { items: io(sh.vector, inputOfAttention, d.attention), lens: null, note: t("note.attention") };
+        return { items: io(sh.vector, inputOfAttention, d.attention), lens: null, note: C04.t("block.note.attention") };
       case 5:
-        return { items: io(sh.vector, d.input, d.mid), lens: d.lens.mid, note: t("note.residual_attention") };
+        return { items: io(sh.vector, d.input, d.mid), lens: d.lens.mid, note: C04.t("block.note.residual_attention") };
       case 6:
-        return { items: io(sh.vector, d.mid, d.norm2), lens: null, note: t("note.norm") };
+        return { items: io(sh.vector, d.mid, d.norm2), lens: null, note: C04.t("block.note.norm") };
       case 7:
         return {
           items: [
@@ -94,28 +93,28 @@
             ["norm_out", fmt(d.mlp), sh.vector, "after"],
           ],
           lens: null,
-          note: t("note.mlp"),
+          note: C04.t("block.note.mlp"),
         };
       case 8:
-        return { items: io(sh.vector, d.mid, d.out), lens: d.lens.out, note: t("note.residual_mlp") };
+        return { items: io(sh.vector, d.mid, d.out), lens: d.lens.out, note: C04.t("block.note.residual_mlp") };
       case 9:
         return {
           items: [...io(sh.vocab, d.out, d.logits), ["top_logit", fmt(d.top_logit), "", "top-logit"]],
           lens: null,
-          note: last ? t(`note.head_last.${state.which}`) : t("note.head_lens", { layer: state.layer }),
+          note: last ? C04.t(`block.note.head_last.${state.which}`) : C04.t("block.note.head_lens", { layer: state.layer }),
         };
       default:
         return {
           items: [["shape", sh.vocab, "", "shape"], ["norm_p", fmt(d.probabilities), "", "after"]],
           lens: d.lens.out,
-          note: last ? t("note.softmax_last") : t("note.softmax_lens", { layer: state.layer }),
+          note: last ? C04.t("block.note.softmax_last") : C04.t("block.note.softmax_lens", { layer: state.layer }),
         };
     }
   }
 
   function readouts(items, prefix) {
     return {
-      items: items.map(([key, value, unit, id]) => C04.spec.readout(t(key), value, unit, `${prefix}-${id}`)),
+      items: items.map(([key, value, unit, id]) => C04.spec.readout(C04.t(`block.${key}`), value, unit, `${prefix}-${id}`)),
     };
   }
 
@@ -123,8 +122,8 @@
     return {
       testid,
       caption,
-      corner: t("token"),
-      head: t("probability"),
+      corner: C04.t("block.token"),
+      head: C04.t("block.probability"),
       bar_em: 10,
       rows: lens.tokens.map((token, i) => ({
         label: visible(token),
@@ -136,17 +135,17 @@
   }
 
   function overview(state) {
-    const cols = [t("overview.out"), t("overview.attention"), t("overview.mlp"), t("overview.top"), t("overview.p")];
+    const cols = [C04.t("block.overview.out"), C04.t("block.overview.attention"), C04.t("block.overview.mlp"), C04.t("block.overview.top"), C04.t("block.overview.p")];
     return {
       testid: "block-overview",
-      title: t("overview.title", { n: state.n_layers }),
+      title: C04.t("block.overview.title", { n: state.n_layers }),
       cols,
       rows: state.walk.layers.map((d, i) => ({
-        label: i + 1 === state.layer ? { text: t("overview.shown", { layer: i + 1 }), tag: "b" } : String(i + 1),
+        label: i + 1 === state.layer ? { text: C04.t("block.overview.shown", { layer: i + 1 }), tag: "b" } : String(i + 1),
         cells: [
           fmt(d.out),
           fmt(d.attention),
-          d.mlp === null ? t("overview.none") : fmt(d.mlp),
+          d.mlp === null ? C04.t("block.overview.none") : fmt(d.mlp),
           visible(d.lens.out.tokens[0]),
           pct(d.lens.out.p[0]),
         ],
@@ -161,43 +160,43 @@
     specs.tokens = {
       testid: "block-tokens",
       text: [
-        t("tokens", { n: tokens.length }),
+        C04.t("block.tokens", { n: tokens.length }),
         " ",
         { text: tokens.slice(0, -1).concat([`[${tokens[tokens.length - 1]}]`]).join(" · "), tag: "b" },
       ],
     };
-    const title = (n) => t(`step.${n}`);
+    const title = (n) => C04.t(`block.step.${n}`);
     for (let n = 1; n <= N_STEPS; n++) {
       if (state.missing.includes(n)) {
         specs[`step_${n}`] = { items: [] };
-        specs[`note_${n}`] = { testid: `block-step-${n}-note`, cls: "c04-note", text: t(`missing.${n}`) };
+        specs[`note_${n}`] = { testid: `block-step-${n}-note`, cls: "c04-note", text: C04.t(`block.missing.${n}`) };
         continue;
       }
       const s = step(state, n);
       specs[`step_${n}`] = readouts(s.items, `block-step-${n}`);
       specs[`note_${n}`] = { testid: `block-step-${n}-note`, cls: "c04-note", text: s.note };
       if (LENS_STEPS.includes(n)) {
-        specs[`lens_${n}`] = lensBars(s.lens, `block-lens-${n}`, t("lens_caption", { layer: state.layer }));
+        specs[`lens_${n}`] = lensBars(s.lens, `block-lens-${n}`, C04.t("block.lens_caption", { layer: state.layer }));
       }
     }
     const n = state.step;
     specs.detail_title = {
       testid: "block-detail-title",
       cls: "c04-note",
-      text: { text: t("detail_title", { layer: state.layer, n_layers: state.n_layers, title: title(n) }), tag: "b" },
+      text: { text: C04.t("block.detail_title", { layer: state.layer, n_layers: state.n_layers, title: title(n) }), tag: "b" },
     };
     if (state.missing.includes(n)) {
       specs.detail = { items: [] };
-      specs.detail_note = { testid: "block-detail-note", cls: "c04-note", text: t(`missing.${n}`) };
+      specs.detail_note = { testid: "block-detail-note", cls: "c04-note", text: C04.t(`block.missing.${n}`) };
     } else {
       const s = step(state, n);
       specs.detail = readouts(s.items, "block-detail");
       specs.detail_note = { testid: "block-detail-note", cls: "c04-note", text: s.note };
-      if (s.lens) specs.detail_lens = lensBars(s.lens, "block-detail-lens", t("lens_caption", { layer: state.layer }));
+      if (s.lens) specs.detail_lens = lensBars(s.lens, "block-detail-lens", C04.t("block.lens_caption", { layer: state.layer }));
     }
     specs.overview = overview(state);
     if (state.refused) {
-      specs.offline = { testid: "block-offline", cls: "c04-error", text: t("free_prompt_offline") };
+      specs.offline = { testid: "block-offline", cls: "c04-error", text: C04.t("block.free_prompt_offline") };
     }
     return specs;
   }
@@ -220,7 +219,7 @@
       C04.apply(
         { prompt: args.board, layer: args.board },
         {
-          prompt: Object.assign({}, specs.prompt, { value: args.prompts[which], placeholder: t(`placeholder.${which}`) }),
+          prompt: Object.assign({}, specs.prompt, { value: args.prompts[which], placeholder: C04.t(`block.placeholder.${which}`) }),
           layer: Object.assign({}, specs.layer, { value: layer, end: nLayers, disabled: nLayers === 1 }),
         },
         KINDS,
