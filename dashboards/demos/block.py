@@ -38,6 +38,8 @@ log = logging.getLogger(__name__)
 # The steps whose box shows the logit lens's top tokens: the three states of the residual
 # stream (1 entering, 5 after attention, 8 after the MLP) and the softmax (10).
 LENS_STEPS = (1, 5, 8, 10)
+# The steps' boxes follow their own stepper (present.js: group "block"), not «La capital»'s.
+STEP_GROUP = "c04-steps-block"
 BOARD_CSS = """
 .c04-block-prompt input[type=text] { width: 360px; max-width: 100%; }
 """
@@ -125,7 +127,7 @@ class BlockView(DemoView):
             parts = [slot(f"step_{n}", "readouts"), slot(f"note_{n}", "note")]
             if n in LENS_STEPS:
                 parts.append(slot(f"lens_{n}", "bars"))
-            boxes.append(box(t(f"block.step.{n}"), *parts, css=f"c04-step-{n}"))
+            boxes.append(box(t(f"block.step.{n}"), *parts, css=f"c04-step-{n} {STEP_GROUP}"))
         self.steps = Board(
             layout=[
                 row(*boxes[:5]),
@@ -148,7 +150,10 @@ class BlockView(DemoView):
         self.model.param.watch(self._on_walk, ["which", "prompt"])
         self.model.param.watch(self._on_choice, ["layer", "step"])
         self._layout = pn.Column(
-            self.board, stepper(N_STEPS, self.lang), self.steps, sizing_mode="stretch_width"
+            self.board,
+            stepper(N_STEPS, self.lang, group="block"),
+            self.steps,
+            sizing_mode="stretch_width",
         )
         self._compute()
 

@@ -124,8 +124,12 @@ def test_a_free_prompt_in_the_export_says_it_needs_the_server_and_keeps_the_stat
 
 
 def test_no_wcag_violation_at_360_px(page, watch, open_lecture_section):
+    size = page.viewport_size  # the page is shared: its size goes back for the next test
     page.set_viewport_size({"width": 360, "height": 800})
-    open_lecture_section(SECTION)
-    wait_drawn(page)
-    assert violations(page) == {}
+    try:
+        open_lecture_section(SECTION)
+        wait_drawn(page)
+        assert violations(page) == {}
+    finally:
+        page.set_viewport_size(size)
     assert watch.console_errors == []
