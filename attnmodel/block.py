@@ -272,12 +272,32 @@ class BlockDemo(param.Parameterized):
         default=1, bounds=(1, N_STEPS), doc="El paso del bloque que se muestra en detalle (1–10)."
     )
 
+    def __init__(self, **params):
+        # The model first: the prompt and the layer are checked against it; a model given alone
+        # comes with its own prompt.
+        which = params.pop("which", self.param.which.default)
+        params.setdefault("prompt", DEFAULT_PROMPTS.get(which, DEFAULT_PROMPT))
+        super().__init__(which=which, **params)
+
     @param.depends("which", watch=True)
     def _model_chosen(self) -> None:
-        # A layer the model has, then its own prompt (checked against the new model).
-        self.param.update(
-            layer=min(self.layer, N_LAYERS[self.which]), prompt=DEFAULT_PROMPTS[self.which]
-        )
+        # What the new model cannot read goes back to its own: a layer past its last, a prompt
+        # it refuses (a view choosing a model sets that model's prompt with it: choose).
+        changes = {}
+        if self.layer > N_LAYERS[self.which]:
+            changes["layer"] = N_LAYERS[self.which]
+        try:
+            check_block_prompt(self.which, self.prompt)
+        except Refusal:
+            changes["prompt"] = DEFAULT_PROMPTS[self.which]
+        if changes:
+            self.param.update(changes)
+
+    def choose(self, which) -> None:
+        """Model ``which`` with its own prompt and a layer it has (param checks ``which``)."""
+        self.param.update(which=which)
+        if self.prompt != DEFAULT_PROMPTS[self.which]:
+            self.prompt = DEFAULT_PROMPTS[self.which]
 
     @property
     def n_layers(self) -> int:

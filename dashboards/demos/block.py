@@ -164,7 +164,13 @@ class BlockView(DemoView):
         the model's own: the prompt against the chosen model, the layer against its layers)."""
         if name == "prompt":
             self._on_prompt(value)
-        elif name in ("which", "layer", "step"):
+        elif name == "which":
+            # A model the select offers, with its own prompt (BlockDemo.choose).
+            if value not in MODELS:
+                clients.refused(name, {"which": value}, "no es un modelo ofrecido")
+                return
+            self.model.choose(value)
+        elif name in ("layer", "step"):
             clients.take(name, self.model, name, value)
         else:
             clients.refused(name, {"value": value}, "no es un control de esta demo")

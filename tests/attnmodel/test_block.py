@@ -204,10 +204,24 @@ def test_the_tiny_model_lacks_the_norms_and_the_mlp():
 
 def test_choosing_a_model_sets_its_prompt_and_a_layer_it_has():
     demo = BlockDemo(layer=12)
-    demo.which = "tiny"
+    demo.choose("tiny")
     assert (demo.prompt, demo.layer) == ("La capital de Francia es", 1)
-    demo.which = "smollm"
+    demo.choose("smollm")
     assert (demo.prompt, demo.layer) == ("The capital of France is", 1)
+
+
+def test_a_model_set_alone_keeps_what_it_can_read_and_replaces_the_rest():
+    demo = BlockDemo(layer=12)
+    demo.which = "tiny"  # "The capital of France is": not its words; no layer 12
+    assert (demo.prompt, demo.layer) == ("La capital de Francia es", 1)
+    demo.which = "smollm"  # a text SmolLM2 reads (Spanish, weakly): kept
+    assert demo.prompt == "La capital de Francia es"
+    # Built or updated with a model and a prompt, in any order: the prompt checked against it.
+    assert BlockDemo(which="tiny").prompt == "La capital de Francia es"
+    built = BlockDemo(prompt="La capital de Italia es", which="tiny")
+    assert built.prompt == "La capital de Italia es"
+    demo.param.update(which="tiny", prompt="La capital de Chile es")
+    assert demo.prompt == "La capital de Chile es"
 
 
 @pytest.mark.parametrize(
