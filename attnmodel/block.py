@@ -276,7 +276,8 @@ class BlockDemo(param.Parameterized):
         # The model first: the prompt and the layer are checked against it; a model given alone
         # comes with its own prompt.
         which = params.pop("which", self.param.which.default)
-        params.setdefault("prompt", DEFAULT_PROMPTS.get(which, DEFAULT_PROMPT))
+        if which != self.param.which.default and "prompt" not in params:
+            params["prompt"] = DEFAULT_PROMPTS.get(which, DEFAULT_PROMPT)
         super().__init__(which=which, **params)
 
     @param.depends("which", watch=True)
