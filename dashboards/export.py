@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import gzip
 import html
 import io
 import json
@@ -490,6 +491,35 @@ def states_json(states: dict) -> str:
     return _json_in_script(json.dumps(_jsonable(states), ensure_ascii=False, separators=(",", ":")))
 
 
+# A demo's part of the states larger than this goes gzipped (base64): the tables of numbers
+# shrink to a fifth to four fifths (training's 325 KB to 60 KB), ~0.5 MB of clase04.html. The page
+# unpacks them once as it loads (c04.js, DecompressionStream); a control used before waits.
+PACK_BYTES = 16_000
+PACKED = "c04_gzip"
+
+
+def packed_states(states: dict) -> dict:
+    """``states`` with every part over PACK_BYTES of JSON as ``{PACKED: base64(gzip(json))}``."""
+    out = {}
+    for key, value in states.items():
+        text = json.dumps(_jsonable(value), ensure_ascii=False, separators=(",", ":"))
+        if len(text.encode()) > PACK_BYTES:
+            packed = gzip.compress(text.encode(), compresslevel=9, mtime=0)
+            value = {PACKED: base64.b64encode(packed).decode("ascii")}
+        out[key] = value
+    return out
+
+
+def unpacked_states(text: str) -> dict:
+    """The embedded states as a page reads them: the JSON of the <script>, packed parts
+    unpacked (the tests read the shipped tables so)."""
+    states = json.loads(text)
+    for key, value in states.items():
+        if isinstance(value, dict) and set(value) == {PACKED}:
+            states[key] = json.loads(gzip.decompress(base64.b64decode(value[PACKED])))
+    return states
+
+
 def _json_in_script(text: str) -> str:
     # Only "</" and "<!--" can end or derail a <script> element; "\\/" and "\\u0021" are
     # plain JSON escapes (escaping every "<" would cost 5 bytes each in HTML-heavy states).
@@ -520,13 +550,17 @@ def check_offline(page: str) -> None:
                 raise ExportError("css_not_inlined", url=url)
 
 
-def head_elements(scripts: list[tuple[str, str]], states: dict, lang: str = "es") -> list[str]:
-    """What goes first into an exported page's <head>, in order: the embedded states, the
+def head_elements(
+    scripts: list[tuple[str, str]], states: dict, lang: str = "es", pack: bool = True
+) -> list[str]:
+    """What goes first into an exported page's <head>, in order: the embedded states (the
+    large parts packed, unless ``pack`` is false: a test's page that reads them at once), the
     language's text catalogue (both JSON data; its formulas as MathML, as the views write
     them) and the twin's scripts."""
     entries = mathml.catalogue(lang)
+    shipped = packed_states(states) if pack else states
     return [
-        f'<script type="application/json" id="{STATES_ID}">{states_json(states)}</script>',
+        f'<script type="application/json" id="{STATES_ID}">{states_json(shipped)}</script>',
         f'<script type="application/json" id="{TEXT_ID}">'
         f"{_json_in_script(catalogue_json(lang, BROWSER_TABLES, entries))}</script>",
         *(_script(f"/* {name} */\n{text}") for name, text in scripts),

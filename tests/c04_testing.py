@@ -627,7 +627,9 @@ def twin_html(*names: str, states: dict | None = None, head: str = "", lang: str
 
     files = ("c04.js", "markup.js", *names)
     scripts = [(name, script_path(name).read_text(encoding="utf-8")) for name in files]
-    elements = "".join(head_elements(scripts, states or {}, lang))
+    # Unpacked: the twin tests read the states as soon as the page is set (the exported
+    # files' packed tables are the export tests').
+    elements = "".join(head_elements(scripts, states or {}, lang, pack=False))
     return (
         f'<!DOCTYPE html><html lang="{lang}"><head><meta charset="utf-8">{elements}{head}'
         "</head><body></body></html>"

@@ -136,6 +136,26 @@ DEMOS = (
         "MiniLMDemo",
         link=("sentence", "toy_sentence"),
     ),
+    # A real language model: the text first (a new text clears what was generated), the
+    # sampling's settings, then what was generated with them and which step is shown.
+    Demo(
+        "siguiente",
+        "next_word",
+        "NextWordView",
+        "NextWordDemo",
+        link=(
+            "prompt",
+            "temperature",
+            "top_k",
+            "top_p",
+            "seed",
+            "length",
+            "step",
+            "sequence",
+            "layer",
+            "head",
+        ),
+    ),
     # One Transformer block, step by step: the model sets its prompt, then the layer and step.
     Demo("bloque", "block", "BlockView", "BlockDemo", link=("which", "prompt", "layer", "step")),
 )
@@ -151,8 +171,7 @@ SECTIONS = (
     Section("entrenamiento", ("entrenamiento",)),
     Section("explorador", ("explorador",)),
     Section("modelo", ("modelo",)),
-    # On main the section is «La siguiente palabra»: Section("siguiente", ("siguiente", "bloque")).
-    Section("bloque", ("bloque",)),
+    Section("siguiente", ("siguiente", "bloque")),
     Section("jugar", ()),
 )
 

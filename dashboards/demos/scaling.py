@@ -156,7 +156,7 @@ class ScalingView(DemoView):
     @staticmethod
     def link_export(name: str) -> dict | None:
         """In the export "Nueva muestra" cycles the embedded samples 0 … EXPORT_SEEDS − 1 and
-        scaling.js keeps the seed (``setSeed``, ``seed``)."""
+        scaling.js keeps the seed (links.js's hook: ``linked``, ``setLinked``)."""
         if name == "seed":
             return {"hook": "scaling", "range": [0, EXPORT_SEEDS - 1, 1]}
         return None

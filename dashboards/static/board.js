@@ -372,7 +372,8 @@
             for (const other of boards.values()) if (other.view === model.view) other.setState(state)
           }
         }
-        C04.update(offline.demo, args, offline.kinds)
+        // The export's tables unpack as the page loads: a control used before waits for them.
+        C04.whenEmbedded(() => C04.update(offline.demo, args, offline.kinds))
       }
       // links.js writes the export's address after a control's use (a composed event: it
       // leaves this shadow root).

@@ -664,15 +664,51 @@
   // page's JSON parsed once for every demo. ``fields``: what the part must hold; ``optional``:
   // null instead of an error when the part is missing (links.js on a page without links).
 
-  const STATES_ID = "c04-states";
-  let embeddedParts = null;
+  // A large part comes gzipped ({c04_gzip: base64}, dashboards/export.py packed_states): every
+  // one is unpacked once, as the page loads; whenEmbedded(fn) runs fn once they are.
 
-  function embedded(key, fields = [], optional = false) {
+  const STATES_ID = "c04-states";
+  const PACKED = "c04_gzip";
+  let embeddedParts = null;
+  let unpacking = null; // a Promise while packed parts are being unpacked
+
+  async function gunzip(base64) {
+    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).text();
+  }
+
+  function parts() {
     if (embeddedParts === null) {
       const node = root.document ? root.document.getElementById(STATES_ID) : null;
       embeddedParts = node ? JSON.parse(node.textContent) : {};
+      const packed = Object.keys(embeddedParts).filter(
+        (key) => embeddedParts[key] && typeof embeddedParts[key][PACKED] === "string"
+      );
+      if (packed.length) {
+        unpacking = Promise.all(
+          packed.map(async (key) => {
+            embeddedParts[key] = JSON.parse(await gunzip(embeddedParts[key][PACKED]));
+          })
+        ).then(() => {
+          unpacking = null;
+        });
+      }
     }
-    const part = embeddedParts[key];
+    return embeddedParts;
+  }
+
+  function whenEmbedded(fn) {
+    parts();
+    if (unpacking) unpacking.then(fn);
+    else fn();
+  }
+
+  function embedded(key, fields = [], optional = false) {
+    const part = parts()[key];
+    if (part && part[PACKED] !== undefined) {
+      throw new Error(`${key}: los estados de #${STATES_ID} aún se descomprimen.`);
+    }
     if (part && fields.every((field) => part[field] !== undefined && part[field] !== null)) {
       return part;
     }
@@ -702,9 +738,12 @@
     },
     views: (previous && previous.views) || {},
     embedded,
+    whenEmbedded,
     apply,
     update,
     lastUpdate: null,
   };
   root.C04 = C04;
+  // The export's packed tables start unpacking now, while Bokeh draws the page.
+  if (root.document && root.DecompressionStream) parts();
 })(typeof window !== "undefined" ? window : globalThis);

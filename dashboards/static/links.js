@@ -296,10 +296,13 @@
 
   async function setField(field, v, found) {
     if (field.hook) {
-      const now = C04.views[field.hook].seed();
+      // A value no control shows (scaling's seed, next_word's generated length): the view
+      // keeps it (linked, setLinked) and draws it on its next update.
+      const name = field.key.slice(field.demo.length + 1);
+      const now = C04.views[field.hook].linked(name);
       if ((now === null ? Number(field.default) : now) === v) return;
-      C04.views[field.hook].setSeed(v);
-      // The view draws the seed on its next update: run its d_k control.
+      C04.views[field.hook].setLinked(name, v);
+      // Run the demo's first control (the same value again) to draw it.
       const other = exportSpec().fields.find((f) => f.demo === field.demo && f.control);
       C04.boards.get(found[other.css].id).run(other.control);
       await tick();
@@ -330,8 +333,8 @@
    * holds a value the model would refuse (a cell's text, a sentence being typed). */
   function current(field, found) {
     if (field.hook) {
-      const seed = C04.views[field.hook].seed();
-      return seed === null ? field.default : String(seed);
+      const now = C04.views[field.hook].linked(field.key.slice(field.demo.length + 1));
+      return now === null ? field.default : String(now);
     }
     if (field.kind === "matrix") {
       const texts = C04.boards.get(found[field.css].id).get(field.control);

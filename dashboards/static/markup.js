@@ -161,7 +161,8 @@
 
   /**
    * The explorer's attention map: whole percentages shaded by weight. spec: {testid, corner,
-   * tokens, focus, causal, cells: [[text]], weights: [[w]]}. Cell (i, j) is cell-i-j; the
+   * tokens, focus, causal, cells: [[text]], weights: [[w]], cell}. Cell (i, j) is <cell>-i-j
+   * ("cell" by default: the explorer's; another map on the page names its own); the
    * focus row has class "f"; with causal, cells j > i are masked ("m"); "d" (white text)
    * where ink() says white.
    * Built as one list of strings: a 40-token sentence is 1600 cells.
@@ -176,6 +177,7 @@
 
   function heatmap(spec) {
     const names = spec.tokens.map(esc);
+    const cell = esc(spec.cell || "cell"); // the cells' data-testid: <cell>-<i>-<j>
     const parts = [
       `<div class="c04-map-wrap"><table class="c04-map"${testid(spec.testid)}>` +
         `<thead><tr><th>${esc(spec.corner)}</th>`,
@@ -190,7 +192,7 @@
         const [cls, style] = mapCell(spec, i, j);
         parts.push(
           `<td${cls ? ` class="${cls}"` : ""}${style ? ` style="${style}"` : ""} ` +
-            `data-testid="cell-${i}-${j}">${esc(cells[j])}</td>`
+            `data-testid="${cell}-${i}-${j}">${esc(cells[j])}</td>`
         );
       }
       parts.push("</tr>");

@@ -11,6 +11,10 @@ LANGS = i18n.languages()
 # English texts that may equal the Spanish ones (names, symbols, loanwords). A text copied
 # without translating is what this catches.
 SAME_IN_BOTH = {
+    "next_word.top_k",  # the sampling settings' names, as the libraries write them
+    "next_word.top_p",
+    "next_word.bars_corner",  # "Token"
+    "next_word.entropy_unit",  # "bits"
     "self_attention.preset_n",  # "Preset {n} · {name}": the seed says "preset" too
     "cli.export_index",  # "[{n}/{total}] {path} … {mb} MB": nothing but fields
     "cli.export_total",  # "total" is the word in both

@@ -70,11 +70,50 @@ def test_the_shown_distribution_is_the_shaped_softmax_of_the_logits():
     expected /= expected.sum()
     assert np.allclose(demo.shaped, expected, atol=1e-12)
     assert smollm.tokenizer_model().piece(int(top[0])) == " Paris"
-    steps = demo.generated
-    assert 1 <= len(steps) <= demo.new_tokens
-    assert (
-        steps == NextWordDemo(prompt="The capital of France is", temperature=0.5, top_k=3).generated
+
+
+@pytest.mark.parametrize(
+    ("temperature", "top_k", "top_p", "seed"),
+    [(1.0, 50, 1.0, 0), (0.7, 200, 0.9, 3), (2.5, 120, 1.0, 11), (0.1, 5, 0.5, 7)],
+)
+def test_a_generation_draws_what_the_models_own_sampler_draws(temperature, top_k, top_p, seed):
+    # SmolLM2.sample shapes the whole vocabulary's logits (smollm.shaped, smollm.draw); the
+    # demo draws from each step's 200 most likely tokens (what the offline file carries).
+    lm = smollm.model()
+    demo = NextWordDemo(
+        prompt="Once upon a time, there was a little",
+        temperature=temperature,
+        top_k=top_k,
+        top_p=top_p,
+        seed=seed,
+        length=10,
     )
+    path, after = demo.generation
+    expected = lm.sample(demo.tokens.ids, 10, temperature, top_k, top_p, seed)
+    assert [g.token for g in path] == [s.token for s in expected]
+    assert [g.u for g in path] == [s.u for s in expected]
+    # Each step's top: the 200 most likely after the text so far, recomputed in one pass.
+    ids = list(demo.tokens.ids)
+    for g in path[:3]:
+        z = lm.forward(ids, last=True)[-1].astype(np.float64)
+        order = np.argsort(-z, kind="stable")[:TOP_K_MAX]
+        assert list(g.top.ids) == list(order)
+        assert np.allclose(g.top.logits, z[order], atol=1e-4)
+        assert g.top.lse == pytest.approx(np.log(np.exp(z - z.max()).sum()) + z.max(), abs=1e-4)
+        ids.append(g.token)
+    assert after is not None or path[-1].token in smollm.END_IDS
+
+
+def test_the_same_settings_give_the_same_text_and_the_step_shows_its_draw():
+    settings = {"prompt": "The capital of France is", "temperature": 0.5, "top_k": 3, "length": 6}
+    demo = NextWordDemo(**settings, step=2)
+    assert demo.generation == NextWordDemo(**settings).generation
+    step, top = demo.shown
+    path, _ = demo.generation
+    assert step == 2
+    assert top is path[2].top
+    demo.step = 24  # past the generated tokens: the distribution after the last one
+    assert demo.shown[0] == len(path)
 
 
 def test_the_200_most_likely_logits_give_the_same_sampling_distribution_at_any_setting():

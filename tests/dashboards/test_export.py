@@ -127,6 +127,19 @@ def test_any_remaining_remote_resource_stops_the_export():
     export.check_offline('<script>var u = "<link href=\\"https://x.org\\">";</script>')
 
 
+def test_a_large_part_of_the_states_is_packed_and_unpacks_to_itself():
+    small = {"a": [1, 2.5, "x"]}
+    large = {"rows": [[i, i / 7, f"</script>{i}"] for i in range(3000)]}
+    states = {"small": small, "large": large}
+    packed = export.packed_states(states)
+    assert packed["small"] == small
+    assert set(packed["large"]) == {export.PACKED}
+    assert len(packed["large"][export.PACKED]) < len(json.dumps(large)) / 2
+    text = export.states_json(packed)
+    assert "</script" not in text
+    assert export.unpacked_states(text) == states
+
+
 def test_states_json_is_script_safe_and_refuses_nan():
     import numpy as np
 

@@ -11,6 +11,7 @@ import pytest
 
 from attnmodel.i18n import languages
 from attnmodel.minilm import LECTURE_SENTENCES
+from attnmodel.next_word import LECTURE_PROMPTS
 from attnmodel.training import FACTS
 from dashboards import export, serving
 from dashboards.app import lecture
@@ -88,6 +89,9 @@ STUDENT_DATA = {
         *(w for s in LECTURE_SENTENCES for w in s.split()),
         *(p.removeprefix("##") for p in view.model.pieces),
     ],
+    # The lecture's texts the language model reads: one is Spanish on purpose (it predicts
+    # worse there).
+    "siguiente": lambda view: [w.strip(",") for p in LECTURE_PROMPTS for w in p.split()],
 }
 
 

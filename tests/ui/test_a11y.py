@@ -170,8 +170,8 @@ KEYBOARD = {
     "explorador": ("el.type === 'range'", "ArrowRight"),
     # The grid of MiniLM's heads: one Tab stop, the arrows choose the head shown in large.
     "modelo": ("(el.dataset.testid || '').startsWith('minilm-tile-')", "ArrowRight"),
-    # The block's layer slider (its first range).
-    "bloque": ("el.type === 'range'", "ArrowRight"),
+    # The temperature's native range: the bars change once the model thread has them.
+    "siguiente": ("el.type === 'range'", "ArrowRight"),
     # A "Probarlo" button (the projector switch and the shortcuts' help change no number).
     "jugar": (
         f"el.tagName === 'BUTTON' && el.textContent.trim() === {text('lecture.try_it')!r}",

@@ -16,7 +16,7 @@ from c04_testing import wcag_violations as violations
 
 pytestmark = pytest.mark.ui
 
-SECTION, FILE = "bloque", "bloque.html"
+SECTION, FILE = "bloque", "siguiente.html"
 WALK = walk_of("smollm", DEFAULT_PROMPTS["smollm"])["layers"]
 # What the live page and the export must show alike after each move.
 SNAPSHOT_JS = """() => {

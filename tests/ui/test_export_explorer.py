@@ -41,6 +41,16 @@ TESTID_PREFIXES = ("cell-", "row-", "explorer-")
 SNAPSHOT_JS = """() => {
   const texts = {};
   const boxes = {};
+  // The explorer's Board: the root (a shadow root) holding its map. Other sections of the whole
+  // lecture have controls of the same names ("sentence", "temperature").
+  const find = (root) => {
+    if (root.querySelector('[data-testid="explorer-table"]')) return root;
+    for (const el of root.querySelectorAll("*")) {
+      const hit = el.shadowRoot && find(el.shadowRoot);
+      if (hit) return hit;
+    }
+    return null;
+  };
   const walk = (root) => {
     for (const el of root.querySelectorAll("*")) {
       const id = el.getAttribute("data-testid");
@@ -49,7 +59,7 @@ SNAPSHOT_JS = """() => {
       if (el.shadowRoot) walk(el.shadowRoot);
     }
   };
-  walk(document);
+  walk(find(document) || document);
   const buttons = Array.from(boxes.focus.querySelectorAll("button"));
   const select = boxes.focus_list.querySelector("select");
   const controls = {

@@ -37,7 +37,7 @@ from attnmodel.minilm import (
 )
 from attnmodel.multihead import SENTENCES
 from dashboards.demos.minilm import numbers
-from dashboards.export import lang_dir
+from dashboards.export import lang_dir, unpacked_states
 
 from c04_testing import (
     by_testid,
@@ -64,7 +64,7 @@ def embedded_table(exported, lang: str) -> dict:
     page = (exported / lang_dir(lang) / FILE).read_text(encoding="utf-8")
     match = re.search(r'<script type="application/json" id="c04-states">(.*?)</script>', page, re.S)
     assert match is not None
-    return json.loads(html.unescape(match.group(1)))["minilm"]
+    return unpacked_states(html.unescape(match.group(1)))["minilm"]
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])

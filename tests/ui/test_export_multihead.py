@@ -23,7 +23,7 @@ from attnmodel.formatting import number, percent
 from attnmodel.i18n import text
 from attnmodel.multihead import HEAD_OPTIONS, SENTENCES, MultiHeadDemo
 from dashboards.demos.multihead import MAX_HEADS, numbers, state_key
-from dashboards.export import lang_dir
+from dashboards.export import lang_dir, unpacked_states
 
 from c04_testing import (
     assert_arcs_drawn,
@@ -188,7 +188,7 @@ def test_the_file_and_its_embedded_states_are_the_models(exported, lang):
     assert path.stat().st_size <= MAX_BYTES
     match = re.search(r'<script type="application/json" id="c04-states">(.*?)</script>', page, re.S)
     assert match is not None
-    table = json.loads(html.unescape(match.group(1)))["multihead"]
+    table = unpacked_states(html.unescape(match.group(1)))["multihead"]
     assert set(table) == {state_key(s, h) for s in SENTENCES for h in HEAD_OPTIONS}
     for s in SENTENCES:
         for h in HEAD_OPTIONS:

@@ -21,7 +21,7 @@
 
   const key = (dk, seed) => `d_k=${dk}|seed=${seed}`;
 
-  // The seed the export shows (a link's, links.js: setSeed) before and after its first change.
+  // The seed the export shows (a link's, links.js: setLinked) before and after its first change.
   let linkedSeed = null;
   let shownSeed = null;
 
@@ -118,5 +118,9 @@
     return specs;
   }
 
-  C04.views.scaling = { readState, render, sqrtText, setSeed, seed };
+    // links.js's hook for the seed (no control shows it).
+  const linked = () => seed();
+  const setLinked = (_name, value) => setSeed(value);
+
+  C04.views.scaling = { readState, render, sqrtText, linked, setLinked };
 })();
