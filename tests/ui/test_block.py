@@ -87,7 +87,8 @@ def moves(page) -> list[dict]:
         step.press("ArrowRight")
     expect(readout(page, "block-detail-hidden")).to_have_text(number(WALK[2]["hidden"], 2))
     shots.append(page.evaluate(SNAPSHOT_JS))
-    page.get_by_label(text("block.which")).select_option(label=text("block.model.tiny"))
+    which = page.get_by_role("combobox", name=text("block.which"), exact=True)
+    which.select_option(label=text("block.model.tiny"))
     expect(page.locator('[data-testid="block-step-7-note"]')).to_have_text(text("block.missing.7"))
     shots.append(page.evaluate(SNAPSHOT_JS))
     return shots
@@ -111,7 +112,7 @@ def test_a_free_prompt_in_the_export_says_it_needs_the_server_and_keeps_the_stat
     page = open_export(FILE, SECTION)
     wait_drawn(page)
     before = page.evaluate(SNAPSHOT_JS)
-    box = page.get_by_label(text("block.prompt"))
+    box = page.get_by_role("textbox", name=text("block.prompt"), exact=True)
     box.fill("Hello there, my friend")
     box.press("Enter")
     expect(page.locator('[data-testid="block-offline"]')).to_have_text(
@@ -123,11 +124,13 @@ def test_a_free_prompt_in_the_export_says_it_needs_the_server_and_keeps_the_stat
     assert offline.console_errors == []
 
 
-def test_no_wcag_violation_at_360_px(page, watch, open_lecture_section):
+@pytest.mark.parametrize("lang", ["es", "en"])
+def test_no_wcag_violation_at_360_px(page, watch, server, lang):
+    """The demo alone (/block), as a phone shows it."""
     size = page.viewport_size  # the page is shared: its size goes back for the next test
     page.set_viewport_size({"width": 360, "height": 800})
     try:
-        open_lecture_section(SECTION)
+        page.goto(f"{server['base']}/block?lang={lang}")
         wait_drawn(page)
         assert violations(page) == {}
     finally:
