@@ -4,6 +4,7 @@ Pure numpy (``core``) and one ``param.Parameterized`` class per demo. Nothing he
 so the same objects drive the live lecture, the offline handout and the tests.
 """
 
+from .block import BlockDemo
 from .capital import CapitalWalkthrough
 from .explorer import AttentionExplorer
 from .minilm import MiniLMDemo, PretrainedMiniLM
@@ -16,6 +17,7 @@ from .training import TrainingDemo, TrainingRun
 
 __all__ = [
     "AttentionExplorer",
+    "BlockDemo",
     "CapitalWalkthrough",
     "MiniLMDemo",
     "MultiHeadDemo",

@@ -18,6 +18,8 @@ class Stepper(pn.custom.JSComponent):
 
     labels = param.Dict(default={})
     steps = param.Integer(default=8, bounds=(1, None))
+    # Which step nodes it shows: those with css class c04-steps-<group> ("" : those without one).
+    group = param.String(default="")
 
     _esm = """
 export function render({ model, el }) {
@@ -28,7 +30,7 @@ export function render({ model, el }) {
     _stylesheets: ClassVar[list[str]] = [BUTTON_CSS]
 
 
-def stepper(steps: int, lang: str = DEFAULT_LANG) -> Stepper:
+def stepper(steps: int, lang: str = DEFAULT_LANG, group: str = "") -> Stepper:
     t = catalogue(lang)
     labels = {
         "title": t["present.step_title"],
@@ -38,4 +40,6 @@ def stepper(steps: int, lang: str = DEFAULT_LANG) -> Stepper:
         "now": t["present.step_now"],  # a template: present.js fills {n} and {total}
         "showing_all": t["present.step_showing_all"],
     }
-    return Stepper(labels=labels, steps=steps, margin=(6, 10), sizing_mode="stretch_width")
+    return Stepper(
+        labels=labels, steps=steps, group=group, margin=(6, 10), sizing_mode="stretch_width"
+    )

@@ -156,6 +156,8 @@ DEMOS = (
             "head",
         ),
     ),
+    # One Transformer block, step by step: the model sets its prompt, then the layer and step.
+    Demo("bloque", "block", "BlockView", "BlockDemo", link=("which", "prompt", "layer", "step")),
 )
 
 # The lecture numbers the demos as the seed does: 1 autoatención (with √d_k), 2 cabezas,
@@ -169,7 +171,7 @@ SECTIONS = (
     Section("entrenamiento", ("entrenamiento",)),
     Section("explorador", ("explorador",)),
     Section("modelo", ("modelo",)),
-    Section("siguiente", ("siguiente",)),
+    Section("siguiente", ("siguiente", "bloque")),
     Section("jugar", ()),
 )
 

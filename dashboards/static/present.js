@@ -227,8 +227,9 @@ html.${CLASS} body > div > .bk-panel-models-layout-Column { max-width: none; }
       const input = form.querySelector("input");
       if (input) input.focus();
     } else if (k === " ") {
-      if (!root.C04.stepper) return;
-      root.dispatchEvent(new Event(STEP_EVENT));
+      const group = currentStepper();
+      if (group === null) return;
+      root.dispatchEvent(new CustomEvent(STEP_EVENT, { detail: { group } }));
     } else {
       return;
     }
@@ -271,10 +272,27 @@ html.${CLASS} body > div > .bk-panel-models-layout-Column { max-width: none; }
 
   // -- the walkthrough, step by step -------------------------------------------------------------
 
-  /** The stepper of a walkthrough: steps are the layouts with css class c04-step-<n>. */
+  // The page's steppers by group (components/stepper.py): «La capital»'s is group "" (also
+  // C04.stepper), «El bloque»'s "block". Each has its element and its step.
+  const STEPPERS = new Map();
+
+  /** The group of the stepper space moves: of the steppers on screen (a served page shows one
+   * section; the whole lecture offline stacks them), the last whose top is above the middle of
+   * the window, else the first shown; null when none is. */
+  function currentStepper() {
+    const shown = [...STEPPERS].filter(([, s]) => s.el.getClientRects().length > 0);
+    if (!shown.length) return null;
+    let group = shown[0][0];
+    for (const [g, s] of shown) if (s.el.getBoundingClientRect().top <= root.innerHeight / 2) group = g;
+    return group;
+  }
+
+  /** The stepper of a walkthrough: steps are the layouts with css class c04-step-<n> (and, for
+   * a stepper of group g, c04-steps-<g>). */
   function renderStepper(model, el) {
     const labels = model.labels;
     const n = model.steps;
+    const group = model.group || "";
     let step = 0; // 0: every step
     el.innerHTML =
       `<span class="c04-step-label">${esc(labels.title)}</span> ` +
@@ -285,7 +303,9 @@ html.${CLASS} body > div > .bk-panel-models-layout-Column { max-width: none; }
     const now = el.querySelector(".c04-step-now");
     const show = () => {
       for (const m of model.document.all_models) {
-        for (const c of m.css_classes || []) {
+        const classes = m.css_classes || [];
+        if ((classes.find((c) => c.startsWith("c04-steps-")) || "c04-steps-").slice(10) !== group) continue;
+        for (const c of classes) {
           const match = /^c04-step-(\d+)$/.exec(c);
           if (match) {
             const visible = step === 0 || Number(match[1]) <= step;
@@ -294,7 +314,7 @@ html.${CLASS} body > div > .bk-panel-models-layout-Column { max-width: none; }
         }
       }
       now.textContent = step === 0 ? labels.showing_all : labels.now.replace("{n}", step).replace("{total}", n);
-      root.dispatchEvent(new Event(SHOWN_EVENT)); // a Board's own steps follow (followSteps)
+      root.dispatchEvent(new CustomEvent(SHOWN_EVENT, { detail: { group } })); // a Board's own steps follow (followSteps)
     };
     const move = (to) => {
       step = Math.max(1, Math.min(n, to));
@@ -306,11 +326,19 @@ html.${CLASS} body > div > .bk-panel-models-layout-Column { max-width: none; }
       step = 0;
       show();
     });
-    const next = () => move(step === 0 ? 1 : step === n ? n : step + 1);
+    const next = (event) => {
+      if (event.detail && event.detail.group !== group) return;
+      move(step === 0 ? 1 : step === n ? n : step + 1);
+    };
     root.addEventListener(STEP_EVENT, next);
-    C04.stepper = { step: () => step };
+    const api = { step: () => step, el };
+    STEPPERS.set(group, api);
+    if (group === "") C04.stepper = api;
     show();
-    return () => root.removeEventListener(STEP_EVENT, next);
+    return () => {
+      root.removeEventListener(STEP_EVENT, next);
+      if (STEPPERS.get(group) === api) STEPPERS.delete(group);
+    };
   }
 
   /**
@@ -321,12 +349,16 @@ html.${CLASS} body > div > .bk-panel-models-layout-Column { max-width: none; }
   function followSteps(el) {
     const nodes = [...el.querySelectorAll('[class*="c04-step-"]')].map((node) => {
       const match = /(?:^| )c04-step-(\d+)(?: |$)/.exec(node.className);
-      return match && [node, Number(match[1])];
+      const group = /(?:^| )c04-steps-(\w+)(?: |$)/.exec(node.className);
+      return match && [node, Number(match[1]), group ? group[1] : ""];
     }).filter(Boolean);
     if (!nodes.length) return () => {};
     const follow = () => {
-      const step = root.C04.stepper ? root.C04.stepper.step() : 0;
-      for (const [node, n] of nodes) node.style.display = step === 0 || n <= step ? "" : "none";
+      for (const [node, n, group] of nodes) {
+        const stepper = STEPPERS.get(group);
+        const step = stepper ? stepper.step() : 0;
+        node.style.display = step === 0 || n <= step ? "" : "none";
+      }
     };
     root.addEventListener(SHOWN_EVENT, follow);
     follow();

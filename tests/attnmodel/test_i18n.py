@@ -30,6 +30,11 @@ SAME_IN_BOTH = {
     "minilm.short.next",
     "minilm.short.special",
     "minilm.grid.top_item",  # "{query} → {key}: {share}"
+    # The block's overview: its columns are formulas (the prose above says what each is).
+    "block.overview.out",
+    "block.overview.attention",
+    "block.overview.mlp",
+    "block.overview.p",
 }
 
 

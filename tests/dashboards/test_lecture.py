@@ -32,7 +32,16 @@ SECTION_OUTPUTS = {
     "entrenamiento": {"training-head-1", "training-probability", "training-comparison"},
     "explorador": {"explorer-table", "explorer-row"},
     "modelo": {"minilm-pieces-count", "minilm-pieces", "minilm-toy-1", "minilm-real-4"},
-    "siguiente": {"next-word-bars", "next-word-kept", "next-word-map", "next-word-heads"},
+    "siguiente": {
+        "next-word-bars",
+        "next-word-kept",
+        "next-word-map",
+        "next-word-heads",
+        "block-tokens",
+        "block-detail-after",
+        "block-step-5-after",
+        "block-overview",
+    },
     "jugar": set(),
 }
 TESTID = re.compile(r'data-testid=(?:&quot;|")([\w-]+)')

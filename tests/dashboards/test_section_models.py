@@ -24,7 +24,7 @@ CEILING = {
     "entrenamiento": (16, 16),
     "explorador": (16, 16),
     "modelo": (20, 20),
-    "siguiente": (16, 16),
+    "siguiente": (24, 24),
     "jugar": (17, 17),
 }
 

@@ -131,14 +131,17 @@ def test_shortcuts_live_move_reset_and_show_their_help(page, watch, lecture_url)
 
 
 def _visible_steps(page) -> list[bool]:
-    """Whether each step's box (in the section's Board, through shadow roots) is shown."""
+    """Whether each of «La capital»'s step boxes (in the section's Board, through shadow roots)
+    is shown."""
     return page.evaluate(
         """() => {
       const out = [];
       const walk = (root) => {
         for (const el of root.querySelectorAll('.c04-box')) {
           const s = /(?:^| )c04-step-(\\d+)(?: |$)/.exec(el.className);
-          if (s) out[Number(s[1]) - 1] = el.checkVisibility();
+          // «La capital»'s boxes (group ""), not another stepper's (c04-steps-<group>).
+          const other = /(?:^| )c04-steps-/.test(el.className);
+          if (s && !other) out[Number(s[1]) - 1] = el.checkVisibility();
         }
         for (const el of root.querySelectorAll('*')) if (el.shadowRoot) walk(el.shadowRoot);
       };
@@ -181,8 +184,8 @@ def test_projector_shortcuts_and_steps_offline(projector, offline, open_export):
     expect(page.locator("html")).to_have_class("c04-projector")
     assert "modo=proyector" in page.url
     _numbers_are_large(page)
-    # The walkthrough, step by step, offline too.
-    page.locator('[data-testid="step-next"]').click()
+    # The walkthrough, step by step, offline too (the first stepper is «La capital»'s).
+    page.locator('[data-testid="step-next"]').first.click()
     assert _visible_steps(page) == [True] + [False] * 7
     # → goes to the next section's anchor; R resets the section's demo.
     page.evaluate("c04Goto('capital')")
