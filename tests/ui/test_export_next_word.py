@@ -258,6 +258,18 @@ def test_export_in_english(page, offline, open_export):
     assert offline.console_errors == []
 
 
+def test_whole_lecture_file_shows_the_section(whole_lecture):
+    """clase04.html carries the section too (read only: the shared page is not touched)."""
+    page, watch = whole_lecture("es")
+    expect_shows(
+        page,
+        {**expected_bars(ids_of()), "text": text_line(PROMPT, [], t("nothing"))},
+        "clase04.html",
+    )
+    assert watch.console_errors == []
+    assert watch.external == []
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="next_word.js render() draws no map slot when the head is not embedded, so "
