@@ -85,23 +85,19 @@ def expected_bars(
     quotes (the detokenized ids by default)."""
     kept, p = sampling(ids, temperature, top_k, top_p)
     model = own(ids)
-    mark = t("chosen_mark", lang)
     rows = []
     for token, x in zip(kept[:SHOWN_BARS], p[:SHOWN_BARS], strict=True):
-        note = t("model_note", lang, p=pct(model[token], lang))
-        rows.append(
-            [
-                visible(smollm.model().piece(int(token))),
-                pct(x, lang),
-                f"{note} {mark}" if token == chosen else note,
-            ]
-        )
+        piece = visible(smollm.model().piece(int(token)))
+        label = t("chosen_label", lang, token=piece) if token == chosen else piece
+        rows.append([label, pct(x, lang), pct(model[token], lang)])
     if kept.size > SHOWN_BARS:
         rest = list(kept[SHOWN_BARS:])
-        note = f"{visible(smollm.model().piece(chosen))} {mark}" if chosen in rest else ""
-        rows.append(
-            [t("rest", lang, n=kept.size - SHOWN_BARS), pct(p[SHOWN_BARS:].sum(), lang), note]
-        )
+        n = kept.size - SHOWN_BARS
+        if chosen in rest:
+            label = t("rest_chosen", lang, n=n, token=visible(smollm.model().piece(chosen)))
+        else:
+            label = t("rest", lang, n=n)
+        rows.append([label, pct(p[SHOWN_BARS:].sum(), lang), ""])
     if context is None:
         context = smollm.model().detokenize(ids)
     if len(context) > CONTEXT_CHARS:

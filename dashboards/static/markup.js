@@ -117,7 +117,8 @@
    * of one query in "¿Por qué dividir por √d_k?", the two charts of «La capital», the next-word
    * bars of «Entrenamiento»). spec: {testid, head, rows: [{label, value, width: 0–100 (% of the
    * bar), note}]} and, optional,
-   * caption (the table's title), corner (the label column's header), color (the bars'), a row's
+   * caption (the table's title), corner (the label column's header), note_head (the notes'
+   * column's header), color (the bars'), a row's
    * own color (its bar's, over the spec's) and bar_em (the bar column's width, in em); a row's
    * label is a label (label(): a word kept in another language is marked); the value cells are
    * <testid>-1, …
@@ -135,7 +136,8 @@
     const caption = spec.caption ? `<caption>${esc(spec.caption)}</caption>` : "";
     return (
       `<table class="c04-matrix"${testid(spec.testid)}>${caption}` +
-      `<tr><th>${esc(spec.corner || "")}</th><th>${esc(spec.head)}</th><th></th><th></th></tr>` +
+      `<tr><th>${esc(spec.corner || "")}</th><th>${esc(spec.head)}</th><th></th>` +
+      `<th>${esc(spec.note_head || "")}</th></tr>` +
       `${rows.join("")}</table>`
     );
   }

@@ -125,13 +125,14 @@ def test_a_free_prompt_in_the_export_says_it_needs_the_server_and_keeps_the_stat
 
 
 @pytest.mark.parametrize("lang", ["es", "en"])
-def test_no_wcag_violation_at_360_px(page, watch, server, lang):
-    """The demo alone (/block), as a phone shows it."""
+def test_no_wcag_violation_at_360_px(page, watch, lecture_url, lang):
+    """The whole section «La siguiente palabra» (both demos, drawn), as a phone shows it."""
     size = page.viewport_size  # the page is shared: its size goes back for the next test
     page.set_viewport_size({"width": 360, "height": 800})
     try:
-        page.goto(f"{server['base']}/block?lang={lang}")
+        page.goto(f"{lecture_url}?seccion={SECTION}&lang={lang}")
         wait_drawn(page)
+        page.locator('[data-testid="next-word-bars"]').first.wait_for(timeout=60_000)
         assert violations(page) == {}
     finally:
         page.set_viewport_size(size)

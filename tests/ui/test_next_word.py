@@ -55,7 +55,7 @@ def test_the_next_word_section_live(section, watch):
     # The defaults: T 1, top-k 50, top-p 1; nothing generated yet.
     defaults = expected_bars(ids)
     # A known row, to see the computation here is the one meant (the numbers).
-    assert defaults["bars"][0] == ["\u2423Paris", "81,1 %", "modelo 77,3 %"]
+    assert defaults["bars"][0] == ["\u2423Paris", "81,1 %", "77,3 %"]
     expect_shows(
         page,
         {

@@ -24,6 +24,7 @@
   const t = (k, values) => C04.t(`next_word.${k}`, values);
   const BARS = 10; // the bars drawn; the kept tokens after them share one row
   const CHOSEN = "#d9480f";
+  const BAR_EM = 6; // a probability of 1 is a 6 em bar: the table fits a phone's 360 px
   const CONTEXT_CHARS = 40; // the bars' title quotes the end of the text
 
   const visible = (piece) => piece.replace(/ /g, "\u2423").replace(/\n/g, "\u21b5");
@@ -38,23 +39,25 @@
 
   function bars(state) {
     const { dist, chosen } = state;
+    // The drawn token's row says so in its label (the notes column is the model's own p).
     const rows = dist.p.slice(0, BARS).map((p, i) => ({
-      label: visible(dist.pieces[i]),
+      label: i === chosen ? t("chosen_label", { token: visible(dist.pieces[i]) }) : visible(dist.pieces[i]),
       value: pct(p),
       width: 100 * p,
       color: i === chosen ? CHOSEN : undefined,
-      note: t("model_note", { p: pct(dist.model[i]) }) + (i === chosen ? ` ${t("chosen_mark")}` : ""),
+      note: pct(dist.model[i]),
     }));
     const kept = dist.p.length;
     if (kept > BARS) {
       const rest = dist.p.slice(BARS).reduce((a, b) => a + b, 0);
-      const chosenRest = chosen >= BARS;
+      const inRest = chosen >= BARS;
+      const n = String(kept - BARS);
       rows.push({
-        label: t("rest", { n: String(kept - BARS) }),
+        label: inRest ? t("rest_chosen", { n, token: visible(dist.pieces[chosen]) }) : t("rest", { n }),
         value: pct(rest),
         width: 100 * rest,
-        color: chosenRest ? CHOSEN : "#8a96a8",
-        note: chosenRest ? `${visible(dist.pieces[chosen])} ${t("chosen_mark")}` : "",
+        color: inRest ? CHOSEN : "#8a96a8",
+        note: "",
       });
     }
     return {
@@ -62,7 +65,8 @@
       caption: t("bars_title", { context: context(state) }),
       corner: t("bars_corner"),
       head: t("bars_head"),
-      bar_em: 14,
+      note_head: t("bars_model_head"),
+      bar_em: BAR_EM,
       rows,
     };
   }
