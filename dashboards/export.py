@@ -620,15 +620,20 @@ _EXECUTABLE = re.compile(r'^\s*(?:type="text/javascript")?\s*$', re.I)
 UNPACK_JS = """(() => {
   const waiting = Array.from(document.querySelectorAll(
     'script[type="PACKED"], script[type="DEFERRED"]'));
-  const unzip = async (base64) => {
+  const js = { type: "text/javascript" };
+  const unzip = (base64) => {
     const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Response(stream).text();
+    return new Response(stream).blob().then((blob) => new Blob([blob], js));
   };
-  Promise.all(waiting.map((el) => (el.type === "PACKED" ? unzip(el.textContent) : el.textContent)))
-    .then((texts) => texts.forEach((text, i) => {
+  // Each script from a blob: URL (compiled as a loaded file is, off the main thread), not
+  // async: they run in the order they are added, as they stood in the page.
+  Promise.all(waiting.map((el) => (el.type === "PACKED" ? unzip(el.textContent)
+    : new Blob([el.textContent], js))))
+    .then((blobs) => blobs.forEach((blob, i) => {
       const run = document.createElement("script");
-      run.textContent = text;
+      run.async = false;
+      run.src = URL.createObjectURL(blob);
       waiting[i].replaceWith(run);
     }));
 })();""".replace("PACKED", PACKED_JS).replace("DEFERRED", DEFERRED_JS)
