@@ -267,3 +267,27 @@ def test_the_lecturer_s_list_starts_with_the_section_on_screen_and_follows_it(op
         assert ids[: len(here)] == here, section
         assert sorted(ids) == sorted(everything)  # every question still offered, once
         assert choices["current"] == (here[0] if here else everything[0])
+
+
+def test_students_follow_the_lecturer_s_generated_text(open_lecture, token):
+    """«La siguiente palabra»: the lecturer's text, sampling settings and generated tokens
+    reach every follower, who then shows the same numbers."""
+    lecturer = open_lecture(token)
+    student = open_lecture()
+    lecturer.go("siguiente")
+    lecturer.next_word.param.update(
+        prompt="Once upon a time, there was a little", temperature=0.7, top_p=0.9, seed=3
+    )
+    lecturer.next_word.param.update(length=5, step=2)
+    s = student.next_word
+    assert student.section == "siguiente"
+    assert (s.prompt, s.temperature, s.top_p, s.seed, s.length, s.step) == (
+        "Once upon a time, there was a little",
+        0.7,
+        0.9,
+        3,
+        5,
+        2,
+    )
+    assert [g.token for g in s.generation[0]] == [g.token for g in lecturer.next_word.generation[0]]
+    assert student.link.address.query == lecturer.link.address.query
