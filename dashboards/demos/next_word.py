@@ -327,7 +327,6 @@ class NextWordView(DemoView):
             sizing_mode="stretch_width",
         )
         self.jobs = model_thread.Jobs()
-        self._status = ""
         self._show(prompt=True)
         self.model.param.watch(self._on_model, ["prompt", *PARAMETERS, "length", "step"])
 
@@ -348,15 +347,18 @@ class NextWordView(DemoView):
             if clients.take(name, m, "step", value) and m.step > m.length:
                 m.step = m.length
         elif name in ("one", "burst"):
-            path, after = m.generation
-            if after is None:  # an end token: nothing follows it
+            # From the numbers on screen, not the model's (that would run it on this loop).
+            if self.board.state.get("ended"):  # an end token: nothing follows it
                 return
-            length = min(MAX_NEW_TOKENS, len(path) + (1 if name == "one" else BURST))
+            length = min(MAX_NEW_TOKENS, m.length + (1 if name == "one" else BURST))
             m.param.update(length=length, step=length)
         elif name == "clear":
             m.param.update(length=0, step=0)
-        else:  # previous_head, induction_head
-            best = heads_numbers()["previous" if name == "previous_head" else "induction"]
+        else:  # previous_head, induction_head: the heads measured, as on screen
+            heads = self.board.state.get("heads")
+            if heads is None:  # not drawn yet (the model is loading)
+                return
+            best = heads["previous" if name == "previous_head" else "induction"]
             m.param.update(sequence="repeated", layer=best[0], head=best[1])
 
     def _on_prompt(self, value) -> None:
