@@ -182,20 +182,21 @@ class BlockView(DemoView):
         if value == self.model.prompt:  # typed again: the box and its message as the model's
             self._show()
             return
+        if self.model.which == "smollm" and not model_thread.ready():
+            # SmolLM2's check needs its tokenizer, which the model thread is still loading
+            # (the first time on a machine it builds the cache): not on the session's loop.
+            self._refuse_prompt(value, self.t("block.loading"))
+            return
         try:
             self.model.prompt = value
         except ValueError as exc:
             log.info("Texto rechazado (bloque): %s", clients.brief(str(exc)))
-            self.board.update_specs(
-                {
-                    "prompt": self._prompt_spec(value),
-                    "prompt_error": {
-                        "testid": "block-prompt-error",
-                        "cls": "c04-error",
-                        "text": f"{self.say(exc)} {self.t('block.kept')}",
-                    },
-                }
-            )
+            self._refuse_prompt(value, f"{self.say(exc)} {self.t('block.kept')}")
+
+    def _refuse_prompt(self, value: str, message: str) -> None:
+        """The typed text stays in the box, to be corrected, beside ``message``."""
+        error = {"testid": "block-prompt-error", "cls": "c04-error", "text": message}
+        self.board.update_specs({"prompt": self._prompt_spec(value), "prompt_error": error})
 
     # -- model -> boards -----------------------------------------------------------------------
 

@@ -14,6 +14,7 @@ from attnmodel.formatting import number, percent
 from attnmodel.i18n import Refusal, text
 from dashboards.demos import block as block_module
 from dashboards.demos.block import BlockView, numbers
+from dashboards.runtime import model_thread
 
 from c04_testing import label_text, one_refusal, spec_find, use
 from c04_views import drawn
@@ -257,3 +258,13 @@ def test_every_readout_has_its_testid():
     own = {3: "q", 7: "hidden"}
     for n in range(1, 11):
         assert spec_find(specs[f"step_{n}"], f"block-step-{n}-{own.get(n, 'shape')}")
+
+
+def test_a_smollm_text_typed_while_the_model_loads_waits_for_it(monkeypatch):
+    view = BlockView(lang="en")
+    before = view.model.prompt
+    monkeypatch.setattr(model_thread, "ready", lambda: False)
+    view._on_control("prompt", "Hello there")
+    assert view.model.prompt == before
+    assert view.board.specs["prompt_error"]["text"] == text("block.loading", "en")
+    assert view.board.specs["prompt"]["value"] == "Hello there"
