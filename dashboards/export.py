@@ -618,6 +618,13 @@ DEFERRED_JS = "text/x-c04-defer"
 _SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script>", re.S | re.I)
 _EXECUTABLE = re.compile(r'^\s*(?:type="text/javascript")?\s*$', re.I)
 UNPACK_JS = """(() => {
+  if (!window.DecompressionStream) {  // Chromium 80, Firefox 113, Safari 16.4 have it
+    const note = document.createElement("p");
+    note.setAttribute("role", "alert");
+    note.textContent = OLD_BROWSER;
+    document.body.prepend(note);
+    return;
+  }
   const waiting = Array.from(document.querySelectorAll(
     'script[type="PACKED"], script[type="DEFERRED"]'));
   const js = { type: "text/javascript" };
@@ -644,9 +651,10 @@ def _gzipped(body: str) -> str:
     return base64.b64encode(gzip.compress(body.encode(), compresslevel=9, mtime=0)).decode()
 
 
-def pack_scripts(page: str) -> str:
+def pack_scripts(page: str, lang: str = DEFAULT_LANG) -> str:
     """``page`` with its scripts from the first large one on packed (large) or deferred
-    (small), and UNPACK_JS before </body> to run them in order."""
+    (small), and UNPACK_JS before </body> to run them in order (or, in a browser without
+    DecompressionStream, to say so in ``lang``)."""
     out, last, packing = [], 0, False
     for match in _SCRIPT.finditer(page):
         attributes, body = match.group(1), match.group(2)
@@ -666,7 +674,11 @@ def pack_scripts(page: str) -> str:
         return page
     page = "".join([*out, page[last:]])
     end = page.rindex("</body>")
-    return page[:end] + _script(UNPACK_JS) + "\n" + page[end:]
+    return page[:end] + _script(_unpack_js(lang)) + "\n" + page[end:]
+
+
+def _unpack_js(lang: str) -> str:
+    return UNPACK_JS.replace("OLD_BROWSER", json.dumps(text("export.old_browser", lang)))
 
 
 def unpacked_page(page: str) -> str:
@@ -681,7 +693,8 @@ def unpacked_page(page: str) -> str:
             return match.group(0)
         return f'<script type="text/javascript">{body}</script>'
 
-    return _SCRIPT.sub(plain, page.replace(_script(UNPACK_JS) + "\n", ""))
+    unpack = re.compile(re.escape(_script(UNPACK_JS)).replace("OLD_BROWSER", '"[^"]*"') + "\n")
+    return _SCRIPT.sub(plain, unpack.sub("", page))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -733,7 +746,7 @@ def render_page(page: Page, scripts: list[tuple[str, str]]) -> tuple[Processed, 
     drawings = {f"{d.module}.js" for d in registry.DEMOS}
     used = [(n, c) for n, c in scripts if n not in drawings or n[:-3] in wire.modules]
     processed = postprocess(save_html(layout, page.title), used, wire.states, lang=page.lang)
-    processed.html = pack_scripts(processed.html)
+    processed.html = pack_scripts(processed.html, page.lang)
     return processed, wire.count
 
 

@@ -267,3 +267,22 @@ def test_inlined_scripts_leave_out_whole_comment_lines_only():
             check=False,
         )
         assert result.returncode == 0, (name, result.stderr)
+
+
+def test_scripts_from_the_first_large_one_are_packed_and_unpack_to_themselves():
+    big = "var big = '" + "ab" * 40_000 + "';"
+    page = (
+        '<html lang="en"><head><script>var first = 1;</script>'
+        f'<script type="application/json" id="x">{{"a": 1}}</script>'
+        f'<script type="text/javascript">{big}</script></head>'
+        '<body><script type="text/javascript">Bokeh.embed();</script></body></html>'
+    )
+    packed = export.pack_scripts(page, "en")
+    assert len(packed) < len(page) / 2
+    assert "<script>var first = 1;</script>" in packed  # before the first large one: as it was
+    assert '{"a": 1}' in packed  # data is not code
+    assert "Bokeh.embed();" in packed  # small, after it: deferred, in its place
+    assert f'type="{export.DEFERRED_JS}">Bokeh.embed();' in packed
+    assert big not in packed
+    assert text("export.old_browser", "en") in packed
+    assert export.unpacked_page(packed) == page

@@ -302,3 +302,22 @@ def test_each_index_links_its_files_and_the_other_language(page, offline, export
     page.get_by_test_id("lang-en").click()
     expect(page.get_by_role("heading", name=text("lecture.title", "en"))).to_be_visible()
     assert offline.external == []
+
+
+def _local_only(route) -> None:
+    if route.request.url.startswith("file:"):
+        route.continue_()
+    else:
+        route.abort()
+
+
+def test_a_browser_without_decompression_says_it_cannot_open_the_file(context, exported):
+    # A page of its own: an init script stays with its page (the shared one must keep the API).
+    old = context.new_page()
+    try:
+        old.route("**/*", _local_only)
+        old.add_init_script("delete window.DecompressionStream")
+        old.goto((exported / "capital.html").as_uri())
+        expect(old.get_by_role("alert")).to_have_text(text("export.old_browser"))
+    finally:
+        old.close()
