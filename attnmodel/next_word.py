@@ -41,7 +41,6 @@ __all__ = [
     "generate",
     "measured",
     "prompt_attention",
-    "top_after",
 ]
 
 DEFAULT_PROMPT = "The capital of France is"
@@ -173,11 +172,6 @@ class NextWordDemo(param.Parameterized):
         return smollm.tokenizer_model().tokenize(self.prompt)
 
     @property
-    def root(self) -> smollm.Top:
-        """The most likely tokens after the prompt (and the rest's log-sum-exp)."""
-        return top_after(self.tokens.ids)
-
-    @property
     def logits(self) -> np.ndarray:
         """[vocab] float32: the model's logits for the token after the prompt."""
         return _logits(self.prompt)
@@ -291,11 +285,6 @@ def generate(
         if token in smollm.END_IDS:
             return tuple(out), None
     return tuple(out), top_here()
-
-
-def top_after(ids) -> smollm.Top:
-    """The top of the distribution after the prompt ``ids``."""
-    return generate(ids, 0, 1.0, 1, 1.0, 0)[1]
 
 
 @functools.lru_cache(maxsize=64)

@@ -31,7 +31,7 @@ import panel as pn
 import param
 
 from attnmodel import smollm
-from attnmodel.i18n import DEFAULT_LANG, say, text
+from attnmodel.i18n import DEFAULT_LANG, text
 from attnmodel.next_word import (
     LECTURE_PROMPTS,
     MAX_NEW_TOKENS,
@@ -94,9 +94,13 @@ def distribution(top: smollm.Top, temperature: float, top_k: int, top_p: float) 
     }
 
 
+def whole_percent(weights: np.ndarray) -> np.ndarray:
+    """Whole percentages, halves rounded up: what a map shows (and the export carries), int."""
+    return np.floor(100 * np.asarray(weights, dtype=np.float64) + 0.5).astype(int)
+
+
 def percentages(weights: np.ndarray) -> list[list[int]]:
-    """Whole percentages, halves rounded up: what the map shows (and the export carries)."""
-    return np.floor(100 * np.asarray(weights, dtype=np.float64) + 0.5).astype(int).tolist()
+    return whole_percent(weights).tolist()
 
 
 def heads_numbers() -> dict:
@@ -199,7 +203,7 @@ def export_tables() -> dict:
     for prompt in LECTURE_PROMPTS:
         ids = tuple(vocabulary.tokenize(prompt).ids)
         named.update(ids)
-        maps = np.floor(100 * prompt_attention(ids).astype(np.float64) + 0.5)
+        maps = whole_percent(prompt_attention(ids))
         prompts[prompt] = {"ids": list(ids), "attention": _b64(maps, "u1")}
         for key, top in export_tree(prompt).items():
             named.update(key)
@@ -379,7 +383,7 @@ class NextWordView(DemoView):
             self.model.param.update(prompt=value, **new)
         except ValueError as exc:
             log.info("Texto rechazado: %s", clients.brief(str(exc)))
-            self._refuse_prompt(value, f"{say(exc, self.lang)} {text('next_word.kept', self.lang)}")
+            self._refuse_prompt(value, f"{self.say(exc)} {self.t('next_word.kept')}")
             return
         self._show(prompt=True)
 

@@ -683,9 +683,13 @@
   let embeddedParts = null;
   let unpacking = null; // a Promise while packed parts are being unpacked
 
+  /** The bytes a base64 text holds (the export's tables: typed arrays, gzipped parts). */
+  function bytes(base64) {
+    return Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
+  }
+
   async function gunzip(base64) {
-    const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    const stream = new Blob([bytes(base64)]).stream().pipeThrough(new DecompressionStream("gzip"));
     return new Response(stream).text();
   }
 
@@ -750,6 +754,7 @@
     views: (previous && previous.views) || {},
     embedded,
     whenEmbedded,
+    bytes,
     apply,
     setSlots,
     update,

@@ -151,7 +151,6 @@
 
   function render(state) {
     const { dist } = state;
-    const top = dist ? dist.p.indexOf(Math.max(...dist.p)) : -1;
     return {
       readouts: dist ? readouts(dist) : { items: [] },
       bars: dist ? bars(state) : {},
@@ -164,7 +163,8 @@
         ? {}
         : { testid: "next-word-map-missing", cls: "c04-note", text: t("offline_head") },
       announce: dist
-        ? C04.spec.announce("next_word", { context: context(state), token: visible(dist.pieces[top]), p: pct(dist.p[top]) })
+        // The kept tokens come most likely first.
+        ? C04.spec.announce("next_word", { context: context(state), token: visible(dist.pieces[0]), p: pct(dist.p[0]) })
         : {},
     };
   }
@@ -184,10 +184,7 @@
     return unpacked;
   }
 
-  function decode(b64, Type) {
-    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-    return new Type(bytes.buffer);
-  }
+  const decode = (b64, Type) => new Type(C04.bytes(b64).buffer); // little-endian, as written
 
   const decoded = new Map();
   function topOf(ids) {
@@ -325,7 +322,7 @@
       generated,
       ended,
       step,
-      dist: dist && !dist.p.length ? null : dist,
+      dist,
       chosen,
       attention,
       heads: k.heads,
