@@ -19,7 +19,7 @@ const SVG = "http://www.w3.org/2000/svg"
 const ARC_THRESHOLD = 0.1 // "Varias cabezas" draws an arc from 10 % (its view's fixed threshold)
 
 function decode(b64, count) {
-  const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))
+  const bytes = window.C04.bytes(b64)
   const view = new DataView(bytes.buffer)
   const out = new Float64Array(count)
   for (let i = 0; i < count; i++) out[i] = view.getUint16(2 * i, true) / 10000
