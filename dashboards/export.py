@@ -51,6 +51,7 @@ from dashboards.app import present
 from dashboards.app.lecture import EXERCISES, SECTIONS, section_marker
 from dashboards.app.session import configure
 from dashboards.components import mathml
+from dashboards.components.board import Board
 from dashboards.components.markup import esc, math_md
 from dashboards.components.page import CONTENT_ATTRIBUTES, VIEWPORT_META, language_links, skip_pane
 from dashboards.components.views import LangColumn
@@ -600,6 +601,8 @@ def postprocess(
     if head is None:
         raise ExportError("no_head")
     injected = [VIEWPORT_META, *head_elements(scripts or [], states or {}, lang), _script(NAV_JS)]
+    if 'class="c04-first-step"' in page:
+        injected += [FIRST_STEP_CSS, _script(FIRST_STEP_JS)]
     # After <meta charset>: the browser only honours it within the first 1024 bytes.
     page = page[: head.end()] + "\n".join(injected) + "\n" + page[head.end() :]
 
@@ -765,9 +768,57 @@ def render_page(page: Page, scripts: list[tuple[str, str]]) -> tuple[Processed, 
     # A section's file carries the drawing of its own demos only (dashboards/static/demos/).
     drawings = {f"{d.module}.js" for d in registry.DEMOS}
     used = [(n, c) for n, c in scripts if n not in drawings or n[:-3] in wire.modules]
-    processed = postprocess(save_html(layout, page.title), used, wire.states, lang=page.lang)
+    saved = save_html(layout, page.title)
+    if not wire.sections:
+        saved = with_first_step(saved, first_step(layout))
+    processed = postprocess(saved, used, wire.states, lang=page.lang)
     processed.html = pack_scripts(processed.html, page.lang)
     return processed, wire.count
+
+
+# A section's file draws in two steps (issue 38). First, as soon as the page is parsed, its
+# first demo's title and introduction (with their formulas): plain HTML in Bokeh's root element,
+# ~0.6 s on the 4×-throttled phone, 1.3–1.8 s before the bundles have drawn the section. Then
+# Bokeh's document, put beside it in the same element: CSS hides the first step at once, and a
+# MutationObserver takes it out of the page (its text is then once in the page, for a search or
+# a test's locator). A browser without JavaScript keeps the first step.
+FIRST_STEP_CSS = """<style>
+.c04-first-step { font-family: Helvetica, Arial, sans-serif; font-size: 12px; line-height: 1.43;
+  color: #212529; max-width: 1400px; padding: 40px 10px 0; }
+.c04-first-step h2 { font-size: 18px; margin: 15px 0; }
+[data-root-id] > .c04-first-step:not(:only-child) { display: none; }
+</style>"""
+FIRST_STEP_JS = """document.addEventListener("DOMContentLoaded", () => {
+  const step = document.querySelector(".c04-first-step");
+  if (!step) return;
+  new MutationObserver((changes, observer) => {
+    observer.disconnect();
+    step.remove();
+  }).observe(step.parentNode, { childList: true });
+});"""
+_ROOT_ELEMENT = re.compile(r'(<div id="[^"]+" data-root-id="[^"]+"[^>]*>)(</div>)')
+_ANCHOR = re.compile(r'<p><a id="[^"]*"></a></p>\s*|<a id="[^"]*"></a>')
+
+
+def first_step(layout: pn.viewable.Viewable) -> str:
+    """The first step of a page: the leading prose of its first Board (its demo's title and
+    introduction, the HTML the Board shows there), without the anchors the Board keeps."""
+    boards = layout.select(Board)
+    nodes = []
+    for node in boards[0].layout if boards else []:
+        if "html" not in node:
+            break
+        css = esc(node.get("css", ""))
+        nodes.append(f'<div class="{css}">{_ANCHOR.sub("", node["html"])}</div>')
+    return f'<div class="c04-first-step">{"".join(nodes)}</div>' if nodes else ""
+
+
+def with_first_step(page: str, step: str) -> str:
+    """``page`` with ``step`` inside its Bokeh root element (a page of one root)."""
+    roots = _ROOT_ELEMENT.findall(page)
+    if not step or len(roots) != 1:
+        return page
+    return _ROOT_ELEMENT.sub(lambda m: m.group(1) + step + m.group(2), page)
 
 
 def index_html(results: list[Result], lang: str = DEFAULT_LANG) -> str:

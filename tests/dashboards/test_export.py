@@ -286,3 +286,34 @@ def test_scripts_from_the_first_large_one_are_packed_and_unpack_to_themselves():
     assert big not in packed
     assert text("export.old_browser", "en") in packed
     assert export.unpacked_page(packed) == page
+
+
+def test_a_section_file_starts_with_its_first_demos_title_and_formula_as_html():
+    configure()
+    page = next(p for p in export.pages("en") if p.filename == "posicion.html")
+    layout = page.build(export.Wiring("en"))
+    step = export.first_step(layout)
+    assert step.startswith('<div class="c04-first-step">')
+    assert f"<h2>{text('demo.posicion', 'en')}</h2>" in step
+    assert step.count("<math") == 1
+    assert 'encoding="application/x-tex"' in step
+    assert ' id="' not in step  # the Board keeps its anchor: no id twice in the page
+    assert "<input" not in step
+    assert "data-slot" not in step
+    assert export.first_step(pn.Column(pn.pane.Markdown("# x"))) == ""  # no Board: no step
+
+
+def test_the_first_step_goes_inside_the_one_root_element(saved_page):
+    step = '<div class="c04-first-step"><h2>Hola</h2></div>'
+    with_step = export.with_first_step(saved_page, step)
+    root = re.search(r'<div id="[^"]+" data-root-id="[^"]+"[^>]*>(.*?</div>)</div>', with_step)
+    assert root.group(1) == step
+    assert export.with_first_step(saved_page, "") == saved_page
+    empty_root = re.search(r'<div id="[^"]+" data-root-id="[^"]+"[^>]*></div>', saved_page)
+    two_roots = saved_page + empty_root.group(0)
+    assert export.with_first_step(two_roots, step) == two_roots
+    # its CSS (hidden once Bokeh's document stands beside it) comes with it, and only then
+    processed = export.postprocess(with_step)
+    assert export.FIRST_STEP_CSS in processed.html
+    assert export.FIRST_STEP_JS in processed.html
+    assert export.FIRST_STEP_CSS not in export.postprocess(saved_page).html

@@ -158,6 +158,8 @@ def test_page_renders_offline_without_errors(filename, page, offline, exported, 
 
     for marker in markers:
         expect(page.locator(f'[data-testid="section-{marker}"]')).to_have_count(1)
+    # The first step (a section file's title and introduction as HTML) gave way to the page.
+    expect(page.locator(".c04-first-step")).to_have_count(0)
     assert page.locator("math").count() > 0
     expect(page.get_by_text("$$", exact=False)).to_have_count(0)  # no formula left as TeX
     for check in checks:
@@ -321,3 +323,26 @@ def test_a_browser_without_decompression_says_it_cannot_open_the_file(context, e
         expect(old.get_by_role("alert")).to_have_text(text("export.old_browser"))
     finally:
         old.close()
+
+
+def test_each_section_file_shows_its_title_and_introduction_before_any_script(browser, exported):
+    # The first step (export.first_step) is HTML: a browser that runs no script shows it, as
+    # the phone does while Bokeh's bundles load; the whole lecture's file has none.
+    context = browser.new_context(java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.route("**/*", _local_only)
+        for lang in ("es", "en"):
+            for section in SECTIONS:
+                if not section.demos:
+                    continue
+                page.goto((exported / f"{lang_dir(lang)}{section.id}.html").as_uri())
+                title = section_demos(section)[0].title(lang)
+                step = page.locator(".c04-first-step")
+                expect(step.get_by_role("heading", name=heading_text(title))).to_be_visible()
+                if section.id == "posicion":  # its title, then its formula on a line of its own
+                    expect(step.locator("math[display=block]")).to_be_visible()
+        page.goto((exported / LECTURE_FILE).as_uri())
+        expect(page.locator(".c04-first-step")).to_have_count(0)
+    finally:
+        context.close()
