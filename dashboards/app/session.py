@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 import warnings
 
 import panel as pn
@@ -46,7 +47,7 @@ def configure() -> None:
     """
     logger = logging.getLogger("dashboards")
     if not logger.handlers:
-        handler = logging.StreamHandler()
+        handler = CurrentStderr()
         handler.setFormatter(logging.Formatter("%(asctime)s %(message)s"))
         logger.addHandler(handler)
         logger.setLevel(logging.INFO)
@@ -71,6 +72,20 @@ def configure() -> None:
     # per component. Upstream: bokeh/bokeh#12915 turned the error into this warning "so that
     # this gets fixed"; the closing note of issue 36 has a minimal reproduction.
     warnings.filterwarnings("ignore", "reference already known", BokehUserWarning)
+
+
+class CurrentStderr(logging.StreamHandler):
+    """A StreamHandler on ``sys.stderr`` as it is when a line is written, not as it was when
+    the handler was made: pytest puts a capture there for each test and closes it after, and a
+    line from a thread that outlived its test (class mode's turn watchdog, 5 s later) raised
+    "I/O operation on closed file" in the suite's output."""
+
+    def __init__(self):
+        super().__init__(sys.stderr)
+
+    def emit(self, record) -> None:
+        self.stream = sys.stderr
+        super().emit(record)
 
 
 def quiet_closed_websockets() -> None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import importlib
+import io
 import json
 import logging
+import sys
 import types
 from concurrent.futures import ThreadPoolExecutor
 
@@ -324,3 +326,14 @@ def test_a_markup_tells_its_watchers_when_a_shared_spec_s_content_changes():
     markup.spec = SharedSpec(text="dos")
     assert seen == [{"text": "uno"}, {"text": "dos"}]
     assert markup.spec_json == '{"text":"dos"}'
+
+
+def test_a_log_line_goes_to_the_stderr_of_the_moment(monkeypatch):
+    # pytest replaces sys.stderr for each test and closes it after; a thread's line comes later.
+    made_with, now = io.StringIO(), io.StringIO()
+    monkeypatch.setattr(sys, "stderr", made_with)
+    handler = session.CurrentStderr()
+    made_with.close()
+    monkeypatch.setattr(sys, "stderr", now)
+    handler.emit(logging.LogRecord("dashboards", logging.INFO, __file__, 1, "una línea", (), None))
+    assert now.getvalue() == "una línea\n"
