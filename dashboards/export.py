@@ -613,30 +613,23 @@ def postprocess(
 
 # A page's scripts from the first one over PACK_SCRIPT_BYTES on (Bokeh's and Panel's bundles, 2.7
 # MB a page) go gzipped (base64, a third of their size) and run, in their order, once unpacked
-# (UNPACK_JS). Bokeh's embed script is one of them: it draws the document when it runs.
-#
-# UNPACK_JS stands right after the last packed script, not at the end of the page: the bundles
-# unpack and compile (off the main thread, from blob: URLs) while the rest of the page is still
-# parsed. On the 4×-throttled phone the main thread otherwise waited idle ~250 ms after
-# DOMContentLoaded for them (bench/bench_phone.py, a Chromium trace). The small scripts after
-# it (the embed script) join the same ordered queue at DOMContentLoaded.
+# (UNPACK_JS, the page's last script). Bokeh's embed script is one of them: it draws the
+# document when it runs, the page being parsed by then.
 PACK_SCRIPT_BYTES = 64_000
 PACKED_JS = "text/x-c04-gzip"
 DEFERRED_JS = "text/x-c04-defer"
 _SCRIPT = re.compile(r"<script\b([^>]*)>(.*?)</script>", re.S | re.I)
 _EXECUTABLE = re.compile(r'^\s*(?:type="text/javascript")?\s*$', re.I)
 UNPACK_JS = """(() => {
-  const later = (fn) => document.readyState === "loading"
-    ? document.addEventListener("DOMContentLoaded", fn, { once: true }) : fn();
   if (!window.DecompressionStream) {  // Chromium 80, Firefox 113, Safari 16.4 have it
-    later(() => {
-      const note = document.createElement("p");
-      note.setAttribute("role", "alert");
-      note.textContent = OLD_BROWSER;
-      document.body.prepend(note);
-    });
+    const note = document.createElement("p");
+    note.setAttribute("role", "alert");
+    note.textContent = OLD_BROWSER;
+    document.body.prepend(note);
     return;
   }
+  const waiting = Array.from(document.querySelectorAll(
+    'script[type="PACKED"], script[type="DEFERRED"]'));
   const js = { type: "text/javascript" };
   const unzip = (base64) => {  // as C04.bytes (c04.js): native, else a loop, not a map
     let bytes;
@@ -649,23 +642,16 @@ UNPACK_JS = """(() => {
     const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     return new Response(stream).blob().then((blob) => new Blob([blob], js));
   };
-  // The packed and deferred scripts parsed so far (a replaced one no longer matches), each
-  // from a blob: URL (compiled as a loaded file is, off the main thread), not async: they run
-  // in the order they are added, as they stood in the page.
-  const run = () => {
-    const waiting = Array.from(document.querySelectorAll(
-      'script[type="PACKED"], script[type="DEFERRED"]'));
-    return Promise.all(waiting.map((el) => (el.type === "PACKED" ? unzip(el.textContent)
-      : new Blob([el.textContent], js))))
-      .then((blobs) => blobs.forEach((blob, i) => {
-        const script = document.createElement("script");
-        script.async = false;
-        script.src = URL.createObjectURL(blob);
-        waiting[i].replaceWith(script);
-      }));
-  };
-  const first = run();
-  later(() => first.then(run));
+  // Each script from a blob: URL (compiled as a loaded file is, off the main thread), not
+  // async: they run in the order they are added, as they stood in the page.
+  Promise.all(waiting.map((el) => (el.type === "PACKED" ? unzip(el.textContent)
+    : new Blob([el.textContent], js))))
+    .then((blobs) => blobs.forEach((blob, i) => {
+      const run = document.createElement("script");
+      run.async = false;
+      run.src = URL.createObjectURL(blob);
+      waiting[i].replaceWith(run);
+    }));
 })();""".replace("PACKED", PACKED_JS).replace("DEFERRED", DEFERRED_JS)
 
 
@@ -678,26 +664,26 @@ def pack_scripts(page: str, lang: str = DEFAULT_LANG) -> str:
     """``page`` with its scripts from the first large one on packed (large) or deferred
     (small), and UNPACK_JS before </body> to run them in order (or, in a browser without
     DecompressionStream, to say so in ``lang``)."""
-    out, last, after_packed = [], 0, None
+    out, last, packing = [], 0, False
     for match in _SCRIPT.finditer(page):
         attributes, body = match.group(1), match.group(2)
         if not _EXECUTABLE.match(attributes):
             continue
         size = len(body.encode())
+        packing = packing or size > PACK_SCRIPT_BYTES
+        if not packing:
+            continue
         if size > PACK_SCRIPT_BYTES:
             tag = f'<script type="{PACKED_JS}">{_gzipped(body)}</script>'
-        elif after_packed is not None:
-            tag = f'<script type="{DEFERRED_JS}">{body}</script>'
         else:
-            continue
+            tag = f'<script type="{DEFERRED_JS}">{body}</script>'
         out += [page[last : match.start()], tag]
         last = match.end()
-        if size > PACK_SCRIPT_BYTES:
-            after_packed = len(out)
-    if after_packed is None:
+    if not packing:
         return page
-    out.insert(after_packed, "\n" + _script(_unpack_js(lang)))
-    return "".join([*out, page[last:]])
+    page = "".join([*out, page[last:]])
+    end = page.rindex("</body>")
+    return page[:end] + _script(_unpack_js(lang)) + "\n" + page[end:]
 
 
 def _unpack_js(lang: str) -> str:
@@ -716,7 +702,7 @@ def unpacked_page(page: str) -> str:
             return match.group(0)
         return f'<script type="text/javascript">{body}</script>'
 
-    unpack = re.compile("\n" + re.escape(_script(UNPACK_JS)).replace("OLD_BROWSER", '"[^"]*"'))
+    unpack = re.compile(re.escape(_script(UNPACK_JS)).replace("OLD_BROWSER", '"[^"]*"') + "\n")
     return _SCRIPT.sub(plain, unpack.sub("", page))
 
 
@@ -791,7 +777,7 @@ FIRST_STEP_CSS = """<style>
 FIRST_STEP_JS = """document.addEventListener("DOMContentLoaded", () => {
   const step = document.querySelector(".c04-first-step");
   if (!step) return;
-  new MutationObserver((changes, observer) => {
+  new MutationObserver((_, observer) => {
     observer.disconnect();
     step.remove();
   }).observe(step.parentNode, { childList: true });
