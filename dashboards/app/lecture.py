@@ -92,9 +92,18 @@ class Lecture(pn.viewable.Viewer):
             # browser reports the page loaded, over the session's websocket.
             self.section = self.nav.value
             self.nav.languages = self.language_links()
-            loading = f'<div class="c04-note">{esc(text("lecture.loading", self.lang))}</div>'
-            self.body[1] = pn.pane.HTML(loading, margin=(10, 10), min_height=600)
+            self.body[1] = pn.pane.HTML(self._loading(), margin=(10, 10), min_height=600)
             pn.state.onload(self._load)
+
+    def _loading(self) -> str:
+        """The placeholder before the section is built: the title of its first demo (the
+        catalogue's; the phone paints it with the page's frame, 0.3–0.6 s before the section)
+        and a note that it is loading."""
+        section = self.sections[self.section]
+        demos = registry.section_demos(section)
+        title = demos[0].title(self.lang) if demos else section.label(self.lang)
+        note = esc(text("lecture.loading", self.lang))
+        return f'<h2>{esc(title)}</h2><div class="c04-note">{note}</div>'
 
     def _load(self) -> None:
         if not self._built:  # unless a click on the navigation already built a section
@@ -110,6 +119,7 @@ class Lecture(pn.viewable.Viewer):
             self._show(event.new)
         else:  # before the page loaded (a followed class's section): built by _load
             self.section = event.new
+            self.content.object = self._loading()
         self.link.refresh()
 
     def _go_linked(self, section_id: str) -> None:

@@ -264,6 +264,8 @@ def test_served_session_sends_the_page_before_building_the_first_section(served)
     assert lect.section == "capital"
     assert lect.nav.value == "capital"
     assert esc(text("lecture.loading")) in lect.content.object
+    # the phone paints the section's name with the frame, before the section is built
+    assert f"<h2>{esc(text('demo.capital'))}</h2>" in lect.content.object
     load()
     assert list(lect._built) == ["capital"]
     assert lect.content is lect._built["capital"]
@@ -274,6 +276,7 @@ def test_a_click_before_the_page_has_loaded_is_not_undone_by_the_load(served):
     lect = create_lecture()
     doc.add_root(lecture.pn.panel(lect).get_root(doc))
     lect.go("posicion")
+    assert f"<h2>{esc(text('demo.posicion'))}</h2>" in lect.content.object
     load()
     assert list(lect._built) == ["posicion"]
     assert lect.section == "posicion"
