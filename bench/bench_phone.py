@@ -246,7 +246,7 @@ def main(argv=None) -> int:
                 query = "" if lang == DEFAULT_LANG else f"lang={lang}&"
                 folder = DIST if lang == DEFAULT_LANG else DIST / lang
                 # The floor beside each language's rows: the machine's speed drifts over a run
-                # of minutes (the later rows ran 100–300 ms slower than the same pages first).
+                # of minutes (the later rows ran 100–400 ms slower than the same pages first).
                 floor[lang] = {}
                 for mode, (url, allowed) in floor_pages_of.items():
                     floor[lang][mode] = {
