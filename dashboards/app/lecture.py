@@ -97,7 +97,7 @@ class Lecture(pn.viewable.Viewer):
 
     def _loading(self) -> str:
         """The placeholder before the section is built: the title of its first demo (the
-        catalogue's; the phone paints it with the page's frame, 0.3–0.6 s before the section)
+        catalogue's; the phone paints it with the page's frame, 0.2–0.6 s before the section)
         and a note that it is loading."""
         section = self.sections[self.section]
         demos = registry.section_demos(section)
