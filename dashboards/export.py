@@ -764,7 +764,7 @@ def render_page(page: Page, scripts: list[tuple[str, str]]) -> tuple[Processed, 
 
 # A section's file draws in two steps (issue 38). First, as soon as the page is parsed, its
 # first demo's title and introduction (with their formulas): plain HTML in Bokeh's root element,
-# ~0.6 s on the 4×-throttled phone, 1.3–1.8 s before the bundles have drawn the section. Then
+# 0.4–0.7 s on the 4×-throttled phone, 1.3–1.9 s before the bundles have drawn the section. Then
 # Bokeh's document, put beside it in the same element: CSS hides the first step at once, and a
 # MutationObserver takes it out of the page (its text is then once in the page, for a search or
 # a test's locator). A browser without JavaScript keeps the first step.
