@@ -19,7 +19,7 @@ from playwright.sync_api import expect
 
 from attnmodel import AttentionExplorer, ScalingDemo, SelfAttention
 from attnmodel.formatting import es_number, number
-from attnmodel.i18n import text
+from attnmodel.i18n import languages, text
 from attnmodel.next_word import LECTURE_PROMPTS
 from dashboards.app.lecture import SECTIONS
 from dashboards.demos.registry import section_demos
@@ -332,7 +332,7 @@ def test_each_section_file_shows_its_title_and_introduction_before_any_script(br
     try:
         page = context.new_page()
         page.route("**/*", _local_only)
-        for lang in ("es", "en"):
+        for lang in languages():
             for section in SECTIONS:
                 if not section.demos:
                     continue
