@@ -1308,7 +1308,7 @@ def assert_training_shows(specs: dict, model, lang: str = "es") -> None:
     ]
 
 
-# "Un modelo de verdad" (dashboards/demos/minilm.py), live and exported: the grid of head_grid.mjs,
+# "Un modelo de verdad" (dashboards/demos/minilm.py), live and exported: the grid of minilm.js,
 # read through its shadow roots, against texts computed here from the model and the catalogue.
 
 # Every tile of the grid: data-testid → aria-label.
@@ -1458,7 +1458,7 @@ def js_round(x: float) -> int:
 
 
 def minilm_expected_top(sentence: str, layer: int, head: int, lang: str = "es") -> list[str]:
-    """What each piece looks at most, as head_grid.mjs lists it: on the 4-decimal weights the
+    """What each piece looks at most, as minilm.js lists it: on the 4-decimal weights the
     page decodes, the first largest key and Math.round of its percentage."""
     from attnmodel.i18n import text
     from attnmodel.minilm import MiniLMDemo

@@ -2,7 +2,7 @@
 
 Everything on screen comes from ``attnmodel.minilm.MiniLMDemo``: the word pieces of the
 student's sentence, the 72 attention maps (6 layers × 12 heads) in a grid, the chosen head in
-large (``HeadGrid``, dashboards/demos/head_grid.mjs, draws it from the model's numbers, so
+large (``HeadGrid``, drawn by ``C04.views.minilm_grid.draw`` from the model's numbers, so
 a click needs no server), and "¿dónde está la cabeza de juguete?": each hand-built head of
 "Varias cabezas" beside the real head most like it. Every word is in the catalogue, table
 ``[minilm]``.
@@ -10,8 +10,8 @@ a click needs no server), and "¿dónde está la cabeza de juguete?": each hand-
 Numbers cross, specs don't (issue 37): :func:`numbers` is the model's numbers, no text, and
 the browser draws them, live and in the export (dashboards/static/demos/minilm.js: the first
 Board's readouts, pieces and announcer, ``C04.views.minilm``; the toy comparison,
-``C04.views.minilm_toy``; the grid's texts, ``C04.views.minilm_grid``, which head_grid.mjs
-draws), every word from the catalogue, every number written as the page's language writes it.
+``C04.views.minilm_toy``; the grid and its texts, ``C04.views.minilm_grid``), every word
+from the catalogue, every number written as the page's language writes it.
 
 Live, the weights are loaded the first time a session opens the section (once per process,
 shared read-only), and any sentence within the caps is computed. The offline export embeds the
@@ -27,7 +27,6 @@ import functools
 import logging
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -95,8 +94,9 @@ BOARD_CSS = """
 
 class HeadGrid(pn.custom.JSComponent):
     """The layer × head grid and the chosen head in large, drawn in the browser from ``state``
-    (:func:`grid_numbers`: the model's numbers; head_grid.mjs writes every text with the page's
-    catalogue, ``C04.views.minilm_grid``). ``selected`` is [layer, head] (0-based), set by the
+    (:func:`grid_numbers`: the model's numbers; ``C04.views.minilm_grid`` in
+    dashboards/static/demos/minilm.js draws them and writes every text with the page's
+    catalogue). ``selected`` is [layer, head] (0-based), set by the
     view from the model: the server's to the browser. A click or an arrow key is a message
     (``model.send_msg({selected: [layer, head]})``, Panel's public ``on_msg``), checked by
     :meth:`receive` and passed to ``on_select``; in the export (``offline``: no server) the page
@@ -114,7 +114,14 @@ class HeadGrid(pn.custom.JSComponent):
     # As a Board's state: the numbers travel as one JSON text (the export's C04.apply writes the
     # same, kind "esm:state_json").
     _rename: ClassVar[dict] = {"state": None}
-    _esm = Path(__file__).parent / "head_grid.mjs"
+    # The drawing is a classic script loaded once per page (minilm.js, as board.js): as an ESM
+    # of its own, its 13 KB went with the component and were transformed in the page (Panel's
+    # sucrase, then es-module-shims) before the grid could be drawn.
+    _esm = """
+export function render(props) {
+  return window.C04.views.minilm_grid.draw(props)
+}
+"""
     _stylesheets: ClassVar[list[str]] = [GRID_CSS]
 
     def __init__(self, on_select: Callable[[int, int], None] | None = None, **params):

@@ -69,7 +69,7 @@ def view(views):
 
 
 def decoded(state: dict) -> np.ndarray:
-    """The grid's numbers as head_grid.mjs reads them (``weights``: base64 of uint16
+    """The grid's numbers as minilm.js reads them (``weights``: base64 of uint16
     little-endian ten-thousandths): [layers, heads, n, n] in [0, 1]."""
     n = len(state["pieces"])
     raw = np.frombuffer(base64.b64decode(state["weights"], validate=True), dtype="<u2")
@@ -282,7 +282,7 @@ def test_the_toy_select_moves_the_comparison(view):
 
 
 def test_a_click_in_the_grid_selects_the_head_and_the_model_moves_the_grid(view, caplog):
-    """A click or an arrow key is the grid's message {selected: [layer, head]} (head_grid.mjs):
+    """A click or an arrow key is the grid's message {selected: [layer, head]} (minilm.js):
     taken without a line; the model then moves the grid (server → browser)."""
     with caplog.at_level(logging.INFO, logger="dashboards.runtime.clients"):
         view.grid.receive({"selected": [3, 4]})

@@ -20,7 +20,7 @@ on it is read as the browser drew it:
   coloured bar each row, one at least with a width; the charts of «La capital» and of the
   training row by row, each label, bar width and colour from the model's numbers;
 - the explorer's map: n × n cells, each row shaded as its largest weight;
-- MiniLM's grid (head_grid.mjs): a painted tile per head, each row of a tile with a shade, and
+- MiniLM's grid (minilm.js): a painted tile per head, each row of a tile with a shade, and
   the chosen head's arcs.
 
 The expected sizes come from the models (attnmodel), not from the views.
@@ -401,7 +401,7 @@ MARKS_JS = """(want) => {
     });
   }
 
-  // MiniLM's grid (head_grid.mjs): a painted tile per head, each row of a tile with a shade
+  // MiniLM's grid (minilm.js): a painted tile per head, each row of a tile with a shade
   // (the tile goes from white to blue, and a row's weights sum to 1); the chosen head's arcs.
   for (const [testid, tiles] of Object.entries(want.grids)) {
     const grid = one(`[data-testid="${testid}"]`, testid);

@@ -4,7 +4,7 @@ The export has no server and no weights: it embeds, under "minilm" in #c04-state
 numbers (dashboards.demos.minilm.numbers) of every lecture sentence (``LECTURE_SENTENCES``: the
 first Board's and the grid's) and of the four sentences of "Varias cabezas" (the toy Board's),
 one table for every language; static/demos/minilm.js draws them as it draws the live page's, and
-the grid (dashboards/demos/head_grid.mjs) draws the chosen head from its numbers, so a click or
+the grid (C04.views.minilm_grid.draw) draws the chosen head from its numbers, so a click or
 an arrow key needs nothing else. Checked here: the shipped tables (es and en) equal the model;
 the drawing of some states, es and en, shows the texts the model and the catalogue give
 (computed here); and in the real exported file the default sentence, every lecture sentence

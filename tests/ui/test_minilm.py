@@ -1,13 +1,13 @@
 """Browser: "Un modelo de verdad" (section "modelo", dashboards/demos/minilm.py) of the served
 lecture.
 
-The grid (dashboards/demos/head_grid.mjs) draws MiniLM's 72 heads from the numbers Python sends
-(``dashboards.demos.minilm.grid_numbers``): every tile's name, and the chosen head in large (its
-title, what each piece looks at most, its measured shares), recomputed here from the model's
-attention as the page rounds it. Moves: a click, the arrow keys and Home/End in the grid, a
-sentence typed in «Frase» (one the model reads, one it refuses), «Ejemplo en inglés», a lecture
-sentence, the sentence of «Varias cabezas»; then the English page. The address bar follows the
-server's model. Every text comes from the catalogue (``attnmodel.i18n.text``) and the model.
+The grid (C04.views.minilm_grid.draw, static/demos/minilm.js) draws MiniLM's 72 heads from the
+numbers Python sends (``dashboards.demos.minilm.grid_numbers``): every tile's name, and the chosen
+head in large (its title, what each piece looks at most, its measured shares), recomputed here from
+the model's attention as the page rounds it. Moves: a click, the arrow keys and Home/End in the
+grid, a sentence typed in «Frase» (one the model reads, one it refuses), «Ejemplo en inglés», a
+lecture sentence, the sentence of «Varias cabezas»; then the English page. The address bar follows
+the server's model. Every text comes from the catalogue (``attnmodel.i18n.text``) and the model.
 """
 
 from __future__ import annotations

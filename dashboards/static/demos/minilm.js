@@ -9,8 +9,9 @@
  * - C04.views.minilm_toy.render(state): the second Board's toy heads of «Varias cabezas» beside
  *   the real heads most like them, from numbers.toy ({words, matches});
  * - C04.views.minilm_grid.render(state): the grid's texts (each tile's name and role, each
- *   head's measured shares, the grid's own words), from numbers.grid, which the HeadGrid
- *   (dashboards/demos/head_grid.mjs) draws with the weights.
+ *   head's measured shares, the grid's own words), from numbers.grid;
+ *   C04.views.minilm_grid.draw({model, el}): the HeadGrid's drawing (its _esm calls it), the
+ *   72 tiles and the chosen head from the weights (uint16 ten-thousandths in base64).
  * The lecture's sentences are Spanish data: a page in another language marks their words
  * (multihead.sentence_lang says with which tag).
  *
@@ -158,7 +159,337 @@
     };
   }
 
+  // The grid itself (HeadGrid's drawing, its _esm calls C04.views.minilm_grid.draw): a classic
+  // script loaded once per page, as board.js, so that Panel neither sends ~13 KB of ESM with the
+  // component nor transforms it in the page (sucrase, then es-module-shims) before drawing.
+  // A click or an arrow key draws the head at once and, live, tells the server with a message
+  // (model.send_msg({selected: [layer, head]}), HeadGrid.receive): the page never writes
+  // model.selected there, the server sets it from the model. In the export (model.offline: no
+  // server) the page sets model.selected itself.
+  const SVG = "http://www.w3.org/2000/svg"
+  const ARC_THRESHOLD = 0.1 // "Varias cabezas" draws an arc from 10 % (its view's fixed threshold)
+
+  function decode(b64, count) {
+    const bytes = C04.bytes(b64)
+    const view = new DataView(bytes.buffer)
+    const out = new Float64Array(count)
+    for (let i = 0; i < count; i++) out[i] = view.getUint16(2 * i, true) / 10000
+    return out
+  }
+
+  function esc(s) {
+    return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c])
+  }
+
+  // "perro → gato: 93 %", a piece's largest weight rounded as the table of numbers shows it.
+  function topItem(query, key, weight) {
+    const share = C04.t("format.percent", { value: Math.round(100 * weight) })
+    return C04.t("minilm.grid.top_item", { query, key, share })
+  }
+
+  // white -> the lecture's accent blue (dashboards.components.style.ACCENT, #1f5fa8)
+  function shade(p) {
+    const t = Math.max(0, Math.min(1, p))
+    const mix = (a, b) => Math.round(a + (b - a) * t)
+    return `rgb(${mix(255, 31)},${mix(255, 95)},${mix(255, 168)})`
+  }
+
+  function drawTile(canvas, data, offset, n) {
+    canvas.width = n
+    canvas.height = n
+    const ctx = canvas.getContext("2d")
+    const image = ctx.createImageData(n, n)
+    for (let i = 0; i < n * n; i++) {
+      const t = Math.max(0, Math.min(1, data[offset + i]))
+      image.data[4 * i] = Math.round(255 - 224 * t)
+      image.data[4 * i + 1] = Math.round(255 - 160 * t)
+      image.data[4 * i + 2] = Math.round(255 - 87 * t)
+      image.data[4 * i + 3] = 255
+    }
+    ctx.putImageData(image, 0, 0)
+  }
+
+  function arcs(spec, pieces, weights, n) {
+    // Pieces along a line; an arc above from each query piece to each piece it gives ≥ 10 %,
+    // ending in an arrowhead at the piece looked at (as "Varias cabezas" draws them).
+    const step = 46
+    const width = Math.max(320, step * n + 20)
+    const x = (i) => 10 + step * i + step / 2
+    const shown = []
+    let tallest = 20
+    for (let i = 0; i < n; i++) {
+      for (let j = 0; j < n; j++) {
+        const w = weights[i * n + j]
+        if (w < ARC_THRESHOLD || i === j) continue
+        const h = Math.min(140, 14 + Math.abs(x(j) - x(i)) * 0.4)
+        tallest = Math.max(tallest, h)
+        shown.push([i, j, w, h])
+      }
+    }
+    const base = tallest + 12
+    const svg = document.createElementNS(SVG, "svg")
+    svg.setAttribute("viewBox", `0 0 ${width} ${base + 70}`)
+    svg.setAttribute("width", String(width))
+    svg.setAttribute("height", String(base + 70))
+    svg.setAttribute("role", "img")
+    svg.setAttribute("aria-label", spec.arcs_alt)
+    const defs = document.createElementNS(SVG, "defs")
+    defs.innerHTML =
+      // In the drawing's units: an arrowhead scaled by each arc's stroke would hide short arcs.
+      '<marker id="c04-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerUnits="userSpaceOnUse" ' +
+      'markerWidth="8" markerHeight="8" orient="auto-start-reverse">' +
+      '<path d="M0 0 L10 5 L0 10 z" fill="#1f5fa8"/></marker>'
+    svg.appendChild(defs)
+    for (const [i, j, w, h] of shown) {
+      const path = document.createElementNS(SVG, "path")
+      const x0 = x(i)
+      const x1 = x(j)
+      path.setAttribute("d", `M ${x0} ${base} Q ${(x0 + x1) / 2} ${base - 2 * h} ${x1} ${base}`)
+      path.setAttribute("fill", "none")
+      path.setAttribute("stroke", "#1f5fa8")
+      path.setAttribute("stroke-opacity", String(0.25 + 0.75 * w))
+      path.setAttribute("stroke-width", String(1 + 5 * w))
+      path.setAttribute("marker-end", "url(#c04-arrow)")
+      svg.appendChild(path)
+    }
+    for (let i = 0; i < n; i++) {
+      const label = document.createElementNS(SVG, "text")
+      label.setAttribute("x", String(x(i)))
+      label.setAttribute("y", String(base + 14))
+      label.setAttribute("transform", `rotate(45 ${x(i)} ${base + 14})`)
+      label.setAttribute("font-size", "13")
+      label.setAttribute("fill", "#1b1b1b")
+      label.textContent = pieces[i]
+      svg.appendChild(label)
+    }
+    return svg
+  }
+
+  function drawGrid({ model, el }) {
+    const root = document.createElement("div")
+    root.className = "c04-headgrid"
+    el.appendChild(root)
+    let state = null // the model's numbers (the server's, or the export's embedded ones)
+    let spec = null // their texts in the page's language (C04.views.minilm_grid)
+    let data = null
+    let layers = 0
+    let heads = 0
+
+    // What the page shows: the server's selection, or the head just chosen here (live, until
+    // the server's answer sets model.selected).
+    const fromModel = () => {
+      const s = model.selected || [0, 0]
+      return [s[0] | 0, s[1] | 0]
+    }
+    let current = fromModel()
+    const selected = () => current
+
+    function detail() {
+      const box = root.querySelector(".c04-headgrid-detail")
+      if (!box || !spec) return
+      const [layer, head] = selected()
+      const pieces = state.pieces
+      const n = pieces.length
+      const offset = (layer * heads + head) * n * n
+      const weights = data.subarray(offset, offset + n * n)
+      const tile = spec.tiles[layer][head]
+      // The folded numbers stay open when another head is chosen.
+      const open = box.querySelector("details[open]") !== null
+      box.innerHTML = ""
+      const title = document.createElement("h4")
+      title.dataset.testid = "minilm-detail-title"
+      title.textContent = tile.title
+      box.appendChild(title)
+      const scroll = document.createElement("div")
+      scroll.className = "c04-headgrid-arcs"
+      scroll.appendChild(arcs(spec, pieces, weights, n))
+      box.appendChild(scroll)
+
+      // What each piece looks at most (as "Varias cabezas" lists it).
+      const top = document.createElement("div")
+      top.innerHTML = `<p><b>${esc(spec.top_title)}</b></p>`
+      const list = document.createElement("ul")
+      list.dataset.testid = "minilm-top"
+      list.className = "c04-headgrid-top"
+      for (let i = 0; i < n; i++) {
+        let best = 0
+        for (let j = 1; j < n; j++) if (weights[i * n + j] > weights[i * n + best]) best = j
+        const li = document.createElement("li")
+        li.textContent = topItem(pieces[i], pieces[best], weights[i * n + best])
+        list.appendChild(li)
+      }
+      top.appendChild(list)
+      box.appendChild(top)
+
+      // The head's measured shares (Python measured them: attnmodel.minilm.head_scores).
+      const table = document.createElement("table")
+      table.dataset.testid = "minilm-scores"
+      table.className = "c04-headgrid-scores"
+      const caption = document.createElement("caption")
+      caption.textContent = spec.scores_title
+      table.appendChild(caption)
+      spec.role_names.forEach((name, r) => {
+        const tr = document.createElement("tr")
+        const th = document.createElement("th")
+        th.scope = "row"
+        th.textContent = name
+        const td = document.createElement("td")
+        td.textContent = spec.scores[layer][head][r]
+        tr.append(th, td)
+        table.appendChild(tr)
+      })
+      box.appendChild(table)
+
+      // Every number of the map, folded: the table is built when it is opened (n × n cells that
+      // nobody reads otherwise, and every one is work for each layout of the page).
+      const details = document.createElement("details")
+      details.dataset.key = "minilm-numbers"
+      const summary = document.createElement("summary")
+      summary.textContent = spec.numbers_title
+      details.appendChild(summary)
+      const wrap = document.createElement("div")
+      wrap.className = "c04-headgrid-numbers"
+      const fillNumbers = () => {
+        if (wrap.firstChild) return
+        let html = `<table data-testid="minilm-numbers"><tr><th scope="col"><span class="c04-sr">${esc(spec.query_key)}</span></th>`
+        for (let j = 0; j < n; j++) html += `<th scope="col">${esc(pieces[j])}</th>`
+        html += "</tr>"
+        for (let i = 0; i < n; i++) {
+          html += `<tr><th scope="row">${esc(pieces[i])}</th>`
+          for (let j = 0; j < n; j++) {
+            const w = weights[i * n + j]
+            const ink = w > 0.55 ? "#fff" : "#1b1b1b"
+            html += `<td style="background:${shade(w)};color:${ink}">${Math.round(100 * w)}</td>`
+          }
+          html += "</tr>"
+        }
+        wrap.innerHTML = html + "</table>"
+      }
+      details.addEventListener("toggle", () => {
+        if (details.open) fillNumbers()
+      })
+      details.appendChild(wrap)
+      if (open) {
+        fillNumbers()
+        details.open = true
+      }
+      box.appendChild(details)
+    }
+
+    function mark() {
+      const [layer, head] = selected()
+      for (const b of root.querySelectorAll("button[data-layer]")) {
+        const on = Number(b.dataset.layer) === layer && Number(b.dataset.head) === head
+        b.setAttribute("aria-pressed", on ? "true" : "false")
+        b.tabIndex = on ? 0 : -1
+      }
+      detail()
+    }
+
+    function choose(layer, head, focus) {
+      layer = Math.max(0, Math.min(layers - 1, layer))
+      head = Math.max(0, Math.min(heads - 1, head))
+      current = [layer, head]
+      if (model.offline) {
+        model.selected = [layer, head]
+      } else {
+        model.send_msg({ selected: [layer, head] })
+      }
+      mark()
+      if (focus) {
+        const b = root.querySelector(`button[data-layer="${layer}"][data-head="${head}"]`)
+        if (b) b.focus()
+      }
+    }
+
+    function draw() {
+      const text = model.state_json
+      root.innerHTML = ""
+      if (!text) return
+      state = JSON.parse(text)
+      spec = renderGrid(state).grid
+      layers = state.scores.length
+      heads = state.scores[0].length
+      const n = state.pieces.length
+      data = decode(state.weights, layers * heads * n * n)
+      root.dataset.testid = "minilm-grid"
+      const scroll = document.createElement("div")
+      scroll.className = "c04-headgrid-scroll"
+      const table = document.createElement("table")
+      table.className = "c04-headgrid-table"
+      table.setAttribute("role", "grid")
+      table.setAttribute("aria-label", spec.label)
+      const head = document.createElement("tr")
+      head.appendChild(document.createElement("td"))
+      for (let h = 0; h < heads; h++) {
+        const th = document.createElement("th")
+        th.scope = "col"
+        th.textContent = spec.head_labels[h]
+        head.appendChild(th)
+      }
+      table.appendChild(head)
+      for (let l = 0; l < layers; l++) {
+        const tr = document.createElement("tr")
+        const th = document.createElement("th")
+        th.scope = "row"
+        th.textContent = spec.layer_labels[l]
+        tr.appendChild(th)
+        for (let h = 0; h < heads; h++) {
+          const td = document.createElement("td")
+          const tile = spec.tiles[l][h]
+          const b = document.createElement("button")
+          b.type = "button"
+          b.dataset.layer = String(l)
+          b.dataset.head = String(h)
+          b.dataset.testid = `minilm-tile-${l + 1}-${h + 1}`
+          b.setAttribute("aria-label", tile.aria)
+          b.title = tile.aria
+          const canvas = document.createElement("canvas")
+          canvas.setAttribute("aria-hidden", "true")
+          drawTile(canvas, data, (l * heads + h) * n * n, n)
+          const small = document.createElement("span")
+          small.setAttribute("aria-hidden", "true")
+          small.textContent = tile.short
+          b.append(canvas, small)
+          b.addEventListener("click", () => choose(l, h, false))
+          td.appendChild(b)
+          tr.appendChild(td)
+        }
+        table.appendChild(tr)
+      }
+      // Arrow keys move through the grid (one Tab stop for the 72 tiles), Home/End along a row.
+      table.addEventListener("keydown", (event) => {
+        const [l, h] = selected()
+        const moves = { ArrowLeft: [0, -1], ArrowRight: [0, 1], ArrowUp: [-1, 0], ArrowDown: [1, 0] }
+        if (event.key in moves) {
+          choose(l + moves[event.key][0], h + moves[event.key][1], true)
+        } else if (event.key === "Home") {
+          choose(l, 0, true)
+        } else if (event.key === "End") {
+          choose(l, heads - 1, true)
+        } else {
+          return
+        }
+        event.preventDefault()
+      })
+      scroll.appendChild(table)
+      root.appendChild(scroll)
+      const box = document.createElement("div")
+      box.className = "c04-headgrid-detail"
+      box.dataset.testid = "minilm-detail"
+      root.appendChild(box)
+      mark()
+    }
+
+    model.on("state_json", draw)
+    model.on("selected", () => {
+      current = fromModel()
+      mark()
+    })
+    draw()
+  }
+
   C04.views.minilm = { readState, render };
   C04.views.minilm_toy = { readState: readToyState, render: renderToy };
-  C04.views.minilm_grid = { render: renderGrid };
+  C04.views.minilm_grid = { render: renderGrid, draw: drawGrid };
 })();
