@@ -403,18 +403,57 @@ MARKS_JS = """(want) => {
 
   // MiniLM's grid (minilm.js): a painted tile per head, each row of a tile with a shade
   // (the tile goes from white to blue, and a row's weights sum to 1); the chosen head's arcs.
+  // The tiles are parts of one image, the tiles one under the other (its background): tile t
+  // shows the part t of `tiles`, and that part of the image, decoded here, is painted.
   for (const [testid, tiles] of Object.entries(want.grids)) {
     const grid = one(`[data-testid="${testid}"]`, testid);
     if (!grid) continue;
-    const canvases = [...grid.querySelectorAll(".c04-headgrid-table button canvas")];
-    if (canvases.length !== tiles) {
-      problems.push(`${testid}: ${canvases.length} tiles, not ${tiles}`);
+    const boxes = [...grid.querySelectorAll(".c04-headgrid-table button .c04-headgrid-tile")];
+    if (boxes.length !== tiles) {
+      problems.push(`${testid}: ${boxes.length} tiles, not ${tiles}`);
     }
-    canvases.forEach((canvas, t) => {
-      const { width: w, height: h } = canvas;
-      const data = w && h ? canvas.getContext("2d").getImageData(0, 0, w, h).data : [];
+    const urls = new Set(boxes.map((box) => getComputedStyle(box).backgroundImage));
+    const css = urls.size === 1 ? [...urls][0] : "";
+    const png = css.startsWith('url("data:image/png;') && css.endsWith('")');
+    const src = png ? css.slice(5, -2) : null;
+    if (!src) problems.push(`${testid}: the tiles show ${urls.size} images, not one PNG`);
+    boxes.forEach((box, t) => {
+      const style = getComputedStyle(box);
+      const y = tiles > 1 ? (100 * t) / (tiles - 1) : 0;
+      if (!seen(box) || style.backgroundSize !== `100% ${100 * tiles}%`
+          || Math.abs(parseFloat(style.backgroundPositionY) - y) > 1e-3) {
+        const shows = `${style.backgroundSize} at ${style.backgroundPositionY}`;
+        problems.push(`${testid}: tile ${t} shows ${shows}`);
+      }
+    });
+    if (!src) continue;
+    // The image decodes asynchronously: the first look starts it, a later one reads it.
+    const cache = (window.__marksImages = window.__marksImages || new Map());
+    if (!cache.has(src)) {
+      const img = new Image();
+      img.src = src;
+      cache.set(src, img);
+    }
+    const img = cache.get(src);
+    if (!img.complete || img.naturalWidth === 0) {
+      problems.push(`${testid}: its image is not decoded yet`);
+      continue;
+    }
+    const w = img.naturalWidth;
+    const n = img.naturalHeight / tiles;
+    if (!(n >= 1 && Number.isInteger(n) && w === n)) {
+      problems.push(`${testid}: image ${w} × ${img.naturalHeight} for ${tiles} square tiles`);
+      continue;
+    }
+    const sheet = document.createElement("canvas");
+    sheet.width = w;
+    sheet.height = img.naturalHeight;
+    const ctx = sheet.getContext("2d", { willReadFrequently: true });
+    ctx.drawImage(img, 0, 0);
+    const data = ctx.getImageData(0, 0, w, img.naturalHeight).data;
+    for (let t = 0; t < tiles; t++) {
       let shaded = 0;
-      for (let i = 0; i < h; i++) {
+      for (let i = t * n; i < (t + 1) * n; i++) {
         for (let j = 0; j < w; j++) {
           const k = 4 * (i * w + j);
           if (data[k + 3] > 0 && data[k] < 250) {
@@ -423,10 +462,8 @@ MARKS_JS = """(want) => {
           }
         }
       }
-      if (!seen(canvas) || h === 0 || shaded !== h) {
-        problems.push(`${testid}: tile ${t} has ${shaded} of ${h} rows shaded`);
-      }
-    });
+      if (shaded !== n) problems.push(`${testid}: tile ${t} has ${shaded} of ${n} rows shaded`);
+    }
     const arcs = [...grid.querySelectorAll(".c04-headgrid-arcs svg > path")];
     if (arcs.length === 0) problems.push(`${testid}: the chosen head draws no arcs`);
     for (const arc of arcs) {
