@@ -72,8 +72,7 @@ GRID_CSS = """
 .c04-headgrid-table button:focus-visible { outline: 3px solid #1f5fa8; outline-offset: 1px; }
 .c04-headgrid-table span { font-size: 10px; line-height: 12px; color: #333; white-space: nowrap; }
 .c04-headgrid-table span.c04-headgrid-tile { display: block; width: 40px; height: 40px;
-  background-image: var(--c04-headgrid-sprite); background-repeat: no-repeat;
-  image-rendering: pixelated; }
+  background-repeat: no-repeat; image-rendering: pixelated; }
 .c04-headgrid-detail h4 { margin: 12px 0 4px; }
 .c04-headgrid-arcs { overflow-x: auto; max-width: 100%; }
 .c04-headgrid-top { columns: 3 14em; margin: 0; padding-left: 1.2em; font-size: 14px; }
