@@ -168,7 +168,8 @@ def target_rows(parts: dict[str, dict | None]) -> list[dict]:
             mine = [r for r in ph["rows"] if r["mode"] == mode]
             if not mine:
                 continue
-            worst = max(mine, key=lambda r: r["median_ms"])
+            # The worst against the floor (paired with each sample since session 27).
+            worst = max(mine, key=lambda r: r.get("over_floor_ms", r["median_ms"]))
             where = f"{worst['section']} · {worst.get('lang', 'es')}"
             if "floor_ms" not in worst:  # results written before the floor was measured
                 rows.append(
