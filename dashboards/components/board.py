@@ -239,9 +239,12 @@ export function render(props) {
         value = msg.get("value")
         doc = pn.state.curdoc
         wait = clients.turn(doc)
-        if wait > 0:
+        if wait > 0 or self._pending:
             # Paced (the session sends faster than its updates are computed): the last value of
-            # each control (of each cell of a matrix) is handled once the wait is over.
+            # each control (of each cell of a matrix) is handled once the wait is over. A use
+            # that comes when the wait is over but the paced ones have not run yet (their
+            # timeout runs late on a loaded server) goes behind them: run at once, it would be
+            # overwritten by an older value.
             cell = (value.get("row"), value.get("col")) if isinstance(value, dict) else None
             first = not self._pending
             key = (name, repr(cell))

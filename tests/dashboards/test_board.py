@@ -150,6 +150,44 @@ def test_a_session_faster_than_its_updates_is_paced_to_its_last_values(monkeypat
     ]
 
 
+def test_a_use_that_comes_after_the_wait_but_before_the_paced_ones_ran_waits_behind_them(
+    monkeypatch,
+):
+    """The wait is over (clients.turn says 0) but the timeout that handles the paced uses has
+    not run yet (a loaded server runs it late): a use that arrives then goes behind them, so
+    the student's last value is the one that stays (it was run at once, and then the older
+    paced value over it: a slider pressed seven times ended one step short, a clean-clone CI
+    caught it in test_export_explorer)."""
+    from panel.io.state import set_curdoc
+
+    from dashboards.components.board import Board, control
+    from dashboards.runtime import clients
+
+    handled, later = [], []
+
+    class Doc:
+        session_context = None
+
+        def add_timeout_callback(self, callback, ms):
+            later.append((callback, ms))
+
+    board = Board(
+        layout=[control("t", "range", "t")],
+        on_control=lambda name, value: handled.append((name, value)),
+    )
+    monkeypatch.setattr(clients, "turn", lambda doc: 0.05)
+    with set_curdoc(Doc()):
+        board.receive({"control": "t", "value": 0.85})
+        monkeypatch.setattr(clients, "turn", lambda doc: 0.0)  # the wait is over
+        board.receive({"control": "t", "value": 0.8})
+    assert handled == []  # nothing ran before the paced use
+    later[0][0]()
+    assert handled == [("t", 0.8)]
+    with set_curdoc(Doc()):
+        board.receive({"control": "t", "value": 0.75})  # nothing paced now: run at once
+    assert handled == [("t", 0.8), ("t", 0.75)]
+
+
 def test_run_offline_reaches_another_component_of_ours_by_its_name(panel_cleanup):
     """The export: a twin's targets on another Board or a Raster (a component the section keeps
     between boards) are found in the page by their Panel name; anything else is refused."""
