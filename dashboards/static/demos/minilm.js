@@ -177,9 +177,7 @@
     return out
   }
 
-  function esc(s) {
-    return String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c])
-  }
+  const esc = (s) => C04.markup.esc(s)
 
   // "perro → gato: 93 %", a piece's largest weight rounded as the table of numbers shows it.
   function topItem(query, key, weight) {
