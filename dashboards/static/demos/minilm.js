@@ -185,11 +185,13 @@
     return C04.t("minilm.grid.top_item", { query, key, share })
   }
 
-  // white -> the lecture's accent blue (dashboards.components.style.ACCENT, #1f5fa8)
+  // A weight's colour, white -> the lecture's accent blue (dashboards.components.style.ACCENT,
+  // #1f5fa8): channel c is 255 - FADE[c] * weight, rounded (the tiles' pixels and the table).
+  const FADE = [255 - 31, 255 - 95, 255 - 168]
+  const channel = (c, t) => Math.round(255 - FADE[c] * t)
   function shade(p) {
     const t = Math.max(0, Math.min(1, p))
-    const mix = (a, b) => Math.round(a + (b - a) * t)
-    return `rgb(${mix(255, 31)},${mix(255, 95)},${mix(255, 168)})`
+    return `rgb(${channel(0, t)},${channel(1, t)},${channel(2, t)})`
   }
 
   // Every tile in one image, n pixels wide, the tiles one under the other in the weights'
@@ -205,9 +207,9 @@
     const image = ctx.createImageData(n, n * tiles)
     for (let i = 0; i < tiles * n * n; i++) {
       const t = Math.max(0, Math.min(1, data[i]))
-      image.data[4 * i] = Math.round(255 - 224 * t)
-      image.data[4 * i + 1] = Math.round(255 - 160 * t)
-      image.data[4 * i + 2] = Math.round(255 - 87 * t)
+      image.data[4 * i] = channel(0, t)
+      image.data[4 * i + 1] = channel(1, t)
+      image.data[4 * i + 2] = channel(2, t)
       image.data[4 * i + 3] = 255
     }
     ctx.putImageData(image, 0, 0)
