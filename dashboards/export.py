@@ -54,6 +54,12 @@ from dashboards.components import mathml
 from dashboards.components.board import Board
 from dashboards.components.markup import esc, math_md
 from dashboards.components.page import CONTENT_ATTRIBUTES, VIEWPORT_META, language_links, skip_pane
+from dashboards.components.scripts import (
+    json_in_script,
+    script_element,
+    static_scripts,
+    without_comment_lines,
+)
 from dashboards.components.views import LangColumn
 from dashboards.demos import registry
 from dashboards.sharing import exercises, live_link, practice
@@ -61,15 +67,7 @@ from dashboards.sharing import exercises, live_link, practice
 # Relative to where the command runs (the project folder for make; anywhere for `clase04 export`
 # after `pip install .`, which must not write into site-packages).
 DEFAULT_OUT = Path("dist")
-# The browser code the export inlines: the page's scripts (dashboards/static/, the served pages
-# load them from /c04/) and each demo's browser twin beside its view (dashboards/static/demos/*.js).
-STATIC_DIR = Path(__file__).resolve().parent / "static"
-DEMOS_DIR = STATIC_DIR / "demos"
-SCRIPT_DIRS = (STATIC_DIR, DEMOS_DIR)
 PANEL_DIST = Path(pn.__file__).resolve().parent / "dist"
-CORE_SCRIPT = "c04.js"
-# Class mode needs the server (dashboards/classroom/classmode.py): not in a handout.
-LIVE_ONLY = frozenset({"classroom.js"})
 STATES_ID = "c04-states"
 TEXT_ID = "c04-text"  # the catalogue, read by C04.t in c04.js
 BROWSER_TABLES = registry.BROWSER_TABLES
@@ -353,33 +351,6 @@ _CSS_URL = re.compile(r"url\(\s*(['\"]?)([^'\")]+)\1\s*\)")
 _REMOTE = re.compile(r"^\s*(?:https?:)?//", re.I)
 
 
-def static_scripts(*dirs: Path) -> list[tuple[str, str]]:
-    """(name, text) of the browser twin, the ``*.js`` of ``dirs`` (default: SCRIPT_DIRS):
-    ``c04.js`` first, then the others sorted by name."""
-    scripts = (p for d in dirs or SCRIPT_DIRS if d.is_dir() for p in d.glob("*.js"))
-    files = sorted(scripts, key=lambda p: (p.name != CORE_SCRIPT, p.name))
-    return [(p.name, p.read_text(encoding="utf-8")) for p in files if p.name not in LIVE_ONLY]
-
-
-# A comment alone on its line(s): a "//" line, or a "/* … */" block opening a line. Only whole
-# lines, so nothing inside a string, a template or a regex on a line of code is touched.
-_COMMENT_LINES = re.compile(r"^[ \t]*(?://[^\n]*|/\*.*?\*/[ \t]*)\n", re.M | re.S)
-
-
-def without_comment_lines(text: str) -> str:
-    """A browser script as the pages inline it: its comment lines left out (in the source,
-    not in every exported page: ~40 % of the scripts' bytes)."""
-    return _COMMENT_LINES.sub("", text)
-
-
-def script_path(name: str) -> Path:
-    """The file of the browser script ``name`` (``markup.js``, ``capital.js``, …)."""
-    for folder in SCRIPT_DIRS:
-        if (folder / name).is_file():
-            return folder / name
-    raise FileNotFoundError(name)
-
-
 def _local_css_path(url: str, dist_dir: Path) -> Path:
     parts = urlsplit(url)
     if "/dist/" not in parts.path:
@@ -491,7 +462,7 @@ def _jsonable(value, where: str = "estados"):
 
 def states_json(states: dict) -> str:
     """The embedded states as JSON that is safe inside a <script> element."""
-    return _json_in_script(json.dumps(_jsonable(states), ensure_ascii=False, separators=(",", ":")))
+    return json_in_script(json.dumps(_jsonable(states), ensure_ascii=False, separators=(",", ":")))
 
 
 # A demo's part of the states larger than this goes gzipped (base64): the tables of numbers
@@ -521,17 +492,6 @@ def unpacked_states(text: str) -> dict:
         if isinstance(value, dict) and set(value) == {PACKED}:
             states[key] = json.loads(gzip.decompress(base64.b64decode(value[PACKED])))
     return states
-
-
-def _json_in_script(text: str) -> str:
-    # Only "</" and "<!--" can end or derail a <script> element; "\\/" and "\\u0021" are
-    # plain JSON escapes (escaping every "<" would cost 5 bytes each in HTML-heavy states).
-    return text.replace("</", "<\\/").replace("<!--", "<\\u0021--")
-
-
-def _script(text: str) -> str:
-    # "</script" would end the element early; "<\/" means the same inside JS strings/regexes.
-    return "<script>" + re.sub(r"</(script)", r"<\\/\1", text, flags=re.I) + "</script>"
 
 
 def _html_outside_scripts(page: str) -> str:
@@ -565,8 +525,8 @@ def head_elements(
     return [
         f'<script type="application/json" id="{STATES_ID}">{states_json(shipped)}</script>',
         f'<script type="application/json" id="{TEXT_ID}">'
-        f"{_json_in_script(catalogue_json(lang, BROWSER_TABLES, entries))}</script>",
-        *(_script(f"/* {name} */\n{text}") for name, text in scripts),
+        f"{json_in_script(catalogue_json(lang, BROWSER_TABLES, entries))}</script>",
+        *(script_element(f"/* {name} */\n{text}") for name, text in scripts),
     ]
 
 
@@ -600,9 +560,13 @@ def postprocess(
     head = _HEAD.search(page)
     if head is None:
         raise ExportError("no_head")
-    injected = [VIEWPORT_META, *head_elements(scripts or [], states or {}, lang), _script(NAV_JS)]
+    injected = [
+        VIEWPORT_META,
+        *head_elements(scripts or [], states or {}, lang),
+        script_element(NAV_JS),
+    ]
     if 'class="c04-first-step"' in page:
-        injected += [FIRST_STEP_CSS, _script(FIRST_STEP_JS)]
+        injected += [FIRST_STEP_CSS, script_element(FIRST_STEP_JS)]
     # After <meta charset>: the browser only honours it within the first 1024 bytes.
     page = page[: head.end()] + "\n".join(injected) + "\n" + page[head.end() :]
 
@@ -683,7 +647,7 @@ def pack_scripts(page: str, lang: str = DEFAULT_LANG) -> str:
         return page
     page = "".join([*out, page[last:]])
     end = page.rindex("</body>")
-    return page[:end] + _script(_unpack_js(lang)) + "\n" + page[end:]
+    return page[:end] + script_element(_unpack_js(lang)) + "\n" + page[end:]
 
 
 def _unpack_js(lang: str) -> str:
@@ -702,7 +666,9 @@ def unpacked_page(page: str) -> str:
             return match.group(0)
         return f'<script type="text/javascript">{body}</script>'
 
-    unpack = re.compile(re.escape(_script(UNPACK_JS)).replace("OLD_BROWSER", '"[^"]*"') + "\n")
+    unpack = re.compile(
+        re.escape(script_element(UNPACK_JS)).replace("OLD_BROWSER", '"[^"]*"') + "\n"
+    )
     return _SCRIPT.sub(plain, unpack.sub("", page))
 
 

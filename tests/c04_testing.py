@@ -623,7 +623,8 @@ def twin_html(*names: str, states: dict | None = None, head: str = "", lang: str
     ``lang`` catalogue, then c04.js, markup.js and the twin files ``names`` from
     dashboards/static/ or dashboards/demos/), then ``head``: the twin tests' page, built by the
     export's own code."""
-    from dashboards.export import head_elements, script_path
+    from dashboards.components.scripts import script_path
+    from dashboards.export import head_elements
 
     files = ("c04.js", "markup.js", *names)
     scripts = [(name, script_path(name).read_text(encoding="utf-8")) for name in files]

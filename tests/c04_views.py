@@ -23,8 +23,8 @@ from pathlib import Path
 
 from attnmodel.i18n import catalogue_json
 from dashboards.components import mathml
+from dashboards.components.scripts import script_path
 from dashboards.demos import registry
-from dashboards.export import script_path
 
 # The page's globals that c04.js and the views read: window, and the document's two JSON
 # scripts (the catalogue, #c04-text; the export's states, #c04-states, set per request).

@@ -15,6 +15,7 @@ from attnmodel.i18n import text
 from dashboards import export
 from dashboards.app.lecture import SECTIONS
 from dashboards.app.session import configure
+from dashboards.components.scripts import SCRIPT_DIRS, static_scripts, without_comment_lines
 
 
 @pytest.fixture(scope="module")
@@ -155,8 +156,12 @@ def test_states_json_is_script_safe_and_refuses_nan():
 def test_static_scripts_core_first_then_sorted(tmp_path):
     for name in ("zeta.js", "c04.js", "alfa.js", "notas.txt"):
         (tmp_path / name).write_text(f"// {name}", encoding="utf-8")
-    assert [name for name, _ in export.static_scripts(tmp_path)] == ["c04.js", "alfa.js", "zeta.js"]
-    assert export.static_scripts(tmp_path / "no-existe") == []
+    assert [name for name, _ in static_scripts(tmp_path)] == [
+        "c04.js",
+        "alfa.js",
+        "zeta.js",
+    ]
+    assert static_scripts(tmp_path / "no-existe") == []
 
 
 def test_pages_cover_every_section_of_the_lecture():
@@ -229,7 +234,7 @@ def test_the_embedded_catalogue_has_every_key_the_browser_code_names():
     from attnmodel.i18n import catalogue_json, languages
 
     named = set()
-    for path in (p for d in export.SCRIPT_DIRS for p in d.glob("*.js")):
+    for path in (p for d in SCRIPT_DIRS for p in d.glob("*.js")):
         named |= set(re.findall(r"\bt\(\s*[\"'`]([a-z_]+\.[\w.]+)[\"'`]", path.read_text()))
     assert {"input.cell_refused", "core.temperature", "format.decimal"} <= named
     for lang in languages():
@@ -248,20 +253,20 @@ def test_inlined_scripts_leave_out_whole_comment_lines_only():
         "const b = /\\/*[a]/g;\n"
         "const c = `\n  text`;\n"
     )
-    assert export.without_comment_lines(sample) == (
+    assert without_comment_lines(sample) == (
         "const a = 'x // y'; // trailing stays\nconst b = /\\/*[a]/g;\nconst c = `\n  text`;\n"
     )
     node = shutil.which("node")
-    scripts = export.static_scripts()
+    scripts = static_scripts()
     assert len(scripts) > 10
-    saved = sum(len(code) - len(export.without_comment_lines(code)) for _, code in scripts)
+    saved = sum(len(code) - len(without_comment_lines(code)) for _, code in scripts)
     assert saved > 30_000  # bytes of every exported page
     if node is None:
         pytest.skip("sin node para comprobar que cada script sigue siendo JavaScript")
     for name, code in scripts:
         result = subprocess.run(
             [node, "--check", "--input-type=commonjs"],
-            input=export.without_comment_lines(code),
+            input=without_comment_lines(code),
             capture_output=True,
             text=True,
             check=False,

@@ -22,6 +22,7 @@ from attnmodel.formatting import es_number, number
 from attnmodel.i18n import languages, text
 from attnmodel.next_word import LECTURE_PROMPTS
 from dashboards.app.lecture import SECTIONS
+from dashboards.components.scripts import STATIC_DIR
 from dashboards.demos.registry import section_demos
 from dashboards.export import (
     INDEX_FILE,
@@ -29,7 +30,6 @@ from dashboards.export import (
     MAX_BYTES,
     PAGES,
     PANEL_DIST,
-    STATIC_DIR,
     lang_dir,
     pages,
     unpacked_page,
