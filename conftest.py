@@ -44,7 +44,7 @@ GROUPS = {
 
 # Long single tests that are not browser tests: started early too, so that the short tests,
 # not a 15 s one, fill in at the end (the notebook's kernel run).
-EARLY = {"tests/dashboards/test_notebook.py"}
+EARLY = {"tests/ui/test_notebook.py"}
 
 
 def _order(item) -> int:

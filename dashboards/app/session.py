@@ -22,6 +22,7 @@ from tornado.websocket import WebSocketClosedError
 
 from attnmodel import i18n
 from attnmodel.i18n import DEFAULT_LANG
+from dashboards.app import notebook
 from dashboards.classroom import shared_state
 from dashboards.components.page import page_template
 from dashboards.components.style import CSS
@@ -54,6 +55,8 @@ def configure() -> None:
         logger.propagate = False
     # No "mathjax": formulas are MathML, written on the server (components/mathml.py).
     pn.extension(raw_css=[CSS], design="native", notifications=False)
+    if notebook.in_kernel():  # the browser code that pages load from /c04/ or inline
+        notebook.show()
     pn.config.session_key_func = session_key
     _local_stylesheets()
     _markup_script()

@@ -181,6 +181,12 @@ class Board(pn.custom.JSComponent):
         constant=True,
         doc="The demo whose browser code (C04.views[view].render) draws the slots from ``state``.",
     )
+    lang = param.String(
+        default="",
+        constant=True,
+        doc="The view's language: the catalogue C04.t reads while it draws (a notebook shows "
+        "views in several languages; a page, one).",
+    )
     state = param.Dict(default={}, doc="The model's numbers the view draws (JSON data).")
     state_json = param.String(default="", doc="``state`` as JSON text: what the browser receives.")
     compare = param.List(

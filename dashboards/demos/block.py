@@ -95,6 +95,7 @@ class BlockView(DemoView):
         )
         header = section_markdown(t("demo.bloque"), t("block.intro"), "bloque")
         self.board = Board(
+            lang=self.lang,
             layout=[
                 prose(header, "c04-prose"),
                 row(
@@ -129,6 +130,7 @@ class BlockView(DemoView):
                 parts.append(slot(f"lens_{n}", "bars"))
             boxes.append(box(t(f"block.step.{n}"), *parts, css=f"c04-step-{n} {STEP_GROUP}"))
         self.steps = Board(
+            lang=self.lang,
             layout=[
                 row(*boxes[:5]),
                 row(*boxes[5:]),

@@ -187,6 +187,7 @@ class CapitalView(DemoView):
         title = t("demo.capital").replace("___", r"\_\_\_")
         self._labels = {"country": t("capital.country"), "identity": t("capital.identity")}
         self.board = Board(
+            lang=self.lang,
             layout=[
                 prose(section_markdown(title, intro, anchor="capital"), "c04-prose"),
                 row(
@@ -269,6 +270,7 @@ class CapitalView(DemoView):
             ),
         ]
         self.steps = Board(
+            lang=self.lang,
             layout=[
                 row(*boxes[:3]),
                 row(*boxes[3:5]),

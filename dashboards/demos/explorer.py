@@ -234,6 +234,7 @@ class ExplorerView(DemoView):
             return row(*buttons, prose(f"• {text}"), css="c04-explorer-notice")
 
         self.board = Board(
+            lang=self.lang,
             view="explorer",
             layout=[
                 prose(intro),

@@ -111,6 +111,9 @@ class HeadGrid(pn.custom.JSComponent):
     offline = param.Boolean(
         default=False, doc="The export only: a click sets ``selected`` in the page itself."
     )
+    lang = param.String(
+        default="", constant=True, doc="The view's language: the catalogue its texts come from."
+    )
 
     # As a Board's state: the numbers travel as one JSON text (the export's C04.apply writes the
     # same, kind "esm:state_json").
@@ -327,6 +330,7 @@ class MiniLMView(DemoView):
         # Everything in two Boards (issue 36), one above the grid and one below it: the grid
         # stays a component of its own (a click is its message, HeadGrid.receive).
         self.board = Board(
+            lang=self.lang,
             layout=[
                 prose(self.header, "c04-prose"),
                 row(
@@ -351,12 +355,14 @@ class MiniLMView(DemoView):
             margin=(0, 10),
         )
         self.grid = HeadGrid(
+            lang=self.lang,
             on_select=self._on_select,
             selected=[model.layer, model.head],
             sizing_mode="stretch_width",
             margin=(0, 10),
         )
         self.toy_board = Board(
+            lang=self.lang,
             layout=[
                 prose(f"### {t('minilm.toy.heading')}\n\n{t('minilm.toy.intro')}"),
                 control("toy", "select", t("minilm.toy.sentence"), lang=kept),

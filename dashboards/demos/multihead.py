@@ -197,6 +197,7 @@ class MultiHeadView(DemoView):
             f"### {self.t('multihead.combined_title')}\n\n{self.t('multihead.combined_note')}"
         )
         self.board = Board(
+            lang=self.lang,
             layout=[
                 prose(header, "c04-prose"),
                 controls,

@@ -278,6 +278,7 @@ class NextWordView(DemoView):
         t = self.t
         header = section_markdown(t("demo.siguiente"), t("next_word.intro"))
         self.board = Board(
+            lang=self.lang,
             view="next_word",
             layout=[
                 prose(header, "c04-prose"),

@@ -197,6 +197,7 @@ class PositionalView(DemoView):
         }
         header = section_markdown(self.t("demo.posicion"), anchor="posicion")
         self.board = Board(
+            lang=self.lang,
             view="positional",
             layout=[
                 prose(header, "c04-prose"),
@@ -229,6 +230,7 @@ class PositionalView(DemoView):
         # The figures and fixed texts after the heat map in one Board (issue 36); the heat map
         # stays a Raster of its own (binary float32 data, not JSON).
         self.figures = Board(
+            lang=self.lang,
             view="positional",
             layout=[
                 prose(self.t("positional.heatmap_caption"), css="c04-note"),

@@ -115,6 +115,7 @@ class ScalingView(DemoView):
         gradient_note = self.t("scaling.gradient_note", n=m.n_trials)
         header = section_markdown(self.t("scaling.title"), self.t("scaling.intro"))
         self.board = Board(
+            lang=self.lang,
             layout=[
                 prose(header, "c04-prose"),
                 row(

@@ -135,6 +135,7 @@ class SelfAttentionView(DemoView):
         header = section_markdown(self.t("demo.autoatencion"), self.t("self_attention.intro"))
 
         self.board = Board(
+            lang=self.lang,
             view="self_attention",
             layout=[
                 prose(header, "c04-prose"),

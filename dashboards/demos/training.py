@@ -268,6 +268,7 @@ class TrainingView(DemoView):
         # The header, the controls, the figures and the fixed texts in one Board (issue 36).
         heads = [slot(f"head_{h}", "matrix") for h in range(N_HEADS)]
         self.board = Board(
+            lang=self.lang,
             layout=[
                 prose(header, "c04-prose"),
                 row(

@@ -290,7 +290,8 @@
     const draw = (first) => {
       if (model.view && model.state_json !== drawnFrom) {
         drawnFrom = model.state_json
-        drawn = drawnFrom ? C04.views[model.view].render(JSON.parse(drawnFrom)) : {}
+        const state = drawnFrom ? JSON.parse(drawnFrom) : null
+        drawn = state ? C04.inLanguage(model.lang, () => C04.views[model.view].render(state)) : {}
       }
       const specs = Object.assign({}, drawn, model.specs_json ? JSON.parse(model.specs_json) : {})
       for (const [name, slot] of slots) {

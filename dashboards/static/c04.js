@@ -48,18 +48,43 @@
   // so nothing is typeset here. FIELD is i18n.FIELD, written again because a pattern cannot be
   // shared across languages.
 
+  // A page in one language has one catalogue; a notebook shows views in several, and embeds
+  // each other language's as #c04-text-<lang> (dashboards/app/notebook.py): while a view of
+  // that language draws (C04.inLanguage, around a Board's drawing), C04.t reads that one.
   const TEXT_ID = "c04-text";
   const FIELD = /(?<![\w^\\])\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-  let catalogue = null;
-  const FIELDS = new Map(); // key -> Set of its field names, found once (every number asks)
+  const catalogues = new Map(); // language ("" the page's) -> its entries, parsed once
+  let drawing = "";
+  const FIELDS = new Map(); // template -> Set of its field names, found once (every number asks)
+
+  function parsed(id) {
+    const node = root.document ? root.document.getElementById(id) : null;
+    return node ? JSON.parse(node.textContent) : null;
+  }
 
   function entries() {
-    if (catalogue === null) {
-      const node = root.document ? root.document.getElementById(TEXT_ID) : null;
-      if (!node) throw new Error(`C04.t: la página no tiene el catálogo de textos (#${TEXT_ID}).`);
-      catalogue = JSON.parse(node.textContent);
+    let found = catalogues.get(drawing);
+    if (found === undefined) {
+      found = drawing ? parsed(`${TEXT_ID}-${drawing}`) : null;
+      if (!found) {
+        found = catalogues.get("") || parsed(TEXT_ID);
+        if (!found) throw new Error(`C04.t: la página no tiene el catálogo de textos (#${TEXT_ID}).`);
+        catalogues.set("", found);
+      }
+      catalogues.set(drawing, found);
     }
-    return catalogue;
+    return found;
+  }
+
+  /** fn() with C04.t in ``lang``'s catalogue when the page has one of its own, else the page's. */
+  function inLanguage(lang, fn) {
+    const before = drawing;
+    drawing = lang || "";
+    try {
+      return fn();
+    } finally {
+      drawing = before;
+    }
   }
 
   /** i18n.text(key, **values): the catalogue's text with its {fields} filled (as String(v)). */
@@ -68,10 +93,10 @@
     if (typeof template !== "string") {
       throw new Error(`C04.t: ${JSON.stringify(key)} no está en el catálogo.`);
     }
-    if (!FIELDS.has(key)) {
-      FIELDS.set(key, new Set(Array.from(template.matchAll(FIELD), (m) => m[1])));
+    if (!FIELDS.has(template)) {
+      FIELDS.set(template, new Set(Array.from(template.matchAll(FIELD), (m) => m[1])));
     }
-    const wanted = FIELDS.get(key);
+    const wanted = FIELDS.get(template);
     const given = Object.keys(values);
     if (wanted.size !== given.length || !given.every((k) => wanted.has(k))) {
       const expected = JSON.stringify([...wanted].sort());
@@ -741,6 +766,7 @@
   const C04 = {
     fmt: { number, large, percent, parseNumber },
     t,
+    inLanguage,
     html: { esc },
     spec: { matrix: matrixSpec, readout: readoutSpec, announce: announceSpec },
     rich,

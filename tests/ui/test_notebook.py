@@ -3,7 +3,9 @@
 The notebook runs once, in a kernel of this interpreter (nbclient), and its outputs are checked:
 no errors, each demo's view as a Panel output holding every text the view shows, the numbers the
 cells print equal to the models', the English view, nothing loaded from a CDN, formulas as MathML
-and no MathJax.
+and no MathJax. Then the outputs are drawn as a notebook frontend draws them, in Chromium, with
+no kernel and no network: every Board and the MiniLM grid draw, each in its view's language
+(before dashboards/app/notebook.py, every one threw on an undefined ``window.C04``).
 
 One test runs the kernel and makes every check (the ``_check_*`` functions, in order): under
 `make test` pytest-xdist hands each test to any worker, so a module fixture shared by several
@@ -22,12 +24,21 @@ from pathlib import Path
 
 import nbformat
 from nbclient import NotebookClient
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from attnmodel import CapitalWalkthrough, SelfAttention
 from attnmodel.formatting import es_number
+from attnmodel.i18n import text
 from dashboards.demos.registry import DEMOS
 
-from c04_testing import json_leaves, spec_find, spec_text, viewable_texts
+from c04_testing import (
+    OFFLINE_PREFIXES,
+    PageWatch,
+    json_leaves,
+    spec_find,
+    spec_text,
+    viewable_texts,
+)
 from c04_views import js_views
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -246,7 +257,103 @@ def _check_formulas_are_mathml_without_mathjax(cells: dict) -> None:
     assert any("<math " in html.unescape(html.unescape(o)) for o in outputs)
 
 
-def test_the_notebook_shows_every_demo(tmp_path):
+def _frontend_page(cells: dict) -> str:
+    """The code cells' outputs in order, in one page, as a notebook frontend shows them: a
+    script for a JavaScript output (Panel's loader), the HTML of the others (Panel's views,
+    configure()'s browser code); text, Markdown and streams left out (nothing to draw)."""
+    parts = []
+    for cell in cells.values():
+        for output in _displays(cell) if cell.cell_type == "code" else []:
+            if "application/javascript" in output.data:
+                code = output.data["application/javascript"].replace("</script", "<\\/script")
+                parts.append(f"<script>{code}</script>")
+            elif "text/html" in output.data:
+                parts.append(output.data["text/html"])
+    body = "\n".join(parts)
+    return f'<!doctype html><html><head><meta charset="utf-8"></head><body>{body}</body></html>'
+
+
+def _components(cells: dict) -> list[str]:
+    """The class of every Board and HeadGrid in the outputs' Bokeh documents, in order."""
+    found = []
+    for cell in cells.values():
+        for output in _panel_outputs(cell) if cell.cell_type == "code" else []:
+            document = re.search(r"var docs_json = (\{.*?\});\n", output.data["text/html"], re.S)
+            found += re.findall(r'"class_name":\s*"(Board|HeadGrid)"', document.group(1))
+    return found
+
+
+# Every Board and HeadGrid view once the page has drawn them (false until as many as the
+# documents hold have drawn something): its class, view, language, the text of its slots and
+# the cells of its attention weights (self-attention's "sa-weights" table), its tiles.
+DRAWN_JS = """(expected) => {
+  if (!window.Bokeh) return false;
+  const found = [];
+  const walk = (view) => {
+    const name = view.model && view.model.class_name;
+    if (name === "Board" || name === "HeadGrid") found.push(view);
+    for (const child of view.child_views || []) walk(child);
+  };
+  Object.values(Bokeh.index).forEach(walk);
+  if (found.length < expected) return false;
+  const drawn = found.map((view) => {
+    const root = view.shadow_el;
+    const weights = root.querySelector('[data-testid="sa-weights"]');
+    return {
+      name: view.model.class_name,
+      view: view.model.data.view || "",
+      lang: view.model.data.lang,
+      text: Array.from(root.querySelectorAll(".c04-slot"), (el) => el.textContent).join("\\n"),
+      weights: weights
+        ? Array.from(weights.querySelectorAll("tr"), (tr) =>
+            Array.from(tr.querySelectorAll("td:not(.c04-sum)"), (td) => td.textContent))
+            .filter((row) => row.length)
+        : null,
+      tiles: root.querySelectorAll(".c04-headgrid-tile").length,
+    };
+  });
+  return drawn.every((d) => d.text || d.tiles) ? drawn : false;
+}"""
+
+
+def _check_every_view_draws_in_a_browser(cells: dict, page, folder: Path) -> None:
+    frontend = folder / "salidas.html"
+    frontend.write_text(_frontend_page(cells), encoding="utf-8")
+    watch = PageWatch(page, OFFLINE_PREFIXES)
+    components = _components(cells)
+    assert components.count("HeadGrid") == 1
+    assert len(components) > len(DEMOS)
+    page.goto(frontend.as_uri())
+    try:
+        drawn = page.wait_for_function(DRAWN_JS, arg=len(components), timeout=30_000).json_value()
+    except PlaywrightTimeout:
+        raise AssertionError(f"not every view drew: {watch.console_errors[:3]}") from None
+    assert sorted(d["name"] for d in drawn) == sorted(components)
+    assert watch.console_errors == []
+    assert watch.external == []
+    assert {d["lang"] for d in drawn} == {"es", "en"}
+    (grid,) = [d for d in drawn if d["name"] == "HeadGrid"]
+    assert grid["tiles"] == 72  # MiniLM-L6: 6 layers × 12 heads
+
+    # The words and numbers its view's browser code writes are in the view's language: the
+    # default model's weights in English and in Spanish, the causal cell's in Spanish.
+    def shown(model, lang):
+        point = "," if lang == "es" else "."
+        return [[f"{w:.4f}".replace(".", point) for w in row] for row in model.weights]
+
+    tables = [(d["lang"], d["weights"]) for d in drawn if d["view"] == "self_attention"]
+    default, causal = SelfAttention(), SelfAttention(causal=True)
+    expected = [("es", shown(default, "es")), ("es", shown(causal, "es"))]
+    expected.append(("en", shown(default, "en")))
+    assert sorted(tables) == sorted(expected)
+    for d in drawn:
+        if d["view"] == "self_attention":
+            other = "es" if d["lang"] == "en" else "en"
+            assert text("self_attention.heatmap_title", d["lang"]) in d["text"]
+            assert text("self_attention.heatmap_title", other) not in d["text"]
+
+
+def test_the_notebook_shows_every_demo(tmp_path, page):
     cells, elapsed = _execute(tmp_path)
     print(f"clase04.ipynb: {elapsed:.1f} s")  # shown with -s; --durations shows the test's
     assert elapsed < 3 * CELL_TIMEOUT
@@ -257,3 +364,4 @@ def test_the_notebook_shows_every_demo(tmp_path):
     _check_a_demo_in_english(cells)
     _check_nothing_loads_from_a_cdn(cells)
     _check_formulas_are_mathml_without_mathjax(cells)
+    _check_every_view_draws_in_a_browser(cells, page, tmp_path)

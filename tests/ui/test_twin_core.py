@@ -752,3 +752,35 @@ def test_c04_js_is_a_plain_offline_script():
     for forbidden in ("require(", "import(", "fetch(", "XMLHttpRequest", "WebSocket", "http"):
         assert forbidden not in source, forbidden
     assert "root.C04 = C04" in source
+
+
+def test_js_text_in_a_views_language_reads_that_languages_catalogue(browser):
+    """A notebook's page (dashboards/app/notebook.py) holds the default language's catalogue and
+    each other one's: C04.t and C04.fmt write in a view's language inside C04.inLanguage (a
+    Board's drawing), in the page's outside it, after an error too; a language the page has
+    no catalogue of falls back to the page's."""
+    from dashboards.app.notebook import browser_code
+
+    page = browser.new_page()
+    try:
+        page.set_content(f'<!DOCTYPE html><html lang="es"><body>{browser_code()}</body></html>')
+        got = page.evaluate(
+            """(key) => {
+              const both = () => [C04.t(key), C04.fmt.number(0.5)];
+              const outside = both();
+              const inside = C04.inLanguage("en", () => [
+                ...both(), C04.inLanguage("es", () => C04.t(key)), C04.t(key)]);
+              try { C04.inLanguage("en", () => { throw new Error("x"); }); } catch (e) {}
+              return {outside, inside, after: both(), none: C04.inLanguage("xx", both)};
+            }""",
+            "self_attention.heatmap_title",
+        )
+    finally:
+        page.close()
+    es, en = (catalogue_text("self_attention.heatmap_title", lang) for lang in ("es", "en"))
+    assert got == {
+        "outside": [es, "0,50"],
+        "inside": [en, "0.50", es, en],
+        "after": [es, "0,50"],
+        "none": [es, "0,50"],
+    }

@@ -324,13 +324,15 @@
       const list = document.createElement("ul")
       list.dataset.testid = "minilm-top"
       list.className = "c04-headgrid-top"
-      for (let i = 0; i < n; i++) {
-        let best = 0
-        for (let j = 1; j < n; j++) if (weights[i * n + j] > weights[i * n + best]) best = j
-        const li = document.createElement("li")
-        li.textContent = topItem(pieces[i], pieces[best], weights[i * n + best])
-        list.appendChild(li)
-      }
+      C04.inLanguage(model.lang, () => {
+        for (let i = 0; i < n; i++) {
+          let best = 0
+          for (let j = 1; j < n; j++) if (weights[i * n + j] > weights[i * n + best]) best = j
+          const li = document.createElement("li")
+          li.textContent = topItem(pieces[i], pieces[best], weights[i * n + best])
+          list.appendChild(li)
+        }
+      })
       top.appendChild(list)
       box.appendChild(top)
 
@@ -420,7 +422,8 @@
       root.innerHTML = ""
       if (!text) return
       state = JSON.parse(text)
-      spec = renderGrid(state).grid
+      // Its texts in the view's language (a notebook shows views in several: C04.inLanguage).
+      spec = C04.inLanguage(model.lang, () => renderGrid(state).grid)
       layers = state.scores.length
       heads = state.scores[0].length
       const n = state.pieces.length
