@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
-import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG, catalogue
 from dashboards.components.board import Slot
+from dashboards.components.bundle import Component
 from dashboards.components.style import BUTTON_CSS
 from dashboards.demos import registry
 
@@ -43,18 +43,12 @@ def labels(lang: str, sections: list[str], demos: dict[str, list[str]]) -> dict:
     }
 
 
-class Presenter(pn.custom.JSComponent):
+class Presenter(Component):
     """The projector switch and the shortcuts' help button; the keys (present.js)."""
 
     labels = param.Dict(default={}, doc="Texts, the page's sections and their demos.")
     mode = param.Selector(default="live", objects=["live", "export"], constant=True)
 
-    _esm = """
-export function render({ model, el }) {
-  const stop = window.C04.present.renderPresenter(model, el)
-  model.on("remove", stop)
-}
-"""
     _stylesheets: ClassVar[list[str]] = [BUTTON_CSS]
 
     def __init__(self, on_action: Callable[[str], None] | None = None, **params):

@@ -148,6 +148,8 @@ LINKS_URL = "c04/links.js"
 EXERCISES_URL = "c04/exercises.js"
 PRESENT_URL = "c04/present.js"
 CLASSROOM_URL = "c04/classroom.js"
+APP_URL = "c04/app.js"
+COMPONENTS_URL = "c04/components.js"
 
 
 def _markup_script() -> None:
@@ -173,6 +175,8 @@ def _markup_script() -> None:
         "c04_exercises": EXERCISES_URL,
         "c04_present": PRESENT_URL,
         "c04_classroom": CLASSROOM_URL,
+        "c04_app": APP_URL,
+        "c04_components": COMPONENTS_URL,
     }
 
 

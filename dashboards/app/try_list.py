@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import ClassVar
 
-import panel as pn
 import param
 
+from dashboards.components.bundle import Component
 from dashboards.runtime import clients
 
 TRY_CSS = """
@@ -32,7 +32,7 @@ TRY_CSS = """
 """
 
 
-class TryList(pn.custom.JSComponent):
+class TryList(Component):
     """The heading, then one row per bullet (``div.c04-try-row.c04-exercise-<n>``: a button,
     then the bullet's text), then a closing note."""
 
@@ -43,27 +43,6 @@ class TryList(pn.custom.JSComponent):
     button_label = param.String(default="", doc="Every button's label.")
     note = param.String(default="", doc="HTML under the bullets, made by the server.")
 
-    _esm = """
-export function render({ model, el }) {
-  const heading = document.createElement("div")
-  heading.innerHTML = model.heading
-  const rows = model.items.map((item, k) => {
-    const row = document.createElement("div")
-    row.className = `c04-try-row c04-exercise-${k + 1}`
-    const button = document.createElement("button")
-    button.type = "button"
-    button.textContent = model.button_label
-    button.addEventListener("click", () => model.send_msg({ exercise: k + 1 }))
-    const bullet = document.createElement("div")
-    bullet.innerHTML = item.html
-    row.append(button, bullet)
-    return row
-  })
-  const note = document.createElement("div")
-  note.innerHTML = model.note
-  el.append(heading, ...rows, note)
-}
-"""
     _stylesheets: ClassVar[list[str]] = [TRY_CSS]
 
     def __init__(self, on_try: Callable[[int], None] | None = None, **params):

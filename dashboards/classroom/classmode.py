@@ -29,6 +29,7 @@ import param
 from attnmodel.i18n import DEFAULT_LANG, catalogue, text
 from dashboards.classroom import shared_state
 from dashboards.classroom.shared_state import BrokerDown
+from dashboards.components.bundle import Component
 from dashboards.demos import registry
 from dashboards.sharing import exercises, practice
 
@@ -82,19 +83,13 @@ CLASS_CSS = """
 """
 
 
-class ClassPanel(pn.custom.JSComponent):
+class ClassPanel(Component):
     """The class bar (live? following?), the question on the students' screens, the lecturer's
     controls and the class's answers. Draws ``view_json``; sends the user's actions."""
 
     view_json = param.String(default="{}", doc="What to draw (ClassSession.view), JSON.")
     labels_json = param.String(default="{}", doc="The class.* texts of the page's language.")
 
-    _esm = """
-export function render({ model, el }) {
-  const stop = window.C04.classroom.render(model, el)
-  model.on("remove", stop)
-}
-"""
     _stylesheets: ClassVar[list[str]] = [CLASS_CSS]
 
     def __init__(self, on_msg=None, **params):

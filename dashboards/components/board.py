@@ -29,6 +29,7 @@ import panel as pn
 import param
 from panel.io.state import set_curdoc
 
+from dashboards.components.bundle import Component
 from dashboards.components.markup import KINDS, md_html, spec_json
 from dashboards.runtime import clients
 
@@ -160,7 +161,7 @@ def _slot_json(spec) -> str:
     return spec_json(spec) or "{}"
 
 
-class Board(pn.custom.JSComponent):
+class Board(Component):
     """Named fragments of ``C04.markup`` in rows and columns, one Bokeh model for all.
 
     ``layout`` is a list of nodes (:func:`row`, :func:`column`, :func:`box`, :func:`group`,
@@ -206,14 +207,6 @@ class Board(pn.custom.JSComponent):
 
     # As a Markup's spec: one JSON text travels in one step, a nested value item by item.
     _rename: ClassVar[dict] = {"specs": None, "state": None}
-
-    # The browser code is dashboards/static/board.js (C04.board), loaded once per page as
-    # markup.js is: Panel sends a component's ESM with every instance (~19 KB a Board).
-    _esm = """
-export function render(props) {
-  return window.C04.board.render(props)
-}
-"""
 
     def __init__(self, on_control: Callable[[str, object], None] | None = None, **params):
         super().__init__(**params)

@@ -18,6 +18,7 @@ import param
 from markdown_it import MarkdownIt
 
 from dashboards.components import mathml
+from dashboards.components.bundle import Component
 
 # Panel's own Markdown parser (markdown-it-py, a dependency of Panel), as its pane is set up.
 _MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")
@@ -70,7 +71,7 @@ KINDS = (
 )
 
 
-class Markup(pn.custom.JSComponent):
+class Markup(Component):
     """HTML drawn in the browser by ``C04.markup[kind](spec)`` (dashboards/static/markup.js).
 
     The one renderer of the lecture's changing markup: a live view sets ``spec`` (text in its
@@ -100,36 +101,6 @@ class Markup(pn.custom.JSComponent):
     # (make bench, "cambio → modelos Bokeh") instead of 13.
     _rename: ClassVar[dict] = {"spec": None}
 
-    _esm = """
-export function render({ model, el }) {
-  // A figure with a caption or a footnote: those around a box of its own for the drawing.
-  let body = el
-  if (model.caption || model.footnote) {
-    const caption = document.createElement("div")
-    caption.className = "c04-caption"
-    caption.innerHTML = model.caption
-    body = document.createElement("div")
-    const footnote = document.createElement("div")
-    footnote.className = "c04-footnote"
-    footnote.innerHTML = model.footnote
-    el.append(caption, body, footnote)
-    model.on("caption", () => { caption.innerHTML = model.caption })
-    model.on("footnote", () => { footnote.innerHTML = model.footnote })
-  }
-  const draw = () => {
-    window.C04.markup.redraw(body, model.kind, model.spec_json ? JSON.parse(model.spec_json) : null)
-  }
-  model.on("spec_json", () => {
-    draw()
-    // A change, not the first drawing: the page's live region says it (a11y.js).
-    if (model.kind === "announce" && model.spec_json && window.C04.a11y) {
-      window.C04.a11y.announce(window.C04.markup.said(JSON.parse(model.spec_json)))
-    }
-  })
-  draw()
-}
-"""
-
     @param.depends("spec", watch=True, on_init=True)
     def _encode_spec(self) -> None:
         self.spec_json = spec_json(self.spec)
@@ -148,18 +119,6 @@ class Raster(Markup):
 
     kind = param.Selector(default="raster", objects=["raster"], constant=True)
     values = param.Array(default=None, doc="The matrix, rows top to bottom (2-D float32).")
-
-    _esm = """
-export function render({ model, el }) {
-  const draw = () => {
-    const spec = model.spec_json ? JSON.parse(model.spec_json) : null
-    window.C04.markup.raster(el, spec, model.values)
-  }
-  model.on("spec_json", draw)
-  model.on("values", draw)
-  draw()
-}
-"""
 
 
 def _finite(value):

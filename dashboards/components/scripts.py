@@ -14,8 +14,9 @@ STATIC_DIR = Path(__file__).resolve().parents[1] / "static"
 DEMOS_DIR = STATIC_DIR / "demos"
 SCRIPT_DIRS = (STATIC_DIR, DEMOS_DIR)
 CORE_SCRIPT = "c04.js"
-# Class mode needs the server (dashboards/classroom/classmode.py): not in a handout.
-LIVE_ONLY = frozenset({"classroom.js"})
+# Class mode needs the server (dashboards/classroom/classmode.py), and so do the served
+# lecture's navigation and «Para seguir jugando» (app.js): not in a handout nor a notebook.
+LIVE_ONLY = frozenset({"classroom.js", "app.js"})
 
 
 def static_scripts(*dirs: Path) -> list[tuple[str, str]]:

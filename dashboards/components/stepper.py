@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG, catalogue
+from dashboards.components.bundle import Component
 from dashboards.components.style import BUTTON_CSS
 
 
-class Stepper(pn.custom.JSComponent):
+class Stepper(Component):
     """◀ step n of N ▶ and "all": shows a walkthrough's steps (layouts with the css class
     ``c04-step-<n>``) up to the current one; space moves on (present.js)."""
 
@@ -21,12 +21,6 @@ class Stepper(pn.custom.JSComponent):
     # Which step nodes it shows: those with css class c04-steps-<group> ("" : those without one).
     group = param.String(default="")
 
-    _esm = """
-export function render({ model, el }) {
-  const stop = window.C04.present.renderStepper(model, el)
-  model.on("remove", stop)
-}
-"""
     _stylesheets: ClassVar[list[str]] = [BUTTON_CSS]
 
 

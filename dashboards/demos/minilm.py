@@ -49,6 +49,7 @@ from attnmodel.minilm import (
 )
 from attnmodel.multihead import RELATIONS, SENTENCE_LANG, SENTENCES
 from dashboards.components.board import Board, control, prose, row, slot
+from dashboards.components.bundle import Component
 from dashboards.components.markup import esc, section_header, section_markdown, spec_json
 from dashboards.components.render import shared_render
 from dashboards.components.views import DemoView
@@ -93,7 +94,7 @@ BOARD_CSS = """
 """
 
 
-class HeadGrid(pn.custom.JSComponent):
+class HeadGrid(Component):
     """The layer × head grid and the chosen head in large, drawn in the browser from ``state``
     (:func:`grid_numbers`: the model's numbers; ``C04.views.minilm_grid`` in
     dashboards/static/demos/minilm.js draws them and writes every text with the page's
@@ -118,14 +119,6 @@ class HeadGrid(pn.custom.JSComponent):
     # As a Board's state: the numbers travel as one JSON text (the export's C04.apply writes the
     # same, kind "esm:state_json").
     _rename: ClassVar[dict] = {"state": None}
-    # The drawing is a classic script loaded once per page (minilm.js, as board.js): as an ESM
-    # of its own, its 13 KB went with the component and were transformed in the page (Panel's
-    # sucrase, then es-module-shims) before the grid could be drawn.
-    _esm = """
-export function render(props) {
-  return window.C04.views.minilm_grid.draw(props)
-}
-"""
     _stylesheets: ClassVar[list[str]] = [GRID_CSS]
 
     def __init__(self, on_select: Callable[[int, int], None] | None = None, **params):

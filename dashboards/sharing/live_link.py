@@ -27,6 +27,7 @@ import param
 
 from attnmodel.i18n import DEFAULT_LANG, text
 from dashboards.components.board import Board, Slot
+from dashboards.components.bundle import Component
 from dashboards.components.markup import Markup
 from dashboards.components.matrix import MatrixEditor
 from dashboards.sharing import links
@@ -36,7 +37,7 @@ from dashboards.sharing import links
 MAX_MESSAGE_CHARS = 4 * links.MAX_LINK_CHARS
 
 
-class Address(pn.custom.JSComponent):
+class Address(Component):
     """Keeps the browser's address equal to ``query``, reports back/forward, and says what a
     link's address had that was ignored (``notice``; nothing drawn without one).
 
@@ -47,12 +48,6 @@ class Address(pn.custom.JSComponent):
 
     query = param.String(default="", doc="The link of the state on screen, without its '?'.")
     notice = param.Dict(default={}, doc="What the link ignored: a note's spec (notice_spec).")
-
-    _esm = """
-export function render({ model, el }) {
-  model.on("remove", window.C04.links.follow(model, el))
-}
-"""
 
     def __init__(self, on_popstate: Callable[[str], None] | None = None, **params):
         params.setdefault("margin", (0, 10))
@@ -73,7 +68,7 @@ export function render({ model, el }) {
             self._on_popstate(search)
 
 
-class CopyLink(pn.custom.JSComponent):
+class CopyLink(Component):
     """A "Copiar enlace" button: copies the page's address, set to ``section`` when the page
     has sections (live ``?seccion=``, export ``#seccion=``), and says so; where the clipboard
     is refused (an old browser, some file:// pages) it shows the link selected to copy.
@@ -85,16 +80,6 @@ class CopyLink(pn.custom.JSComponent):
     section = param.String(default="", doc="The section the link opens ('' for none).")
     labels = param.Dict(default={}, doc="copy, copied, copy_manual, copy_label in the language.")
     marker = param.String(default="", doc="The demo whose marker it carries ('' for none).")
-
-    _esm = """
-export function render({ model, el }) {
-  const esc = window.C04.markup.esc
-  const marker = model.marker ? `<span data-testid="section-${esc(model.marker)}"></span>` : ""
-  el.innerHTML = marker + window.C04.links.copyButton(model.labels)
-  el.querySelector("button").addEventListener("click", () =>
-    window.C04.links.copy(el, model.section, model.labels))
-}
-"""
 
     _stylesheets: ClassVar[list[str]] = [
         """

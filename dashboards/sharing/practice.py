@@ -18,10 +18,10 @@ import json
 from collections.abc import Callable
 from typing import ClassVar
 
-import panel as pn
 import param
 
 from attnmodel.i18n import DEFAULT_LANG, catalogue, text
+from dashboards.components.bundle import Component
 from dashboards.sharing import exercises, links
 
 LABELS = (
@@ -67,7 +67,7 @@ CARD_CSS = """
 """
 
 
-class ExerciseBlock(pn.custom.JSComponent):
+class ExerciseBlock(Component):
     """A demo's exercises, one component for all of them (a component costs ~8 ms of server
     time per session to build, measured: one per card made the first section 0,3 s slower):
     the heading, then per exercise its question, the student's input, "Comprobar", the
@@ -76,13 +76,6 @@ class ExerciseBlock(pn.custom.JSComponent):
     block_json = param.String(default="{}", doc="Heading, intro and the cards (JSON).")
     verdicts_json = param.String(default="", doc="id -> the last verdict (JSON), live only.")
 
-    _esm = """
-export function render({ model, el }) {
-  const block = window.C04.exercises.renderBlock(model, el)
-  model.on("verdicts_json", block.verdicts)
-  model.on("remove", block.remove)
-}
-"""
     _stylesheets: ClassVar[list[str]] = [CARD_CSS]
 
     def __init__(
@@ -129,18 +122,12 @@ export function render({ model, el }) {
         self.verdicts_json = json.dumps(verdicts, ensure_ascii=False)
 
 
-class Progress(pn.custom.JSComponent):
+class Progress(Component):
     """How many of this page's exercises the student answered (and right), and the reset."""
 
     ids_json = param.String(default="[]")
     labels_json = param.String(default="{}")
 
-    _esm = """
-export function render({ model, el }) {
-  const stop = window.C04.exercises.renderProgress(model, el)
-  model.on("remove", stop)
-}
-"""
     _stylesheets: ClassVar[list[str]] = [CARD_CSS]
 
 

@@ -316,5 +316,15 @@
     return () => root.removeEventListener(CHANGED, draw);
   }
 
-  C04.exercises = { renderBlock, renderProgress, stored, forget, checkOffline, said, option, KEY };
+  /** An ExerciseBlock component (dashboards/sharing/practice.py): its cards, and the server's
+   * verdicts as they come. */
+  function component({ model, el }) {
+    const block = renderBlock(model, el);
+    model.on("verdicts_json", block.verdicts);
+    model.on("remove", block.remove);
+  }
+
+  C04.exercises = {
+    renderBlock, renderProgress, component, stored, forget, checkOffline, said, option, KEY,
+  };
 })(typeof window !== "undefined" ? window : globalThis);

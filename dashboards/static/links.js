@@ -487,11 +487,21 @@
     C04.links.ready = true;
   }
 
+  /** A CopyLink component (dashboards/sharing/live_link.py): the button, and the marker of its
+   * demo's section when it carries one. */
+  function component({ model, el }) {
+    const esc = C04.markup.esc;
+    const marker = model.marker ? `<span data-testid="section-${esc(model.marker)}"></span>` : "";
+    el.innerHTML = marker + copyButton(model.labels);
+    el.querySelector("button").addEventListener("click", () => copy(el, model.section, model.labels));
+  }
+
   C04.links = {
     write,
     follow,
     copyButton,
     copy,
+    component,
     linkFor,
     start,
     apply,

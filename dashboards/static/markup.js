@@ -990,9 +990,42 @@
     return typeof spec === "string" ? spec : spec.html;
   }
 
+  /** A Markup component (dashboards/components/markup.py): its spec drawn, again on each new
+   * one, with its caption and footnote around it. */
+  function component({ model, el }) {
+    let body = el;
+    if (model.caption || model.footnote) {
+      const caption = document.createElement("div");
+      caption.className = "c04-caption";
+      caption.innerHTML = model.caption;
+      body = document.createElement("div");
+      const footnote = document.createElement("div");
+      footnote.className = "c04-footnote";
+      footnote.innerHTML = model.footnote;
+      el.append(caption, body, footnote);
+      model.on("caption", () => { caption.innerHTML = model.caption; });
+      model.on("footnote", () => { footnote.innerHTML = model.footnote; });
+    }
+    const spec = () => (model.spec_json ? JSON.parse(model.spec_json) : null);
+    model.on("spec_json", () => {
+      redraw(body, model.kind, spec());
+      // A change, not the first drawing: the page's live region says it (a11y.js).
+      if (model.kind === "announce" && model.spec_json && C04.a11y) C04.a11y.announce(said(spec()));
+    });
+    redraw(body, model.kind, spec());
+  }
+
+  /** A Raster component: its matrix (a typed array) drawn on its canvas, again on each change. */
+  function rasterComponent({ model, el }) {
+    const draw = () => raster(el, model.spec_json ? JSON.parse(model.spec_json) : null, model.values);
+    model.on("spec_json", draw);
+    model.on("values", draw);
+    draw();
+  }
+
   C04.markup = {
     esc, ink, label, matrix, bars, readout, readouts, note, heatmap, focus_row, tokens,
     head_plot, HEAD, lines, raster, colorIndex, tickText, announce, said, numbers, compare, draw,
-    redraw, html,
+    redraw, html, component, rasterComponent,
   };
 })();

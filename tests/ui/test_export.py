@@ -229,7 +229,8 @@ def test_where_the_bytes_are(filename, exported, monkeypatch):
     """The bench's listing of a file by bundle (issue 38) adds up to the file; Bokeh's and
     Panel's bundles are in it whole, as they ship (the installed files, each once, with Bokeh's
     two comment lines around it), MathJax's and WebGL's not; a Board's browser code is in the
-    page once (static/board.js), and each Board's ESM only calls it."""
+    page once (static/board.js), and each Board's ESM (every component's, bundle.mjs) only
+    calls it."""
     page = (exported / filename).read_text(encoding="utf-8")
     bench = _bench_export(monkeypatch)
     parts, esm = bench.page_parts(page)
