@@ -155,7 +155,8 @@ COMPONENTS_URL = "c04/components.js"
 def _markup_script() -> None:
     """Load the page's scripts of dashboards/static in served pages: the markup renderer
     (``C04.markup``, markup.js), the Boards' browser code (``C04.board``, board.js), the names
-    for assistive technology (a11y.js), the link, the exercises, projector and class mode.
+    for assistive technology (a11y.js), the link, the exercises, projector and class mode, the
+    navigation (app.js) and each component's entry (``C04.components``, components.js).
 
     Only when served: the export's save would otherwise write a <script src> that no file
     next to the exported page holds (it inlines the files itself)."""

@@ -4,10 +4,10 @@ Each of the lecture's components (a Board, a Markup, the stepper, the navigation
 cards…) is a ``pn.custom.JSComponent`` drawn by the page's classic scripts (dashboards/static,
 ``C04.*``). With an ``_esm`` per class, the page ran Panel's sucrase transform on every
 instance's module text and es-module-shims imported one module per class: in a served section
-on the phone profile (4× CPU), ~180 ms of its ~1.5 s of JavaScript (a V8 profile of
+on the phone profile (4× CPU), ~200 ms of its ~1.5 s of JavaScript (a V8 profile of
 bench_phone's pages). With one bundle, Panel transforms nothing and imports one module. Served,
 every instance names the bundle's URL; saved (the export, a notebook), every instance carries
-its text: so it is three lines, which call the entry of the instance's class in
+its text: so it is one line, which calls the entry of the instance's class in
 ``C04.components`` (dashboards/static/components.js).
 """
 
