@@ -21,10 +21,11 @@ and stops it at the end whatever happens (then checks that none of its processes
    each time
    (1, 2, 4, … 1024, then 1 again: consecutive changes always differ, and a stop comes back only
    after 11 s, past the 10 s a change may take).
-4. Each follower watches its own scaling Board: its d_k control's position (the stop's index)
-   and its status line's spec (``d_k = <n>``), both in the Board's specs, set in the same update
-   as the readouts and the bars. Change i reached a follower when both show change i's value; its
-   latency is that moment minus the moment the lecturer sent change i.
+4. Each follower watches its own scaling Board: its d_k control's position (the stop's index,
+   in the Board's specs) and the model's d_k in its state (what scaling.js writes as the status
+   line, ``d_k = <n>``), set in the same update as the readouts and the bars. Change i reached a
+   follower when both show change i's value; its latency is that moment minus the moment the
+   lecturer sent change i.
 
 Errors, by kind: a follower that fails to open; a websocket closed by the server; an ERROR
 message; a (follower, change) pair not reached within 10 s, "missed". Latest state wins (the hub
@@ -83,7 +84,6 @@ WORKERS = 2
 MISS_AFTER_S = UPDATE_TIMEOUT_S  # a change later than this is missed
 APP_PATH = "/lecture"
 TOKEN_KEY = "profesor"
-DK_RE = re.compile(r"d_k = (\d+)")
 # Redis's port is searched here: bench_load.free_ports (the server's) scans 20100–40000.
 REDIS_PORTS = range(40100, 41000)
 
@@ -125,6 +125,14 @@ def targets(objects: list, components: dict[str, str]) -> dict[str, dict]:
         if o.get("name") == "panel.models.esm.ReactiveESM" and isinstance(data, dict):
             components[str(data.get("id"))] = o["id"]
     return found
+
+
+def state_dk(state_json) -> int | None:
+    """The model's d_k in a scaling Board's state (what its status line shows, «d_k = <n>»)."""
+    try:
+        return json.loads(state_json).get("d_k")
+    except (TypeError, ValueError, AttributeError):
+        return None
 
 
 def control(specs_json) -> dict:
@@ -234,8 +242,10 @@ class Tab(Session):
                 if isinstance(index, int):
                     self.slider_value = index
                     self.changes.match(self.index_at, 1, index, now)
-                if (dk := DK_RE.search(str(new))) is not None:
-                    self.changes.match(self.status_at, 2, int(dk.group(1)), now)
+            elif model == self.ids["status"] and attr == "state_json":
+                # The status line is scaling.js's drawing of the model's d_k (state_json).
+                if isinstance(dk := state_dk(new), int):
+                    self.changes.match(self.status_at, 2, dk, now)
             elif model == self.ids["classbar"] and attr == "view_json":
                 self.following = self._following(new)
 
