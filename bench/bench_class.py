@@ -127,20 +127,23 @@ def targets(objects: list, components: dict[str, str]) -> dict[str, dict]:
     return found
 
 
+def json_object(text) -> dict | None:
+    """A JSON object's text as a dict; None for anything else (absent, not JSON, not an object)."""
+    try:
+        value = json.loads(text)
+    except (TypeError, ValueError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
 def state_dk(state_json) -> int | None:
     """The model's d_k in a scaling Board's state (what its status line shows, «d_k = <n>»)."""
-    try:
-        return json.loads(state_json).get("d_k")
-    except (TypeError, ValueError, AttributeError):
-        return None
+    return (json_object(state_json) or {}).get("d_k")
 
 
 def control(specs_json) -> dict:
     """The d_k control's spec in a scaling Board's specs (its position, its last stop)."""
-    try:
-        return json.loads(specs_json).get("d_k") or {}
-    except (TypeError, ValueError, AttributeError):
-        return {}
+    return (json_object(specs_json) or {}).get("d_k") or {}
 
 
 class Tab(Session):
@@ -202,10 +205,8 @@ class Tab(Session):
 
     @staticmethod
     def _following(view_json) -> bool | None:
-        try:
-            return bool(json.loads(view_json).get("following"))
-        except (TypeError, ValueError, AttributeError):
-            return None
+        view = json_object(view_json)
+        return None if view is None else bool(view.get("following"))
 
     async def _read_light(self) -> None:
         """Read Bokeh messages frame by frame (header, metadata, content, then two frames per

@@ -9,8 +9,8 @@
  *
  * A classic script loaded once per page (as markup.js: by URL on a live page, inlined by the
  * export), not the Board's ESM: Panel sends a component's ESM source with every instance, and
- * this code was ~19 KB in each of the lecture's 11 Boards (0,21 MB of clase04.html). The
- * Board's _esm is a render that calls C04.board.render.
+ * this code was ~19 KB in each of the lecture's 11 Boards (0,21 MB of clase04.html). Every
+ * component's module (dashboards/components/bundle.mjs) calls C04.components.Board, this render.
  */
 (function () {
   "use strict";

@@ -1008,9 +1008,10 @@
     }
     const spec = () => (model.spec_json ? JSON.parse(model.spec_json) : null);
     model.on("spec_json", () => {
-      redraw(body, model.kind, spec());
+      const next = spec();
+      redraw(body, model.kind, next);
       // A change, not the first drawing: the page's live region says it (a11y.js).
-      if (model.kind === "announce" && model.spec_json && C04.a11y) C04.a11y.announce(said(spec()));
+      if (model.kind === "announce" && next && C04.a11y) C04.a11y.announce(said(next));
     });
     redraw(body, model.kind, spec());
   }

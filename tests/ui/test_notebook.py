@@ -80,11 +80,16 @@ def _panel_outputs(cell) -> list[dict]:
     return [o for o in _displays(cell) if PANEL_MIME in o.data]
 
 
-def _shown(output) -> str:
-    """Every string of the Bokeh document a Panel output carries (its ``docs_json``), joined."""
+def _document(output) -> str:
+    """The Bokeh document a Panel output carries (its ``docs_json``), as JSON text."""
     found = re.search(r"var docs_json = (\{.*?\});\n", output.data["text/html"], re.S)
     assert found, "a Panel output without its Bokeh document"
-    return "\n".join(s for s in json_leaves(json.loads(found.group(1))) if isinstance(s, str))
+    return found.group(1)
+
+
+def _shown(output) -> str:
+    """Every string of the Bokeh document a Panel output carries, joined."""
+    return "\n".join(s for s in json_leaves(json.loads(_document(output))) if isinstance(s, str))
 
 
 def _decoded(value):
@@ -99,8 +104,6 @@ def _decoded(value):
 def _specs(output, lang: str = "es") -> list:
     """Every Markup component's spec, and every Board's, in the Bokeh document a Panel output
     carries (a Board drawn by its view: the drawing of the state it carries, tests/c04_views.py)."""
-    found = re.search(r"var docs_json = (\{.*?\});\n", output.data["text/html"], re.S)
-    assert found, "a Panel output without its Bokeh document"
     specs = []
 
     def walk(node):
@@ -119,7 +122,7 @@ def _specs(output, lang: str = "es") -> list:
             for value in node:
                 walk(value)
 
-    walk(json.loads(found.group(1)))
+    walk(json.loads(_document(output)))
     return specs
 
 
@@ -278,8 +281,7 @@ def _components(cells: dict) -> list[str]:
     found = []
     for cell in cells.values():
         for output in _panel_outputs(cell) if cell.cell_type == "code" else []:
-            document = re.search(r"var docs_json = (\{.*?\});\n", output.data["text/html"], re.S)
-            found += re.findall(r'"class_name":\s*"(Board|HeadGrid)"', document.group(1))
+            found += re.findall(r'"class_name":\s*"(Board|HeadGrid)"', _document(output))
     return found
 
 

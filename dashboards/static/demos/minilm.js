@@ -10,7 +10,7 @@
  *   the real heads most like them, from numbers.toy ({words, matches});
  * - C04.views.minilm_grid.render(state): the grid's texts (each tile's name and role, each
  *   head's measured shares, the grid's own words), from numbers.grid;
- *   C04.views.minilm_grid.draw({model, el}): the HeadGrid's drawing (its _esm calls it), the
+ *   C04.views.minilm_grid.draw({model, el}): the HeadGrid's drawing (C04.components), the
  *   72 tiles and the chosen head from the weights (uint16 ten-thousandths in base64).
  * The lecture's sentences are Spanish data: a page in another language marks their words
  * (multihead.sentence_lang says with which tag).
@@ -159,8 +159,8 @@
     };
   }
 
-  // The grid itself (HeadGrid's drawing, its _esm calls C04.views.minilm_grid.draw): a classic
-  // script loaded once per page, as board.js, so that Panel neither sends ~13 KB of ESM with the
+  // The grid itself (HeadGrid's drawing: C04.components.HeadGrid calls it): a classic script
+  // loaded once per page, as board.js, so that Panel neither sends ~13 KB of ESM with the
   // component nor transforms it in the page (sucrase, then es-module-shims) before drawing.
   // A click or an arrow key draws the head at once and, live, tells the server with a message
   // (model.send_msg({selected: [layer, head]}), HeadGrid.receive): the page never writes
