@@ -459,5 +459,5 @@
     if (unfollow) model.on("remove", unfollow)
   }
 
-  C04.board = { render };
+  C04.board = { render, ANSWER_MS };
 })();

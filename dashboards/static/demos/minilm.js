@@ -296,6 +296,25 @@
     }
     let current = fromModel()
     const selected = () => current
+    // The server answers the page's choices in order, as a Board's control uses (board.js,
+    // ANSWER_MS): a selection other than the last one sent, soon after sending it, is the
+    // answer to an earlier choice (arrow keys pressed faster than the server answers) and must
+    // not take the grid back; the model's is shown once the last is answered, or after that long.
+    let sent = null
+    let waiting = null
+    const follow = () => {
+      clearTimeout(waiting)
+      const now = performance.now()
+      const answer = fromModel()
+      if (sent && answer[0] === sent.value[0] && answer[1] === sent.value[1]) sent = null
+      if (sent && now < sent.at + C04.board.ANSWER_MS) {
+        waiting = setTimeout(follow, sent.at + C04.board.ANSWER_MS - now)
+        return
+      }
+      sent = null
+      current = answer
+      mark()
+    }
 
     function detail() {
       const box = root.querySelector(".c04-headgrid-detail")
@@ -408,6 +427,7 @@
       if (model.offline) {
         model.selected = [layer, head]
       } else {
+        sent = { value: [layer, head], at: performance.now() }
         model.send_msg({ selected: [layer, head] })
       }
       mark()
@@ -504,10 +524,7 @@
     }
 
     model.on("state_json", draw)
-    model.on("selected", () => {
-      current = fromModel()
-      mark()
-    })
+    model.on("selected", follow)
     draw()
   }
 
