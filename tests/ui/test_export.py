@@ -249,7 +249,7 @@ def test_where_the_bytes_are(filename, exported, monkeypatch):
     assert parts["bokeh-mathjax"] == parts["bokeh-gl"] == 0
     assert page.count("/* board.js */") == 1
     code = (STATIC_DIR / "board.js").read_text(encoding="utf-8")
-    assert page.count("C04.board = { render }") == 1
+    assert page.count("C04.board = { render, ANSWER_MS }") == 1
     boards = page.count('"class_name":"Board"')
     assert boards >= 10  # the lecture's boards, each its own model
     assert esm["Board"] < 100 * boards < len(code)
