@@ -12,11 +12,13 @@ the offline export (the fragment, dashboards/static/links.js).
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from urllib.parse import unquote_plus
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from attnmodel.i18n import text
@@ -63,6 +65,20 @@ def settled(page, timeout: float = 15.0) -> dict[str, str]:
         if time.monotonic() > deadline:
             return reads[-1]
         page.wait_for_timeout(150)
+
+
+def shows(page, expected: dict[str, str], timeout: float = 15_000) -> None:
+    """The page comes to show ``expected`` (a read of ``settled``'s): waited for, then asserted
+    (the assertion shows the difference when it never does)."""
+    with contextlib.suppress(PlaywrightTimeoutError):
+        page.wait_for_function(
+            f"(expected) => {{ const now = ({TEXTS_JS})(), keys = Object.keys(now);"
+            " return keys.length === Object.keys(expected).length"
+            " && keys.every((k) => now[k] === expected[k]); }",
+            arg=expected,
+            timeout=timeout,
+        )
+    assert page.evaluate(TEXTS_JS) == expected
 
 
 def _click_causal(page, lang):
@@ -171,7 +187,7 @@ def test_a_change_by_hand_is_in_the_address_and_opens_the_same_numbers_live(
         fresh.goto(address)
         fresh.locator(f'[data-testid="section-{demo_id}"]').first.wait_for(state="attached")
         _live_ready(fresh, section)
-        assert settled(fresh) == after, demo_id
+        shows(fresh, after)
         assert fresh.url == address
         assert fresh.locator('[data-testid="link-notice"]').count() == 0, demo_id
         assert fresh_watch.console_errors == [], demo_id
@@ -196,7 +212,7 @@ def test_a_change_by_hand_is_in_the_fragment_and_opens_the_same_numbers_offline(
     fresh, fresh_watch = elsewhere(OFFLINE_PREFIXES)
     fresh.goto(address)
     _export_ready(fresh)
-    assert settled(fresh) == after
+    shows(fresh, after)
     assert fresh.url == address
     assert fresh_watch.console_errors == []
     assert fresh_watch.external == []
@@ -340,14 +356,14 @@ def test_back_and_forward_step_through_the_changes_live(elsewhere, lecture_url):
     both = settled(page)
     page.go_back()
     page.wait_for_function("() => !location.search.includes('d_k=')")
-    assert settled(page) == causal
+    shows(page, causal)
     page.go_back()
     page.wait_for_function("() => !location.search.includes('causal=1')")
-    assert settled(page) == start
+    shows(page, start)
     page.go_forward()
     page.go_forward()
     page.wait_for_function("() => location.search.includes('d_k=8')")
-    assert settled(page) == both
+    shows(page, both)
     assert watch.console_errors == []
 
 
@@ -360,10 +376,10 @@ def test_back_and_forward_step_through_the_changes_offline(page, offline, open_e
     italy = settled(page)
     page.go_back()
     page.wait_for_function("() => !location.hash.includes('Italia')")
-    assert settled(page) == start
+    shows(page, start)
     page.go_forward()
     page.wait_for_function("() => location.hash.includes('Italia')")
-    assert settled(page) == italy
+    shows(page, italy)
     assert offline.console_errors == []
 
 
