@@ -30,11 +30,14 @@ def test_every_standalone_demo_has_no_wcag_violation(page, watch, server, app):
 
 
 # clase04.html holds every section's views; a section's own file is the same views under its
-# bar (one of them is checked: the bar and the skip link), in each language.
+# bar (one of them is checked: the bar and the skip link), in each language. Colour contrast,
+# 5 of axe's 8 s on the whole lecture, is checked on the Spanish file only: the English one has
+# the same styles and colours, and its views are checked in full live (the standalone demos).
 @pytest.mark.parametrize("lang", languages())
 def test_the_whole_exported_lecture_has_no_wcag_violation(whole_lecture, lang):
     page, offline = whole_lecture(lang)
-    assert violations(page) == {}
+    skip = () if lang_dir(lang) == "" else ("color-contrast",)
+    assert violations(page, skip) == {}
     assert offline.console_errors == []
     assert offline.external == []
 
