@@ -118,35 +118,67 @@ def phone(page):
         page.set_viewport_size(size)
 
 
-def test_no_live_section_scrolls_sideways_on_a_phone(phone, watch, lecture_url):
-    """At 360 px the navigation is one menu above the section and nothing is wider than the
-    screen (tables, plots and long formulas scroll inside their own box); every control is a
-    44 px target, and a checkbox's text toggles it."""
+def test_on_a_phone_one_menu_reaches_every_section_and_none_scrolls_sideways(
+    phone, watch, lecture_url
+):
+    """At 360 px the navigation is one menu above the section. By touch it reaches every
+    section in turn and back to the first (each of its buttons a 44 px target; the chosen
+    section replaces the menu, which keeps the focus), and no section is wider than the screen
+    (tables, plots and long formulas scroll inside their own box), every control is a 44 px
+    target, and a checkbox's text toggles it. Then, on the same page, by keyboard: the menu
+    opens, moves, closes and chooses. (One load and one drawing of each section for both.)"""
     phone.goto(lecture_url)
     expect(phone.get_by_text(text("lecture.title")).first).to_be_visible(timeout=30_000)
+    menu = phone.get_by_test_id("nav-toggle")
+    expect(menu).to_be_visible()
+    expect(menu).to_have_attribute("aria-expanded", "false")
+    expect(phone.get_by_role("button", name=SECTIONS[1].label(), exact=True)).to_be_hidden()
+    viewport = phone.locator('meta[name="viewport"]')
+    expect(viewport).to_have_attribute("content", "width=device-width, initial-scale=1")
     widths, small = {}, {}
-
-    def go(section) -> None:  # through the folded menu (tests/ui/test_layout.py tests it)
-        phone.get_by_test_id("nav-toggle").click()
-        phone.get_by_role("button", name=section.label(), exact=True).click()
-
-    for section in SECTIONS:
-        go(section)
+    for section in [*SECTIONS[1:], SECTIONS[0]]:
+        menu.click()
+        expect(menu).to_have_attribute("aria-expanded", "true")
+        button = phone.get_by_role("button", name=section.label(), exact=True)
+        box = button.bounding_box()
+        assert min(box["height"], box["width"]) >= 44, section.id  # a finger's target
+        button.click()
         phone.locator(f'[data-testid="section-{section.id}"]').first.wait_for(
             state="attached", timeout=30_000
         )
+        expect(menu).to_have_attribute("aria-expanded", "false")
+        expect(menu).to_contain_text(section.label())
+        expect(menu).to_be_focused()
         phone.wait_for_function(SETTLED_JS, timeout=30_000)
         widths[section.id] = phone.evaluate(WIDTH_JS)
         small[section.id] = phone.evaluate(SMALL_TARGETS_JS)
+        if section.id == "explorador":
+            causal = phone.get_by_role("checkbox", name=text("explorer.causal"))
+            assert not causal.is_checked()
+            causal.locator("..").click()  # its label (board.js: the box inside its <label>)
+            expect(causal).to_be_checked()
     assert widths == {s.id: PHONE["width"] for s in SECTIONS}
     assert small == {s.id: [] for s in SECTIONS}
-    viewport = phone.locator('meta[name="viewport"]')
-    expect(viewport).to_have_attribute("content", "width=device-width, initial-scale=1")
-    go(next(s for s in SECTIONS if s.id == "explorador"))
-    box = phone.get_by_role("checkbox", name=text("explorer.causal"))
-    assert not box.is_checked()
-    box.locator("..").click()  # its label (board.js: the box inside its <label>)
-    expect(box).to_be_checked()
+    assert menu.bounding_box()["height"] >= 44
+
+    # By keyboard, from the first section (where touch left it).
+    menu.focus()
+    phone.keyboard.press("Enter")
+    expect(menu).to_have_attribute("aria-expanded", "true")
+    phone.keyboard.press("Tab")
+    first = phone.get_by_role("button", name=SECTIONS[0].label(), exact=True)
+    expect(first).to_be_focused()
+    phone.keyboard.press("Escape")
+    expect(menu).to_have_attribute("aria-expanded", "false")
+    expect(menu).to_be_focused()
+    expect(first).to_be_hidden()
+    phone.keyboard.press("Enter")
+    phone.keyboard.press("Tab")
+    phone.keyboard.press("Tab")  # the second section
+    phone.keyboard.press("Enter")
+    phone.locator(f'[data-testid="section-{SECTIONS[1].id}"]').first.wait_for(state="attached")
+    expect(menu).to_contain_text(SECTIONS[1].label())
+    expect(menu).to_be_focused()
     assert watch.console_errors == []
 
 

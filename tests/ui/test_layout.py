@@ -1,6 +1,6 @@
 """The lecture's layout in Chromium, live and offline: at a phone's 360 × 740 every section's
-title is in the first screen (the navigation folds into one menu, which still reaches every
-section by touch and keyboard), nothing in «La capital»'s steps is cut off (a table's last
+title is in the first screen (the navigation folds into one menu: test_a11y.py walks it with
+its checks of each section's width), nothing in «La capital»'s steps is cut off (a table's last
 column, a step's title wrapped word by word) and «Autoatención»'s gradient note wraps inside its
 box; at 1920 × 1080 in projector mode the section uses the whole width and no card's numbers
 spill out of it; the identity slider tells assistive technology the value the page shows."""
@@ -263,52 +263,6 @@ def test_a_phone_s_first_screen_of_the_whole_offline_lecture_shows_its_first_tit
 
 def _menu(page):
     return page.get_by_test_id("nav-toggle")
-
-
-def test_on_a_phone_the_navigation_is_one_menu_that_reaches_every_section_by_touch_and_keys(
-    sized, watch, open_lecture_section
-):
-    """By touch, every section in turn and back to the first; then, on the same page, by
-    keyboard: the menu opens, moves, closes and chooses."""
-    sized(PHONE)
-    page = open_lecture_section(SECTIONS[0].id)
-    menu = _menu(page)
-    expect(menu).to_be_visible()
-    expect(menu).to_have_attribute("aria-expanded", "false")
-    expect(page.get_by_role("button", name=SECTIONS[1].label(), exact=True)).to_be_hidden()
-    for section in [*SECTIONS[1:], SECTIONS[0]]:
-        menu.click()
-        expect(menu).to_have_attribute("aria-expanded", "true")
-        button = page.get_by_role("button", name=section.label(), exact=True)
-        box = button.bounding_box()
-        assert min(box["height"], box["width"]) >= 44  # a finger's target
-        button.click()
-        page.locator(f'[data-testid="section-{section.id}"]').first.wait_for(state="attached")
-        expect(menu).to_have_attribute("aria-expanded", "false")
-        expect(menu).to_contain_text(section.label())
-        expect(menu).to_be_focused()  # the chosen section replaced the menu; focus stays there
-    assert menu.bounding_box()["height"] >= 44
-
-    # By keyboard, from the first section (where touch left it).
-    menu.focus()
-    page.keyboard.press("Enter")
-    expect(menu).to_have_attribute("aria-expanded", "true")
-    page.keyboard.press("Tab")
-    first = page.get_by_role("button", name=SECTIONS[0].label(), exact=True)
-    expect(first).to_be_focused()
-    page.keyboard.press("Escape")
-    expect(menu).to_have_attribute("aria-expanded", "false")
-    expect(menu).to_be_focused()
-    expect(first).to_be_hidden()
-    page.keyboard.press("Enter")
-    page.keyboard.press("Tab")
-    page.keyboard.press("Tab")  # the second section
-    page.keyboard.press("Enter")
-    section = SECTIONS[1]
-    page.locator(f'[data-testid="section-{section.id}"]').first.wait_for(state="attached")
-    expect(menu).to_contain_text(section.label())
-    expect(menu).to_be_focused()
-    assert watch.console_errors == []
 
 
 def test_on_a_wide_screen_the_sections_are_buttons_in_view_and_no_menu(
