@@ -67,7 +67,7 @@ def settled(page, timeout: float = 15.0) -> dict[str, str]:
         page.wait_for_timeout(150)
 
 
-def shows(page, expected: dict[str, str], timeout: float = 15_000) -> None:
+def shows(page, expected: dict[str, str], where: str = "", timeout: float = 15_000) -> None:
     """The page comes to show ``expected`` (a read of ``settled``'s): waited for, then asserted
     (the assertion shows the difference when it never does)."""
     with contextlib.suppress(PlaywrightTimeoutError):
@@ -78,7 +78,7 @@ def shows(page, expected: dict[str, str], timeout: float = 15_000) -> None:
             arg=expected,
             timeout=timeout,
         )
-    assert page.evaluate(TEXTS_JS) == expected
+    assert page.evaluate(TEXTS_JS) == expected, where
 
 
 def _click_causal(page, lang):
@@ -187,7 +187,7 @@ def test_a_change_by_hand_is_in_the_address_and_opens_the_same_numbers_live(
         fresh.goto(address)
         fresh.locator(f'[data-testid="section-{demo_id}"]').first.wait_for(state="attached")
         _live_ready(fresh, section)
-        shows(fresh, after)
+        shows(fresh, after, demo_id)
         assert fresh.url == address
         assert fresh.locator('[data-testid="link-notice"]').count() == 0, demo_id
         assert fresh_watch.console_errors == [], demo_id
