@@ -791,18 +791,22 @@ DEEP_FIND_JS = """function deepFind(root, sel) {
 #   centre in data units and its fill; the element's role and aria-label;
 # - raster: the title drawn, the canvas's size (one pixel per cell) and every pixel's [r, g, b,
 #   a] row by row, the colour bar's tick texts, role and aria-label.
+# A typed array's bytes as base64, in the page: how an array crosses to the test exactly and
+# fast (as a JSON array, Playwright wraps each number in an object of its own).
+BASE64_JS = """function base64(array) {
+    const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
+    let text = "";
+    for (let i = 0; i < bytes.length; i += 0x8000)
+      text += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+    return btoa(text);
+  }"""
+
 # With full = false, no matrix data and no pixels (a cheap poll: wait_for_chart). The matrix and
-# the pixels cross as base64 of their bytes: as JSON arrays, Playwright wraps each number in an
-# object, and a 512 × 512 heat map took 7.3 s to read (0.1 s as bytes).
+# the pixels cross as base64 of their bytes (BASE64_JS): as JSON arrays, a 512 × 512 heat map
+# took 7.3 s to read (0.1 s as bytes).
 CHART_JS = f"""(testid, full = true) => {{
   {DEEP_FIND_JS}
-  const base64 = (array) => {{
-    const bytes = new Uint8Array(array.buffer, array.byteOffset, array.byteLength);
-    let s = "";
-    for (let i = 0; i < bytes.length; i += 0x8000)
-      s += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
-    return btoa(s);
-  }};
+  {BASE64_JS}
   // Bokeh's arrays are subclasses (their names minified): the typed array each one is.
   const KINDS = [Float64Array, Float32Array, Int32Array, Uint32Array, Int16Array, Uint16Array,
     Int8Array, Uint8Array, Uint8ClampedArray];

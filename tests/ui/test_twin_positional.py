@@ -22,7 +22,7 @@ from attnmodel import PositionalEncodingDemo
 from attnmodel.formatting import number
 from dashboards.demos.positional import CURVE_STARTS, PositionalView, matrix, numbers
 
-from c04_testing import twin_html
+from c04_testing import BASE64_JS, twin_html
 
 pytestmark = pytest.mark.ui
 
@@ -69,36 +69,30 @@ def load_twin(page, *names: str, head: str = "", lang: str = "es") -> list[str]:
 # The export's path for many shapes: readState on stand-ins of the Board's controls and of the
 # heat map (whose matrix it sets), then the drawing's labels; the float32 image travels as
 # base64 bytes (exact) with its shape and its array type.
-STATES_JS = """([states, bounds]) => {
-  const b64 = (bytes) => {
-    let text = "";
-    for (let i = 0; i < bytes.length; i += 0x8000) {
-      text += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
-    }
-    return btoa(text);
-  };
-  return states.map(([n, d]) => {
-    const args = {
-      heatmap_values: {data: {values: {shape: [0, 0]}}},
-      w_n_positions: {name: "n_positions", value: n},
-      w_d_model: {name: "d_model", value: d},
+STATES_JS = f"""([states, bounds]) => {{
+  {BASE64_JS}
+  return states.map(([n, d]) => {{
+    const args = {{
+      heatmap_values: {{data: {{values: {{shape: [0, 0]}}}}}},
+      w_n_positions: {{name: "n_positions", value: n}},
+      w_d_model: {{name: "d_model", value: d}},
       bounds,
-    };
+    }};
     const state = C04.views.positional.readState(args);
     const image = args.heatmap_values.data.values;
     const drawing = C04.views.positional.render(state);
-    return {
+    return {{
       state,
       labels: drawing.similarity.series.map((s) => s.labels),
       names: drawing.similarity.series.map((s) => s.name),
-      image: {
+      image: {{
         is_float32: image instanceof Float32Array,
         shape: Array.from(image.shape),
-        b64: b64(new Uint8Array(image.buffer, image.byteOffset, image.byteLength)),
-      },
-    };
-  });
-}"""
+        b64: base64(image),
+      }},
+    }};
+  }});
+}}"""
 
 
 def bounds() -> dict:
